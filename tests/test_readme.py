@@ -1,0 +1,26 @@
+"""The README's examples are run, so a newcomer's first minutes never meet a stale one."""
+
+import doctest
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_readme_interactive_examples_print_what_they_say() -> None:
+    result = doctest.testfile(str(README), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_the_readme_python_blocks_run() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), {})
+
+
+def test_the_readme_gives_the_test_command_ci_runs() -> None:
+    ci = (README.parent / ".ci" / "run").read_text()
+    assert "uv run pytest" in README.read_text()
+    assert "uv run pytest\n" in ci

@@ -1,0 +1,44 @@
+"""The project layout the rest of the work relies on (DESIGN §2)."""
+
+import importlib
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ["qiuqiu.engine", "qiuqiu.protocol", "qiuqiu.server", "qiuqiu.cli"]
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_each_package_installs_under_the_shared_qiuqiu_namespace(name: str) -> None:
+    module = importlib.import_module(name)
+    assert module.__doc__
+    assert Path(module.__file__ or "").is_relative_to(ROOT)
+
+
+def test_qiuqiu_itself_is_a_namespace_package() -> None:
+    import qiuqiu
+
+    assert getattr(qiuqiu, "__file__", None) is None
+    assert not list(ROOT.glob("*/src/qiuqiu/__init__.py"))
+    assert not list(ROOT.glob("clients/*/src/qiuqiu/__init__.py"))
+
+
+@pytest.mark.parametrize("bare", ["engine", "protocol", "server", "cli"])
+def test_no_package_installs_a_bare_top_level_module(bare: str) -> None:
+    assert importlib.util.find_spec(bare) is None
+
+
+def test_the_engine_imports_nothing_but_the_standard_library() -> None:
+    code = (
+        "import sys, qiuqiu.engine; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'asyncio', 'pydantic', 'websockets', 'random', 'secrets'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout
+    assert out.strip() == "[]"
