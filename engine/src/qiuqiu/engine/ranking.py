@@ -55,10 +55,20 @@ def pair_value(a: Tile, b: Tile) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """A hand cut into two pairs, the higher-valued pair first."""
+    """A hand cut into two pairs, the higher-valued pair first.
+
+    The pairs may be given in either order; they are stored higher first, so a
+    cut is always judged as DESIGN §1 says, whoever wrote it down.
+    """
 
     high_pair: tuple[Tile, Tile]
     low_pair: tuple[Tile, Tile]
+
+    def __post_init__(self) -> None:
+        if pair_value(*self.high_pair) < pair_value(*self.low_pair):
+            high, low = self.low_pair, self.high_pair
+            object.__setattr__(self, "high_pair", high)
+            object.__setattr__(self, "low_pair", low)
 
     @property
     def pairs(self) -> tuple[int, int]:
@@ -78,23 +88,13 @@ def cut_with(hand: Hand, a: Tile, b: Tile) -> Cut:
     if a is b or a not in hand.tiles or b not in hand.tiles:
         raise InvalidTiles(f"{a} and {b} are not two different tiles of the hand {hand}")
     c, d = (t for t in hand.tiles if t is not a and t is not b)
-    return _ordered_cut((a, b), (c, d))
-
-
-def _ordered_cut(one: tuple[Tile, Tile], other: tuple[Tile, Tile]) -> Cut:
-    if pair_value(*one) >= pair_value(*other):
-        return Cut(one, other)
-    return Cut(other, one)
+    return Cut((a, b), (c, d))
 
 
 def cuts(hand: Hand) -> tuple[Cut, Cut, Cut]:
     """The three ways to cut a hand into two pairs."""
     a, b, c, d = hand.tiles
-    return (
-        _ordered_cut((a, b), (c, d)),
-        _ordered_cut((a, c), (b, d)),
-        _ordered_cut((a, d), (b, c)),
-    )
+    return (Cut((a, b), (c, d)), Cut((a, c), (b, d)), Cut((a, d), (b, c)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,8 @@ class TableRules:
             _require_int("max_bet", self.max_bet, minimum=self.min_bet)
         if self.max_raises is not None:
             _require_int("max_raises", self.max_raises, minimum=0)
-        if self.betting_rounds not in (1, 2):
+        _require_int("betting_rounds", self.betting_rounds, minimum=1)
+        if self.betting_rounds > 2:
             raise InvalidRules(f"betting_rounds must be 1 or 2, not {self.betting_rounds!r}")
         if self.tie_rule not in TIE_RULES:
             raise InvalidRules(f"tie_rule must be one of {TIE_RULES}, not {self.tie_rule!r}")

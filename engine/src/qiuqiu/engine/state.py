@@ -12,10 +12,11 @@ Rules this module enforces (DESIGN §1):
 3. Until someone bets, a seat may ``check`` or ``bet``; after a bet it may
    ``fold``, ``call`` or ``raise_to``. A bet adds at least ``min_bet``; a raise
    adds at least ``min_bet`` and at least the last full bet or raise, and at
-   most ``max_bet``; less is allowed only as an all-in. A raise that is short
-   of a full one does not reopen the betting to a seat that has already acted,
-   unless the raises it faces add up to a full one. No more than
-   ``max_raises`` raises per round. Nobody raises when no opponent could answer.
+   most ``max_bet``; less is allowed only as an all-in. An all-in bet or
+   raise short of a full one does not reopen the betting to a seat that has
+   already acted (it may call or fold), unless what it faces adds up to a full
+   raise. No more than ``max_raises`` raises per round, short all-ins
+   included. Nobody raises when no opponent could answer.
 4. A round closes when every seat still in with chips has acted and matched
    the bet. The part of the highest bet that nobody matched goes back to it.
 5. If all but one seat fold, that seat takes every pot and no tile is shown.
@@ -318,6 +319,7 @@ class HandState:
         return self._act(Folded(seat))
 
     def verify_declare_cut(self, seat: int, cut: Cut) -> None:
+        self._seat(seat)
         if self.phase is not Phase.CUTTING:
             raise IllegalAction("not_cutting", "cuts are declared only at showdown")
         if seat not in self._pending_cuts:
@@ -337,6 +339,7 @@ class HandState:
         return self._act(CutDeclared(seat, cut))
 
     def verify_time_out(self, seat: int) -> None:
+        self._seat(seat)
         if self.phase is Phase.CUTTING:
             if seat not in self._pending_cuts:
                 raise IllegalAction("not_your_turn", f"seat {seat} owes no cut")
@@ -540,7 +543,8 @@ class HandState:
         """Between rounds: the walk-over, the next round, the 4th tile, or the showdown."""
         live = self._live()
         if len(live) == 1:
-            self._emit(PotAwarded(self.pot, (live[0],), ((live[0], self.pot),)))
+            if self.pot:
+                self._emit(PotAwarded(self.pot, (live[0],), ((live[0], self.pot),)))
             self._emit(self._ended())
             return
         can_bet = sum(1 for seat in live if self._seats[seat].can_bet)
@@ -613,7 +617,7 @@ def _check_table(stacks: Mapping[int, int], button: int, deck: Sequence[Tile]) -
             raise InvalidRules(f"seats are numbered 0 and up, not {seat!r}")
         if isinstance(stack, bool) or not isinstance(stack, int) or stack <= 0:
             raise InvalidRules(f"seat {seat} needs a positive whole stack, not {stack!r}")
-    if button not in stacks:
+    if isinstance(button, bool) or button not in stacks:
         raise InvalidRules(f"the button {button!r} is not one of the seats")
     if len(deck) != len(ALL_TILES) or set(deck) != set(ALL_TILES):
         raise InvalidRules("the deck must hold each of the 28 tiles exactly once")
