@@ -36,7 +36,8 @@ so replaying a hand's log rebuilds exactly the same state.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from copy import copy
+from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -79,10 +80,14 @@ class Phase(StrEnum):
     ENDED = "ended"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatState:
     """One seat in one hand. ``round_bet`` is what it put in this betting round,
-    ``contributed`` what it put in this hand (antes included, returns excluded)."""
+    ``contributed`` what it put in this hand (antes included, returns excluded).
+
+    The state changes its own records in place (it is the hot path); what
+    :attr:`HandState.seats` hands out are copies, so changing one changes nothing.
+    """
 
     seat: int
     stack: int
@@ -125,10 +130,7 @@ class LegalActions:
 
     @property
     def any(self) -> bool:
-        return (
-            bool(self.check or self.fold or self.call is not None or self.bet or self.raise_to)
-            or self.declare_cut
-        )
+        return self != NO_ACTIONS
 
 
 NO_ACTIONS = LegalActions()
@@ -213,7 +215,8 @@ class HandState:
 
     @property
     def seats(self) -> Mapping[int, SeatState]:
-        return MappingProxyType(self._seats)
+        """A copy of every seat's record, by seat number."""
+        return MappingProxyType({seat: copy(s) for seat, s in self._seats.items()})
 
     @property
     def pot(self) -> int:
@@ -441,15 +444,16 @@ class HandState:
             case AnteTaken(seat, amount):
                 self._put_in(seat, amount, round_bet=False)
             case TilesDealt(seat, tiles):
-                self._update(seat, tiles=tiles)
+                self._seats[seat].tiles = tiles
             case BettingRoundStarted(number):
                 self.phase, self.round = Phase.BETTING, number
                 self.current_bet = self._full_raise = self._raises = 0
-                for seat in self.order:
-                    self._update(seat, round_bet=0, acted=False)
+                for s in self._seats.values():
+                    s.round_bet, s.acted = 0, False
                 self.actor = self._next_actor(after=self.button)
             case Checked(seat) | Folded(seat):
-                self._update(seat, acted=True, folded=isinstance(event, Folded))
+                s = self._seats[seat]
+                s.acted, s.folded = True, isinstance(event, Folded)
                 self.actor = self._next_actor(after=seat)
             case BetPlaced(seat, amount) | Called(seat, amount):
                 self._put_in(seat, amount)
@@ -465,25 +469,22 @@ class HandState:
                 self._put_in(seat, amount)
                 self.actor = self._next_actor(after=seat)
             case BetReturned(seat, amount):
-                s = self._seat(seat)
-                self._update(
-                    seat,
-                    stack=s.stack + amount,
-                    round_bet=s.round_bet - amount,
-                    contributed=s.contributed - amount,
-                )
+                s = self._seats[seat]
+                s.stack += amount
+                s.round_bet -= amount
+                s.contributed -= amount
             case BettingRoundEnded():
                 self.phase, self.actor = Phase.DEALING, None
             case FourthTileDealt(seat, tile):
-                self._update(seat, tiles=(*self._seat(seat).tiles, tile))
+                self._seats[seat].tiles += (tile,)
             case CuttingStarted(seats):
                 self.phase, self._pending_cuts = Phase.CUTTING, seats
             case CutDeclared(seat, cut):
-                self._update(seat, cut=cut)
+                self._seats[seat].cut = cut
                 self._pending_cuts = tuple(s for s in self._pending_cuts if s != seat)
             case PotAwarded(shares=shares) | HandVoided(refunds=shares):
                 for seat, amount in shares:
-                    self._update(seat, stack=self._seat(seat).stack + amount)
+                    self._seats[seat].stack += amount
                     self._paid_out += amount
             case HandEnded():
                 self.phase, self.actor, self._pending_cuts = Phase.ENDED, None, ()
@@ -491,17 +492,12 @@ class HandState:
                 pass
 
     def _put_in(self, seat: int, amount: int, *, round_bet: bool = True) -> None:
-        s = self._seat(seat)
-        self._update(
-            seat,
-            stack=s.stack - amount,
-            round_bet=s.round_bet + amount if round_bet else s.round_bet,
-            contributed=s.contributed + amount,
-            acted=round_bet or s.acted,
-        )
-
-    def _update(self, seat: int, **changes: object) -> None:
-        self._seats[seat] = replace(self._seats[seat], **changes)  # type: ignore[arg-type]
+        s = self._seats[seat]
+        s.stack -= amount
+        s.contributed += amount
+        if round_bet:
+            s.round_bet += amount
+            s.acted = True
 
     def _next_actor(self, after: int) -> int | None:
         """The next seat clockwise after ``after`` that still has to act this round."""
@@ -589,7 +585,7 @@ class HandState:
     def _showdown_rank(self, seat: int) -> Rank:
         s = self._seats[seat]
         hand = Hand(s.tiles)
-        if self.rules.manual_split and s.cut is not None:
+        if s.cut is not None:  # declared under manual_split
             return rank_with_cut(hand, s.cut)
         return rank(hand)
 
