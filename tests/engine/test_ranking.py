@@ -7,6 +7,7 @@ from qiuqiu.engine import (
     ALL_TILES,
     Category,
     Hand,
+    InvalidRules,
     InvalidTiles,
     Tile,
     all_ranks,
@@ -165,6 +166,12 @@ def test_equal_pairs_split_under_the_split_rule() -> None:
     assert compare(a, b, tie_rule="split") == 0
     assert compare(b, a, tie_rule="split") == 0
     assert compare(parse_hand("3-1 6-6 5-0 5-2"), a, tie_rule="split") == 1
+
+
+def test_an_unknown_tie_rule_is_refused_rather_than_guessed() -> None:
+    a, b = parse_hand("4-1 4-0 6-1 5-3"), parse_hand("1-0 2-0 6-2 3-0")
+    with pytest.raises(InvalidRules, match="tie_rule"):
+        compare(a, b, tie_rule="splt")  # type: ignore[arg-type]
 
 
 def test_highest_tile_decides_every_tie_between_disjoint_hands() -> None:

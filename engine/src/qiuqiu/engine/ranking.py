@@ -18,7 +18,7 @@ from enum import IntEnum, StrEnum
 from itertools import combinations
 from typing import Literal
 
-from qiuqiu.engine.errors import InvalidTiles
+from qiuqiu.engine.errors import InvalidRules, InvalidTiles
 from qiuqiu.engine.tiles import ALL_TILES, HAND_SIZE, Hand, Tile, parse_hand
 
 TieRule = Literal["highest_tile", "split"]
@@ -181,9 +181,12 @@ def compare_ranks(a: Rank, b: Rank, tie_rule: TieRule = "highest_tile") -> int:
     """1 if ``a`` beats ``b``, -1 if it loses, 0 if they split."""
     if a.strength != b.strength:
         return 1 if a.strength > b.strength else -1
-    if tie_rule == "split" or a.tiebreak == b.tiebreak:
+    # The tie rule is checked only here, where it matters, to keep the hot path short.
+    if tie_rule == "highest_tile":
+        return (a.tiebreak > b.tiebreak) - (a.tiebreak < b.tiebreak)
+    if tie_rule == "split":
         return 0
-    return 1 if a.tiebreak > b.tiebreak else -1
+    raise InvalidRules(f"tie_rule must be one of {TIE_RULES}, not {tie_rule!r}")
 
 
 def compare(a: Hand, b: Hand, tie_rule: TieRule = "highest_tile") -> int:
