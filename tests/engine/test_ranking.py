@@ -6,6 +6,7 @@ import pytest
 from qiuqiu.engine import (
     ALL_TILES,
     Category,
+    Cut,
     Hand,
     InvalidRules,
     InvalidTiles,
@@ -222,6 +223,10 @@ def test_a_declared_cut_is_scored_as_declared_but_keeps_a_special_category() -> 
     assert rank_with_cut(gods, any_cut).category == "six_gods"
     with pytest.raises(InvalidTiles, match="not a cut of the hand"):
         rank_with_cut(gods, worse)
+    three_three, four_two, five_one, _ = parse_tiles("3-3 4-2 5-1 6-0")
+    twice = Cut((three_three, three_three), (four_two, five_one))
+    with pytest.raises(InvalidTiles, match="not a cut of the hand"):
+        rank_with_cut(gods, twice)
 
 
 def test_special_hands_of_one_class_outside_a_deal_compare_by_highest_tile() -> None:

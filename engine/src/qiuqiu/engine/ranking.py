@@ -78,6 +78,11 @@ class Cut:
     def tiles(self) -> tuple[Tile, Tile, Tile, Tile]:
         return (*self.high_pair, *self.low_pair)
 
+    def is_cut_of(self, hand: Hand) -> bool:
+        """True if the two pairs are exactly the four tiles of ``hand``."""
+        tiles = set(self.tiles)
+        return len(tiles) == len(hand.tiles) and tiles == set(hand.tiles)
+
     def __str__(self) -> str:
         high, low = self.pairs
         return "{} {} | {} {} ({}-{})".format(*self.high_pair, *self.low_pair, high, low)
@@ -151,7 +156,7 @@ def _best_cut(hand: Hand) -> Cut:
 
 def rank_with_cut(hand: Hand, cut: Cut) -> Rank:
     """The rank of ``hand`` scored by a cut its holder declared (``manual_split``)."""
-    if sum(1 << t.index for t in cut.tiles) != hand.mask:
+    if not cut.is_cut_of(hand):
         raise InvalidTiles(f"the cut {cut} is not a cut of the hand {hand}")
     return Rank(hand, category_of(hand), cut)
 

@@ -330,7 +330,7 @@ class HandState:
                 "cut_not_expected", f"seat {seat} has no cut to declare in this hand now"
             )
         hand = Hand(self._seat(seat).tiles)
-        if sorted(t.index for t in cut.tiles) != sorted(t.index for t in hand.tiles):
+        if not cut.is_cut_of(hand):
             raise IllegalAction("invalid_cut", f"the cut {cut} is not a cut of your hand {hand}")
 
     def can_declare_cut(self, seat: int, cut: Cut) -> bool:
