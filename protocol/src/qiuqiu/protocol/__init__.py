@@ -1,4 +1,43 @@
 """The QiuQiu wire protocol: pydantic models for every client and server message.
 
-Filled by the protocol issue; it depends on :mod:`qiuqiu.engine` and nothing else of ours.
+``client`` holds what clients send (imperatives), ``server`` what the server
+sends (facts), ``common`` what both share; ``codec`` turns frames into messages
+and back; ``fairness`` checks a deal against its commitment; ``schema`` writes
+the JSON Schema of both unions. PROTOCOL.md documents every message.
 """
+
+from qiuqiu.protocol import client, server
+from qiuqiu.protocol.codec import decode_client, decode_server, encode, message_id
+from qiuqiu.protocol.common import (
+    MAX_CHIPS,
+    PROTOCOL_VERSION,
+    ChipRange,
+    CutView,
+    LegalActions,
+    SeatAmount,
+    TableOptions,
+    clean_name,
+)
+from qiuqiu.protocol.errors import BadMessage, ProtocolError
+from qiuqiu.protocol.fairness import commitment, verify_deal
+
+__all__ = [
+    "MAX_CHIPS",
+    "PROTOCOL_VERSION",
+    "BadMessage",
+    "ChipRange",
+    "CutView",
+    "LegalActions",
+    "ProtocolError",
+    "SeatAmount",
+    "TableOptions",
+    "clean_name",
+    "client",
+    "commitment",
+    "decode_client",
+    "decode_server",
+    "encode",
+    "message_id",
+    "server",
+    "verify_deal",
+]

@@ -1,0 +1,147 @@
+"""What a client may send: imperatives, one model per message, one union.
+
+A connection opens with :class:`Hello`; everything else is refused until then.
+Every message may carry an ``id``: the reply or the error names it in ``ref``,
+and a repeated ``id`` is answered with an error instead of being applied twice.
+Actions at a table carry the ``hand_id`` they mean, so an action meant for a
+hand that is over is refused rather than applied to the next one.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from qiuqiu.protocol.common import (
+    HandId,
+    Message,
+    MessageId,
+    PlayerName,
+    PositiveChips,
+    SeatNumber,
+    TableId,
+    TableOptions,
+    TileText,
+)
+
+
+class ClientMessage(Message):
+    id: MessageId | None = None
+
+
+class Hello(ClientMessage):
+    """Open a session: a new account from a ``name``, or the same account again
+    from the ``token`` a previous ``welcome`` gave."""
+
+    type: Literal["hello"] = "hello"
+    version: int
+    name: PlayerName | None = None
+    token: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+
+
+class ListTables(ClientMessage):
+    type: Literal["list_tables"] = "list_tables"
+
+
+class CreateTable(ClientMessage):
+    """Open a table. With ``buy_in`` the sender also sits down at it, so one
+    message starts a game against the dealer bot."""
+
+    type: Literal["create_table"] = "create_table"
+    options: TableOptions = TableOptions()
+    buy_in: PositiveChips | None = None
+
+
+class JoinTable(ClientMessage):
+    """Sit down with ``buy_in`` chips from the balance, at ``seat`` or the first free one."""
+
+    type: Literal["join_table"] = "join_table"
+    table_id: TableId
+    buy_in: PositiveChips
+    seat: SeatNumber | None = None
+
+
+class LeaveTable(ClientMessage):
+    """Stand up (the stack goes back to the balance once the seat is out of the
+    hand) or stop watching."""
+
+    type: Literal["leave_table"] = "leave_table"
+    table_id: TableId
+
+
+class WatchTable(ClientMessage):
+    type: Literal["watch_table"] = "watch_table"
+    table_id: TableId
+
+
+class RequestSnapshot(ClientMessage):
+    """Ask for the whole table as this client may see it: after a gap in ``seq``."""
+
+    type: Literal["request_snapshot"] = "request_snapshot"
+    table_id: TableId
+
+
+class Check(ClientMessage):
+    type: Literal["check"] = "check"
+    table_id: TableId
+    hand_id: HandId
+
+
+class Bet(ClientMessage):
+    type: Literal["bet"] = "bet"
+    table_id: TableId
+    hand_id: HandId
+    amount: PositiveChips
+
+
+class Call(ClientMessage):
+    type: Literal["call"] = "call"
+    table_id: TableId
+    hand_id: HandId
+
+
+class Raise(ClientMessage):
+    """Raise this round's bet to ``to`` (a round total, not the chips added)."""
+
+    type: Literal["raise"] = "raise"
+    table_id: TableId
+    hand_id: HandId
+    to: PositiveChips
+
+
+class Fold(ClientMessage):
+    type: Literal["fold"] = "fold"
+    table_id: TableId
+    hand_id: HandId
+
+
+class DeclareCut(ClientMessage):
+    """At a ``manual_split`` table, cut the four tiles into two pairs (binding)."""
+
+    type: Literal["declare_cut"] = "declare_cut"
+    table_id: TableId
+    hand_id: HandId
+    pairs: tuple[tuple[TileText, TileText], tuple[TileText, TileText]]
+
+
+AnyClientMessage = Annotated[
+    Hello
+    | ListTables
+    | CreateTable
+    | JoinTable
+    | LeaveTable
+    | WatchTable
+    | RequestSnapshot
+    | Check
+    | Bet
+    | Call
+    | Raise
+    | Fold
+    | DeclareCut,
+    Field(discriminator="type"),
+]
+TableAction = Check | Bet | Call | Raise | Fold | DeclareCut
+"""The messages a seat plays a hand with."""
+
+CLIENT_MESSAGES: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)

@@ -1,0 +1,71 @@
+"""Text frames to messages and back.
+
+Decoding a client frame never raises anything but :class:`BadMessage`, whose
+``code`` says what was wrong (``bad_json``, ``unknown_type``,
+``invalid_message``) and whose message names the field, so a bot author can
+fix their client from the error alone.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ValidationError
+
+from qiuqiu.protocol.client import CLIENT_MESSAGES, AnyClientMessage
+from qiuqiu.protocol.common import MessageId
+from qiuqiu.protocol.errors import BadMessage
+from qiuqiu.protocol.server import SERVER_MESSAGES, AnyServerMessage
+
+
+def encode(message: BaseModel) -> str:
+    """One JSON text frame; fields left at ``null`` are not sent."""
+    return message.model_dump_json(exclude_none=True)
+
+
+def decode_client(frame: str | bytes) -> AnyClientMessage:
+    try:
+        return CLIENT_MESSAGES.validate_json(frame)
+    except ValidationError as error:
+        raise _bad_message(error) from None
+
+
+def decode_server(frame: str | bytes) -> AnyServerMessage:
+    try:
+        return SERVER_MESSAGES.validate_json(frame)
+    except ValidationError as error:
+        raise _bad_message(error) from None
+
+
+def message_id(frame: str | bytes) -> MessageId | None:
+    """The ``id`` of a frame that may not be a valid message, to name it in an error."""
+    try:
+        data = json.loads(frame)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    ref = data.get("id") if isinstance(data, dict) else None
+    if isinstance(ref, str) and 0 < len(ref) <= 64:
+        return ref
+    if isinstance(ref, int) and not isinstance(ref, bool) and 0 <= ref <= 2**53:
+        return ref
+    return None
+
+
+def _bad_message(error: ValidationError) -> BadMessage:
+    first = error.errors(include_url=False)[0]
+    kind = first["type"]
+    if kind == "json_invalid":
+        return BadMessage("bad_json", f"not valid JSON: {first['msg']}")
+    if kind == "union_tag_invalid":
+        tag = first.get("ctx", {}).get("tag", "?")
+        return BadMessage("unknown_type", f"there is no message of type {tag!r}")
+    if kind in ("union_tag_not_found", "model_attributes_type"):
+        return BadMessage("invalid_message", "a message is a JSON object with a 'type' field")
+    problems = "; ".join(
+        f"{_where(e['loc'][1:])}: {e['msg']}" for e in error.errors(include_url=False)[:3]
+    )
+    return BadMessage("invalid_message", problems)
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "message"

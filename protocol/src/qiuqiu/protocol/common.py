@@ -1,0 +1,114 @@
+"""Types both directions share: tiles, amounts, ids, table options, legal actions.
+
+Every model is frozen, forbids unknown fields and is strict (``"10"`` is not a
+number, ``1.0`` is not a whole amount), so a message means exactly one thing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from qiuqiu.engine import MAX_SEATS, MIN_SEATS, TieRule, Tile
+
+PROTOCOL_VERSION = 1
+"""Bumped whenever a message changes in a way an older client would misread."""
+
+MAX_CHIPS = 10**12
+"""No amount on the wire is larger; bigger numbers are refused before they reach the engine."""
+
+NAME_LENGTH = 24
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+def _tile_text(text: str) -> str:
+    # Either end first on input (DESIGN §1); always high end first on output.
+    return str(Tile.parse(text))
+
+
+TileText = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-6]-[0-6]$"),
+    AfterValidator(_tile_text),
+    Field(description='A domino, high end first on output, either order on input: "6-1".'),
+]
+Chips = Annotated[int, Field(ge=0, le=MAX_CHIPS)]
+PositiveChips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
+SeatNumber = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
+HandId = Annotated[int, Field(ge=1, le=2**53)]
+TableId = Annotated[
+    str, StringConstraints(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")
+]
+MessageId = (
+    Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    | Annotated[int, Field(ge=0, le=2**53)]
+)
+"""What a client calls its message; the reply, or the error, names it in ``ref``."""
+
+
+def clean_name(text: str) -> str:
+    """Display names reach every other client: no control or formatting characters,
+    no leading, trailing or repeated spaces."""
+    text = unicodedata.normalize("NFKC", text)
+    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CZ" or ch == " ")
+    name = " ".join(kept.split())
+    if not name:
+        raise ValueError("a name needs at least one visible character")
+    return name[:NAME_LENGTH]
+
+
+PlayerName = Annotated[str, StringConstraints(max_length=64), AfterValidator(clean_name)]
+
+
+class TableOptions(Message):
+    """How a table plays (DESIGN §1). The defaults are the classic web version:
+    one player against the dealer bot, one betting round."""
+
+    seats: Annotated[int, Field(ge=MIN_SEATS, le=MAX_SEATS)] = 2
+    dealer_bot: bool = True
+    ante: Annotated[int, Field(ge=0, le=MAX_CHIPS)] = 10
+    min_bet: PositiveChips = 10
+    max_bet: PositiveChips | None = None
+    max_raises: Annotated[int, Field(ge=0, le=100)] | None = None
+    betting_rounds: Literal[1, 2] = 1
+    tie_rule: TieRule = "highest_tile"
+    manual_split: bool = False
+    turn_seconds: Annotated[float, Field(ge=0.05, le=600)] = 30.0
+    min_buy_in: PositiveChips = 100
+    max_buy_in: PositiveChips = 10_000
+
+
+class ChipRange(Message):
+    """Every whole amount from ``min`` to ``max`` is allowed."""
+
+    min: Chips
+    max: Chips
+
+
+class LegalActions(Message):
+    """What a seat may do now. ``call`` is the chips a call adds; ``bet`` the range of
+    a bet; ``raise_to`` the range of the round total a raise reaches."""
+
+    check: bool = False
+    fold: bool = False
+    call: Chips | None = None
+    bet: ChipRange | None = None
+    raise_to: ChipRange | None = None
+    declare_cut: bool = False
+
+
+class SeatAmount(Message):
+    seat: SeatNumber
+    amount: Chips
+
+
+class CutView(Message):
+    """A hand cut into two pairs, the higher pair first, with each pair's value."""
+
+    pairs: tuple[tuple[TileText, TileText], tuple[TileText, TileText]]
+    values: tuple[int, int]

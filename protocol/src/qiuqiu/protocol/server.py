@@ -1,0 +1,416 @@
+"""What the server sends: facts, one model per message, one union.
+
+Two kinds of message:
+
+- Replies to one client (``welcome``, ``table_list``, ``table_joined``, ...,
+  ``error``). ``ref`` names the client message they answer.
+- Table events (everything with ``table_id`` and ``seq``): what happened at a
+  table, sent to every seat and spectator, each in its own view. ``seq`` is
+  the table's counter, the same for every viewer, and goes up by exactly one
+  per event; a client that sees a gap sends ``request_snapshot``. The copy sent
+  to the client whose action caused an event carries that action's ``ref``.
+
+Hidden information stays hidden: ``tiles_dealt``, ``fourth_tile_dealt`` and
+``cut_declared`` carry tiles only in the copy for the seat they belong to; the
+other copies have ``null`` there. Tiles are shown to all at ``showdown``, and
+the deck with the seed that commits to it at ``hand_ended``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from qiuqiu.engine import Category
+from qiuqiu.protocol.common import (
+    Chips,
+    CutView,
+    HandId,
+    LegalActions,
+    Message,
+    MessageId,
+    SeatAmount,
+    SeatNumber,
+    TableId,
+    TableOptions,
+    TileText,
+)
+
+# -- the views a snapshot is made of ----------------------------------------------
+
+
+class SeatView(Message):
+    """One seat as a given viewer sees it. ``tiles`` is set only for the viewer's
+    own seat (and for everyone once shown down); ``tile_count`` always."""
+
+    seat: SeatNumber
+    name: str
+    is_bot: bool
+    connected: bool
+    stack: Chips
+    bet: Chips = 0
+    in_hand: bool = False
+    folded: bool = False
+    all_in: bool = False
+    tile_count: int = 0
+    tiles: tuple[TileText, ...] | None = None
+
+
+class HandView(Message):
+    hand_id: HandId
+    button: SeatNumber
+    commitment: str
+    phase: Literal["betting", "cutting", "ended"]
+    round: int
+    pot: Chips
+    current_bet: Chips
+    actor: SeatNumber | None = None
+    deadline_ms: int | None = None
+
+
+class TableView(Message):
+    """The whole table as one viewer may see it. ``you`` is the viewer's seat
+    (``null`` for a spectator); ``legal`` what that seat may do right now."""
+
+    table_id: TableId
+    options: TableOptions
+    seats: tuple[SeatView, ...]
+    hand: HandView | None = None
+    you: SeatNumber | None = None
+    legal: LegalActions | None = None
+
+
+class SeatSummary(Message):
+    seat: SeatNumber
+    name: str
+    is_bot: bool
+    stack: Chips
+
+
+class TableSummary(Message):
+    """A table as the lobby lists it."""
+
+    table_id: TableId
+    options: TableOptions
+    seats: tuple[SeatSummary, ...]
+    free_seats: int
+    playing: bool
+
+
+class ShownHand(Message):
+    seat: SeatNumber
+    tiles: tuple[TileText, TileText, TileText, TileText]
+    cut: CutView
+    category: Category
+
+
+# -- replies to one client -----------------------------------------------------
+
+
+class Reply(Message):
+    ref: MessageId | None = None
+
+
+class Welcome(Reply):
+    """The session is open. ``token`` is sent once, when the account is made:
+    keep it to resume the account later. ``tables`` are where the account is
+    seated; a ``table_snapshot`` of each follows."""
+
+    type: Literal["welcome"] = "welcome"
+    version: int
+    account_id: str
+    name: str
+    balance: Chips
+    token: str | None = None
+    resumed: bool = False
+    tables: tuple[TableId, ...] = ()
+
+
+class TableList(Reply):
+    type: Literal["table_list"] = "table_list"
+    tables: tuple[TableSummary, ...]
+
+
+class TableCreated(Reply):
+    type: Literal["table_created"] = "table_created"
+    table: TableSummary
+
+
+class TableJoined(Reply):
+    """Seated with ``buy_in`` chips; a ``table_snapshot`` follows."""
+
+    type: Literal["table_joined"] = "table_joined"
+    table_id: TableId
+    seat: SeatNumber
+    buy_in: Chips
+    balance: Chips
+
+
+class TableLeft(Reply):
+    """Stood up (``seat`` set, ``cashed_out`` back in the balance) or stopped watching."""
+
+    type: Literal["table_left"] = "table_left"
+    table_id: TableId
+    seat: SeatNumber | None = None
+    cashed_out: Chips = 0
+    balance: Chips
+
+
+class TableWatched(Reply):
+    """Watching as a spectator; a ``table_snapshot`` follows."""
+
+    type: Literal["table_watched"] = "table_watched"
+    table_id: TableId
+
+
+class TableSnapshot(Reply):
+    """The table as this client may see it, as of event ``seq``."""
+
+    type: Literal["table_snapshot"] = "table_snapshot"
+    seq: int
+    table: TableView
+
+
+class Error(Reply):
+    """A message was refused and nothing changed. ``code`` is for programs,
+    ``message`` for people."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+
+
+# -- table events ----------------------------------------------------------------
+
+
+class TableEvent(Reply):
+    table_id: TableId
+    seq: int
+
+
+class HandEvent(TableEvent):
+    hand_id: HandId
+
+
+class PlayerSeated(TableEvent):
+    type: Literal["player_seated"] = "player_seated"
+    seat: SeatNumber
+    name: str
+    is_bot: bool
+    stack: Chips
+
+
+class PlayerLeft(TableEvent):
+    type: Literal["player_left"] = "player_left"
+    seat: SeatNumber
+    name: str
+    cashed_out: Chips
+
+
+class PlayerDisconnected(TableEvent):
+    """The seat's connection dropped; it keeps the seat until ``grace_ms`` runs out."""
+
+    type: Literal["player_disconnected"] = "player_disconnected"
+    seat: SeatNumber
+    grace_ms: int
+
+
+class PlayerReconnected(TableEvent):
+    type: Literal["player_reconnected"] = "player_reconnected"
+    seat: SeatNumber
+
+
+class HandStarted(HandEvent):
+    """A hand begins. ``commitment`` is ``sha256(seed || deck)`` in hex; ``hand_ended``
+    reveals both, so anyone can check the deck was fixed before the first action."""
+
+    type: Literal["hand_started"] = "hand_started"
+    button: SeatNumber
+    stacks: tuple[SeatAmount, ...]
+    commitment: str
+
+
+class AnteTaken(HandEvent):
+    type: Literal["ante_taken"] = "ante_taken"
+    seat: SeatNumber
+    amount: Chips
+    all_in: bool
+
+
+class TilesDealt(HandEvent):
+    """Three tiles to ``seat``, face down: ``tiles`` only in that seat's own copy."""
+
+    type: Literal["tiles_dealt"] = "tiles_dealt"
+    seat: SeatNumber
+    tiles: tuple[TileText, TileText, TileText] | None = None
+
+
+class BettingRoundStarted(HandEvent):
+    type: Literal["betting_round_started"] = "betting_round_started"
+    round: int
+
+
+class TurnStarted(HandEvent):
+    """``seat`` is to act by ``deadline_ms`` (Unix time in milliseconds), else the
+    server checks for it if it can and folds it otherwise. ``legal`` is set only
+    in that seat's own copy."""
+
+    type: Literal["turn_started"] = "turn_started"
+    seat: SeatNumber
+    to_call: Chips
+    deadline_ms: int
+    legal: LegalActions | None = None
+
+
+class Checked(HandEvent):
+    type: Literal["checked"] = "checked"
+    seat: SeatNumber
+
+
+class BetPlaced(HandEvent):
+    type: Literal["bet_placed"] = "bet_placed"
+    seat: SeatNumber
+    amount: Chips
+    all_in: bool
+
+
+class Called(HandEvent):
+    type: Literal["called"] = "called"
+    seat: SeatNumber
+    amount: Chips
+    all_in: bool
+
+
+class Raised(HandEvent):
+    """``seat`` raised this round's bet to ``to``, adding ``amount`` chips."""
+
+    type: Literal["raised"] = "raised"
+    seat: SeatNumber
+    to: Chips
+    amount: Chips
+    all_in: bool
+
+
+class Folded(HandEvent):
+    type: Literal["folded"] = "folded"
+    seat: SeatNumber
+
+
+class TurnTimedOut(HandEvent):
+    """``seat`` ran out of time; the next event is what the server did for it."""
+
+    type: Literal["turn_timed_out"] = "turn_timed_out"
+    seat: SeatNumber
+
+
+class BetReturned(HandEvent):
+    """The part of a bet nobody matched went back to its owner."""
+
+    type: Literal["bet_returned"] = "bet_returned"
+    seat: SeatNumber
+    amount: Chips
+
+
+class BettingRoundEnded(HandEvent):
+    type: Literal["betting_round_ended"] = "betting_round_ended"
+    round: int
+    pot: Chips
+
+
+class FourthTileDealt(HandEvent):
+    """The 4th tile to ``seat``: ``tile`` only in that seat's own copy."""
+
+    type: Literal["fourth_tile_dealt"] = "fourth_tile_dealt"
+    seat: SeatNumber
+    tile: TileText | None = None
+
+
+class CuttingStarted(HandEvent):
+    """``manual_split``: these seats declare their cuts by ``deadline_ms``, or get their best."""
+
+    type: Literal["cutting_started"] = "cutting_started"
+    seats: tuple[SeatNumber, ...]
+    deadline_ms: int
+
+
+class CutDeclared(HandEvent):
+    """``seat`` has cut its hand: the cut is in that seat's own copy, and at showdown."""
+
+    type: Literal["cut_declared"] = "cut_declared"
+    seat: SeatNumber
+    cut: CutView | None = None
+
+
+class Showdown(HandEvent):
+    """Every hand still in, face up, with the cut it is judged on."""
+
+    type: Literal["showdown"] = "showdown"
+    hands: tuple[ShownHand, ...]
+
+
+class PotAwarded(HandEvent):
+    """One pot (the main pot first, then side pots): who could win it, and who took how much."""
+
+    type: Literal["pot_awarded"] = "pot_awarded"
+    amount: Chips
+    eligible: tuple[SeatNumber, ...]
+    shares: tuple[SeatAmount, ...]
+
+
+class HandVoided(HandEvent):
+    """The hand was called off (``reason``) and every chip went back to whoever put it in."""
+
+    type: Literal["hand_voided"] = "hand_voided"
+    reason: str
+    refunds: tuple[SeatAmount, ...]
+
+
+class HandEnded(HandEvent):
+    """The hand is over. Check ``sha256(seed || deck)`` against ``hand_started``'s
+    commitment, where ``seed`` is the hex string and ``deck`` the 28 tiles joined
+    by commas (see PROTOCOL.md)."""
+
+    type: Literal["hand_ended"] = "hand_ended"
+    stacks: tuple[SeatAmount, ...]
+    seed: str
+    deck: tuple[TileText, ...]
+
+
+AnyServerMessage = Annotated[
+    Welcome
+    | TableList
+    | TableCreated
+    | TableJoined
+    | TableLeft
+    | TableWatched
+    | TableSnapshot
+    | Error
+    | PlayerSeated
+    | PlayerLeft
+    | PlayerDisconnected
+    | PlayerReconnected
+    | HandStarted
+    | AnteTaken
+    | TilesDealt
+    | BettingRoundStarted
+    | TurnStarted
+    | Checked
+    | BetPlaced
+    | Called
+    | Raised
+    | Folded
+    | TurnTimedOut
+    | BetReturned
+    | BettingRoundEnded
+    | FourthTileDealt
+    | CuttingStarted
+    | CutDeclared
+    | Showdown
+    | PotAwarded
+    | HandVoided
+    | HandEnded,
+    Field(discriminator="type"),
+]
+
+SERVER_MESSAGES: TypeAdapter[AnyServerMessage] = TypeAdapter(AnyServerMessage)

@@ -1,0 +1,33 @@
+"""``qiuqiu-server``: serve QiuQiu over WebSocket until SIGTERM or Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Sequence
+
+from qiuqiu.server.config import ServerConfig, parse_config
+from qiuqiu.server.gateway import QiuQiuServer
+
+
+async def run(config: ServerConfig) -> None:
+    server = QiuQiuServer(config)
+    await server.start()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, lambda: loop.create_task(server.stop()))
+    await server.serve_until_stopped()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    config = parse_config(argv)
+    logging.basicConfig(
+        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    asyncio.run(run(config))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

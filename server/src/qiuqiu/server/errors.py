@@ -1,0 +1,21 @@
+"""Errors of the server package.
+
+:class:`Refused` is a request the rules or the client's own state do not allow:
+it becomes an ``error`` reply with its code, the connection stays open, and
+nothing has changed.
+"""
+
+from __future__ import annotations
+
+
+class ServerError(Exception):
+    """The root of every error this package raises."""
+
+
+class Refused(ServerError):
+    """The client asked for something it may not have (its fault, not ours)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message

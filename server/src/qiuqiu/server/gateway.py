@@ -1,0 +1,180 @@
+"""The WebSocket gateway: connections in, sessions out, and a clean stop.
+
+Each connection gets a :class:`~qiuqiu.server.session.Session`, an outbox
+drained by its own writer task (so a table never waits on a slow client), and
+a token bucket. The gateway alone decides when a connection must go:
+
+- a frame over ``max_frame`` bytes: closed with 1009 by ``websockets`` itself;
+- more messages than the rate limit allows: closed with 1008;
+- a client that does not read its messages (the outbox fills up): closed with 1008;
+- the server stopping: hands in play are voided with every chip refunded,
+  the last messages are flushed, then every connection is closed with 1001.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.session import Session
+from qiuqiu.server.store import MemoryStore, Store
+from qiuqiu.server.table import Random, TableTimings
+
+log = logging.getLogger(__name__)
+
+OUTBOX_SIZE = 1024
+"""Messages queued for one client before it counts as not reading."""
+
+FLUSH_TIMEOUT = 2.0
+"""Seconds a stopping server gives clients to take their last messages."""
+
+
+@dataclass(slots=True)
+class TokenBucket:
+    """``rate`` messages a second on average, ``burst`` at once."""
+
+    rate: float
+    burst: int
+    tokens: float = 0.0
+    stamp: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.tokens = self.burst
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Outbox:
+    """Frames waiting for one connection, written in order by one task."""
+
+    def __init__(self, connection: ServerConnection) -> None:
+        self.connection = connection
+        self.queue: asyncio.Queue[str] = asyncio.Queue(OUTBOX_SIZE)
+        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def send(self, frame: str) -> None:
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.close(CloseCode.POLICY_VIOLATION, "too many unread messages")
+
+    def close(self, code: int, reason: str) -> None:
+        asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def flush(self) -> None:
+        await self.queue.join()
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.flush(), FLUSH_TIMEOUT)
+        await self.connection.close(code, reason)
+
+    async def _write(self) -> None:
+        while True:
+            frame = await self.queue.get()
+            try:
+                await self.connection.send(frame)
+            except ConnectionClosed:
+                pass
+            finally:
+                self.queue.task_done()
+
+
+class QiuQiuServer:
+    """The whole server: ``await start()``, then ``await stop()`` (SIGTERM does)."""
+
+    def __init__(
+        self,
+        config: ServerConfig | None = None,
+        *,
+        store: Store | None = None,
+        rng: Random | None = None,
+    ) -> None:
+        self.config = config or ServerConfig()
+        self.store = store or MemoryStore()
+        c = self.config
+        self.lobby = Lobby(
+            self.store,
+            rng or secrets.SystemRandom(),
+            TableTimings(hand_pause=c.hand_pause, grace=c.grace, bot_delay=c.bot_delay),
+            c.starting_balance,
+        )
+        self._server: Server | None = None
+        self._outboxes: set[Outbox] = set()
+        self._stopped = asyncio.Event()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start the server first"
+        port: int = next(iter(self._server.sockets)).getsockname()[1]
+        return port
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.config.host}:{self.port}"
+
+    async def start(self) -> None:
+        self._server = await serve(
+            self._handle,
+            self.config.host,
+            self.config.port,
+            max_size=self.config.max_frame,
+            compression=None,
+        )
+        log.info("QiuQiu server listening on %s", self.url)
+
+    async def serve_until_stopped(self) -> None:
+        await self._stopped.wait()
+
+    async def stop(self) -> None:
+        """Void every hand in play (each chip back to who put it in), cash every seat
+        out, let clients take their last messages, then close every connection."""
+        if self._server is None or self._stopped.is_set():
+            return
+        log.info("stopping: voiding hands in play and closing connections")
+        self._server.close(close_connections=False)
+        await self.lobby.close(lambda _: None)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(
+                asyncio.gather(*(o.flush() for o in self._outboxes)), FLUSH_TIMEOUT
+            )
+        for connection in self._server.connections:
+            await connection.close(CloseCode.GOING_AWAY, "the server is shutting down")
+        await self._server.wait_closed()
+        self._stopped.set()
+        log.info("stopped")
+
+    async def _handle(self, connection: ServerConnection) -> None:
+        outbox = Outbox(connection)
+        self._outboxes.add(outbox)
+        session = Session(self.lobby, outbox.send, outbox.close)
+        bucket = TokenBucket(self.config.rate, self.config.burst)
+        try:
+            async for frame in connection:
+                if not bucket.take():
+                    await connection.close(CloseCode.POLICY_VIOLATION, "too many messages")
+                    break
+                await session.receive(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._outboxes.discard(outbox)
+            outbox.writer.cancel()
+            await session.disconnected()

@@ -1,0 +1,120 @@
+"""Accounts, the tables of this process, and who is connected as whom.
+
+A resume token is 32 random bytes, given to the client once; the store keeps
+only its sha256, so a leaked store does not let anyone in. One account has one
+live session: a second ``hello`` with the same token takes the account over
+and the older connection is closed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.dealer import DealerBot
+from qiuqiu.server.errors import Refused
+from qiuqiu.server.store import Account, Store
+from qiuqiu.server.table import Random, Table, TableTimings, Viewer, new_table_id
+
+RECENT_IDS = 1024
+"""Message ids remembered per account, to refuse a repeated one."""
+
+MAX_TABLES = 10_000
+
+
+class Connection(Viewer, Protocol):
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection with a close frame; returns at once."""
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Lobby:
+    store: Store
+    rng: Random
+    timings: TableTimings = field(default_factory=TableTimings)
+    starting_balance: int = 1_000
+    tables: dict[str, Table] = field(default_factory=dict)
+    sessions: dict[str, Connection] = field(default_factory=dict)
+    _recent_ids: dict[str, OrderedDict[object, None]] = field(default_factory=dict)
+
+    async def open_account(self, name: str) -> tuple[Account, str]:
+        """A new account with the starting balance, and its resume token."""
+        token = secrets.token_urlsafe(32)
+        account = await self.store.create_account(
+            f"a{secrets.token_hex(6)}", name, token_hash(token), self.starting_balance
+        )
+        return account, token
+
+    async def resume_account(self, token: str) -> Account:
+        account = await self.store.account_for_token(token_hash(token))
+        if account is None:
+            raise Refused("unknown_token", "no account has this token: say hello with a name")
+        return account
+
+    def attach(self, account_id: str, connection: Connection) -> None:
+        """Make ``connection`` the account's one session, closing the one before it."""
+        previous = self.sessions.get(account_id)
+        self.sessions[account_id] = connection
+        if previous is not None and previous is not connection:
+            previous.close(4000, "the account connected again elsewhere")
+
+    def detach(self, account_id: str, connection: Connection) -> bool:
+        """Forget ``connection``; False when a newer one has already taken its place."""
+        if self.sessions.get(account_id) is connection:
+            del self.sessions[account_id]
+            return True
+        return False
+
+    def first_time(self, account_id: str, message_id: object) -> bool:
+        """True the first time this account uses ``message_id`` (of the last 1,024)."""
+        seen = self._recent_ids.setdefault(account_id, OrderedDict())
+        if message_id in seen:
+            return False
+        seen[message_id] = None
+        if len(seen) > RECENT_IDS:
+            seen.popitem(last=False)
+        return True
+
+    async def create_table(self, options: TableOptions) -> Table:
+        if len(self.tables) >= MAX_TABLES:
+            raise Refused("too_many_tables", "this server holds no more tables")
+        table = Table(
+            new_table_id(),
+            options,
+            self.store,
+            self.rng,
+            self.timings,
+            bot_factory=DealerBot,
+        )
+        self.tables[table.table_id] = table
+        await table.open()
+        return table
+
+    def table(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise Refused("unknown_table", f"there is no table {table_id}")
+        return table
+
+    def seated_at(self, account_id: str) -> list[Table]:
+        return [t for t in self.tables.values() if t.seat_of(account_id) is not None]
+
+    def summaries(self) -> tuple[wire.TableSummary, ...]:
+        return tuple(t.summary() for t in self.tables.values() if not t.closed)
+
+    async def close(self, goodbye: Callable[[Connection], None]) -> None:
+        """Close every table (voiding hands in play), then say goodbye to every session."""
+        for table in self.tables.values():
+            await table.close()
+        for connection in list(self.sessions.values()):
+            goodbye(connection)

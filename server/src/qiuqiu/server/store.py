@@ -1,0 +1,194 @@
+"""Where the server keeps what must outlive a connection (DESIGN §4).
+
+:class:`Store` is the whole contract; :class:`MemoryStore` keeps it in this
+process (the default). Chips move only through :meth:`Store.move_chips`, which
+changes one balance and writes the table it moves to or from in one step, so a
+buy-in or a cash-out never half-happens.
+
+The house is an account like any other, except that its balance may go below
+zero: new accounts are granted their chips from it and the dealer bot buys in
+from it. So the sum of every balance, every stack at every table and every pot
+is always zero, which is what the chip audits check.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from qiuqiu.protocol import TableOptions
+from qiuqiu.server.errors import Refused
+
+HOUSE = "house"
+"""The account the dealer bot plays for and new accounts are granted chips from."""
+
+HISTORY_LENGTH = 100
+"""Finished hands kept per table and per account."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    account_id: str
+    name: str
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    seat: int
+    account_id: str
+    name: str
+    stack: int
+    is_bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """A table between hands: its options and who sits where with how much."""
+
+    table_id: str
+    options: TableOptions
+    seats: tuple[SeatRecord, ...] = ()
+
+    def seat(self, number: int) -> SeatRecord | None:
+        return next((s for s in self.seats if s.seat == number), None)
+
+    def with_seat(self, record: SeatRecord) -> TableRecord:
+        others = tuple(s for s in self.seats if s.seat != record.seat)
+        return replace(self, seats=tuple(sorted((*others, record), key=lambda s: s.seat)))
+
+    def without_seat(self, number: int) -> TableRecord:
+        return replace(self, seats=tuple(s for s in self.seats if s.seat != number))
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """A finished hand: who sat where, the stacks before and after, and every
+    event as a spectator saw it (the deck and seed are in the last one)."""
+
+    table_id: str
+    hand_id: int
+    accounts: tuple[tuple[int, str], ...]
+    stacks_before: tuple[tuple[int, int], ...]
+    stacks_after: tuple[tuple[int, int], ...]
+    events: tuple[str, ...]
+    voided: bool = False
+
+    def net(self, account_id: str) -> int:
+        """What ``account_id`` won (or, below zero, lost) in this hand."""
+        seats = [seat for seat, account in self.accounts if account == account_id]
+        before, after = dict(self.stacks_before), dict(self.stacks_after)
+        return sum(after[seat] - before[seat] for seat in seats)
+
+
+class Store(Protocol):
+    async def create_account(
+        self, account_id: str, name: str, token_hash: str, grant: int
+    ) -> Account:
+        """Open an account with ``grant`` chips from the house."""
+
+    async def account(self, account_id: str) -> Account | None: ...
+
+    async def account_for_token(self, token_hash: str) -> Account | None: ...
+
+    async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
+        """Take ``amount`` chips from the balance (give them back if negative) and save
+        ``table``, which holds them now, in one step. Raises :class:`Refused`
+        (``insufficient_balance``) and changes nothing if the balance is short."""
+
+    async def save_table(self, table: TableRecord) -> None: ...
+
+    async def table(self, table_id: str) -> TableRecord | None: ...
+
+    async def tables(self) -> tuple[TableRecord, ...]: ...
+
+    async def record_hand(self, hand: HandRecord) -> None: ...
+
+    async def table_hands(
+        self, table_id: str, limit: int = HISTORY_LENGTH
+    ) -> tuple[HandRecord, ...]:
+        """The last ``limit`` finished hands of a table, oldest first."""
+
+    async def account_hands(
+        self, account_id: str, limit: int = HISTORY_LENGTH
+    ) -> tuple[HandRecord, ...]:
+        """The last ``limit`` finished hands ``account_id`` sat in, oldest first."""
+
+
+@dataclass
+class MemoryStore:
+    """The whole store in this process's memory: fast, and gone when it stops."""
+
+    _accounts: dict[str, Account] = field(default_factory=dict)
+    _tokens: dict[str, str] = field(default_factory=dict)
+    _tables: dict[str, TableRecord] = field(default_factory=dict)
+    _table_hands: defaultdict[str, deque[HandRecord]] = field(
+        default_factory=lambda: defaultdict(lambda: deque(maxlen=HISTORY_LENGTH))
+    )
+    _account_hands: defaultdict[str, deque[HandRecord]] = field(
+        default_factory=lambda: defaultdict(lambda: deque(maxlen=HISTORY_LENGTH))
+    )
+
+    def __post_init__(self) -> None:
+        self._accounts.setdefault(HOUSE, Account(HOUSE, "House", 0))
+
+    async def create_account(
+        self, account_id: str, name: str, token_hash: str, grant: int
+    ) -> Account:
+        if account_id in self._accounts:
+            raise Refused("account_exists", f"account {account_id} exists")
+        self._credit(HOUSE, -grant)
+        account = self._accounts[account_id] = Account(account_id, name, grant)
+        self._tokens[token_hash] = account_id
+        return account
+
+    async def account(self, account_id: str) -> Account | None:
+        return self._accounts.get(account_id)
+
+    async def account_for_token(self, token_hash: str) -> Account | None:
+        account_id = self._tokens.get(token_hash)
+        return None if account_id is None else self._accounts[account_id]
+
+    async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
+        account = self._accounts[account_id]
+        if account_id != HOUSE and account.balance < amount:
+            raise Refused(
+                "insufficient_balance",
+                f"you have {account.balance} chips, not {amount}",
+            )
+        self._tables[table.table_id] = table
+        return self._credit(account_id, -amount)
+
+    async def save_table(self, table: TableRecord) -> None:
+        self._tables[table.table_id] = table
+
+    async def table(self, table_id: str) -> TableRecord | None:
+        return self._tables.get(table_id)
+
+    async def tables(self) -> tuple[TableRecord, ...]:
+        return tuple(self._tables.values())
+
+    async def record_hand(self, hand: HandRecord) -> None:
+        self._table_hands[hand.table_id].append(hand)
+        for account_id in {account for _, account in hand.accounts}:
+            self._account_hands[account_id].append(hand)
+
+    async def table_hands(
+        self, table_id: str, limit: int = HISTORY_LENGTH
+    ) -> tuple[HandRecord, ...]:
+        return tuple(self._table_hands[table_id])[-limit:]
+
+    async def account_hands(
+        self, account_id: str, limit: int = HISTORY_LENGTH
+    ) -> tuple[HandRecord, ...]:
+        return tuple(self._account_hands[account_id])[-limit:]
+
+    def balances(self) -> dict[str, int]:
+        """Every balance, the house's included: for audits."""
+        return {account_id: a.balance for account_id, a in self._accounts.items()}
+
+    def _credit(self, account_id: str, amount: int) -> Account:
+        account = self._accounts[account_id]
+        updated = self._accounts[account_id] = replace(account, balance=account.balance + amount)
+        return updated

@@ -1,0 +1,140 @@
+"""Engine events and state, as one viewer may see them.
+
+This module is where hidden information is kept hidden: every wire message a
+client or the dealer bot gets about a hand is made here, for one ``viewer``
+seat (``None`` for a spectator). A seat's tiles appear only in its own copy
+until the showdown; the deck never appears before ``hand_ended``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from qiuqiu import engine
+from qiuqiu.engine import Cut, HandState, Phase, Tile
+from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount
+from qiuqiu.protocol import server as wire
+
+Viewer = int | None
+"""The seat a message is made for; ``None`` is a spectator."""
+
+
+def tiles_text(tiles: Iterable[Tile]) -> tuple[str, ...]:
+    return tuple(str(tile) for tile in tiles)
+
+
+def cut_view(cut: Cut) -> CutView:
+    (a, b), (c, d) = cut.high_pair, cut.low_pair
+    return CutView(pairs=((str(a), str(b)), (str(c), str(d))), values=cut.pairs)
+
+
+def amounts(pairs: Iterable[tuple[int, int]]) -> tuple[SeatAmount, ...]:
+    return tuple(SeatAmount(seat=seat, amount=amount) for seat, amount in pairs)
+
+
+def legal_view(legal: engine.LegalActions) -> LegalActions | None:
+    if not legal.any:
+        return None
+    return LegalActions(
+        check=legal.check,
+        fold=legal.fold,
+        call=legal.call,
+        bet=ChipRange(min=legal.bet.low, max=legal.bet.high) if legal.bet else None,
+        raise_to=(
+            ChipRange(min=legal.raise_to.low, max=legal.raise_to.high) if legal.raise_to else None
+        ),
+        declare_cut=legal.declare_cut,
+    )
+
+
+def hand_event(
+    event: engine.Event, viewer: Viewer, *, table_id: str, seq: int, hand_id: int
+) -> wire.HandEvent | None:
+    """``event`` as ``viewer`` sees it, or ``None`` for events the wire does not carry
+    (``HandStarted`` holds the deck: the table sends its own ``hand_started``)."""
+    ids: dict[str, Any] = {"table_id": table_id, "seq": seq, "hand_id": hand_id}
+    match event:
+        case engine.AnteTaken(seat, amount, all_in):
+            return wire.AnteTaken(**ids, seat=seat, amount=amount, all_in=all_in)
+        case engine.TilesDealt(seat, tiles):
+            three = (str(tiles[0]), str(tiles[1]), str(tiles[2]))
+            return wire.TilesDealt(**ids, seat=seat, tiles=three if seat == viewer else None)
+        case engine.BettingRoundStarted(round):
+            return wire.BettingRoundStarted(**ids, round=round)
+        case engine.TurnTimedOut(seat):
+            return wire.TurnTimedOut(**ids, seat=seat)
+        case engine.Checked(seat):
+            return wire.Checked(**ids, seat=seat)
+        case engine.BetPlaced(seat, amount, all_in):
+            return wire.BetPlaced(**ids, seat=seat, amount=amount, all_in=all_in)
+        case engine.Called(seat, amount, all_in):
+            return wire.Called(**ids, seat=seat, amount=amount, all_in=all_in)
+        case engine.Raised(seat, to, amount, all_in):
+            return wire.Raised(**ids, seat=seat, to=to, amount=amount, all_in=all_in)
+        case engine.Folded(seat):
+            return wire.Folded(**ids, seat=seat)
+        case engine.BetReturned(seat, amount):
+            return wire.BetReturned(**ids, seat=seat, amount=amount)
+        case engine.FourthTileDealt(seat, tile):
+            return wire.FourthTileDealt(
+                **ids, seat=seat, tile=str(tile) if seat == viewer else None
+            )
+        case engine.CutDeclared(seat, cut):
+            return wire.CutDeclared(**ids, seat=seat, cut=cut_view(cut) if seat == viewer else None)
+        case engine.Showdown(hands):
+            faces = tuple(
+                wire.ShownHand(
+                    seat=hand.seat,
+                    tiles=(
+                        str(hand.tiles[0]),
+                        str(hand.tiles[1]),
+                        str(hand.tiles[2]),
+                        str(hand.tiles[3]),
+                    ),
+                    cut=cut_view(hand.cut),
+                    category=hand.category,
+                )
+                for hand in hands
+            )
+            return wire.Showdown(**ids, hands=faces)
+        case engine.PotAwarded(amount, eligible, shares):
+            return wire.PotAwarded(**ids, amount=amount, eligible=eligible, shares=amounts(shares))
+        case _:
+            # HandStarted, BettingRoundEnded, CuttingStarted, HandVoided and HandEnded
+            # need what only the table knows (the commitment, the pot, deadlines, the
+            # reason, the seed): the table makes those itself.
+            return None
+
+
+def seat_views(
+    hand: HandState | None,
+    seats: Iterable[wire.SeatView],
+    viewer: Viewer,
+) -> tuple[wire.SeatView, ...]:
+    """Fill in each seat's part in the hand, hiding the tiles of every seat but ``viewer``'s."""
+    if hand is None:
+        return tuple(seats)
+    in_hand = hand.seats
+    shown = hand.phase is Phase.ENDED and any(isinstance(e, engine.Showdown) for e in hand.log)
+    views = []
+    for seat in seats:
+        s = in_hand.get(seat.seat)
+        if s is None:
+            views.append(seat)
+            continue
+        visible = seat.seat == viewer or (shown and not s.folded)
+        views.append(
+            seat.model_copy(
+                update={
+                    "stack": s.stack,
+                    "bet": s.round_bet,
+                    "in_hand": True,
+                    "folded": s.folded,
+                    "all_in": s.all_in,
+                    "tile_count": len(s.tiles),
+                    "tiles": tiles_text(s.tiles) if visible else None,
+                }
+            )
+        )
+    return tuple(views)
