@@ -9,7 +9,14 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 from qiuqiu.engine import MAX_SEATS, MIN_SEATS, TieRule, Tile
 
@@ -71,6 +78,8 @@ class TableOptions(Message):
 
     seats: Annotated[int, Field(ge=MIN_SEATS, le=MAX_SEATS)] = 2
     dealer_bot: bool = True
+    min_players: Annotated[int, Field(ge=MIN_SEATS, le=MAX_SEATS)] = 2
+    """Seats (the bot's included) that must be ready before a hand starts."""
     ante: Annotated[int, Field(ge=0, le=MAX_CHIPS)] = 10
     min_bet: PositiveChips = 10
     max_bet: PositiveChips | None = None
@@ -81,6 +90,18 @@ class TableOptions(Message):
     turn_seconds: Annotated[float, Field(ge=0.05, le=600)] = 30.0
     min_buy_in: PositiveChips = 100
     max_buy_in: PositiveChips = 10_000
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TableOptions:
+        if self.min_players > self.seats:
+            raise ValueError(f"min_players ({self.min_players}) exceeds seats ({self.seats})")
+        if self.min_buy_in > self.max_buy_in:
+            raise ValueError(
+                f"min_buy_in ({self.min_buy_in}) exceeds max_buy_in ({self.max_buy_in})"
+            )
+        if self.max_bet is not None and self.max_bet < self.min_bet:
+            raise ValueError(f"max_bet ({self.max_bet}) is below min_bet ({self.min_bet})")
+        return self
 
 
 class ChipRange(Message):

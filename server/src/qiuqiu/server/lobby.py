@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -21,9 +20,6 @@ from qiuqiu.server.dealer import DealerBot
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import Account, Store
 from qiuqiu.server.table import Random, Table, TableTimings, Viewer, new_table_id
-
-RECENT_IDS = 1024
-"""Message ids remembered per account, to refuse a repeated one."""
 
 MAX_TABLES = 10_000
 
@@ -45,7 +41,6 @@ class Lobby:
     starting_balance: int = 1_000
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
-    _recent_ids: dict[str, OrderedDict[object, None]] = field(default_factory=dict)
 
     async def open_account(self, name: str) -> tuple[Account, str]:
         """A new account with the starting balance, and its resume token."""
@@ -74,16 +69,6 @@ class Lobby:
             del self.sessions[account_id]
             return True
         return False
-
-    def first_time(self, account_id: str, message_id: object) -> bool:
-        """True the first time this account uses ``message_id`` (of the last 1,024)."""
-        seen = self._recent_ids.setdefault(account_id, OrderedDict())
-        if message_id in seen:
-            return False
-        seen[message_id] = None
-        if len(seen) > RECENT_IDS:
-            seen.popitem(last=False)
-        return True
 
     async def create_table(self, options: TableOptions) -> Table:
         if len(self.tables) >= MAX_TABLES:

@@ -14,17 +14,21 @@ WebSocket gateway and in tests. Its rules:
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 
 from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_client, encode, message_id
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import Account
 from qiuqiu.server.table import Table
 
 log = logging.getLogger(__name__)
+
+RECENT_IDS = 1024
 
 
 class Session:
@@ -36,6 +40,7 @@ class Session:
         self._close = close
         self.account: Account | None = None
         self._watching: set[Table] = set()
+        self._recent_ids: OrderedDict[MessageId, None] = OrderedDict()
 
     # -- the Viewer and Connection protocols -----------------------------------------
 
@@ -79,7 +84,7 @@ class Session:
         if self.account is None:
             raise Refused("hello_required", "say hello first")
         account_id = self.account.account_id
-        if message.id is not None and not self.lobby.first_time(account_id, message.id):
+        if message.id is not None and not self._first_time(message.id):
             raise Refused("duplicate_id", f"message {message.id!r} was already handled")
         match message:
             case cmd.ListTables():
@@ -104,6 +109,16 @@ class Session:
                 self.deliver(self.lobby.table(table_id).snapshot(self, message.id))
             case _:
                 await self.lobby.table(message.table_id).act(account_id, message)
+
+    def _first_time(self, message_id: MessageId) -> bool:
+        """True the first time this connection uses ``message_id`` (of its last 1,024):
+        a client that resends a message it is unsure of gets an error, not a double bet."""
+        if message_id in self._recent_ids:
+            return False
+        self._recent_ids[message_id] = None
+        if len(self._recent_ids) > RECENT_IDS:
+            self._recent_ids.popitem(last=False)
+        return True
 
     async def _hello(self, hello: cmd.Hello) -> None:
         if self.account is not None:

@@ -8,7 +8,7 @@ Rules this module keeps:
    and a refused one leaves no trace.
 2. Every table event gets the next ``seq`` and goes to every viewer (seats
    and spectators), each in its own view (:mod:`qiuqiu.server.views`).
-3. A hand starts when at least two seats are ready: chips in front of them,
+3. A hand starts when ``min_players`` seats (at least two) are ready: chips in front of them,
    not leaving, and connected or within their grace period. At a dealer-bot
    table the bot is always the button, so the player acts first.
 4. Chips reach a table only through the store's ``move_chips`` (buy-in,
@@ -335,7 +335,7 @@ class Table:
     def _schedule_hand(self) -> None:
         if self.closed or self.playing or self._next_hand is not None:
             return
-        if len(self._ready_seats()) < 2:
+        if len(self._ready_seats()) < self.options.min_players:
             return
         pause = self.timings.hand_pause if self.hand is not None else 0
         self._next_hand = self._later(pause, self._start_hand)
@@ -350,7 +350,7 @@ class Table:
         async with self._lock:
             self._next_hand = None
             ready = self._ready_seats()
-            if self.closed or self.playing or len(ready) < 2:
+            if self.closed or self.playing or len(ready) < self.options.min_players:
                 return
             button = self._button(sorted(ready))
             self._seed = f"{self.rng.getrandbits(256):064x}"
@@ -377,8 +377,9 @@ class Table:
     def _button(self, ready: list[int]) -> int:
         if self.bot_seat is not None:
             return self.bot_seat
-        last = self.hand.button if self.hand is not None else ready[-1]
-        return next((n for n in ready if n > last), ready[0])
+        if self.hand is None:
+            return ready[-1]  # so the first hand opens with the lowest seat
+        return next((n for n in ready if n > self.hand.button), ready[0])
 
     def _apply(
         self, hand: HandState, seat: int, action: cmd.TableAction

@@ -1,0 +1,120 @@
+"""A real server on a free port, and test clients that speak to it over real WebSockets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.store import MemoryStore
+
+FAST = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, grace=5.0)
+WAIT = 5.0
+"""Seconds a test waits for a message before it fails (never a timing assertion)."""
+
+
+class Client:
+    """A test client: sends dicts, keeps every frame it receives, waits for messages."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+        self.frames: list[dict[str, Any]] = []
+        self._unread: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        self._ids = 0
+
+    async def _read(self) -> None:
+        async for frame in self.connection:
+            message = json.loads(frame)
+            self.frames.append(message)
+            self._unread.put_nowait(message)
+
+    async def send(self, type: str, **fields: Any) -> int:
+        """Send a message with a fresh ``id``; return the id."""
+        self._ids += 1
+        await self.connection.send(json.dumps({"type": type, "id": self._ids, **fields}))
+        return self._ids
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        await self.connection.send(frame)
+
+    async def expect(self, type: str, **match: Any) -> dict[str, Any]:
+        """The next message of ``type`` whose fields equal ``match`` (others are skipped)."""
+        return await self.wait(lambda m: m["type"] == type and _has(m, match))
+
+    async def wait(self, found: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        async with asyncio.timeout(WAIT):
+            while True:
+                message = await self._unread.get()
+                if found(message):
+                    return message
+
+    async def reply(self, type: str, **fields: Any) -> dict[str, Any]:
+        """Send a message and return the reply (or error) that names it."""
+        ref = await self.send(type, **fields)
+        return await self.wait(lambda m: m.get("ref") == ref and "seq" not in m)
+
+    async def hello(self, name: str = "Ann", **fields: Any) -> dict[str, Any]:
+        return await self.reply("hello", version=PROTOCOL_VERSION, name=name, **fields)
+
+    async def close(self) -> None:
+        await self.connection.close()
+        await self._reader
+
+
+def chip_total(server: QiuQiuServer) -> int:
+    """Every balance (the house's included), stack and pot: always zero (see store.py)."""
+    assert isinstance(server.store, MemoryStore)
+    total = sum(server.store.balances().values())
+    for table in server.lobby.tables.values():
+        hand = table.hand
+        if table.playing and hand is not None:
+            in_hand = hand.seats
+            total += hand.pot + sum(s.stack for s in in_hand.values())
+            total += sum(s.stack for n, s in table.seats.items() if n not in in_hand)
+        else:
+            total += sum(s.stack for s in table.seats.values())
+    return total
+
+
+def _has(message: dict[str, Any], match: dict[str, Any]) -> bool:
+    return all(message.get(key) == value for key, value in match.items())
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    return FAST
+
+
+@pytest.fixture
+async def server(config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(2026))
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+async def connect_client(server: QiuQiuServer) -> AsyncIterator[Callable[[], Any]]:
+    clients: list[Client] = []
+
+    async def make() -> Client:
+        client = Client(await connect(server.url))
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.close()
+
+
+__all__ = ["FAST", "Client", "chip_total", "replace"]
