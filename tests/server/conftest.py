@@ -61,7 +61,10 @@ class Client:
     async def reply(self, type: str, **fields: Any) -> dict[str, Any]:
         """Send a message and return the reply (or error) that names it."""
         ref = await self.send(type, **fields)
-        return await self.wait(lambda m: m.get("ref") == ref and "seq" not in m)
+        # Table events caused by the message carry its ref too; a reply is the rest.
+        return await self.wait(
+            lambda m: m.get("ref") == ref and not ("seq" in m and "table_id" in m)
+        )
 
     async def hello(self, name: str = "Ann", **fields: Any) -> dict[str, Any]:
         return await self.reply("hello", version=PROTOCOL_VERSION, name=name, **fields)

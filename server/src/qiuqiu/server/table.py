@@ -89,8 +89,10 @@ class Seat:
         return SeatRecord(self.seat, self.account_id, self.name, self.stack, self.is_bot)
 
 
-@dataclass
+@dataclass(eq=False)
 class Table:
+    """A table, compared by identity: there is one object per table in a process."""
+
     table_id: str
     options: TableOptions
     store: Store

@@ -1,0 +1,160 @@
+"""Accounts, the lobby, and coming and going at tables."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.server.conftest import FAST, chip_total
+from tests.server.test_play import Connect, call_or_check, play_hand
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    # A short grace period, for the test of a player who never comes back.
+    return replace(FAST, grace=0.3)
+
+
+async def test_the_lobby_lists_tables_with_their_stakes_seats_and_players(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    host, guest = await connect_client(), await connect_client()
+    await host.hello("Host")
+    await guest.hello("Guest")
+    options = {"seats": 4, "dealer_bot": False, "ante": 5, "min_bet": 20, "betting_rounds": 2}
+    created = await host.reply("create_table", options=options)
+    table_id = created["table"]["table_id"]
+    await guest.reply("join_table", table_id=table_id, buy_in=400, seat=2)
+
+    listing = await host.reply("list_tables")
+    (table,) = [t for t in listing["tables"] if t["table_id"] == table_id]
+    assert table["options"]["ante"] == 5
+    assert table["options"]["min_bet"] == 20
+    assert table["options"]["betting_rounds"] == 2
+    assert table["seats"] == [{"seat": 2, "name": "Guest", "is_bot": False, "stack": 400}]
+    assert table["free_seats"] == 3
+    assert table["playing"] is False
+
+
+async def test_a_table_against_the_dealer_bot_is_one_message_away(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    await client.send("create_table", buy_in=300)
+    created = await client.expect("table_created")
+    assert [s["is_bot"] for s in created["table"]["seats"]] == [True]
+    await client.expect("table_joined", seat=0)
+    started = await client.expect("hand_started")
+    assert started["button"] == 1  # the bot deals; the player acts first
+    await client.expect("turn_started", seat=0)
+
+
+async def test_leaving_returns_the_stack_and_balances_follow_the_account_between_tables(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    await client.send("create_table", buy_in=300)
+    joined = await client.expect("table_joined")
+    table_id = joined["table_id"]
+    await play_hand(client, table_id, call_or_check)
+
+    # The next hand has started already (no pause in tests): the stack comes back when it ends.
+    await client.send("leave_table", table_id=table_id)
+    left = await client.expect("table_left")
+    assert left["balance"] == 700 + left["cashed_out"]
+
+    await client.send("create_table", buy_in=left["balance"])
+    rejoined = await client.expect("table_joined")
+    assert rejoined["balance"] == 0
+    assert chip_total(server) == 0
+
+
+async def test_a_player_who_leaves_mid_hand_is_played_out_and_paid_when_it_ends(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    await client.send("create_table", buy_in=300)
+    turn = await client.expect("turn_started", seat=0)
+    ref = await client.send("leave_table", table_id=turn["table_id"])
+    # Its own turn: the timer plays it at once (a check, since nobody has bet).
+    await client.expect("turn_timed_out", seat=0)
+    ended = await client.expect("hand_ended")
+    left = await client.expect("table_left")
+    assert left["ref"] == ref
+    stack = next(s["amount"] for s in ended["stacks"] if s["seat"] == 0)
+    assert left["cashed_out"] == stack
+    assert left["balance"] == 700 + stack
+    assert chip_total(server) == 0
+
+
+async def test_a_player_who_never_comes_back_loses_the_seat_and_keeps_the_chips(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    player, other = await connect_client(), await connect_client()
+    welcome = await player.hello("Gone")
+    await other.hello("Stays")
+    created = await player.reply("create_table", options={"dealer_bot": False}, buy_in=200)
+    table_id = created["table"]["table_id"]
+    await other.reply("watch_table", table_id=table_id)
+    await player.close()
+
+    await other.expect("player_disconnected", seat=0)
+    await other.expect("player_left", seat=0)
+    again = await connect_client()
+    resumed = await again.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+    assert resumed["tables"] == []
+    assert resumed["balance"] == 1000
+    assert chip_total(server) == 0
+
+
+async def test_a_client_that_missed_events_asks_for_a_snapshot_and_gets_the_current_seq(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    await client.send("create_table", buy_in=300)
+    turn = await client.expect("turn_started", seat=0)
+    snapshot = await client.reply("request_snapshot", table_id=turn["table_id"])
+    assert snapshot["type"] == "table_snapshot"
+    assert snapshot["seq"] == turn["seq"]
+    assert snapshot["table"]["hand"]["actor"] == 0
+    seqs = [m["seq"] for m in client.frames if "seq" in m and m["type"] != "table_snapshot"]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+
+
+async def test_at_a_manual_split_table_each_player_declares_a_cut_that_is_binding(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    options = {"manual_split": True}
+    await client.send("create_table", options=options, buy_in=300)
+    turn = await client.expect("turn_started", seat=0)
+    await client.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
+    cutting = await client.expect("cutting_started")
+    assert 0 in cutting["seats"]
+    mine = [
+        t
+        for m in client.frames
+        if m["type"] in ("tiles_dealt", "fourth_tile_dealt") and m["seat"] == 0
+        for t in (m.get("tiles") or [m.get("tile")])
+    ]
+    # Deliberately the first two and the last two tiles, which is rarely the best cut.
+    pairs = [mine[:2], mine[2:]]
+    await client.send(
+        "declare_cut", table_id=turn["table_id"], hand_id=turn["hand_id"], pairs=pairs
+    )
+    declared = await client.expect("cut_declared", seat=0)
+    assert sorted(map(sorted, declared["cut"]["pairs"])) == sorted(map(sorted, pairs))
+    showdown = await client.expect("showdown")
+    shown = next(h for h in showdown["hands"] if h["seat"] == 0)
+    assert sorted(map(sorted, shown["cut"]["pairs"])) == sorted(map(sorted, pairs))
+    await asyncio.wait_for(client.expect("hand_ended"), 5)
