@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from collections.abc import AsyncIterator, Callable
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
@@ -33,10 +35,12 @@ class Client:
         self._ids = 0
 
     async def _read(self) -> None:
-        async for frame in self.connection:
-            message = json.loads(frame)
-            self.frames.append(message)
-            self._unread.put_nowait(message)
+        # A connection the server closed ends the loop quietly; close_code says why.
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in self.connection:
+                message = json.loads(frame)
+                self.frames.append(message)
+                self._unread.put_nowait(message)
 
     async def send(self, type: str, **fields: Any) -> int:
         """Send a message with a fresh ``id``; return the id."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, model_validator
 
 from qiuqiu.protocol.common import (
     HandId,
@@ -123,6 +123,13 @@ class DeclareCut(ClientMessage):
     table_id: TableId
     hand_id: HandId
     pairs: tuple[tuple[TileText, TileText], tuple[TileText, TileText]]
+
+    @model_validator(mode="after")
+    def _four_tiles(self) -> DeclareCut:
+        tiles = {tile for pair in self.pairs for tile in pair}
+        if len(tiles) != 4:
+            raise ValueError("a cut is four different tiles in two pairs")
+        return self
 
 
 AnyClientMessage = Annotated[

@@ -44,7 +44,11 @@ def message_id(frame: str | bytes) -> MessageId | None:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     ref = data.get("id") if isinstance(data, dict) else None
-    if isinstance(ref, str) and 0 < len(ref) <= 64:
+    if isinstance(ref, str) and 0 < len(ref) <= 64 and ref.isprintable():
+        try:
+            ref.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate cannot be sent back
+            return None
         return ref
     if isinstance(ref, int) and not isinstance(ref, bool) and 0 <= ref <= 2**53:
         return ref

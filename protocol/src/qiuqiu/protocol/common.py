@@ -7,7 +7,7 @@ number, ``1.0`` is not a whole amount), so a message means exactly one thing.
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -29,8 +29,19 @@ MAX_CHIPS = 10**12
 NAME_LENGTH = 24
 
 
+def _type_is_required(schema: dict[str, Any]) -> None:
+    # ``type`` has a default so Python code need not repeat it, but on the wire it is
+    # the tag every message must carry: say so to code generators in other languages.
+    if "type" in schema.get("properties", {}):
+        required = schema.setdefault("required", [])
+        if "type" not in required:
+            required.insert(0, "type")
+
+
 class Message(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", strict=True, json_schema_extra=_type_is_required
+    )
 
 
 def _tile_text(text: str) -> str:
@@ -62,11 +73,15 @@ def clean_name(text: str) -> str:
     """Display names reach every other client: no control or formatting characters,
     no leading, trailing or repeated spaces."""
     text = unicodedata.normalize("NFKC", text)
-    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CZ" or ch == " ")
-    name = " ".join(kept.split())
+    kept = "".join(
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or unicodedata.category(ch)[0] not in "CZ"
+    )
+    name = " ".join(kept.split())[:NAME_LENGTH].rstrip()
     if not name:
         raise ValueError("a name needs at least one visible character")
-    return name[:NAME_LENGTH]
+    return name
 
 
 PlayerName = Annotated[str, StringConstraints(max_length=64), AfterValidator(clean_name)]

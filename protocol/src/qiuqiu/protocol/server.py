@@ -7,12 +7,13 @@ Two kinds of message:
 - Table events (everything with ``table_id`` and ``seq``): what happened at a
   table, sent to every seat and spectator, each in its own view. ``seq`` is
   the table's counter, the same for every viewer, and goes up by exactly one
-  per event; a client that sees a gap sends ``request_snapshot``. The copy sent
-  to the client whose action caused an event carries that action's ``ref``.
+  per event; a client that sees a gap sends ``request_snapshot``. The copies
+  sent to the client whose action the engine turned into events (``checked``,
+  ``bet_placed``, ... up to ``pot_awarded``) carry that action's ``ref``.
 
 Hidden information stays hidden: ``tiles_dealt``, ``fourth_tile_dealt`` and
 ``cut_declared`` carry tiles only in the copy for the seat they belong to; the
-other copies have ``null`` there. Tiles are shown to all at ``showdown``, and
+other copies leave the field out (it is ``null``). Tiles are shown to all at ``showdown``, and
 the deck with the seed that commits to it at ``hand_ended``.
 """
 

@@ -68,6 +68,7 @@ class Outbox:
         self.connection = connection
         self.queue: asyncio.Queue[str] = asyncio.Queue(OUTBOX_SIZE)
         self.writer = asyncio.get_running_loop().create_task(self._write())
+        self.closing: asyncio.Task[None] | None = None
 
     def send(self, frame: str) -> None:
         try:
@@ -76,7 +77,8 @@ class Outbox:
             self.close(CloseCode.POLICY_VIOLATION, "too many unread messages")
 
     def close(self, code: int, reason: str) -> None:
-        asyncio.get_running_loop().create_task(self._close(code, reason))
+        if self.closing is None:
+            self.closing = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def flush(self) -> None:
         await self.queue.join()
@@ -166,11 +168,15 @@ class QiuQiuServer:
         self._outboxes.add(outbox)
         session = Session(self.lobby, outbox.send, outbox.close)
         bucket = TokenBucket(self.config.rate, self.config.burst)
+        flooded = False
         try:
             async for frame in connection:
+                if flooded:
+                    continue  # read on, so the closing handshake is not stuck behind the flood
                 if not bucket.take():
-                    await connection.close(CloseCode.POLICY_VIOLATION, "too many messages")
-                    break
+                    flooded = True
+                    outbox.close(CloseCode.POLICY_VIOLATION, "too many messages")
+                    continue
                 await session.receive(frame)
         except ConnectionClosed:
             pass

@@ -85,6 +85,17 @@ class Lobby:
         await table.open()
         return table
 
+    async def discard(self, table: Table) -> None:
+        """Close a table nobody sat down at (the bot's chips go back to the house)."""
+        await table.close()
+        del self.tables[table.table_id]
+
+    async def verify_balance(self, account_id: str, amount: int) -> None:
+        account = await self.store.account(account_id)
+        balance = 0 if account is None else account.balance
+        if balance < amount:
+            raise Refused("insufficient_balance", f"you have {balance} chips, not {amount}")
+
     def table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
         if table is None:

@@ -24,7 +24,7 @@ from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import Account
-from qiuqiu.server.table import Table
+from qiuqiu.server.table import Table, verify_buy_in
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +90,20 @@ class Session:
             case cmd.ListTables():
                 self.deliver(wire.TableList(ref=message.id, tables=self.lobby.summaries()))
             case cmd.CreateTable(options=options, buy_in=buy_in):
+                if buy_in is not None:
+                    # Checked first, so a refused buy-in leaves no empty table behind.
+                    verify_buy_in(options, buy_in)
+                    await self.lobby.verify_balance(account_id, buy_in)
                 table = await self.lobby.create_table(options)
                 self.deliver(wire.TableCreated(ref=message.id, table=table.summary()))
                 if buy_in is not None:
-                    await table.sit(account_id, self.account.name, self, buy_in, None, message.id)
+                    try:
+                        await table.sit(
+                            account_id, self.account.name, self, buy_in, None, message.id
+                        )
+                    except Refused:
+                        await self.lobby.discard(table)
+                        raise
             case cmd.JoinTable(table_id=table_id, buy_in=buy_in, seat=seat):
                 table = self.lobby.table(table_id)
                 await table.sit(account_id, self.account.name, self, buy_in, seat, message.id)

@@ -153,10 +153,7 @@ class MemoryStore:
     async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
         account = self._accounts[account_id]
         if account_id != HOUSE and account.balance < amount:
-            raise Refused(
-                "insufficient_balance",
-                f"you have {account.balance} chips, not {amount}",
-            )
+            raise Refused("insufficient_balance", f"you have {account.balance} chips, not {amount}")
         self._tables[table.table_id] = table
         return self._credit(account_id, -amount)
 

@@ -186,11 +186,7 @@ class Table:
         """Seat ``account_id`` with ``buy_in`` chips from its balance."""
         async with self._lock:
             number = self._free_seat(account_id, seat)
-            o = self.options
-            if not o.min_buy_in <= buy_in <= o.max_buy_in:
-                raise Refused(
-                    "invalid_buy_in", f"buy in with {o.min_buy_in} to {o.max_buy_in} chips"
-                )
+            verify_buy_in(self.options, buy_in)
             new = Seat(number, account_id, name, buy_in)
             account = await self.store.move_chips(
                 account_id, buy_in, self.record().with_seat(new.record())
@@ -267,6 +263,8 @@ class Table:
                     f"hand {action.hand_id} is not in play at table {self.table_id}"
                     + (f" (hand {self.hand_id} is)" if self.playing else ""),
                 )
+            if seat.seat not in self.hand.seats:
+                raise Refused("not_in_hand", "you were not dealt into this hand: wait for the next")
             try:
                 events = self._apply(self.hand, seat.seat, action)
             except IllegalAction as error:
@@ -300,7 +298,6 @@ class Table:
             if seat.grace is not None:
                 seat.grace.cancel()
                 seat.grace = None
-            seat.viewer = viewer
             if not seat.connected:
                 seat.connected = True
                 self._publish(
@@ -308,6 +305,8 @@ class Table:
                         table_id=self.table_id, seq=self._next_seq(), seat=seat.seat
                     )
                 )
+            # Seen only now, so the snapshot below is the first thing this viewer gets.
+            seat.viewer = viewer
             viewer.deliver(self._snapshot(viewer, None))
             self._schedule_hand()
 
@@ -441,7 +440,7 @@ class Table:
                 return
             case engine.BettingRoundEnded(round):
                 made = wire.BettingRoundEnded(
-                    **ids, seq=self._next_seq(), round=round, pot=hand.pot
+                    **ids, seq=self._next_seq(), round=round, pot=self._pot
                 )
             case engine.CuttingStarted(seats):
                 self._deadline_ms = self._deadline()
@@ -676,6 +675,8 @@ class Table:
             if not free:
                 raise Refused("table_full", f"table {self.table_id} has no free seat")
             return free[0]
+        if not 0 <= wanted < self.options.seats:
+            raise Refused("no_such_seat", f"the seats are 0 to {self.options.seats - 1}")
         if wanted not in free:
             raise Refused("seat_taken", f"seat {wanted} is not free (free: {free or 'none'})")
         return wanted
@@ -711,6 +712,13 @@ class Table:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("table %s: background work failed", self.table_id, exc_info=task.exception())
+
+
+def verify_buy_in(options: TableOptions, buy_in: int) -> None:
+    if not options.min_buy_in <= buy_in <= options.max_buy_in:
+        raise Refused(
+            "invalid_buy_in", f"buy in with {options.min_buy_in} to {options.max_buy_in} chips"
+        )
 
 
 def _pot_change(event: engine.Event) -> int:
