@@ -22,9 +22,10 @@ async def run(config: ServerConfig) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
-    logging.basicConfig(
-        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    level = logging.getLevelName(config.log_level.upper())
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # websockets logs every connection at INFO: at scale that drowns what matters.
+    logging.getLogger("websockets").setLevel(max(level, logging.WARNING))
     asyncio.run(run(config))
     return 0
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 
-def _option(default: Any, help: str) -> Any:
-    return field(default=default, metadata={"help": help})
+def _option(default: Any, help: str, choices: tuple[str, ...] | None = None) -> Any:
+    return field(default=default, metadata={"help": help, "choices": choices})
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class ServerConfig:
     grace: float = _option(60.0, "seconds a disconnected player keeps the seat")
     hand_pause: float = _option(2.0, "seconds between hands")
     bot_delay: float = _option(0.5, "seconds the dealer bot waits before acting")
-    log_level: str = _option("INFO", "logging level: DEBUG, INFO, WARNING or ERROR")
+    log_level: str = _option("INFO", "logging level", ("DEBUG", "INFO", "WARNING", "ERROR"))
 
 
 def parse_config(
@@ -49,10 +49,14 @@ def parse_config(
             value = kind(environ[env]) if env in environ else f.default
         except ValueError:
             parser.error(f"{env}={environ[env]!r} is not a valid {kind.__name__}")
+        choices = f.metadata["choices"]
+        if choices and value not in choices:
+            parser.error(f"{env}={value!r} is not one of {', '.join(choices)}")
         parser.add_argument(
             f"--{f.name.replace('_', '-')}",
             type=kind,
             default=value,
             help=f"{f.metadata['help']} (default {f.default}; env {env})",
+            choices=f.metadata.get("choices"),
         )
     return ServerConfig(**vars(parser.parse_args(argv)))
