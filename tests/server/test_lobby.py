@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from qiuqiu.engine import Hand, Tile, rank
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
@@ -158,3 +159,37 @@ async def test_at_a_manual_split_table_each_player_declares_a_cut_that_is_bindin
     shown = next(h for h in showdown["hands"] if h["seat"] == 0)
     assert sorted(map(sorted, shown["cut"]["pairs"])) == sorted(map(sorted, pairs))
     await asyncio.wait_for(client.expect("hand_ended"), 5)
+
+
+async def test_a_cut_not_declared_in_time_is_the_best_cut(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    options = {"manual_split": True, "turn_seconds": 0.2}
+    await client.send("create_table", options=options, buy_in=300)
+    turn = await client.expect("turn_started", seat=0)
+    await client.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
+    await client.expect("cutting_started")
+    await client.expect("turn_timed_out", seat=0)
+    declared = await client.expect("cut_declared", seat=0)
+    tiles = [
+        Tile.parse(t)
+        for m in client.frames
+        if m["type"] in ("tiles_dealt", "fourth_tile_dealt") and m["seat"] == 0
+        for t in (m.get("tiles") or [m["tile"]])
+    ]
+    best = rank(Hand(tiles))
+    assert tuple(declared["cut"]["values"]) == best.pairs
+    await client.expect("hand_ended")
+
+
+async def test_a_seated_player_cannot_also_watch_the_same_table(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    await client.send("create_table", buy_in=300)
+    joined = await client.expect("table_joined")
+    error = await client.reply("watch_table", table_id=joined["table_id"])
+    assert error["code"] == "already_seated"

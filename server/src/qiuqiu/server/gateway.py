@@ -157,8 +157,12 @@ class QiuQiuServer:
             await asyncio.wait_for(
                 asyncio.gather(*(o.flush() for o in self._outboxes)), FLUSH_TIMEOUT
             )
-        for connection in self._server.connections:
-            await connection.close(CloseCode.GOING_AWAY, "the server is shutting down")
+        await asyncio.gather(
+            *(
+                c.close(CloseCode.GOING_AWAY, "the server is shutting down")
+                for c in self._server.connections
+            )
+        )
         await self._server.wait_closed()
         self._stopped.set()
         log.info("stopped")

@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 
 BOT_NAME = "Dealer"
 
+CUTTING = -1
+"""Stands for the log length in the timer key of a cutting phase, which has one deadline."""
+
 
 class Viewer(Protocol):
     """Whoever gets a table's messages: a client connection or the dealer bot."""
@@ -108,6 +111,7 @@ class Table:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _timer: asyncio.TimerHandle | None = None
+    _timer_key: tuple[int, int] | None = None
     _next_hand: asyncio.TimerHandle | None = None
     _deadline_ms: int | None = None
     _seed: str = ""
@@ -237,6 +241,8 @@ class Table:
 
     async def watch(self, viewer: Viewer, ref: MessageId | None = None) -> None:
         async with self._lock:
+            if any(s.viewer is viewer for s in self.seats.values()):
+                raise Refused("already_seated", "you are seated here: you see the table already")
             self._spectators.add(viewer)
             viewer.deliver(wire.TableWatched(ref=ref, table_id=self.table_id))
             viewer.deliver(self._snapshot(viewer, None))
@@ -476,18 +482,19 @@ class Table:
             self._frames.append(encode(public))
 
     def _start_turn(self, hand: HandState) -> None:
-        self._cancel_timer()
         if hand.phase is Phase.CUTTING:
-            self._set_timer(hand)
+            # One deadline for the whole cutting phase: a declared cut does not reset it.
+            if self._timer_key != (self.hand_id, CUTTING):
+                self._set_timer((self.hand_id, CUTTING))
+            self._play_for_leavers()
             return
         actor = hand.actor
         if actor is None:
             return
         self._deadline_ms = self._deadline()
-        seq = self._next_seq()
         base = wire.TurnStarted(
             table_id=self.table_id,
-            seq=seq,
+            seq=self._next_seq(),
             hand_id=self.hand_id,
             seat=actor,
             to_call=hand.to_call(actor),
@@ -497,13 +504,15 @@ class Table:
         for viewer, seat in self._viewers():
             viewer.deliver(base.model_copy(update={"legal": legal}) if seat == actor else base)
         self._frames.append(encode(base))
-        self._set_timer(hand)
+        self._set_timer((self.hand_id, len(hand.log)))
         self._play_for_leavers()
 
-    def _set_timer(self, hand: HandState) -> None:
-        delay = self.options.turn_seconds
-        key = (self.hand_id, len(hand.log))
-        self._timer = self._later(delay, self._time_out, key)
+    def _set_timer(self, key: tuple[int, int]) -> None:
+        """Time out the turn named by ``key``: (hand, length of its log) for a betting
+        turn, so a stale timer finds the log grown; (hand, ``CUTTING``) for a cutting phase."""
+        self._cancel_timer()
+        self._timer_key = key
+        self._timer = self._later(self.options.turn_seconds, self._time_out, key)
 
     def _play_for_leavers(self) -> None:
         hand = self.hand
@@ -511,21 +520,23 @@ class Table:
             return
         waiting = hand.pending_cuts if hand.phase is Phase.CUTTING else (hand.actor,)
         if any(n is not None and self.seats[n].leaving for n in waiting):
-            self.spawn(self._time_out((self.hand_id, len(hand.log))))
+            self.spawn(self._time_out((self.hand_id, len(hand.log)), leavers_only=True))
 
-    async def _time_out(self, key: tuple[int, int]) -> None:
+    async def _time_out(self, key: tuple[int, int], *, leavers_only: bool = False) -> None:
         async with self._lock:
             hand = self.hand
-            if hand is None or hand.is_over or key != (self.hand_id, len(hand.log)):
+            if hand is None or hand.is_over or key[0] != self.hand_id:
                 return
-            if hand.phase is Phase.CUTTING:
-                waiting = [n for n in hand.pending_cuts if self.seats[n].leaving] or list(
-                    hand.pending_cuts
-                )
+            if hand.phase is Phase.CUTTING and (leavers_only or key[1] == CUTTING):
+                waiting = [
+                    n for n in hand.pending_cuts if self.seats[n].leaving or not leavers_only
+                ]
                 events = tuple(e for n in waiting for e in hand.time_out(n))
-            else:
+            elif hand.phase is Phase.BETTING and key[1] == len(hand.log):
                 assert hand.actor is not None
                 events = hand.time_out(hand.actor)
+            else:
+                return  # the turn this timer was for is over
             await self._after(events)
 
     async def _settle(self, hand: HandState) -> None:
@@ -695,6 +706,7 @@ class Table:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+            self._timer_key = None
 
     def _later(
         self, delay: float, work: Callable[..., Coroutine[Any, Any, None]], *args: Any
