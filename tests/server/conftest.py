@@ -6,8 +6,7 @@ import asyncio
 import contextlib
 import json
 import random
-from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -93,6 +92,28 @@ def chip_total(server: QiuQiuServer) -> int:
     return total
 
 
+async def my_turn(client: Client, table_id: str) -> dict[str, Any]:
+    """The next ``turn_started`` at ``table_id`` that is this client's: only the
+    actor's copy carries ``legal``."""
+    return await client.wait(
+        lambda m: m["type"] == "turn_started" and m["table_id"] == table_id and "legal" in m
+    )
+
+
+async def at_bot_table(
+    connect: Callable[[], Awaitable[Client]],
+    name: str = "Ann",
+    buy_in: int = 500,
+    **options: Any,
+) -> tuple[Client, dict[str, Any]]:
+    """A player against the dealer bot, at its first turn: the table waits for it."""
+    client = await connect()
+    await client.hello(name)
+    created = await client.reply("create_table", options=options, buy_in=buy_in)
+    assert created["type"] == "table_created", created
+    return client, await my_turn(client, created["table"]["table_id"])
+
+
 def _has(message: dict[str, Any], match: dict[str, Any]) -> bool:
     return all(message.get(key) == value for key, value in match.items())
 
@@ -122,6 +143,3 @@ async def connect_client(server: QiuQiuServer) -> AsyncIterator[Callable[[], Any
     yield make
     for client in clients:
         await client.close()
-
-
-__all__ = ["FAST", "Client", "chip_total", "replace"]

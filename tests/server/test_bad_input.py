@@ -29,7 +29,7 @@ from qiuqiu.protocol import MAX_CHIPS, PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.store import HOUSE, MemoryStore
-from tests.server.conftest import FAST, WAIT, Client
+from tests.server.conftest import FAST, WAIT, Client, at_bot_table, chip_total, my_turn
 
 Message = dict[str, Any]
 Connect = Callable[[], Awaitable[Client]]
@@ -51,26 +51,6 @@ def fresh_id() -> str:
 
 
 # -- the audit: what "nothing changed" means -----------------------------------------------
-
-
-def total_chips(server: QiuQiuServer) -> int:
-    """Every balance (the house's included), every stack and every pot: always 0.
-
-    While a hand is in play the engine holds the stacks of the seats dealt in
-    (the table's copies are the stacks the hand started with) and the pot; a
-    seat that sat down after the deal keeps its stack on the table.
-    """
-    store = server.store
-    assert isinstance(store, MemoryStore)
-    total = sum(store.balances().values())
-    for table in server.lobby.tables.values():
-        hand = table.hand if table.playing else None
-        in_hand = hand.seats if hand is not None else {}
-        for number, seat in table.seats.items():
-            total += in_hand[number].stack if number in in_hand else seat.stack
-        if hand is not None:
-            total += hand.pot
-    return total
 
 
 def world(server: QiuQiuServer) -> Message:
@@ -99,7 +79,7 @@ def world(server: QiuQiuServer) -> Message:
         "balances": store.balances(),
         "sessions": sorted(server.lobby.sessions),
         "tables": tables,
-        "chips": total_chips(server),
+        "chips": chip_total(server),
     }
 
 
@@ -108,7 +88,7 @@ async def assert_nothing_changed(server: QiuQiuServer, client: Client, before: M
     listing = await client.reply("list_tables")
     assert listing["type"] == "table_list", listing
     assert world(server) == before
-    assert total_chips(server) == 0
+    assert chip_total(server) == 0
 
 
 async def assert_anonymous_and_unchanged(
@@ -157,24 +137,6 @@ async def identified(connect: Connect, name: str = "Ann") -> Client:
     welcome = await client.hello(name)
     assert welcome["type"] == "welcome", welcome
     return client
-
-
-async def my_turn(client: Client, table_id: str) -> Message:
-    """The next ``turn_started`` at ``table_id`` that is this client's: only the
-    actor's copy carries ``legal``."""
-    return await client.wait(
-        lambda m: m["type"] == "turn_started" and m["table_id"] == table_id and "legal" in m
-    )
-
-
-async def at_bot_table(
-    connect: Connect, name: str = "Ann", **options: Any
-) -> tuple[Client, Message]:
-    """A player against the dealer bot, at its first turn: the table waits for it."""
-    client = await identified(connect, name)
-    created = await client.reply("create_table", options=options, buy_in=BUY_IN)
-    assert created["type"] == "table_created", created
-    return client, await my_turn(client, created["table"]["table_id"])
 
 
 async def play_out(client: Client, turn: Message) -> Message:
@@ -647,7 +609,7 @@ async def test_a_repeated_id_on_an_action_is_played_once(
     assert [m.get("ref") for m in checks] == ["act-1"]
     listing = await client.reply("list_tables")
     assert listing["type"] == "table_list"
-    assert total_chips(server) == 0
+    assert chip_total(server) == 0
 
 
 async def test_a_repeated_id_is_refused_whatever_the_message_type(
@@ -1009,7 +971,7 @@ async def assert_the_others_carry_on(
     newcomer = await connect_client()
     welcome = await newcomer.hello("Nia")
     assert welcome["type"] == "welcome"
-    assert total_chips(server) == 0
+    assert chip_total(server) == 0
 
 
 async def test_a_frame_at_the_size_limit_is_read(

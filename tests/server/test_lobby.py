@@ -11,7 +11,7 @@ from qiuqiu.engine import Hand, Tile, rank
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.server.conftest import FAST, chip_total
+from tests.server.conftest import FAST, at_bot_table, chip_total
 from tests.server.test_play import Connect, call_or_check, play_hand
 
 
@@ -80,10 +80,7 @@ async def test_leaving_returns_the_stack_and_balances_follow_the_account_between
 async def test_a_player_who_leaves_mid_hand_is_played_out_and_paid_when_it_ends(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
-    client = await connect_client()
-    await client.hello()
-    await client.send("create_table", buy_in=300)
-    turn = await client.expect("turn_started", seat=0)
+    client, turn = await at_bot_table(connect_client, buy_in=300)
     ref = await client.send("leave_table", table_id=turn["table_id"])
     # Its own turn: the timer plays it at once (a check, since nobody has bet).
     await client.expect("turn_timed_out", seat=0)
@@ -119,10 +116,7 @@ async def test_a_player_who_never_comes_back_loses_the_seat_and_keeps_the_chips(
 async def test_a_client_that_missed_events_asks_for_a_snapshot_and_gets_the_current_seq(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
-    client = await connect_client()
-    await client.hello()
-    await client.send("create_table", buy_in=300)
-    turn = await client.expect("turn_started", seat=0)
+    client, turn = await at_bot_table(connect_client, buy_in=300)
     snapshot = await client.reply("request_snapshot", table_id=turn["table_id"])
     assert snapshot["type"] == "table_snapshot"
     assert snapshot["seq"] == turn["seq"]
@@ -134,11 +128,7 @@ async def test_a_client_that_missed_events_asks_for_a_snapshot_and_gets_the_curr
 async def test_at_a_manual_split_table_each_player_declares_a_cut_that_is_binding(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
-    client = await connect_client()
-    await client.hello()
-    options = {"manual_split": True}
-    await client.send("create_table", options=options, buy_in=300)
-    turn = await client.expect("turn_started", seat=0)
+    client, turn = await at_bot_table(connect_client, buy_in=300, manual_split=True)
     await client.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
     cutting = await client.expect("cutting_started")
     assert 0 in cutting["seats"]
@@ -164,11 +154,9 @@ async def test_at_a_manual_split_table_each_player_declares_a_cut_that_is_bindin
 async def test_a_cut_not_declared_in_time_is_the_best_cut(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
-    client = await connect_client()
-    await client.hello()
-    options = {"manual_split": True, "turn_seconds": 0.2}
-    await client.send("create_table", options=options, buy_in=300)
-    turn = await client.expect("turn_started", seat=0)
+    client, turn = await at_bot_table(
+        connect_client, buy_in=300, manual_split=True, turn_seconds=0.2
+    )
     await client.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
     await client.expect("cutting_started")
     await client.expect("turn_timed_out", seat=0)
