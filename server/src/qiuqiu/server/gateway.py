@@ -24,6 +24,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
+from qiuqiu.server import strategy
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.session import Session
@@ -133,6 +134,7 @@ class QiuQiuServer:
         return f"ws://{self.config.host}:{self.port}"
 
     async def start(self) -> None:
+        strategy.prepare()
         self._server = await serve(
             self._handle,
             self.config.host,

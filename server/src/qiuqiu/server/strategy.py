@@ -74,6 +74,13 @@ def win_chance(tiles: Sequence[Tile], opponents: int, tie_rule: TieRule = "highe
     return _chance(sum(1 << t.index for t in tiles), opponents, tie_rule)
 
 
+def prepare() -> None:
+    """Build the look-up tables of both tie rules now (about 0.1 s each), so the
+    bot's first turn does not stall the server's event loop."""
+    for tie_rule in TIE_RULES:
+        _index(tie_rule)
+
+
 # Unbounded caches are safe: 3,276 three-tile and 20,475 four-tile masks, times 2 tie
 # rules and, for _chance, the opponent counts a table can have (1 to 5).
 @cache
