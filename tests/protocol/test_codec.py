@@ -38,6 +38,10 @@ from qiuqiu.protocol.common import NAME_LENGTH
 T = "te71d2f02"
 OPTIONS = TableOptions(seats=3, dealer_bot=False, max_bet=200, max_raises=3, manual_split=True)
 CUT = CutView(pairs=(("3-3", "2-1"), ("2-2", "4-1")), values=(9, 9))
+CHIPS = (
+    wire.SeatChips(seat=0, stack=490, bet=0),
+    wire.SeatChips(seat=1, stack=9980, bet=10, folded=False, all_in=False),
+)
 LEGAL = LegalActions(
     fold=True, call=10, raise_to=ChipRange(min=20, max=490), bet=None, declare_cut=False
 )
@@ -141,8 +145,10 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
     wire.TilesDealt(**HAND, seat=0, tiles=("4-1", "2-1", "3-3")),
     wire.TilesDealt(**HAND, seat=1),
     wire.BettingRoundStarted(**HAND, round=1),
-    wire.TurnStarted(**HAND, seat=0, to_call=10, deadline_ms=1_795_982_336_140, legal=LEGAL),
-    wire.TurnStarted(**HAND, seat=1, to_call=0, deadline_ms=1_795_982_336_140),
+    wire.TurnStarted(
+        **HAND, seat=0, to_call=10, deadline_ms=1_795_982_336_140, pot=30, seats=CHIPS, legal=LEGAL
+    ),
+    wire.TurnStarted(**HAND, seat=1, to_call=0, deadline_ms=1_795_982_336_140, pot=20, seats=CHIPS),
     wire.Checked(**HAND, seat=0, ref=8),
     wire.BetPlaced(**HAND, seat=1, amount=10, all_in=False),
     wire.Called(**HAND, seat=0, amount=10, all_in=True),

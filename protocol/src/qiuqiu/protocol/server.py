@@ -252,15 +252,29 @@ class BettingRoundStarted(HandEvent):
     round: int
 
 
+class SeatChips(Message):
+    """One seat's chips in the hand: ``stack`` behind, ``bet`` in this round."""
+
+    seat: SeatNumber
+    stack: Chips
+    bet: Chips
+    folded: bool = False
+    all_in: bool = False
+
+
 class TurnStarted(HandEvent):
     """``seat`` is to act by ``deadline_ms`` (Unix time in milliseconds), else the
-    server checks for it if it can and folds it otherwise. ``legal`` is set only
-    in that seat's own copy."""
+    server checks for it if it can and folds it otherwise. It carries the whole
+    betting picture (the pot, every seat's stack and bet), so a bot can decide
+    from this message and its own tiles alone. ``legal`` is set only in that
+    seat's own copy."""
 
     type: Literal["turn_started"] = "turn_started"
     seat: SeatNumber
     to_call: Chips
     deadline_ms: int
+    pot: Chips
+    seats: tuple[SeatChips, ...]
     legal: LegalActions | None = None
 
 

@@ -499,6 +499,13 @@ class Table:
             seat=actor,
             to_call=hand.to_call(actor),
             deadline_ms=self._deadline_ms,
+            pot=hand.pot,
+            seats=tuple(
+                wire.SeatChips(
+                    seat=s.seat, stack=s.stack, bet=s.round_bet, folded=s.folded, all_in=s.all_in
+                )
+                for s in hand.seats.values()
+            ),
         )
         legal = views.legal_view(hand.legal_actions(actor))
         for viewer, seat in self._viewers():
