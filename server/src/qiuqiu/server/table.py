@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from qiuqiu import engine
-from qiuqiu.engine import HandState, IllegalAction, Phase, Shuffler, TableRules, parse_tiles
+from qiuqiu.engine import HandState, IllegalAction, Phase, Shuffler, TableRules, Tile
 from qiuqiu.protocol import TableOptions, commitment, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -56,6 +56,9 @@ class Viewer(Protocol):
 
 
 class Random(Shuffler, Protocol):
+    """Where decks and seeds come from: ``secrets.SystemRandom()`` when serving, a
+    seeded ``random.Random`` in tests that need the same deals every run."""
+
     def getrandbits(self, k: int, /) -> int: ...
 
 
@@ -256,11 +259,11 @@ class Table:
     async def act(self, account_id: str, action: cmd.TableAction) -> None:
         """Play ``action`` for the seat of ``account_id``."""
         async with self._lock:
-            seat = (
-                self.seat_of(account_id)
-                if account_id != HOUSE
-                else self.seats.get(self.bot_seat or 0)
-            )
+            # The house plays only the dealer bot's seat; everyone else only their own.
+            if account_id == HOUSE:
+                seat = None if self.bot_seat is None else self.seats.get(self.bot_seat)
+            else:
+                seat = self.seat_of(account_id)
             if seat is None:
                 raise Refused("not_seated", f"you have no seat at table {self.table_id}")
             if self.hand is None or action.hand_id != self.hand_id or self.hand.is_over:
@@ -403,9 +406,8 @@ class Table:
             case cmd.Fold():
                 return hand.fold(seat)
             case cmd.DeclareCut(pairs=((a, b), (c, d))):
-                high = parse_tiles(f"{a} {b}")
-                low = parse_tiles(f"{c} {d}")
-                return hand.declare_cut(seat, engine.Cut((high[0], high[1]), (low[0], low[1])))
+                cut = engine.Cut((Tile.parse(a), Tile.parse(b)), (Tile.parse(c), Tile.parse(d)))
+                return hand.declare_cut(seat, cut)
         raise AssertionError(f"unhandled action {action!r}")
 
     async def _after(
