@@ -72,6 +72,11 @@ class Client:
     async def hello(self, name: str = "Ann", **fields: Any) -> dict[str, Any]:
         return await self.reply("hello", version=PROTOCOL_VERSION, name=name, **fields)
 
+    async def closed(self) -> None:
+        """Wait until the server has closed the connection."""
+        async with asyncio.timeout(WAIT):
+            await self._reader
+
     async def close(self) -> None:
         await self.connection.close()
         await self._reader

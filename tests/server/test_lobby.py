@@ -181,3 +181,51 @@ async def test_a_seated_player_cannot_also_watch_the_same_table(
     joined = await client.expect("table_joined")
     error = await client.reply("watch_table", table_id=joined["table_id"])
     assert error["code"] == "already_seated"
+
+
+async def test_saying_hello_with_the_token_elsewhere_takes_the_account_over(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    first, turn = await at_bot_table(connect_client, buy_in=300)
+    welcome = next(m for m in first.frames if m["type"] == "welcome")
+    second = await connect_client()
+    resumed = await second.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+    assert resumed["tables"] == [turn["table_id"]]
+    snapshot = await second.expect("table_snapshot")
+    assert snapshot["table"]["you"] == 0
+    await first.closed()
+    assert first.connection.close_code == 4000
+    # The seat never counted as disconnected: it simply moved to the new connection.
+    assert not [m for m in second.frames if m["type"] == "player_disconnected"]
+    await second.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
+    await second.expect("checked", seat=0)
+
+
+async def test_a_player_back_after_the_grace_period_but_before_the_hand_ends_keeps_the_seat(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    away, other = await connect_client(), await connect_client()
+    welcome = await away.hello("Away")
+    await other.hello("Other")
+    options = {"dealer_bot": False, "turn_seconds": 30}
+    created = await away.reply("create_table", options=options, buy_in=200)
+    table_id = created["table"]["table_id"]
+    await other.reply("join_table", table_id=table_id, buy_in=200)
+    # Seat 0 acts first: it checks, then drops while seat 1 thinks past its grace period.
+    turn = await away.expect("turn_started", seat=0)
+    await away.send("check", table_id=table_id, hand_id=turn["hand_id"])
+    await other.expect("turn_started", seat=1)
+    await away.close()
+    await other.expect("player_disconnected", seat=0)
+    seat = server.lobby.tables[table_id].seats[0]
+    async with asyncio.timeout(5):
+        while not seat.leaving:  # the grace period has run out, with the hand still in play
+            await asyncio.sleep(0.01)
+
+    back = await connect_client()
+    resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+    assert resumed["tables"] == [table_id]
+    await other.send("check", table_id=table_id, hand_id=turn["hand_id"])
+    await back.expect("hand_ended")
+    await back.expect("hand_started", hand_id=turn["hand_id"] + 1)
+    assert not [m for m in back.frames if m["type"] == "table_left"]

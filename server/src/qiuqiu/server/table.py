@@ -86,6 +86,8 @@ class Seat:
     leaving: bool = False
     leave_ref: MessageId | None = None
     grace: asyncio.TimerHandle | None = None
+    grace_ran_out: bool = False
+    """Leaving because its grace period ran out mid-hand, not by choice: coming back undoes it."""
 
     @property
     def ready(self) -> bool:
@@ -307,6 +309,8 @@ class Table:
             if seat.grace is not None:
                 seat.grace.cancel()
                 seat.grace = None
+            if seat.grace_ran_out:
+                seat.leaving = seat.grace_ran_out = False
             if not seat.connected:
                 seat.connected = True
                 self._publish(
@@ -627,6 +631,7 @@ class Table:
             log.info("table %s: seat %d left after its grace period", self.table_id, seat.seat)
             seat.leaving = True
             if self._in_hand(seat.seat):
+                seat.grace_ran_out = True
                 self._play_for_leavers()
             else:
                 await self._cash_out(seat)
