@@ -9,6 +9,7 @@ and the older connection is closed.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from qiuqiu.server.dealer import DealerBot
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import Account, Store
 from qiuqiu.server.table import Random, Table, TableTimings, Viewer, new_table_id
+
+log = logging.getLogger(__name__)
 
 MAX_TABLES = 10_000
 
@@ -83,6 +86,7 @@ class Lobby:
         )
         self.tables[table.table_id] = table
         await table.open()
+        log.info("table %s opened: %s", table.table_id, options.model_dump_json(exclude_none=True))
         return table
 
     async def discard(self, table: Table) -> None:

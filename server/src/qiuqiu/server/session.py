@@ -13,7 +13,6 @@ WebSocket gateway and in tests. Its rules:
 
 from __future__ import annotations
 
-import logging
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -26,12 +25,12 @@ from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import Account
 from qiuqiu.server.table import Table, verify_buy_in
 
-log = logging.getLogger(__name__)
-
 RECENT_IDS = 1024
 
 
 class Session:
+    """One connection: who it is (after ``hello``), what it watches, the ids it used."""
+
     def __init__(
         self, lobby: Lobby, send: Callable[[str], None], close: Callable[[int, str], None]
     ) -> None:
