@@ -70,8 +70,11 @@ class Outbox:
         self.queue: asyncio.Queue[str] = asyncio.Queue(OUTBOX_SIZE)
         self.writer = asyncio.get_running_loop().create_task(self._write())
         self.closing: asyncio.Task[None] | None = None
+        self.is_shut = False
 
     def send(self, frame: str) -> None:
+        if self.is_shut:
+            return  # the connection is gone: there is nobody to write to
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
@@ -83,6 +86,14 @@ class Outbox:
 
     async def flush(self) -> None:
         await self.queue.join()
+
+    def shut(self) -> None:
+        """Stop writing and drop what is left, so nobody waits for it to be flushed."""
+        self.is_shut = True
+        self.writer.cancel()
+        while not self.queue.empty():
+            self.queue.get_nowait()
+            self.queue.task_done()
 
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
@@ -188,5 +199,5 @@ class QiuQiuServer:
             pass
         finally:
             self._outboxes.discard(outbox)
-            outbox.writer.cancel()
+            outbox.shut()
             await session.disconnected()
