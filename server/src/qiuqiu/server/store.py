@@ -14,6 +14,7 @@ is always zero, which is what the chip audits check.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -86,7 +87,8 @@ class Store(Protocol):
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
-        """Open an account with ``grant`` chips from the house."""
+        """Open an account with ``grant`` chips from the house. Raises :class:`Refused`
+        (``account_exists``) and changes nothing if the id or the token hash is taken."""
 
     async def account(self, account_id: str) -> Account | None: ...
 
@@ -95,7 +97,8 @@ class Store(Protocol):
     async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
         """Take ``amount`` chips from the balance (give them back if negative) and save
         ``table``, which holds them now, in one step. Raises :class:`Refused`
-        (``insufficient_balance``) and changes nothing if the balance is short."""
+        (``insufficient_balance``, ``unknown_account``) and changes nothing if the
+        balance is short or there is no such account. Only the house may go below zero."""
 
     async def save_table(self, table: TableRecord) -> None: ...
 
@@ -136,8 +139,10 @@ class MemoryStore:
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
-        if account_id in self._accounts:
-            raise Refused("account_exists", f"account {account_id} exists")
+        if account_id in self._accounts or token_hash in self._tokens:
+            raise Refused("account_exists", f"account {account_id} or its token exists")
+        if grant < 0:
+            raise ValueError(f"a grant is never negative, not {grant}")
         self._credit(HOUSE, -grant)
         account = self._accounts[account_id] = Account(account_id, name, grant)
         self._tokens[token_hash] = account_id
@@ -151,7 +156,9 @@ class MemoryStore:
         return None if account_id is None else self._accounts[account_id]
 
     async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
-        account = self._accounts[account_id]
+        account = self._accounts.get(account_id)
+        if account is None:
+            raise Refused("unknown_account", f"there is no account {account_id}")
         if account_id != HOUSE and account.balance < amount:
             raise Refused("insufficient_balance", f"you have {account.balance} chips, not {amount}")
         self._tables[table.table_id] = table
@@ -174,12 +181,12 @@ class MemoryStore:
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
-        return tuple(self._table_hands[table_id])[-limit:]
+        return _last(self._table_hands.get(table_id, ()), limit)
 
     async def account_hands(
         self, account_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
-        return tuple(self._account_hands[account_id])[-limit:]
+        return _last(self._account_hands.get(account_id, ()), limit)
 
     def balances(self) -> dict[str, int]:
         """Every balance, the house's included: for audits."""
@@ -189,3 +196,8 @@ class MemoryStore:
         account = self._accounts[account_id]
         updated = self._accounts[account_id] = replace(account, balance=account.balance + amount)
         return updated
+
+
+def _last(hands: Iterable[HandRecord], limit: int) -> tuple[HandRecord, ...]:
+    kept = tuple(hands)
+    return kept[-limit:] if limit > 0 else ()

@@ -1,0 +1,146 @@
+"""Connections the server closes, over real WebSocket connections (DESIGN §3).
+
+A frame over the size limit or a flood past the rate limit closes that one
+connection with a proper close code, and the other tables play on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+
+from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.server.conftest import FAST, WAIT, Client, at_bot_table, chip_total, my_turn
+from tests.server.refusal_helpers import (
+    BUY_IN,
+    Connect,
+    Message,
+    assert_nothing_changed,
+    play_out,
+    raw_send,
+    raw_until,
+    world,
+)
+
+# -- the victim and the others -------------------------------------------------------------
+
+
+async def drain(connection: ClientConnection) -> None:
+    while True:
+        await connection.recv()
+
+
+async def close_code(connection: ClientConnection) -> int:
+    """Read until the server closes ``connection``; the close code it sent."""
+    async with asyncio.timeout(WAIT):
+        with pytest.raises(ConnectionClosed) as closed:
+            await drain(connection)
+    assert closed.value.rcvd is not None, "the server sent no close frame"
+    assert connection.close_code == closed.value.rcvd.code
+    return closed.value.rcvd.code
+
+
+async def seated_victim(server: QiuQiuServer) -> ClientConnection:
+    """A bare connection, seated at a table of its own, for a test in which the server
+    closes it: the test reads the close itself."""
+    victim = await connect(server.url)
+    await raw_send(victim, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Vic"})
+    await raw_until(victim, lambda m: m["type"] == "welcome")
+    await raw_send(victim, {"type": "create_table", "buy_in": BUY_IN})
+    await raw_until(victim, lambda m: m["type"] == "turn_started" and "legal" in m)
+    return victim
+
+
+async def assert_the_others_carry_on(
+    server: QiuQiuServer, connect_client: Connect, bystander: Client, turn: Message
+) -> None:
+    """The bystander finishes its hand and is dealt the next; a newcomer is welcomed."""
+    ended = await play_out(bystander, turn)
+    assert ended["hand_id"] == turn["hand_id"]
+    following = await my_turn(bystander, turn["table_id"])
+    assert following["hand_id"] == turn["hand_id"] + 1
+    newcomer = await connect_client()
+    welcome = await newcomer.hello("Nia")
+    assert welcome["type"] == "welcome"
+    assert chip_total(server) == 0
+
+
+# -- size and rate limits ------------------------------------------------------------------
+
+
+async def test_a_frame_at_the_size_limit_is_read(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    client, _ = await at_bot_table(connect_client)
+    before = world(server)
+    head = '{"type": "list_tables", "id": "edge"'
+    frame = head + " " * (config.max_frame - len(head) - 1) + "}"
+    assert len(frame.encode()) == config.max_frame == 4096
+    await client.send_raw(frame)
+    listing = await client.expect("table_list", ref="edge")
+    assert len(listing["tables"]) == 1
+    await assert_nothing_changed(server, client, before)
+
+
+@pytest.mark.parametrize("kind", ["text", "binary"])
+async def test_a_frame_over_the_size_limit_closes_that_connection_with_1009(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig, kind: str
+) -> None:
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    victim = await seated_victim(server)
+    head = '{"type": "list_tables", "id": "big"'
+    text = head + " " * (config.max_frame - len(head)) + "}"
+    assert len(text.encode()) == config.max_frame + 1
+    await victim.send(text if kind == "text" else text.encode())
+    assert await close_code(victim) == CloseCode.MESSAGE_TOO_BIG
+    await assert_the_others_carry_on(server, connect_client, bystander, turn)
+
+
+# Refilling a token every 11 days: the bucket holds exactly ``burst`` messages, whatever
+# the speed of the machine, so the test can say where the limit is to the message.
+NO_REFILL = replace(FAST, rate=1e-6)
+
+
+@pytest.mark.parametrize("config", [pytest.param(NO_REFILL, id="a bucket that never refills")])
+async def test_the_message_past_the_burst_closes_that_connection_with_1008(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    victim = await seated_victim(server)
+    spent = 2  # hello and create_table
+    for n in range(config.burst - spent):
+        await raw_send(victim, {"type": "list_tables", "id": f"l{n}"})
+    # Every message within the burst is answered...
+    last = f"l{config.burst - spent - 1}"
+    await raw_until(victim, lambda m: m.get("ref") == last)
+    # ...and the one past it closes the connection.
+    await raw_send(victim, {"type": "list_tables", "id": "one-too-many"})
+    assert await close_code(victim) == CloseCode.POLICY_VIOLATION
+    await assert_the_others_carry_on(server, connect_client, bystander, turn)
+
+
+async def test_a_flood_at_the_default_rate_closes_that_connection_with_1008(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    victim = await seated_victim(server)
+    try:
+        # Twenty times the burst, sent at once: at the configured rate it would take
+        # 38 seconds to be allowed, so no machine is slow enough to let it through.
+        for n in range(20 * config.burst):
+            await raw_send(victim, {"type": "list_tables", "id": f"f{n}"})
+    except ConnectionClosed:
+        pass  # closed while still flooding: what the test is about
+    try:
+        await assert_the_others_carry_on(server, connect_client, bystander, turn)
+        assert await close_code(victim) == CloseCode.POLICY_VIOLATION
+    finally:
+        # Else the server's stop would wait out the lingering connection too.
+        victim.transport.abort()
