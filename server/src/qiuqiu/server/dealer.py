@@ -40,7 +40,10 @@ class DealerBot:
 
     async def _play(self, hand_id: int) -> None:
         await asyncio.sleep(self.table.timings.bot_delay)
-        view = self.table.snapshot(self).table
+        try:
+            view = self.table.snapshot(self).table
+        except Refused:
+            return  # the table closed while the bot was thinking
         if view.hand is None or view.hand.hand_id != hand_id or view.legal is None:
             return
         mine = next(s for s in view.seats if s.seat == self.seat)
