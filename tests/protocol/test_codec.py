@@ -140,6 +140,7 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
     wire.PlayerLeft(table_id=T, seq=2, seat=0, name="Ann", cashed_out=340),
     wire.PlayerDisconnected(table_id=T, seq=3, seat=0, grace_ms=60_000),
     wire.PlayerReconnected(table_id=T, seq=4, seat=0),
+    wire.TableClosed(table_id=T, seq=60, reason="the last player left"),
     wire.HandStarted(**HAND, button=1, stacks=STACKS, commitment="ab" * 32),
     wire.AnteTaken(**HAND, seat=0, amount=10, all_in=False),
     wire.TilesDealt(**HAND, seat=0, tiles=("4-1", "2-1", "3-3")),

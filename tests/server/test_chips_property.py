@@ -96,7 +96,9 @@ class Player:
 
     async def _maybe_sit_again(self, table_id: str) -> None:
         assert self.client is not None
-        table = self.server.lobby.tables[table_id]
+        table = self.server.lobby.tables.get(table_id)
+        if table is None:
+            return  # everyone left, so it closed: its hands are over
         if table.seat_of(self._account_id()) is None and table.summary().free_seats:
             balance = await self.server.store.account(self._account_id())
             if balance is not None and balance.balance >= 100:
@@ -152,7 +154,7 @@ async def run_tables(seed: int) -> None:
             asyncio.create_task(p.play(t, done)) for p, t in zip(players, seating, strict=True)
         ]
         async with asyncio.timeout(60):
-            while min(server.lobby.tables[t].hand_id for t in tables) < HANDS:
+            while any(t.hand_id < HANDS for t in map(server.lobby.tables.get, tables) if t):
                 await asyncio.sleep(0.01)
                 assert chip_total(server) == 0
         done.set()

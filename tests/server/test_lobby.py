@@ -229,3 +229,25 @@ async def test_a_player_back_after_the_grace_period_but_before_the_hand_ends_kee
     await back.expect("hand_ended")
     await back.expect("hand_started", hand_id=turn["hand_id"] + 1)
     assert not [m for m in back.frames if m["type"] == "table_left"]
+
+
+async def test_a_table_whose_last_player_leaves_closes_and_leaves_the_lobby(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    player, turn = await at_bot_table(connect_client, buy_in=300)
+    table_id = turn["table_id"]
+    watcher = await connect_client()
+    await watcher.hello("Watcher")
+    await watcher.reply("watch_table", table_id=table_id)
+
+    await player.send("leave_table", table_id=table_id)
+    await player.expect("table_left")
+    closed = await watcher.expect("table_closed")
+    assert closed["reason"] == "the last player left"
+    listing = await watcher.reply("list_tables")
+    assert table_id not in [t["table_id"] for t in listing["tables"]]
+    # The dealer's chips went back to the house, so nothing is left on the table.
+    assert table_id not in server.lobby.tables
+    assert chip_total(server) == 0
+    snapshot = await watcher.reply("request_snapshot", table_id=table_id)
+    assert snapshot["code"] == "unknown_table"

@@ -254,6 +254,17 @@ async def test_saving_a_table_again_replaces_it(store: Store) -> None:
     assert by_id == {"t1": second, "t2": TableRecord("t2", OPTIONS)}
 
 
+async def test_a_dropped_table_is_gone_but_its_hands_stay(store: Store) -> None:
+    await store.save_table(TableRecord("t1", OPTIONS))
+    await store.save_table(TableRecord("t2", OPTIONS))
+    hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 100),), ((0, 120),), ())
+    await store.record_hand(hand)
+    await store.drop_table("t1")
+    assert await store.table("t1") is None
+    assert [t.table_id for t in await store.tables()] == ["t2"]
+    assert await store.table_hands("t1") == (hand,)
+
+
 # -- hand histories --------------------------------------------------------------------
 
 

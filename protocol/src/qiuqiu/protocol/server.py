@@ -222,6 +222,14 @@ class PlayerReconnected(TableEvent):
     seat: SeatNumber
 
 
+class TableClosed(TableEvent):
+    """The table is gone (``reason``): its last player left, or the server is stopping.
+    Every seat was cashed out first; no more events come from it."""
+
+    type: Literal["table_closed"] = "table_closed"
+    reason: str
+
+
 class HandStarted(HandEvent):
     """A hand begins. ``commitment`` is ``sha256(seed || deck)`` in hex; ``hand_ended``
     reveals both, so anyone can check the deck was fixed before the first action."""
@@ -405,6 +413,7 @@ AnyServerMessage = Annotated[
     | PlayerLeft
     | PlayerDisconnected
     | PlayerReconnected
+    | TableClosed
     | HandStarted
     | AnteTaken
     | TilesDealt

@@ -83,6 +83,7 @@ class Lobby:
             self.rng,
             self.timings,
             bot_factory=DealerBot,
+            on_closed=self._forget,
         )
         self.tables[table.table_id] = table
         await table.open()
@@ -91,8 +92,11 @@ class Lobby:
 
     async def discard(self, table: Table) -> None:
         """Close a table nobody sat down at (the bot's chips go back to the house)."""
-        await table.close()
-        del self.tables[table.table_id]
+        await table.close("nobody sat down")
+
+    def _forget(self, table: Table) -> None:
+        self.tables.pop(table.table_id, None)
+        log.info("table %s closed", table.table_id)
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
         account = await self.store.account(account_id)
@@ -114,7 +118,7 @@ class Lobby:
 
     async def close(self, goodbye: Callable[[Connection], None]) -> None:
         """Close every table (voiding hands in play), then say goodbye to every session."""
-        for table in self.tables.values():
+        for table in list(self.tables.values()):
             await table.close()
         for connection in list(self.sessions.values()):
             goodbye(connection)

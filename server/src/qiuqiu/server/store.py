@@ -106,6 +106,9 @@ class Store(Protocol):
 
     async def tables(self) -> tuple[TableRecord, ...]: ...
 
+    async def drop_table(self, table_id: str) -> None:
+        """Forget a closed table (its seats were cashed out first); its hands stay."""
+
     async def record_hand(self, hand: HandRecord) -> None: ...
 
     async def table_hands(
@@ -172,6 +175,9 @@ class MemoryStore:
 
     async def tables(self) -> tuple[TableRecord, ...]:
         return tuple(self._tables.values())
+
+    async def drop_table(self, table_id: str) -> None:
+        self._tables.pop(table_id, None)
 
     async def record_hand(self, hand: HandRecord) -> None:
         self._table_hands[hand.table_id].append(hand)

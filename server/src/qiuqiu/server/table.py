@@ -107,6 +107,7 @@ class Table:
     rng: Random
     timings: TableTimings = field(default_factory=TableTimings)
     bot_factory: Callable[[Table, int], Viewer] | None = None
+    on_closed: Callable[[Table], None] | None = None
 
     seats: dict[int, Seat] = field(default_factory=dict)
     hand: HandState | None = None
@@ -242,6 +243,7 @@ class Table:
                 self._play_for_leavers()
             else:
                 await self._cash_out(seat)
+                await self._close_if_deserted()
             self._schedule_hand()
 
     async def watch(self, viewer: Viewer, ref: MessageId | None = None) -> None:
@@ -327,22 +329,34 @@ class Table:
         """A spectator's connection closed."""
         self._spectators.discard(viewer)
 
-    async def close(self) -> None:
-        """Shut the table: void the hand in play (every chip back to who put it in)
-        and cash every seat out to its balance."""
+    async def close(self, reason: str = "the server is shutting down") -> None:
+        """Shut the table: void the hand in play (every chip back to who put it in),
+        cash every seat out to its balance, and stop everything still running."""
         async with self._lock:
-            self.closed = True
-            for handle in (self._timer, self._next_hand):
-                if handle is not None:
-                    handle.cancel()
-            if self.hand is not None and self.hand.can_void():
-                await self._after(self.hand.void(), reason="the server is shutting down")
-            for seat in list(self.seats.values()):
-                await self._cash_out(seat)
+            await self._shut(reason)
         for task in list(self._tasks):
             task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _shut(self, reason: str) -> None:
+        self.closed = True
+        for handle in (self._timer, self._next_hand):
+            if handle is not None:
+                handle.cancel()
+        if self.hand is not None and self.hand.can_void():
+            await self._after(self.hand.void(), reason=reason)
+        for seat in list(self.seats.values()):
+            await self._cash_out(seat)
+        self._publish(wire.TableClosed(table_id=self.table_id, seq=self._next_seq(), reason=reason))
+        await self.store.drop_table(self.table_id)
+        if self.on_closed is not None:
+            self.on_closed(self)
+
+    async def _close_if_deserted(self) -> None:
+        """A table whose last player has left closes (the bot's chips go back to the house)."""
+        if not self.closed and all(s.is_bot for s in self.seats.values()):
+            await self._shut("the last player left")
 
     # -- the hand ------------------------------------------------------------------
 
@@ -575,6 +589,7 @@ class Table:
             if seat.leaving or seat.stack == 0:
                 seat.leaving = True
                 await self._cash_out(seat)
+                await self._close_if_deserted()
         if not self.closed:
             await self._top_up_bot()
             await self.store.save_table(self.record())
@@ -635,6 +650,7 @@ class Table:
                 self._play_for_leavers()
             else:
                 await self._cash_out(seat)
+                await self._close_if_deserted()
 
     # -- publishing ------------------------------------------------------------------
 
