@@ -11,6 +11,7 @@ from qiuqiu.engine import Hand, Tile, rank
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT
 from tests.server.conftest import FAST, at_bot_table, chip_total
 from tests.server.test_play import Connect, call_or_check, play_hand
 
@@ -251,3 +252,19 @@ async def test_a_table_whose_last_player_leaves_closes_and_leaves_the_lobby(
     assert chip_total(server) == 0
     snapshot = await watcher.reply("request_snapshot", table_id=table_id)
     assert snapshot["code"] == "unknown_table"
+
+
+async def test_an_account_may_keep_only_a_few_tables_open_that_nobody_sits_at(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    await client.hello()
+    for _ in range(EMPTY_TABLES_PER_ACCOUNT):
+        created = await client.reply("create_table", options={"dealer_bot": False})
+        assert created["type"] == "table_created"
+    refused = await client.reply("create_table", options={"dealer_bot": False})
+    assert refused["code"] == "too_many_tables"
+    # Sitting at one of them makes room for another.
+    await client.reply("join_table", table_id=created["table"]["table_id"], buy_in=100)
+    again = await client.reply("create_table", buy_in=100)
+    assert again["type"] == "table_created"

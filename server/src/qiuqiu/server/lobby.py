@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 
 MAX_TABLES = 10_000
 
+EMPTY_TABLES_PER_ACCOUNT = 3
+"""Tables one account may have open with nobody sitting at them: enough to set up a
+game, too few to fill the lobby (a table closes when its last player leaves)."""
+
 
 class Connection(Viewer, Protocol):
     def close(self, code: int, reason: str) -> None:
@@ -73,9 +77,19 @@ class Lobby:
             return True
         return False
 
-    async def create_table(self, options: TableOptions) -> Table:
+    async def create_table(self, options: TableOptions, created_by: str) -> Table:
         if len(self.tables) >= MAX_TABLES:
             raise Refused("too_many_tables", "this server holds no more tables")
+        empty = [
+            t
+            for t in self.tables.values()
+            if t.created_by == created_by and all(s.is_bot for s in t.seats.values())
+        ]
+        if len(empty) >= EMPTY_TABLES_PER_ACCOUNT:
+            raise Refused(
+                "too_many_tables",
+                f"you have {len(empty)} tables open that nobody sits at: sit at one first",
+            )
         table = Table(
             new_table_id(),
             options,
@@ -84,6 +98,7 @@ class Lobby:
             self.timings,
             bot_factory=DealerBot,
             on_closed=self._forget,
+            created_by=created_by,
         )
         self.tables[table.table_id] = table
         await table.open()

@@ -93,7 +93,7 @@ class Session:
                     # Checked first, so a refused buy-in leaves no empty table behind.
                     verify_buy_in(options, buy_in)
                     await self.lobby.verify_balance(account_id, buy_in)
-                table = await self.lobby.create_table(options)
+                table = await self.lobby.create_table(options, account_id)
                 self.deliver(wire.TableCreated(ref=message.id, table=table.summary()))
                 if buy_in is not None:
                     try:

@@ -108,6 +108,7 @@ class Table:
     timings: TableTimings = field(default_factory=TableTimings)
     bot_factory: Callable[[Table, int], Viewer] | None = None
     on_closed: Callable[[Table], None] | None = None
+    created_by: str = ""
 
     seats: dict[int, Seat] = field(default_factory=dict)
     hand: HandState | None = None
