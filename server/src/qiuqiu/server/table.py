@@ -460,7 +460,7 @@ class Table:
         reason: str,
     ) -> None:
         ids: dict[str, Any] = {"table_id": self.table_id, "hand_id": self.hand_id}
-        self._pot += _pot_change(event)
+        self._pot += views.pot_change(event)
         made: wire.HandEvent | None = None
         match event:
             case engine.HandStarted():
@@ -521,12 +521,7 @@ class Table:
             to_call=hand.to_call(actor),
             deadline_ms=self._deadline_ms,
             pot=hand.pot,
-            seats=tuple(
-                wire.SeatChips(
-                    seat=s.seat, stack=s.stack, bet=s.round_bet, folded=s.folded, all_in=s.all_in
-                )
-                for s in hand.seats.values()
-            ),
+            seats=views.seat_chips(hand),
         )
         legal = views.legal_view(hand.legal_actions(actor))
         for viewer, seat in self._viewers():
@@ -684,26 +679,14 @@ class Table:
             options=self.options,
             seats=views.seat_views(hand, seats, you),
             you=you,
-            hand=None if hand is None else self._hand_view(hand),
+            hand=None
+            if hand is None
+            else views.hand_view(hand, self.hand_id, self._commitment, self._deadline_ms),
             legal=None
             if hand is None or you is None
             else views.legal_view(hand.legal_actions(you)),
         )
         return wire.TableSnapshot(ref=ref, seq=self.seq, table=table)
-
-    def _hand_view(self, hand: HandState) -> wire.HandView:
-        phase = {Phase.CUTTING: "cutting", Phase.ENDED: "ended"}.get(hand.phase, "betting")
-        return wire.HandView(
-            hand_id=self.hand_id,
-            button=hand.button,
-            commitment=self._commitment,
-            phase=phase,  # type: ignore[arg-type]
-            round=hand.round,
-            pot=hand.pot,
-            current_bet=hand.current_bet,
-            actor=hand.actor if hand.phase is Phase.BETTING else None,
-            deadline_ms=None if hand.is_over else self._deadline_ms,
-        )
 
     # -- small helpers ---------------------------------------------------------------
 
@@ -762,22 +745,6 @@ def verify_buy_in(options: TableOptions, buy_in: int) -> None:
         raise Refused(
             "invalid_buy_in", f"buy in with {options.min_buy_in} to {options.max_buy_in} chips"
         )
-
-
-def _pot_change(event: engine.Event) -> int:
-    match event:
-        case (
-            engine.AnteTaken(amount=amount)
-            | engine.BetPlaced(amount=amount)
-            | engine.Called(amount=amount)
-            | engine.Raised(amount=amount)
-        ):
-            return amount
-        case engine.BetReturned(amount=amount) | engine.PotAwarded(amount=amount):
-            return -amount
-        case engine.HandVoided(refunds):
-            return -sum(amount for _, amount in refunds)
-    return 0
 
 
 def new_table_id() -> str:

@@ -9,7 +9,7 @@ until the showdown; the deck never appears before ``hand_ended``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
@@ -138,3 +138,50 @@ def seat_views(
             )
         )
     return tuple(views)
+
+
+def hand_view(
+    hand: HandState, hand_id: int, commitment: str, deadline_ms: int | None
+) -> wire.HandView:
+    phase: Literal["betting", "cutting", "ended"] = (
+        "cutting" if hand.phase is Phase.CUTTING else "ended" if hand.is_over else "betting"
+    )
+    return wire.HandView(
+        hand_id=hand_id,
+        button=hand.button,
+        commitment=commitment,
+        phase=phase,
+        round=hand.round,
+        pot=hand.pot,
+        current_bet=hand.current_bet,
+        actor=hand.actor if hand.phase is Phase.BETTING else None,
+        deadline_ms=None if hand.is_over else deadline_ms,
+    )
+
+
+def seat_chips(hand: HandState) -> tuple[wire.SeatChips, ...]:
+    """Every seat's chips in the hand: public, so the same for every viewer."""
+    return tuple(
+        wire.SeatChips(
+            seat=s.seat, stack=s.stack, bet=s.round_bet, folded=s.folded, all_in=s.all_in
+        )
+        for s in hand.seats.values()
+    )
+
+
+def pot_change(event: engine.Event) -> int:
+    """How ``event`` changes the chips in the middle: the pot as of each event, for
+    ``betting_round_ended`` (the engine's pot is as of its last event)."""
+    match event:
+        case (
+            engine.AnteTaken(amount=amount)
+            | engine.BetPlaced(amount=amount)
+            | engine.Called(amount=amount)
+            | engine.Raised(amount=amount)
+        ):
+            return amount
+        case engine.BetReturned(amount=amount) | engine.PotAwarded(amount=amount):
+            return -amount
+        case engine.HandVoided(refunds):
+            return -sum(amount for _, amount in refunds)
+    return 0
