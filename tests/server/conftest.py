@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import MemoryStore
 
 FAST = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, grace=5.0)
@@ -82,10 +83,11 @@ class Client:
         await self._reader
 
 
-def chip_total(server: QiuQiuServer) -> int:
+async def chip_total(server: QiuQiuServer) -> int:
     """Every balance (the house's included), stack and pot: always zero (see store.py)."""
-    assert isinstance(server.store, MemoryStore)
-    total = sum(server.store.balances().values())
+    # The balances first: reading them from a store in this process does not yield,
+    # so the tables below are seen at the same moment.
+    total = sum((await server.store.balances()).values())
     for table in server.lobby.tables.values():
         hand = table.hand
         if table.playing and hand is not None:
@@ -148,3 +150,11 @@ async def connect_client(server: QiuQiuServer) -> AsyncIterator[Callable[[], Any
     yield make
     for client in clients:
         await client.close()
+
+
+@pytest.fixture
+async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
+    """A store in the test's own, empty, Redis database."""
+    store = await RedisStore.from_url(redis_url)
+    yield store
+    await store.close()

@@ -18,7 +18,6 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection
 
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
 from tests.server.conftest import WAIT, Client, chip_total
 
 Message = dict[str, Any]
@@ -42,10 +41,8 @@ def fresh_id() -> str:
 # -- the audit: what "nothing changed" means -----------------------------------------------
 
 
-def world(server: QiuQiuServer) -> Message:
+async def world(server: QiuQiuServer) -> Message:
     """Everything a refused message must leave alone."""
-    store = server.store
-    assert isinstance(store, MemoryStore)
     tables: Message = {}
     for table in server.lobby.tables.values():
         hand = table.hand
@@ -65,10 +62,10 @@ def world(server: QiuQiuServer) -> Message:
             ),
         }
     return {
-        "balances": store.balances(),
+        "balances": await server.store.balances(),
         "sessions": sorted(server.lobby.sessions),
         "tables": tables,
-        "chips": chip_total(server),
+        "chips": await chip_total(server),
     }
 
 
@@ -76,8 +73,8 @@ async def assert_nothing_changed(server: QiuQiuServer, client: Client, before: M
     """The connection still answers, and the server is as it was."""
     listing = await client.reply("list_tables")
     assert listing["type"] == "table_list", listing
-    assert world(server) == before
-    assert chip_total(server) == 0
+    assert await world(server) == before
+    assert await chip_total(server) == 0
 
 
 async def assert_anonymous_and_unchanged(
@@ -85,7 +82,7 @@ async def assert_anonymous_and_unchanged(
 ) -> None:
     """For a connection refused before it is identified: still open, and a proper
     hello is welcomed afterwards (checked after the audit, as it opens an account)."""
-    assert world(server) == before
+    assert await world(server) == before
     welcome = await client.hello("Late")
     assert welcome["type"] == "welcome", welcome
 

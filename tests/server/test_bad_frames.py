@@ -49,7 +49,7 @@ async def test_malformed_json_gets_bad_json_and_nothing_changes(
     server: QiuQiuServer, connect_client: Connect, frame: str
 ) -> None:
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     await refused_frame(client, frame, "bad_json")
     await assert_nothing_changed(server, client, before)
 
@@ -68,7 +68,7 @@ async def test_json_that_is_not_an_object_gets_invalid_message(
     server: QiuQiuServer, connect_client: Connect, frame: str
 ) -> None:
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     error = await refused_frame(client, frame, "invalid_message")
     assert "object" in error["message"]
     await assert_nothing_changed(server, client, before)
@@ -79,7 +79,7 @@ async def test_an_unknown_type_gets_unknown_type_naming_the_message(
     server: QiuQiuServer, connect_client: Connect, type_: object
 ) -> None:
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     await refused(client, {"type": type_}, "unknown_type")
     await assert_nothing_changed(server, client, before)
 
@@ -88,7 +88,7 @@ async def test_a_message_without_a_type_gets_invalid_message_naming_the_message(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     error = await refused(client, {"table_id": "t1"}, "invalid_message")
     assert "type" in error["message"]
     await assert_nothing_changed(server, client, before)
@@ -209,7 +209,7 @@ async def test_wrong_field_types_and_missing_fields_get_invalid_message_naming_t
     server: QiuQiuServer, connect_client: Connect, make: MakeMessage, field: str
 ) -> None:
     client, turn = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     error = await refused(client, make(turn["table_id"], turn["hand_id"]), "invalid_message")
     assert field in error["message"], error
     await assert_nothing_changed(server, client, before)
@@ -246,7 +246,7 @@ async def test_negative_and_oversized_amounts_get_invalid_message_naming_the_fie
         message |= {"table_id": turn["table_id"], "buy_in": amount}
     else:
         message |= {"table_id": turn["table_id"], "hand_id": turn["hand_id"], field: amount}
-    before = world(server)
+    before = await world(server)
     error = await refused(client, message, "invalid_message")
     assert field in error["message"], error
     await assert_nothing_changed(server, client, before)
@@ -257,7 +257,7 @@ async def test_an_id_that_is_not_an_id_gets_invalid_message_naming_nothing(
     server: QiuQiuServer, connect_client: Connect, id_: object
 ) -> None:
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     error = await refused_frame(
         client, json.dumps({"type": "list_tables", "id": id_}), "invalid_message"
     )
@@ -273,7 +273,7 @@ async def test_an_id_with_a_lone_surrogate_gets_bad_json_and_the_connection_stay
     async with connect(server.url) as raw:
         await raw_send(raw, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Ann"})
         await raw_until(raw, lambda m: m["type"] == "welcome")
-        before = world(server)
+        before = await world(server)
         # Escaped in the JSON text, so the frame itself is valid UTF-8.
         await raw.send('{"type": "list_tables", "id": "\\ud800"}')
         error = await raw_until(raw, lambda m: m["type"] == "error")
@@ -281,14 +281,14 @@ async def test_an_id_with_a_lone_surrogate_gets_bad_json_and_the_connection_stay
         assert "ref" not in error
         await raw_send(raw, {"type": "list_tables", "id": "after"})
         await raw_until(raw, lambda m: m.get("ref") == "after")
-        assert world(server) == before
+        assert await world(server) == before
 
 
 async def test_a_binary_frame_gets_binary_frame_and_is_not_read(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
     client, turn = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     # A perfectly good action, but in a binary frame: refused, not played.
     frame = {"type": "check", "table_id": turn["table_id"], "hand_id": turn["hand_id"]}
     await refused_frame(client, json.dumps(frame).encode(), "binary_frame")
@@ -311,7 +311,7 @@ async def test_anything_before_hello_gets_hello_required(
     server: QiuQiuServer, connect_client: Connect, message: Message
 ) -> None:
     client = await connect_client()
-    before = world(server)
+    before = await world(server)
     await refused(client, message, "hello_required")
     await assert_anonymous_and_unchanged(server, client, before)
 
@@ -323,7 +323,7 @@ async def test_a_second_hello_gets_already_identified(
     client = await connect_client()
     welcome = await client.hello("Ann")
     await at_bot_table(connect_client, "Bea")
-    before = world(server)
+    before = await world(server)
     hello: Message = {"type": "hello", "version": PROTOCOL_VERSION}
     hello |= {"name": "Eve"} if again_with == "name" else {"token": welcome["token"]}
     error = await refused(client, hello, "already_identified")
@@ -336,7 +336,7 @@ async def test_a_wrong_protocol_version_gets_unsupported_version(
     server: QiuQiuServer, connect_client: Connect, version: int
 ) -> None:
     client = await connect_client()
-    before = world(server)
+    before = await world(server)
     error = await refused(
         client, {"type": "hello", "version": version, "name": "Ann"}, "unsupported_version"
     )
@@ -348,7 +348,7 @@ async def test_an_unknown_token_gets_unknown_token_and_opens_no_account(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
     client = await connect_client()
-    before = world(server)
+    before = await world(server)
     hello = {"type": "hello", "version": PROTOCOL_VERSION, "token": "not-a-token"}
     await refused(client, hello, "unknown_token")
     await assert_anonymous_and_unchanged(server, client, before)
@@ -358,6 +358,6 @@ async def test_a_hello_without_name_or_token_gets_name_required(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
     client = await connect_client()
-    before = world(server)
+    before = await world(server)
     await refused(client, {"type": "hello", "version": PROTOCOL_VERSION}, "name_required")
     await assert_anonymous_and_unchanged(server, client, before)

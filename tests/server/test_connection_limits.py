@@ -69,7 +69,7 @@ async def assert_the_others_carry_on(
     newcomer = await connect_client()
     welcome = await newcomer.hello("Nia")
     assert welcome["type"] == "welcome"
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 # -- size and rate limits ------------------------------------------------------------------
@@ -79,7 +79,7 @@ async def test_a_frame_at_the_size_limit_is_read(
     server: QiuQiuServer, connect_client: Connect, config: ServerConfig
 ) -> None:
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     head = '{"type": "list_tables", "id": "edge"'
     frame = head + " " * (config.max_frame - len(head) - 1) + "}"
     assert len(frame.encode()) == config.max_frame == 4096

@@ -44,4 +44,4 @@ async def test_the_dealer_bot_beats_a_player_who_always_calls(
     # hands, the caller pays them off, and the antes alone are worth 10 a hand.
     assert bot_bets > HANDS // 10
     assert bot_net > HANDS * 10 * 0.05, f"the bot won only {bot_net} chips in {HANDS} hands"
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0

@@ -75,7 +75,7 @@ async def test_leaving_returns_the_stack_and_balances_follow_the_account_between
     await client.send("create_table", buy_in=left["balance"])
     rejoined = await client.expect("table_joined")
     assert rejoined["balance"] == 0
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 async def test_a_player_who_leaves_mid_hand_is_played_out_and_paid_when_it_ends(
@@ -91,7 +91,7 @@ async def test_a_player_who_leaves_mid_hand_is_played_out_and_paid_when_it_ends(
     stack = next(s["amount"] for s in ended["stacks"] if s["seat"] == 0)
     assert left["cashed_out"] == stack
     assert left["balance"] == 700 + stack
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 async def test_a_player_who_never_comes_back_loses_the_seat_and_keeps_the_chips(
@@ -111,7 +111,7 @@ async def test_a_player_who_never_comes_back_loses_the_seat_and_keeps_the_chips(
     resumed = await again.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
     assert resumed["tables"] == []
     assert resumed["balance"] == 1000
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 async def test_a_client_that_missed_events_asks_for_a_snapshot_and_gets_the_current_seq(
@@ -249,7 +249,7 @@ async def test_a_table_whose_last_player_leaves_closes_and_leaves_the_lobby(
     assert table_id not in [t["table_id"] for t in listing["tables"]]
     # The dealer's chips went back to the house, so nothing is left on the table.
     assert table_id not in server.lobby.tables
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
     snapshot = await watcher.reply("request_snapshot", table_id=table_id)
     assert snapshot["code"] == "unknown_table"
 

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig, parse_config
+from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import Account
 
 LISTENING = re.compile(rb"listening on (ws://\S+)")
 
@@ -28,33 +32,51 @@ def test_flags_beat_environment_variables_which_beat_defaults() -> None:
     assert parse_config(["--port", "9200"], {"QIUQIU_PORT": "9100"}).port == 9200
 
 
+def test_redis_is_off_unless_a_url_is_given_by_flag_or_environment() -> None:
+    assert parse_config([], {}).redis_url is None
+    from_env = parse_config([], {"QIUQIU_REDIS_URL": "redis://redis:6379/0"})
+    assert from_env.redis_url == "redis://redis:6379/0"
+    from_flag = parse_config(
+        ["--redis-url", "redis://localhost:6380/2"], {"QIUQIU_REDIS_URL": "redis://redis:6379/0"}
+    )
+    assert from_flag.redis_url == "redis://localhost:6380/2"
+
+
 def test_a_bad_environment_variable_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_config([], {"QIUQIU_PORT": "eighty"})
     assert "QIUQIU_PORT='eighty' is not a valid int" in capsys.readouterr().err
 
 
-@pytest.fixture
-async def process() -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+@asynccontextmanager
+async def server_process(*flags: str) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    """``qiuqiu-server --port 0`` with ``flags``, and the URL it listens on."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "qiuqiu.server",
         "--port",
         "0",
-        "--bot-delay",
-        "30",
+        *flags,
         env={**os.environ, "QIUQIU_HAND_PAUSE": "0"},
         stderr=asyncio.subprocess.PIPE,
     )
-    assert proc.stderr is not None
-    async with asyncio.timeout(20):
-        while not (found := LISTENING.search(await proc.stderr.readline())):
-            pass
-    yield proc, found.group(1).decode()
-    if proc.returncode is None:
-        proc.kill()
-    await proc.wait()
+    try:
+        assert proc.stderr is not None
+        async with asyncio.timeout(20):
+            while not (found := LISTENING.search(await proc.stderr.readline())):
+                pass
+        yield proc, found.group(1).decode()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await proc.wait()
+
+
+@pytest.fixture
+async def process() -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    async with server_process("--bot-delay", "30") as started:
+        yield started
 
 
 async def test_sigterm_voids_the_hand_in_play_refunds_every_chip_and_closes_with_1001(
@@ -97,8 +119,47 @@ async def test_sigterm_voids_the_hand_in_play_refunds_every_chip_and_closes_with
     assert b"Traceback" not in log
 
 
+async def test_with_a_redis_url_the_server_keeps_accounts_and_tables_in_redis(
+    redis_url: str,
+) -> None:
+    store = await RedisStore.from_url(redis_url)
+    try:
+        async with server_process("--redis-url", redis_url) as (proc, url):
+            async with connect(url) as ws:
+                await ws.send(
+                    json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "Ann"})
+                )
+                welcome = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                assert welcome["type"] == "welcome", welcome
+                found = await store.account_for_token(token_hash(welcome["token"]))
+                assert found == Account(welcome["account_id"], "Ann", welcome["balance"])
+                await ws.send(json.dumps({"type": "create_table", "buy_in": 500}))
+                async with asyncio.timeout(10):
+                    while json.loads(await ws.recv())["type"] != "table_created":
+                        pass
+                assert await balance(store, welcome["account_id"]) == welcome["balance"] - 500
+                assert len(await store.tables()) == 1
+                proc.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(proc.wait(), 10) == 0
+        assert proc.stderr is not None
+        assert b"Traceback" not in await proc.stderr.read()
+        # Stopped cleanly: the hand in play voided, the seat cashed out, the table gone.
+        assert await balance(store, welcome["account_id"]) == welcome["balance"]
+        assert await store.tables() == ()
+        assert sum((await store.balances()).values()) == 0
+    finally:
+        await store.close()
+
+
+async def balance(store: RedisStore, account_id: str) -> int:
+    account = await store.account(account_id)
+    assert account is not None, account_id
+    return account.balance
+
+
 def test_the_qiuqiu_server_command_is_installed_and_documents_its_flags() -> None:
     command = Path(sys.executable).parent / "qiuqiu-server"
     out = subprocess.run([command, "--help"], check=True, capture_output=True, text=True).stdout
-    for flag in ("--host", "--port", "--starting-balance", "--grace", "QIUQIU_PORT"):
+    flags = ("--host", "--port", "--starting-balance", "--grace", "--redis-url", "QIUQIU_PORT")
+    for flag in flags:
         assert flag in out

@@ -79,7 +79,7 @@ async def test_a_player_plays_a_whole_hand_against_the_dealer_bot(
     assert "pot_awarded" in types
     ended = frames[-1]
     assert sum(s["amount"] for s in ended["stacks"]) == 500 + 10_000
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 async def test_three_players_go_all_in_and_the_side_pots_are_paid_at_showdown(
@@ -98,7 +98,7 @@ async def test_three_players_go_all_in_and_the_side_pots_are_paid_at_showdown(
     called = [f for f in seen if f["type"] == "called" and f["seat"] == 2]
     assert called
     assert not called[-1]["all_in"]
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 async def test_when_everyone_else_folds_the_last_player_takes_the_pot_and_no_tile_is_shown(
@@ -154,7 +154,7 @@ async def test_a_player_who_drops_mid_hand_resumes_with_the_token_and_a_snapshot
     await again.expect("checked", seat=0)
     frames = await play_hand(again, turn["table_id"], call_or_check)
     assert frames[-1]["type"] == "hand_ended"
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 async def test_a_turn_that_times_out_checks_when_it_can_and_folds_when_it_cannot(

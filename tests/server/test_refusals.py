@@ -49,7 +49,7 @@ async def test_a_repeated_id_gets_duplicate_id_and_no_second_table(
     await client.send_raw(json.dumps(create))
     created = await client.expect("table_created", ref="table-1")
     await my_turn(client, created["table"]["table_id"])
-    before = world(server)
+    before = await world(server)
     await refused(client, create, "duplicate_id")
     await assert_nothing_changed(server, client, before)
     assert len(server.lobby.tables) == 1
@@ -76,7 +76,7 @@ async def test_a_repeated_id_on_an_action_is_played_once(
     assert [m.get("ref") for m in checks] == ["act-1"]
     listing = await client.reply("list_tables")
     assert listing["type"] == "table_list"
-    assert chip_total(server) == 0
+    assert await chip_total(server) == 0
 
 
 async def test_a_repeated_id_is_refused_whatever_the_message_type(
@@ -85,7 +85,7 @@ async def test_a_repeated_id_is_refused_whatever_the_message_type(
     client, turn = await at_bot_table(connect_client)
     await client.send_raw(json.dumps({"type": "list_tables", "id": "twice"}))
     await client.expect("table_list", ref="twice")
-    before = world(server)
+    before = await world(server)
     # A check that would be legal: only its id is wrong.
     check = {
         "type": "check",
@@ -115,7 +115,7 @@ async def test_an_unknown_table_gets_unknown_table(
     server: QiuQiuServer, connect_client: Connect, message: Message
 ) -> None:
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     error = await refused(client, message, "unknown_table")
     assert NOWHERE in error["message"]
     await assert_nothing_changed(server, client, before)
@@ -146,7 +146,7 @@ async def test_a_table_you_are_not_at_refuses_you(
 ) -> None:
     _, turn = await at_bot_table(connect_client, "Ann")
     stranger = await identified(connect_client, "Eve")
-    before = world(server)
+    before = await world(server)
     await refused(stranger, make(turn["table_id"], turn["hand_id"]), code)
     await assert_nothing_changed(server, stranger, before)
 
@@ -171,7 +171,7 @@ async def test_acting_when_it_is_not_your_turn_gets_not_your_turn(
     ids = {"table_id": turn["table_id"], "hand_id": turn["hand_id"]}
     waiting = [seat for seat in players if seat != turn["seat"]]
     assert len(waiting) == 2
-    before = world(server)
+    before = await world(server)
     for seat in waiting:
         error = await refused(players[seat], {**action, **ids}, "not_your_turn")
         assert str(turn["seat"]) in error["message"]
@@ -183,7 +183,7 @@ async def test_acting_in_a_hand_you_were_not_dealt_into_is_refused(
 ) -> None:
     players, turn = await two_playing_one_waiting(connect_client)
     late = players[2]
-    before = world(server)
+    before = await world(server)
     check = {"type": "check", "table_id": turn["table_id"], "hand_id": turn["hand_id"]}
     await refused(late, check, "not_in_hand")
     await assert_nothing_changed(server, late, before)
@@ -199,7 +199,7 @@ async def test_acting_on_a_stale_hand_id_gets_stale_hand(
     await play_out(client, first)
     turn = await my_turn(client, first["table_id"])
     assert turn["hand_id"] == first["hand_id"] + 1
-    before = world(server)
+    before = await world(server)
     check = {"type": "check", "table_id": turn["table_id"], "hand_id": turn["hand_id"] + which}
     error = await refused(client, check, "stale_hand")
     # The message says which hand is in play, so a client can catch up.
@@ -233,7 +233,7 @@ async def test_a_rule_broken_on_your_turn_gets_its_code(
 ) -> None:
     client, turn = await at_bot_table(connect_client, max_bet=50)
     assert turn["legal"]["bet"] == {"min": 10, "max": 50}
-    before = world(server)
+    before = await world(server)
     ids = {"table_id": turn["table_id"], "hand_id": turn["hand_id"]}
     await refused(client, {**action, **ids}, code)
     await assert_nothing_changed(server, client, before)
@@ -259,7 +259,7 @@ async def test_a_rule_broken_facing_a_bet_gets_its_code(
     await players[turn["seat"]].send("bet", table_id=table_id, hand_id=hand_id, amount=20)
     facing = await ann.expect("turn_started", table_id=table_id, hand_id=hand_id)
     assert facing["to_call"] == 20
-    before = world(server)
+    before = await world(server)
     actor = players[facing["seat"]]
     await refused(actor, {**action, "table_id": table_id, "hand_id": hand_id}, code)
     await assert_nothing_changed(server, actor, before)
@@ -273,7 +273,7 @@ async def test_a_cut_naming_one_tile_twice_gets_an_error_and_the_connection_stay
         await raw_until(raw, lambda m: m["type"] == "welcome")
         await raw_send(raw, {"type": "create_table", "buy_in": BUY_IN})
         turn = await raw_until(raw, lambda m: m["type"] == "turn_started" and "legal" in m)
-        before = world(server)
+        before = await world(server)
         cut = {
             "type": "declare_cut",
             "id": "cut",
@@ -286,7 +286,7 @@ async def test_a_cut_naming_one_tile_twice_gets_an_error_and_the_connection_stay
         assert error["type"] == "error"
         await raw_send(raw, {"type": "list_tables", "id": "after"})
         await raw_until(raw, lambda m: m.get("ref") == "after")
-        assert world(server) == before
+        assert await world(server) == before
 
 
 # -- seats and buy-ins ---------------------------------------------------------------------
@@ -297,7 +297,7 @@ async def test_joining_a_full_table_gets_table_full(
 ) -> None:
     _, turn = await at_bot_table(connect_client, "Ann")
     late = await identified(connect_client, "Bea")
-    before = world(server)
+    before = await world(server)
     join = {"type": "join_table", "table_id": turn["table_id"], "buy_in": BUY_IN}
     await refused(late, join, "table_full")
     await assert_nothing_changed(server, late, before)
@@ -308,7 +308,7 @@ async def test_joining_a_full_table_of_three_gets_table_full(
 ) -> None:
     _, turn = await two_playing_one_waiting(connect_client)
     late = await identified(connect_client, "Dee")
-    before = world(server)
+    before = await world(server)
     join = {"type": "join_table", "table_id": turn["table_id"], "buy_in": BUY_IN}
     await refused(late, join, "table_full")
     await assert_nothing_changed(server, late, before)
@@ -327,7 +327,7 @@ async def test_joining_a_taken_seat_gets_seat_taken(
     table_id = created["table"]["table_id"]
     await my_turn(ann, table_id)
     bea = await identified(connect_client, "Bea")
-    before = world(server)
+    before = await world(server)
     join = {"type": "join_table", "table_id": table_id, "buy_in": BUY_IN, "seat": seat}
     error = await refused(bea, join, "seat_taken")
     assert str(seat) in error["message"]
@@ -338,7 +338,7 @@ async def test_joining_a_table_twice_gets_already_seated(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
     players, turn = await two_playing_one_waiting(connect_client)
-    before = world(server)
+    before = await world(server)
     for player in players.values():
         join = {"type": "join_table", "table_id": turn["table_id"], "buy_in": BUY_IN}
         await refused(player, join, "already_seated")
@@ -353,7 +353,7 @@ async def test_buying_in_beyond_the_balance_gets_insufficient_balance(
     table_id = created["table"]["table_id"]
     await ann.expect("table_joined", table_id=table_id)
     bob = await identified(connect_client, "Bob")
-    before = world(server)
+    before = await world(server)
     join = {"type": "join_table", "table_id": table_id, "buy_in": STARTING_BALANCE + 1}
     error = await refused(bob, join, "insufficient_balance")
     assert str(STARTING_BALANCE) in error["message"]
@@ -377,7 +377,7 @@ async def test_buying_in_outside_the_tables_range_gets_invalid_buy_in(
     table_id = created["table"]["table_id"]
     await ann.expect("table_joined", table_id=table_id)
     bob = await identified(connect_client, "Bob")
-    before = world(server)
+    before = await world(server)
     join = {"type": "join_table", "table_id": table_id, "buy_in": buy_in}
     error = await refused(bob, join, "invalid_buy_in")
     assert "100" in error["message"]
@@ -396,7 +396,7 @@ async def test_creating_a_table_with_a_refused_buy_in_creates_no_table(
     server: QiuQiuServer, connect_client: Connect, buy_in: int, code: str
 ) -> None:
     client = await identified(connect_client)
-    before = world(server)
+    before = await world(server)
     await refused(client, {"type": "create_table", "buy_in": buy_in}, code)
     await assert_nothing_changed(server, client, before)
 
@@ -417,7 +417,7 @@ async def test_options_that_contradict_each_other_get_invalid_message(
     # Each option is fine alone, so only a check across them keeps such a table (one
     # nobody can join, or the engine would refuse to deal) from being made.
     client, _ = await at_bot_table(connect_client)
-    before = world(server)
+    before = await world(server)
     create = {"type": "create_table", "options": options, "buy_in": BUY_IN}
     error = await refused(client, create, "invalid_message")
     assert field in error["message"], error

@@ -1,15 +1,16 @@
 """The contract every :class:`Store` keeps (DESIGN §4).
 
-Each store test runs once per implementation in ``STORES``; they use only the
-methods of the :class:`Store` protocol, so a store that passes here can stand in
-for any other. The chip audit sums what a test can name through the protocol:
-the balances of the accounts it opened, the house's, and every stack at every
-saved table.
+Each store test runs once per implementation in ``STORES``, each the name of a
+fixture that makes an empty one (the Redis one in a Redis emptied for the test);
+they use only the methods of the :class:`Store` protocol, so a store that passes
+here can stand in for any other. The chip audit sums what a test can name
+through the protocol: the balances of the accounts it opened, the house's, and
+every stack at every saved table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import pytest
 
@@ -27,16 +28,21 @@ from qiuqiu.server.store import (
     TableRecord,
 )
 
-STORES: list[Callable[[], Store]] = [MemoryStore]
+STORES = ["memory_store", "redis_store"]
 
 GRANT = 1_000
 OPTIONS = TableOptions(seats=3, dealer_bot=False)
 
 
-@pytest.fixture(params=STORES, ids=lambda factory: factory.__name__)
+@pytest.fixture
+def memory_store() -> MemoryStore:
+    return MemoryStore()
+
+
+@pytest.fixture(params=STORES)
 def store(request: pytest.FixtureRequest) -> Store:
-    factory: Callable[[], Store] = request.param
-    return factory()
+    made: Store = request.getfixturevalue(request.param)
+    return made
 
 
 async def chip_total(store: Store, account_ids: Iterable[str]) -> int:
@@ -129,6 +135,21 @@ async def test_an_account_id_already_taken_is_refused_and_changes_nothing(store:
     assert await balance(store, HOUSE) == -GRANT
 
 
+async def test_a_negative_grant_is_a_mistake_and_changes_nothing(store: Store) -> None:
+    with pytest.raises(ValueError, match="never negative"):
+        await store.create_account("ann", "Ann", token_hash("secret"), -1)
+    assert await store.account("ann") is None
+    assert await store.account_for_token(token_hash("secret")) is None
+    assert await balance(store, HOUSE) == 0
+
+
+async def test_balances_lists_every_account_the_house_included(store: Store) -> None:
+    await open_account(store, "ann")
+    await open_account(store, "bob", 300)
+    await store.move_chips("bob", 100, TableRecord("t1", OPTIONS).with_seat(seat(0, "bob", 100)))
+    assert await store.balances() == {HOUSE: -1_300, "ann": GRANT, "bob": 200}
+
+
 async def test_an_unknown_account_is_none(store: Store) -> None:
     assert await store.account("nobody") is None
 
@@ -198,6 +219,18 @@ async def test_a_refused_buy_in_at_a_new_table_saves_no_table(store: Store) -> N
         await store.move_chips("ann", GRANT + 1, table)
     assert await store.table("t1") is None
     assert await store.tables() == ()
+
+
+async def test_a_move_for_an_unknown_account_is_refused_and_saves_no_table(
+    store: Store,
+) -> None:
+    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "nobody", 100))
+    with pytest.raises(Refused) as refused:
+        await store.move_chips("nobody", 100, table)
+    assert refused.value.code == "unknown_account"
+    assert await store.account("nobody") is None
+    assert await store.tables() == ()
+    assert await balance(store, HOUSE) == 0
 
 
 async def test_a_negative_amount_pays_the_chips_back_to_the_balance(store: Store) -> None:

@@ -1,4 +1,5 @@
-"""``qiuqiu-server``: serve QiuQiu over WebSocket until SIGTERM or Ctrl-C."""
+"""``qiuqiu-server``: serve QiuQiu over WebSocket until SIGTERM or Ctrl-C, keeping
+accounts, tables and hands in memory or, given ``--redis-url``, in Redis."""
 
 from __future__ import annotations
 
@@ -9,10 +10,23 @@ from collections.abc import Sequence
 
 from qiuqiu.server.config import ServerConfig, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import MemoryStore, Store
 
 
 async def run(config: ServerConfig) -> None:
-    server = QiuQiuServer(config)
+    if config.redis_url is None:
+        await serve(config, MemoryStore())
+        return
+    store = await RedisStore.from_url(config.redis_url)
+    try:
+        await serve(config, store)
+    finally:
+        await store.close()
+
+
+async def serve(config: ServerConfig, store: Store) -> None:
+    server = QiuQiuServer(config, store=store)
     await server.start()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -29,6 +29,11 @@ class ServerConfig:
     hand_pause: float = _option(2.0, "seconds between hands")
     bot_delay: float = _option(0.5, "seconds the dealer bot waits before acting")
     log_level: str = _option("INFO", "logging level", ("DEBUG", "INFO", "WARNING", "ERROR"))
+    redis_url: str | None = _option(
+        None,
+        "keep accounts, tables and hands in this Redis (redis://host:port/db); "
+        "unset keeps them in memory until the process stops",
+    )
 
 
 def parse_config(
@@ -44,7 +49,7 @@ def parse_config(
     for f in fields(ServerConfig):
         env = f"QIUQIU_{f.name.upper()}"
         default: Any = f.default
-        kind = type(default)
+        kind = str if default is None else type(default)
         try:
             value = kind(environ[env]) if env in environ else f.default
         except ValueError:

@@ -1,9 +1,10 @@
 """Where the server keeps what must outlive a connection (DESIGN §4).
 
 :class:`Store` is the whole contract; :class:`MemoryStore` keeps it in this
-process (the default). Chips move only through :meth:`Store.move_chips`, which
-changes one balance and writes the table it moves to or from in one step, so a
-buy-in or a cash-out never half-happens.
+process (the default), :class:`~qiuqiu.server.redis_store.RedisStore` in Redis.
+Chips move only through :meth:`Store.move_chips`, which changes one balance and
+writes the table it moves to or from in one step, so a buy-in or a cash-out
+never half-happens.
 
 The house is an account like any other, except that its balance may go below
 zero: new accounts are granted their chips from it and the dealer bot buys in
@@ -121,6 +122,9 @@ class Store(Protocol):
     ) -> tuple[HandRecord, ...]:
         """The last ``limit`` finished hands ``account_id`` sat in, oldest first."""
 
+    async def balances(self) -> dict[str, int]:
+        """Every balance, the house's included, all at one moment: for audits."""
+
 
 @dataclass
 class MemoryStore:
@@ -142,10 +146,10 @@ class MemoryStore:
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
-        if account_id in self._accounts or token_hash in self._tokens:
-            raise Refused("account_exists", f"account {account_id} or its token exists")
         if grant < 0:
             raise ValueError(f"a grant is never negative, not {grant}")
+        if account_id in self._accounts or token_hash in self._tokens:
+            raise Refused("account_exists", f"account {account_id} or its token exists")
         self._credit(HOUSE, -grant)
         account = self._accounts[account_id] = Account(account_id, name, grant)
         self._tokens[token_hash] = account_id
@@ -194,8 +198,7 @@ class MemoryStore:
     ) -> tuple[HandRecord, ...]:
         return _last(self._account_hands.get(account_id, ()), limit)
 
-    def balances(self) -> dict[str, int]:
-        """Every balance, the house's included: for audits."""
+    async def balances(self) -> dict[str, int]:
         return {account_id: a.balance for account_id, a in self._accounts.items()}
 
     def _credit(self, account_id: str, amount: int) -> Account:

@@ -1,0 +1,289 @@
+"""The store in Redis: durable, and shared by every process on the same Redis (DESIGN §4).
+
+:class:`RedisStore` keeps the :class:`~qiuqiu.server.store.Store` contract with
+Redis as the source of truth, so whatever opens the same Redis and prefix finds
+every account, table and hand as it was left.
+
+Every change that touches more than one key is one Lua script, which Redis runs
+with nothing in between its commands: a buy-in cannot take the chips and then
+fail to save the table that holds them, and two buy-ins racing for the last
+chips of one balance cannot both pass the balance check. The scripts are
+registered once and run by their SHA (EVALSHA), and use only commands that
+Redis 6.2 has, so the same code runs on Redis 7 and Valkey.
+
+The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
+
+- ``account:{id}``: a hash of ``name`` and ``balance``
+- ``accounts``: the set of every account id, the house's included (for audits)
+- ``token:{sha256 of the token}``: the id of the account the token opens
+- ``table:{id}``: a table between hands, as JSON
+- ``tables``: the set of the ids of the tables in the lobby
+- ``hands:table:{id}`` and ``hands:account:{id}``: lists of finished hands as
+  JSON, oldest first, trimmed to the last :data:`HISTORY_LENGTH`
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from redis.asyncio import BlockingConnectionPool, Redis
+
+from qiuqiu.protocol import TableOptions
+from qiuqiu.server.errors import Refused
+from qiuqiu.server.store import (
+    HISTORY_LENGTH,
+    HOUSE,
+    Account,
+    HandRecord,
+    SeatRecord,
+    TableRecord,
+)
+
+PREFIX = "qiuqiu:"
+
+# KEYS: the house's account, the accounts set. ARGV: the house's id.
+_OPEN_HOUSE = """
+redis.call('HSETNX', KEYS[1], 'name', 'House')
+redis.call('HSETNX', KEYS[1], 'balance', 0)
+redis.call('SADD', KEYS[2], ARGV[1])
+"""
+
+# KEYS: the account, its token, the house's account, the accounts set.
+# ARGV: id, name, grant, minus the grant (negated by the caller: Lua would hand
+# Redis a large number in exponent form, which HINCRBY refuses).
+_CREATE_ACCOUNT = """
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'name', ARGV[2], 'balance', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[1])
+redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
+return 1
+"""
+
+# KEYS: the account, the table, the tables set.
+# ARGV: amount, minus the amount, 1 if the balance may go below zero, table JSON, table id.
+# A refusal is a reply rather than an error, so that it carries the balance.
+_MOVE_CHIPS = """
+local balance = redis.call('HGET', KEYS[1], 'balance')
+if not balance then
+  return {'unknown_account'}
+end
+if ARGV[3] == '0' and tonumber(balance) < tonumber(ARGV[1]) then
+  return {'insufficient_balance', balance}
+end
+redis.call('SET', KEYS[2], ARGV[4])
+redis.call('SADD', KEYS[3], ARGV[5])
+local name = redis.call('HGET', KEYS[1], 'name')
+return {'ok', name, redis.call('HINCRBY', KEYS[1], 'balance', ARGV[2])}
+"""
+
+# KEYS: the table, the tables set. ARGV: table JSON, table id.
+_SAVE_TABLE = """
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[2])
+"""
+
+# KEYS: the table, the tables set. ARGV: table id.
+_DROP_TABLE = """
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+"""
+
+# KEYS: the table's hands, then each account's. ARGV: hand JSON, minus HISTORY_LENGTH.
+_RECORD_HAND = """
+for _, key in ipairs(KEYS) do
+  redis.call('RPUSH', key, ARGV[1])
+  redis.call('LTRIM', key, ARGV[2], -1)
+end
+"""
+
+# KEYS: the accounts set. ARGV: the prefix of an account's key.
+# Reads keys it names itself, which a single Redis allows (a Cluster would not),
+# so that an audit sees every balance at one moment.
+_BALANCES = """
+local found = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  found[#found + 1] = id
+  found[#found + 1] = redis.call('HGET', ARGV[1] .. id, 'balance')
+end
+return found
+"""
+
+
+class RedisStore:
+    """Accounts, tables and hand histories in Redis. Open one with :meth:`from_url`."""
+
+    def __init__(self, redis: Redis, prefix: str = PREFIX) -> None:
+        self._redis = redis
+        self._prefix = prefix
+        self._open_house = redis.register_script(_OPEN_HOUSE)
+        self._create_account = redis.register_script(_CREATE_ACCOUNT)
+        self._move_chips = redis.register_script(_MOVE_CHIPS)
+        self._save_table = redis.register_script(_SAVE_TABLE)
+        self._drop_table = redis.register_script(_DROP_TABLE)
+        self._record_hand = redis.register_script(_RECORD_HAND)
+        self._balances = redis.register_script(_BALANCES)
+
+    @classmethod
+    async def from_url(cls, url: str, prefix: str = PREFIX) -> RedisStore:
+        """Connect to ``url`` (``redis://host:port/db``) and open the house account
+        at zero unless it is there already."""
+        # A burst of callers beyond the pool's connections waits for one, not fails.
+        pool = BlockingConnectionPool.from_url(url, decode_responses=True)
+        store = cls(Redis.from_pool(pool), prefix)
+        try:
+            keys = [store._account_key(HOUSE), store._key("accounts")]
+            await store._open_house(keys=keys, args=[HOUSE])
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+    async def create_account(
+        self, account_id: str, name: str, token_hash: str, grant: int
+    ) -> Account:
+        if grant < 0:
+            raise ValueError(f"a grant is never negative, not {grant}")
+        keys = [
+            self._account_key(account_id),
+            self._key("token", token_hash),
+            self._account_key(HOUSE),
+            self._key("accounts"),
+        ]
+        if not await self._create_account(keys=keys, args=[account_id, name, grant, -grant]):
+            raise Refused("account_exists", f"account {account_id} or its token exists")
+        return Account(account_id, name, grant)
+
+    async def account(self, account_id: str) -> Account | None:
+        name, balance = await self._redis.hmget(self._account_key(account_id), ["name", "balance"])
+        return None if name is None else Account(account_id, _text(name), int(_text(balance)))
+
+    async def account_for_token(self, token_hash: str) -> Account | None:
+        account_id = await self._redis.get(self._key("token", token_hash))
+        return None if account_id is None else await self.account(_text(account_id))
+
+    async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
+        keys = [
+            self._account_key(account_id),
+            self._key("table", table.table_id),
+            self._key("tables"),
+        ]
+        args: list[int | str] = [
+            amount,
+            -amount,
+            int(account_id == HOUSE),
+            _table_json(table),
+            table.table_id,
+        ]
+        outcome, *rest = await self._move_chips(keys=keys, args=args)
+        if outcome == "unknown_account":
+            raise Refused("unknown_account", f"there is no account {account_id}")
+        if outcome == "insufficient_balance":
+            raise Refused("insufficient_balance", f"you have {rest[0]} chips, not {amount}")
+        name, balance = rest
+        return Account(account_id, name, balance)
+
+    async def save_table(self, table: TableRecord) -> None:
+        keys = [self._key("table", table.table_id), self._key("tables")]
+        await self._save_table(keys=keys, args=[_table_json(table), table.table_id])
+
+    async def table(self, table_id: str) -> TableRecord | None:
+        text = await self._redis.get(self._key("table", table_id))
+        return None if text is None else _table(_text(text))
+
+    async def tables(self) -> tuple[TableRecord, ...]:
+        """Every table in the lobby, by id."""
+        table_ids = sorted(map(_text, await self._redis.smembers(self._key("tables"))))
+        if not table_ids:
+            return ()
+        texts = await self._redis.mget([self._key("table", t) for t in table_ids])
+        # A table dropped between the two reads is gone, and so left out.
+        return tuple(_table(_text(text)) for text in texts if text is not None)
+
+    async def drop_table(self, table_id: str) -> None:
+        keys = [self._key("table", table_id), self._key("tables")]
+        await self._drop_table(keys=keys, args=[table_id])
+
+    async def record_hand(self, hand: HandRecord) -> None:
+        account_ids = sorted({account for _, account in hand.accounts})
+        keys = [
+            self._key("hands", "table", hand.table_id),
+            *(self._key("hands", "account", a) for a in account_ids),
+        ]
+        await self._record_hand(keys=keys, args=[json.dumps(asdict(hand)), -HISTORY_LENGTH])
+
+    async def table_hands(
+        self, table_id: str, limit: int = HISTORY_LENGTH
+    ) -> tuple[HandRecord, ...]:
+        return await self._last_hands(self._key("hands", "table", table_id), limit)
+
+    async def account_hands(
+        self, account_id: str, limit: int = HISTORY_LENGTH
+    ) -> tuple[HandRecord, ...]:
+        return await self._last_hands(self._key("hands", "account", account_id), limit)
+
+    async def balances(self) -> dict[str, int]:
+        """Every balance, the house's included, all at one moment: for audits."""
+        found = await self._balances(keys=[self._key("accounts")], args=[self._account_key("")])
+        return {found[i]: int(found[i + 1]) for i in range(0, len(found), 2)}
+
+    async def _last_hands(self, key: str, limit: int) -> tuple[HandRecord, ...]:
+        if limit <= 0:
+            return ()
+        return tuple(_hand(_text(text)) for text in await self._redis.lrange(key, -limit, -1))
+
+    def _key(self, *parts: str) -> str:
+        return self._prefix + ":".join(parts)
+
+    def _account_key(self, account_id: str) -> str:
+        return self._key("account", account_id)
+
+
+def _text(reply: bytes | str | None) -> str:
+    # The client decodes every reply (decode_responses=True); its types do not know.
+    assert isinstance(reply, str), reply
+    return reply
+
+
+def _table_json(table: TableRecord) -> str:
+    return json.dumps(
+        {
+            "table_id": table.table_id,
+            "options": table.options.model_dump(mode="json"),
+            "seats": [asdict(seat) for seat in table.seats],
+        }
+    )
+
+
+def _table(text: str) -> TableRecord:
+    data = json.loads(text)
+    return TableRecord(
+        table_id=data["table_id"],
+        options=TableOptions.model_validate(data["options"]),
+        seats=tuple(SeatRecord(**seat) for seat in data["seats"]),
+    )
+
+
+def _hand(text: str) -> HandRecord:
+    data = json.loads(text)
+    return HandRecord(
+        table_id=data["table_id"],
+        hand_id=data["hand_id"],
+        accounts=_pairs(data["accounts"]),
+        stacks_before=_pairs(data["stacks_before"]),
+        stacks_after=_pairs(data["stacks_after"]),
+        events=tuple(data["events"]),
+        voided=data["voided"],
+    )
+
+
+def _pairs(rows: list[list[Any]]) -> tuple[Any, ...]:
+    # JSON has no tuples: a pair comes back as a list and must compare equal again.
+    return tuple((first, second) for first, second in rows)

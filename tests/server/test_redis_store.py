@@ -1,0 +1,140 @@
+"""What the Redis store must keep beyond the contract in test_store.py: a change is
+one atomic step even with many writers at once, and what one store object writes
+another sees, as a second server process on the same Redis would."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis.asyncio import Redis
+
+from qiuqiu.protocol import TableOptions
+from qiuqiu.server.errors import Refused
+from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, TableRecord
+
+GRANT = 1_000
+OPTIONS = TableOptions(seats=3, dealer_bot=False)
+
+
+def seated(table_id: str, account_id: str, stack: int) -> TableRecord:
+    return TableRecord(table_id, OPTIONS).with_seat(SeatRecord(0, account_id, "Ann", stack))
+
+
+async def dump(url: str) -> dict[bytes, bytes | None]:
+    """Every key in the database with its value, serialized by Redis itself."""
+    async with Redis.from_url(url) as raw:
+        return {key: await raw.dump(key) async for key in raw.scan_iter()}
+
+
+async def test_a_refused_move_leaves_every_key_in_redis_as_it_was(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    saved = seated("t1", "ann", 400)
+    await redis_store.move_chips("ann", 400, saved)
+    before = await dump(redis_url)
+    with pytest.raises(Refused, match="insufficient_balance"):
+        await redis_store.move_chips("ann", 601, saved.with_seat(SeatRecord(1, "ann", "Ann", 601)))
+    with pytest.raises(Refused, match="unknown_account"):
+        await redis_store.move_chips("nobody", 1, seated("t2", "nobody", 1))
+    assert await dump(redis_url) == before
+    ann = await redis_store.account("ann")
+    assert ann is not None
+    assert ann.balance == GRANT - 400
+    assert await redis_store.table("t1") == saved
+
+
+async def test_two_hundred_buy_ins_at_once_never_overdraw_and_create_or_lose_no_chip(
+    redis_store: RedisStore,
+) -> None:
+    await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    buy_in = 30
+
+    async def buy_in_at(n: int) -> str | None:
+        """None for a buy-in made, the code of its refusal otherwise."""
+        try:
+            await redis_store.move_chips("ann", buy_in, seated(f"t{n}", "ann", buy_in))
+        except Refused as refused:
+            return refused.code
+        return None
+
+    outcomes = await asyncio.gather(*(buy_in_at(n) for n in range(200)))
+    assert outcomes.count(None) == GRANT // buy_in
+    assert set(outcomes) == {None, "insufficient_balance"}
+    balances = await redis_store.balances()
+    assert balances["ann"] == GRANT % buy_in
+    tables = await redis_store.tables()
+    assert len(tables) == GRANT // buy_in
+    assert sum(balances.values()) + sum(s.stack for t in tables for s in t.seats) == 0
+
+
+async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    table = seated("t1", "ann", 400)
+    await redis_store.move_chips("ann", 400, table)
+    hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 420),), ('{"type": "x"}',))
+    await redis_store.record_hand(hand)
+    other = await RedisStore.from_url(redis_url)
+    try:
+        # Opening it found the house there already and left its balance alone.
+        assert await other.balances() == {HOUSE: -GRANT, "ann": GRANT - 400}
+        assert await other.account_for_token(token_hash("ann")) == await redis_store.account("ann")
+        assert await other.tables() == (table,)
+        assert await other.account_hands("ann") == (hand,)
+        await other.drop_table("t1")
+    finally:
+        await other.close()
+    assert await redis_store.table("t1") is None
+
+
+async def test_stores_under_different_prefixes_share_a_redis_without_seeing_each_other(
+    redis_url: str,
+) -> None:
+    blue = await RedisStore.from_url(redis_url, prefix="blue:")
+    green = await RedisStore.from_url(redis_url, prefix="green:")
+    try:
+        await blue.create_account("ann", "Ann", token_hash("ann"), GRANT)
+        await blue.save_table(TableRecord("t1", OPTIONS))
+        assert await green.account("ann") is None
+        assert await green.tables() == ()
+        assert await green.balances() == {HOUSE: 0}
+        await green.create_account("ann", "Ann", token_hash("ann"), 5)
+        assert await blue.balances() == {HOUSE: -GRANT, "ann": GRANT}
+    finally:
+        await blue.close()
+        await green.close()
+
+
+async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    await redis_store.create_account("ann", "Ann", "hash-of-anns-token", GRANT)
+    await redis_store.move_chips("ann", 400, seated("t1", "ann", 400))
+    await redis_store.record_hand(HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 400),), ()))
+    async with Redis.from_url(redis_url, decode_responses=True) as raw:
+        assert sorted(await raw.keys()) == [
+            "qiuqiu:account:ann",
+            "qiuqiu:account:house",
+            "qiuqiu:accounts",
+            "qiuqiu:hands:account:ann",
+            "qiuqiu:hands:table:t1",
+            "qiuqiu:table:t1",
+            "qiuqiu:tables",
+            "qiuqiu:token:hash-of-anns-token",
+        ]
+        assert await raw.hgetall("qiuqiu:account:ann") == {"name": "Ann", "balance": "600"}
+
+
+async def test_a_store_keeps_working_after_redis_forgets_its_scripts(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    # As after a restart of Redis: the scripts are loaded again on first use.
+    async with Redis.from_url(redis_url) as raw:
+        await raw.script_flush()
+    await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    assert await redis_store.balances() == {HOUSE: -GRANT, "ann": GRANT}
