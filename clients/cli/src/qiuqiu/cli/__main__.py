@@ -1,0 +1,84 @@
+"""``qiuqiu``: play QiuQiu in the terminal.
+
+``qiuqiu play`` starts a server inside this process and seats you against the
+dealer bot; ``qiuqiu play --server ws://host:port`` plays on a running server;
+``--auto N`` lets a simple bot play N hands and prints a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from qiuqiu.cli.arguments import add_table_options
+from qiuqiu.cli.errors import ClientError
+from qiuqiu.cli.play import PlayOptions, play
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="qiuqiu", description="Play QiuQiu (KiuKiu) in the terminal."
+    )
+    commands = top.add_subparsers(dest="command", required=True)
+    cmd = commands.add_parser(
+        "play",
+        help="play at a table against the dealer bot",
+        description="Play QiuQiu. Without --server, a server runs inside this process "
+        "(its accounts last as long as it does).",
+    )
+    cmd.add_argument("--server", metavar="URL", help="a running server, e.g. ws://127.0.0.1:8765")
+    cmd.add_argument("--name", default=_default_name(), help="your name at the table")
+    cmd.add_argument("--table", metavar="ID", help="join this table instead of opening one")
+    cmd.add_argument("--buy-in", type=int, default=500, help="chips to sit down with (500)")
+    add_table_options(cmd)
+    cmd.add_argument("--auto", type=int, metavar="N", help="let a simple bot play N hands")
+    cmd.add_argument("--json", action="store_true", help="with --auto: the summary as JSON")
+    cmd.add_argument("--ascii", action="store_true", help="draw tiles as [6|1], not U+1F031")
+    cmd.add_argument(
+        "--new-account", action="store_true", help="do not resume the account saved for --server"
+    )
+    return top
+
+
+def _default_name() -> str:
+    return (os.environ.get("USER") or "Player").capitalize()[:24]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    console = Console(highlight=False, emoji=False)
+    try:
+        options = PlayOptions.from_args(args, console)
+    except ValueError as error:
+        console.print(f"qiuqiu: {error}", style="red")
+        return 2
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("websockets").setLevel(logging.ERROR)
+    try:
+        summary = asyncio.run(play(options, console))
+    except ClientError as error:
+        console.print(f"qiuqiu: {error}", style="bold red")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    if summary is not None:
+        if args.json:
+            print(json.dumps(summary.as_dict()))
+        else:
+            console.print(
+                f"Played {summary.hands} hand{'s' * (summary.hands != 1)}: "
+                f"won {summary.won}, lost {summary.lost}, "
+                f"net {summary.net:+d} chips. Balance: {summary.balance}."
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

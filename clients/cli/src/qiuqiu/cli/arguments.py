@@ -1,0 +1,46 @@
+"""The command-line flags for a new table's options, shared by ``qiuqiu play`` and bots."""
+
+from __future__ import annotations
+
+import argparse
+
+from qiuqiu.protocol import TableOptions
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    defaults = TableOptions()
+    table = parser.add_argument_group("a new table's options")
+    table.add_argument(
+        "--seats", type=int, default=defaults.seats, help="seats at the table, 2-6 (2)"
+    )
+    table.add_argument(
+        "--no-bot", action="store_true", help="no dealer bot: wait for others to --table join"
+    )
+    table.add_argument("--ante", type=int, default=defaults.ante, help="(%(default)s)")
+    table.add_argument("--min-bet", type=int, default=defaults.min_bet, help="(%(default)s)")
+    table.add_argument("--max-bet", type=int, help="most a bet or raise may add (no limit)")
+    table.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds (1)")
+    table.add_argument("--tie-rule", choices=("highest_tile", "split"), default=defaults.tie_rule)
+    table.add_argument("--split", action="store_true", help="players cut their own hands")
+    table.add_argument(
+        "--turn-seconds", type=float, default=defaults.turn_seconds, help="(%(default)s)"
+    )
+
+
+def table_options(args: argparse.Namespace) -> TableOptions:
+    """The options the flags ask for; ``ValueError`` saying why if they cannot work."""
+    try:
+        return TableOptions(
+            seats=args.seats,
+            dealer_bot=not args.no_bot,
+            ante=args.ante,
+            min_bet=args.min_bet,
+            max_bet=args.max_bet,
+            betting_rounds=args.rounds,
+            tie_rule=args.tie_rule,
+            manual_split=args.split,
+            turn_seconds=args.turn_seconds,
+        )
+    except ValueError as error:
+        reasons = str(error).splitlines()[1:3]
+        raise ValueError(f"bad table options: {' '.join(reasons)}") from None

@@ -1,0 +1,312 @@
+"""The bot SDK: write ``decide(turn) -> action``, and :func:`play` does the rest.
+
+A bot sees exactly what a person at the seat sees: its own tiles, every
+stack and bet, the pot, and the actions the server says are legal, with their
+amounts (:class:`Turn`). It answers with one of :class:`Check`, :class:`Call`,
+:class:`Fold`, :class:`Bet` or :class:`Raise`. At tables where players cut
+their own hands, :meth:`Bot.cut` is asked too; by default it takes the best cut.
+
+Everything else (the connection, ``hello`` and resuming, snapshots after a gap,
+reconnecting, leaving the table at the end) is :func:`play` and
+:class:`~qiuqiu.cli.connection.Connection`'s job. A whole bot::
+
+    class AlwaysCall(Bot):
+        def decide(self, turn: Turn) -> Action:
+            return Check() if turn.legal.check else Call()
+
+    asyncio.run(run(AlwaysCall(), "ws://127.0.0.1:8765", name="Caller", hands=100))
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from qiuqiu.cli.arguments import add_table_options, table_options
+from qiuqiu.cli.connection import Closed, Connection, Reconnected
+from qiuqiu.cli.errors import ClientError, ServerRefused
+from qiuqiu.cli.game import TableState
+from qiuqiu.engine import Hand, Tile, parse_tiles, rank
+from qiuqiu.protocol import LegalActions, TableOptions
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Bet:
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Raise:
+    to: int
+    """The round total the raise reaches, not the chips it adds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A declared cut: two pairs of tiles, written like ``("6-3", "2-1")``."""
+
+    first: tuple[str, str]
+    second: tuple[str, str]
+
+
+Action = Check | Call | Fold | Bet | Raise
+
+TURN_MESSAGES = (wire.TurnStarted, wire.CuttingStarted, wire.TableSnapshot)
+"""The messages that can make it this seat's turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """What the seat knows when it is its turn (or its time to cut)."""
+
+    table_id: str
+    hand_id: int
+    seat: int
+    tiles: tuple[Tile, ...]
+    stack: int
+    to_call: int
+    pot: int
+    round: int
+    legal: LegalActions
+    options: TableOptions
+    stacks: Mapping[int, int]
+    bets: Mapping[int, int]
+    opponents: int
+    """Seats still in the hand besides this one."""
+
+    @property
+    def hand(self) -> Hand | None:
+        """The four tiles as a hand, once the fourth is dealt."""
+        return Hand(self.tiles) if len(self.tiles) == 4 else None
+
+
+class Bot:
+    """Subclass and write :meth:`decide`; the rest has sensible defaults."""
+
+    def decide(self, turn: Turn) -> Action:
+        raise NotImplementedError
+
+    def cut(self, turn: Turn) -> Split:
+        """How to cut the four tiles when the table lets players choose: the best cut."""
+        assert turn.hand is not None
+        best = rank(turn.hand).cut
+        high, low = best.high_pair, best.low_pair
+        return Split((str(high[0]), str(high[1])), (str(low[0]), str(low[1])))
+
+
+def turn_of(state: TableState) -> Turn | None:
+    """The :class:`Turn` if ``state`` says this client must act now, else ``None``."""
+    hand, me, legal = state.hand, state.me, state.legal
+    if hand is None or me is None or legal is None:
+        return None
+    return Turn(
+        table_id=state.table_id,
+        hand_id=hand.hand_id,
+        seat=me.seat,
+        tiles=parse_tiles(" ".join(me.tiles)),
+        stack=me.stack,
+        to_call=hand.to_call,
+        pot=hand.pot,
+        round=hand.round,
+        legal=legal,
+        options=state.options,
+        stacks=MappingProxyType({s.seat: s.stack for s in state.seats.values()}),
+        bets=MappingProxyType({s.seat: s.bet for s in state.seats.values()}),
+        opponents=sum(
+            1 for s in state.seats.values() if s.in_hand and not s.folded and s.seat != me.seat
+        ),
+    )
+
+
+def action_message(action: Action | Split, table_id: str, hand_id: int) -> cmd.TableAction:
+    """The wire message for ``action`` at ``table_id`` in hand ``hand_id``."""
+    t, h = table_id, hand_id
+    match action:
+        case Check():
+            return cmd.Check(table_id=t, hand_id=h)
+        case Call():
+            return cmd.Call(table_id=t, hand_id=h)
+        case Fold():
+            return cmd.Fold(table_id=t, hand_id=h)
+        case Bet(amount=amount):
+            return cmd.Bet(table_id=t, hand_id=h, amount=amount)
+        case Raise(to=to):
+            return cmd.Raise(table_id=t, hand_id=h, to=to)
+        case Split(first=first, second=second):
+            return cmd.DeclareCut(table_id=t, hand_id=h, pairs=(first, second))
+
+
+@dataclass
+class Summary:
+    """How a run went for this account: hands dealt in, won, lost, chips won
+    (below zero: lost), and the balance after leaving the table."""
+
+    hands: int = 0
+    won: int = 0
+    lost: int = 0
+    net: int = 0
+    balance: int | None = None
+    per_hand: dict[int, int] = field(default_factory=dict)
+    """Chips won or lost in each hand, by ``hand_id``."""
+
+    def record(self, hand_id: int, net: int) -> None:
+        self.per_hand[hand_id] = net
+        self.hands += 1
+        self.won += net > 0
+        self.lost += net < 0
+        self.net += net
+
+    def as_dict(self) -> dict[str, int | None]:
+        return {
+            "hands": self.hands,
+            "won": self.won,
+            "lost": self.lost,
+            "net": self.net,
+            "balance": self.balance,
+        }
+
+
+async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = None) -> Summary:
+    """Play ``bot`` at ``table_id`` (where ``conn`` is seated) until ``hands`` hands have
+    ended, then stand up; or until the seat or the table is gone.
+
+    The summary counts every hand the seat was dealt into before it stood up: one
+    more than ``hands`` if the next hand had already begun when the server took
+    the request to leave (the seat then checks or folds at once)."""
+    summary = Summary()
+    acted: set[tuple[int, int | None]] = set()
+    stacks_before: dict[int, int] = {}
+    leaving = False
+    async for message in conn.messages():
+        if isinstance(message, Closed):
+            break
+        if isinstance(message, Reconnected):
+            # An action sent as the connection dropped may be lost: the snapshot that
+            # follows says whether the turn is still open.
+            acted.clear()
+        if isinstance(message, wire.TableLeft) and message.table_id == table_id:
+            summary.balance = message.balance
+            break
+        if isinstance(message, wire.Error):
+            log.info("the server refused a message: %s %s", message.code, message.message)
+            continue
+        state = conn.tables.get(table_id)
+        if state is None or getattr(message, "table_id", table_id) != table_id:
+            continue
+        # Kept here rather than read from the state: a snapshot taken mid-hand (after
+        # a reconnect) cannot say what the stack was when the hand began.
+        if isinstance(message, wire.HandStarted | wire.HandEnded) and state.you is not None:
+            stack = next((s.amount for s in message.stacks if s.seat == state.you), None)
+            if isinstance(message, wire.HandStarted) and stack is not None:
+                stacks_before[message.hand_id] = stack
+            elif message.hand_id in stacks_before and stack is not None:
+                summary.record(message.hand_id, stack - stacks_before.pop(message.hand_id))
+        if not leaving and hands is not None and summary.hands >= hands:
+            leaving = True
+            await conn.send(cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
+        turn = turn_of(state) if isinstance(message, TURN_MESSAGES) and not leaving else None
+        # A snapshot (after a gap or a reconnect) may repeat a turn already answered;
+        # each turn has its own deadline, so that tells them apart.
+        if turn is not None and state.hand is not None:
+            key = (turn.hand_id, state.hand.deadline_ms)
+            if key not in acted:
+                acted.add(key)
+                action = bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)
+                await conn.send(action_message(action, table_id, turn.hand_id))
+    return summary
+
+
+async def leave(conn: Connection, table_id: str) -> int | None:
+    """Stand up from ``table_id`` and return the balance, or ``None`` if the table or
+    the connection is already gone."""
+    try:
+        left = await conn.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+    except ServerRefused as refused:
+        log.info("leaving %s: %s", table_id, refused)
+        return None
+    return left.balance
+
+
+async def run(
+    bot: Bot,
+    url: str,
+    *,
+    name: str,
+    hands: int | None = None,
+    table_id: str | None = None,
+    options: TableOptions | None = None,
+    buy_in: int = 500,
+) -> Summary:
+    """Connect to ``url`` as ``name``, join ``table_id`` (or create a table with
+    ``options``, against the dealer bot by default), and :func:`play` ``hands`` hands."""
+    async with await Connection.open(url, name=name) as conn:
+        if table_id is None:
+            created = await conn.request(
+                cmd.CreateTable(options=options or TableOptions(), buy_in=buy_in),
+                wire.TableCreated,
+            )
+            table_id = created.table.table_id
+            log.info("opened table %s: others join it with --table %s", table_id, table_id)
+        else:
+            await conn.request(cmd.JoinTable(table_id=table_id, buy_in=buy_in), wire.TableJoined)
+        return await play(bot, conn, table_id, hands)
+
+
+def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
+    """Run ``bot`` from the command line and print its :class:`Summary` as JSON:
+    what an example bot's ``if __name__ == "__main__"`` calls."""
+    parser = argparse.ArgumentParser(description=(type(bot).__doc__ or "").split("\n")[0])
+    parser.add_argument("--server", default="ws://127.0.0.1:8765", help="(%(default)s)")
+    parser.add_argument("--name", default=type(bot).__name__, help="(%(default)s)")
+    parser.add_argument("--hands", type=int, default=100, help="hands to play (%(default)s)")
+    parser.add_argument("--table", help="join this table (default: open one)")
+    parser.add_argument("--buy-in", type=int, default=500, help="(%(default)s)")
+    add_table_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        options = table_options(args)
+    except ValueError as error:
+        parser.error(str(error))
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        summary = asyncio.run(
+            run(
+                bot,
+                args.server,
+                name=args.name,
+                hands=args.hands,
+                table_id=args.table,
+                options=options,
+                buy_in=args.buy_in,
+            )
+        )
+    except ClientError as error:
+        print(f"{parser.prog}: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary.as_dict()))
+    return 0

@@ -1,0 +1,122 @@
+"""What a person types at the prompt, read into an action or a one-line reason why not.
+
+The check against the legal actions here is for the person's sake (a quick,
+plain answer); the server checks everything again and alone decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qiuqiu.cli.bot import Action, Bet, Call, Check, Fold, Raise, Split
+from qiuqiu.cli.game import TableState
+from qiuqiu.cli.render import legal as legal_text
+from qiuqiu.engine import Hand, InvalidTiles, Tile, cut_with, parse_tiles, rank
+
+HELP = """\
+Commands:
+  check          pass without betting (when nobody has bet)
+  bet N          bet N chips
+  call           match the bet in front of you
+  raise N        raise this round's bet to N in all
+  fold           give up the hand
+  split A-B C-D  cut your four tiles: A-B and C-D make one pair, the other two the other
+  split          cut your four tiles the best way
+  help           this list
+  quit           leave the table (your stack goes back to your balance) and exit"""
+
+
+@dataclass(frozen=True, slots=True)
+class Quit:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Help:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Nothing:
+    """An empty line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why the line cannot be played, in one line."""
+
+    reason: str
+
+
+Command = Action | Split | Quit | Help | Nothing | Refusal
+
+
+def read(line: str, state: TableState | None) -> Command:
+    words = line.strip().lower().split()
+    if not words:
+        return Nothing()
+    verb, args = words[0], words[1:]
+    if verb in ("quit", "exit", "q"):
+        return Quit()
+    if verb in ("help", "h", "?"):
+        return Help()
+    if verb not in ("check", "bet", "call", "raise", "fold", "split"):
+        return Refusal(f"unknown command {verb!r}: type help for the list")
+    if state is None or state.hand is None or state.legal is None:
+        return Refusal("it is not your turn")
+    return _action(verb, args, state)
+
+
+def _action(verb: str, args: list[str], state: TableState) -> Command:
+    legal = state.legal
+    assert legal is not None
+    allowed = f"now you may: {legal_text(legal)}"
+    if verb == "split":
+        if not legal.declare_cut:
+            return Refusal(f"you cannot cut your hand now; {allowed}")
+        return _split(args, state)
+    if legal.declare_cut:
+        return Refusal(f"cut your hand first; {allowed}")
+    if verb in ("check", "call", "fold"):
+        if args:
+            return Refusal(f"{verb} takes no amount")
+        if verb == "check" and not legal.check:
+            return Refusal(f"you cannot check: there is a bet; {allowed}")
+        if verb == "call" and legal.call is None:
+            return Refusal(f"there is nothing to call; {allowed}")
+        if verb == "fold" and not legal.fold:
+            return Refusal(f"you can check for free, no need to fold; {allowed}")
+        return Check() if verb == "check" else Call() if verb == "call" else Fold()
+    # isdigit() alone admits digits int() cannot read, such as "²".
+    if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()) or len(args[0]) > 15:
+        return Refusal(f"say how much: {verb} N")
+    amount = int(args[0])
+    allowed_range = legal.bet if verb == "bet" else legal.raise_to
+    if allowed_range is None:
+        return Refusal(f"you cannot {verb} now; {allowed}")
+    if not allowed_range.min <= amount <= allowed_range.max:
+        return Refusal(
+            f"{verb} must be from {allowed_range.min} to {allowed_range.max}, not {amount}"
+        )
+    return Bet(amount) if verb == "bet" else Raise(amount)
+
+
+def _split(args: list[str], state: TableState) -> Command:
+    me = state.me
+    if me is None or len(me.tiles) != 4:
+        return Refusal("you have no four tiles to cut")
+    hand = Hand(parse_tiles(" ".join(me.tiles)))
+    if not args:
+        cut = rank(hand).cut
+    else:
+        try:
+            chosen = [Tile.parse(arg) for arg in args]
+        except InvalidTiles:
+            return Refusal("name two tiles like 6-3: split 6-3 2-1 pairs those two")
+        if len(chosen) != 2 or any(t not in hand.tiles for t in chosen):
+            return Refusal(f"pick two of your tiles ({' '.join(me.tiles)}) to pair together")
+        if len(set(chosen)) != len(chosen):
+            return Refusal("pick two different tiles")
+        cut = cut_with(hand, chosen[0], chosen[1])
+    high, low = cut.high_pair, cut.low_pair
+    return Split((str(high[0]), str(high[1])), (str(low[0]), str(low[1])))

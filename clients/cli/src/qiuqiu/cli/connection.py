@@ -1,0 +1,299 @@
+"""A session with a QiuQiu server over WebSocket: the part every client needs.
+
+:class:`Connection` says ``hello`` (resuming with a token when it has one),
+sends requests and waits for the reply that names them, keeps a
+:class:`~qiuqiu.cli.game.TableState` per table (asking for a snapshot when a
+``seq`` is missing), and reconnects by itself when the connection drops. Every
+message the server sends, and a :class:`Disconnected` / :class:`Reconnected`
+notice of its own, comes out of :meth:`Connection.messages` in order, after the
+table state has taken it in, so whatever reads them sees a state that already
+agrees with the message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.cli.game import Applied, TableState
+from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_server, encode
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+
+log = logging.getLogger(__name__)
+
+RECONNECT_DELAYS = (0.1, 0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 4.0, 4.0, 8.0)
+"""Waits between reconnect attempts: about half a minute in all, inside the
+server's grace period, after which the seat would be lost anyway."""
+
+FINAL_CLOSE_CODES = frozenset({1000, 1008, 1009, 4000})
+"""Closes that reconnecting cannot mend: a clean close, a flood, an oversize
+frame, or the account taken over by another connection."""
+
+R = TypeVar("R", bound=wire.Reply)
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The connection dropped (``reason``); the client is trying to reconnect."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    """The session is back, on the same account; snapshots of its tables follow."""
+
+    welcome: wire.Welcome
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The connection is gone for good (``reason``); no more messages come."""
+
+    reason: str
+
+
+Notice = wire.AnyServerMessage | Disconnected | Reconnected | Closed
+
+
+class Connection:
+    """One account's session with a server. Open it with :meth:`open`::
+
+        async with await Connection.open("ws://127.0.0.1:8765", name="Ann") as conn:
+            created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+            async for message in conn.messages():
+                ...
+
+    ``on_token`` is called with the resume token when the server issues one, so
+    the caller can keep it for next time.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        on_token: Callable[[str], None] | None = None,
+        reconnect: bool = True,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.token = token
+        self.on_token = on_token
+        self.reconnect = reconnect
+        self.tables: dict[str, TableState] = {}
+        self.welcome: wire.Welcome | None = None
+        self._ws: ClientConnection | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[wire.Reply]] = {}
+        self._messages: asyncio.Queue[Notice] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+        self._awaiting_snapshot: set[str] = set()
+        self._closing = False
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        on_token: Callable[[str], None] | None = None,
+        reconnect: bool = True,
+    ) -> Connection:
+        """Connect and say hello. With a ``token`` the account is resumed; if the server
+        does not know the token and a ``name`` is given, a new account is opened."""
+        conn = cls(url, name=name, token=token, on_token=on_token, reconnect=reconnect)
+        await conn._connect()
+        conn._reader = asyncio.create_task(conn._read_forever())
+        return conn
+
+    async def __aenter__(self) -> Connection:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @property
+    def account_id(self) -> str:
+        assert self.welcome is not None
+        return self.welcome.account_id
+
+    # -- sending -------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def send(self, message: cmd.ClientMessage) -> None:
+        """Send without waiting; an ``error`` naming it comes out of :meth:`messages`."""
+        if self._ws is None:
+            raise ConnectionLost("not connected")
+        try:
+            await self._ws.send(encode(message))
+        except ConnectionClosed as closed:
+            raise ConnectionLost(f"connection closed: {closed}") from None
+
+    async def request(self, message: cmd.ClientMessage, expected: type[R]) -> R:
+        """Send ``message`` with a fresh id and return the reply of type ``expected``
+        that names it. An ``error`` is raised as :class:`ServerRefused`."""
+        ref = self.next_id()
+        future: asyncio.Future[wire.Reply] = asyncio.get_running_loop().create_future()
+        self._pending[ref] = future
+        try:
+            await self.send(message.model_copy(update={"id": ref}))
+            reply = await future
+        finally:
+            self._pending.pop(ref, None)
+        if isinstance(reply, wire.Error):
+            raise ServerRefused(reply.code, reply.message)
+        if not isinstance(reply, expected):
+            raise ConnectionLost(f"expected {expected.__name__}, got {type(reply).__name__}")
+        return reply
+
+    # -- receiving -----------------------------------------------------------------
+
+    async def messages(self) -> AsyncIterator[Notice]:
+        """Every server message and connection notice, in order, until :class:`Closed`.
+
+        Each table message is folded into :attr:`tables` just before it is handed
+        out, so the state read beside a message is the state as of that message."""
+        while True:
+            message = await self._messages.get()
+            if isinstance(message, Disconnected | Reconnected | Closed) or await self._keep(
+                message
+            ):
+                yield message
+            if isinstance(message, Closed):
+                return
+
+    async def close(self) -> None:
+        """Close the connection (seats keep their grace period: leave tables first)."""
+        self._closing = True
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+
+    # -- inside ----------------------------------------------------------------------
+
+    async def _connect(self) -> wire.Welcome:
+        try:
+            self._ws = await connect(self.url, compression=None, open_timeout=10)
+        except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
+            raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
+        welcome = await self._hello()
+        self.welcome = welcome
+        if welcome.token is not None:
+            self.token = welcome.token
+            if self.on_token is not None:
+                self.on_token(welcome.token)
+        return welcome
+
+    async def _hello(self) -> wire.Welcome:
+        """Say hello before the reader runs: the welcome is the first reply."""
+        assert self._ws is not None
+        attempts = [cmd.Hello(version=PROTOCOL_VERSION, token=self.token)] if self.token else []
+        if self.name is not None:
+            attempts.append(cmd.Hello(version=PROTOCOL_VERSION, name=self.name))
+        if not attempts:
+            raise ValueError("a connection needs a name or a token")
+        for hello in attempts:
+            await self._ws.send(encode(hello))
+            reply = decode_server(await self._ws.recv())
+            if isinstance(reply, wire.Welcome):
+                return reply
+            if isinstance(reply, wire.Error) and reply.code != "unknown_token":
+                raise ServerRefused(reply.code, reply.message)
+        assert isinstance(reply, wire.Error)
+        raise ServerRefused(reply.code, reply.message)
+
+    async def _read_forever(self) -> None:
+        while True:
+            reason = await self._read_until_closed()
+            self._fail_pending(reason)
+            if not await self._come_back(reason):
+                self._messages.put_nowait(Closed(reason))
+                return
+
+    async def _read_until_closed(self) -> str:
+        assert self._ws is not None
+        try:
+            async for frame in self._ws:
+                try:
+                    message = decode_server(frame)
+                except BadMessage as bad:
+                    log.warning("ignoring a message this client does not understand: %s", bad)
+                    continue
+                self._take(message)
+        except ConnectionClosed:
+            pass
+        code = self._ws.close_code or 1006
+        return f"{code} {self._ws.close_reason or 'connection lost'}"
+
+    def _take(self, message: wire.AnyServerMessage) -> None:
+        """Hand a reply to the request waiting for it, and queue every message but the
+        errors a request raises."""
+        answers_request = not isinstance(message, wire.TableEvent)
+        future = self._pending.get(message.ref) if isinstance(message.ref, int) else None
+        if answers_request and future is not None and not future.done():
+            future.set_result(message)
+            if isinstance(message, wire.Error):
+                return
+        self._messages.put_nowait(message)
+
+    async def _keep(self, message: wire.AnyServerMessage) -> bool:
+        """Fold ``message`` into the table state; ``False`` for an event already seen,
+        or one that comes after a gap (a snapshot is on its way)."""
+        if isinstance(message, wire.TableSnapshot):
+            self.tables[message.table.table_id] = TableState.from_snapshot(message)
+            self._awaiting_snapshot.discard(message.table.table_id)
+        elif isinstance(message, wire.TableEvent) and message.table_id in self.tables:
+            applied = self.tables[message.table_id].apply(message)
+            if applied is Applied.GAP and message.table_id not in self._awaiting_snapshot:
+                log.info("missed events at table %s: asking for a snapshot", message.table_id)
+                self._awaiting_snapshot.add(message.table_id)
+                await self.send(cmd.RequestSnapshot(table_id=message.table_id))
+            return applied is Applied.APPLIED
+        elif isinstance(message, wire.TableLeft) and message.seat is not None:
+            self.tables.pop(message.table_id, None)
+        return True
+
+    def _fail_pending(self, reason: str) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionLost(f"connection closed: {reason}"))
+
+    async def _come_back(self, reason: str) -> bool:
+        code = int(reason.split()[0])
+        if self._closing or not self.reconnect or self.token is None:
+            return False
+        if code in FINAL_CLOSE_CODES:
+            return False
+        self._messages.put_nowait(Disconnected(reason))
+        for delay in RECONNECT_DELAYS:
+            await asyncio.sleep(delay)
+            if self._closing:
+                return False
+            try:
+                welcome = await self._connect()
+            except ConnectionLost as lost:
+                log.info("reconnecting: %s", lost)
+                continue
+            except ServerRefused as refused:
+                log.warning("the server refused to resume: %s", refused)
+                return False
+            self._messages.put_nowait(Reconnected(welcome))
+            return True
+        return False

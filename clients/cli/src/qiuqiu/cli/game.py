@@ -1,0 +1,244 @@
+"""One table as this client sees it, kept up to date from server messages, without I/O.
+
+The server sends a ``table_snapshot`` (the whole table) and then events, each
+with the table's ``seq``. :meth:`TableState.apply` folds both into one mutable
+picture that a terminal can draw and a bot can decide from. Its rules:
+
+1. A snapshot replaces everything (:meth:`TableState.from_snapshot`).
+2. An event applies only if its ``seq`` is exactly one past the last one seen.
+   An older ``seq`` is a copy already applied (ignored); a newer one means
+   something was missed, so :meth:`apply` answers :data:`Applied.GAP` and the
+   caller asks for a snapshot. Events are not applied until it arrives.
+3. Nothing here is trusted to decide anything: the server is the authority,
+   and the next ``turn_started`` or snapshot corrects any drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from qiuqiu.engine import Category
+from qiuqiu.protocol import CutView, LegalActions, TableOptions, verify_deal
+from qiuqiu.protocol import server as wire
+
+
+class Applied(Enum):
+    APPLIED = "applied"
+    IGNORED = "ignored"
+    GAP = "gap"
+
+
+@dataclass
+class SeatState:
+    seat: int
+    name: str
+    is_bot: bool
+    stack: int
+    connected: bool = True
+    bet: int = 0
+    in_hand: bool = False
+    folded: bool = False
+    all_in: bool = False
+    tiles: tuple[str, ...] = ()
+    """This client's own tiles, and everyone's once shown down."""
+    cut: CutView | None = None
+    category: Category | None = None
+
+    def clear_hand(self) -> None:
+        self.bet, self.in_hand, self.folded, self.all_in = 0, False, False, False
+        self.tiles, self.cut, self.category = (), None, None
+
+
+@dataclass
+class HandInPlay:
+    hand_id: int
+    button: int
+    commitment: str
+    phase: str = "betting"
+    round: int = 0
+    pot: int = 0
+    current_bet: int = 0
+    actor: int | None = None
+    to_call: int = 0
+    deadline_ms: int | None = None
+    cutting: tuple[int, ...] = ()
+    deal_verified: bool | None = None
+    """Set at ``hand_ended``: whether the revealed seed and deck match the commitment."""
+
+
+@dataclass
+class TableState:
+    table_id: str
+    options: TableOptions
+    seq: int
+    seats: dict[int, SeatState] = field(default_factory=dict)
+    you: int | None = None
+    hand: HandInPlay | None = None
+    legal: LegalActions | None = None
+    """What this client may do now; ``None`` when it is not its turn."""
+    closed: bool = False
+
+    @classmethod
+    def from_snapshot(cls, snapshot: wire.TableSnapshot) -> TableState:
+        view = snapshot.table
+        state = cls(view.table_id, view.options, snapshot.seq, you=view.you, legal=view.legal)
+        for seat in view.seats:
+            state.seats[seat.seat] = SeatState(
+                seat=seat.seat,
+                name=seat.name,
+                is_bot=seat.is_bot,
+                stack=seat.stack,
+                connected=seat.connected,
+                bet=seat.bet,
+                in_hand=seat.in_hand,
+                folded=seat.folded,
+                all_in=seat.all_in,
+                tiles=seat.tiles or (),
+            )
+        if view.hand is not None:
+            hand = view.hand
+            state.hand = HandInPlay(
+                hand_id=hand.hand_id,
+                button=hand.button,
+                commitment=hand.commitment,
+                phase=hand.phase,
+                round=hand.round,
+                pot=hand.pot,
+                current_bet=hand.current_bet,
+                actor=hand.actor,
+                deadline_ms=hand.deadline_ms,
+            )
+            if hand.actor is not None and hand.actor in state.seats:
+                state.hand.to_call = hand.current_bet - state.seats[hand.actor].bet
+        return state
+
+    @property
+    def me(self) -> SeatState | None:
+        return None if self.you is None else self.seats.get(self.you)
+
+    def name(self, seat: int) -> str:
+        found = self.seats.get(seat)
+        return found.name if found else f"seat {seat}"
+
+    def apply(self, message: wire.TableEvent) -> Applied:
+        if message.seq <= self.seq:
+            return Applied.IGNORED
+        if message.seq != self.seq + 1:
+            return Applied.GAP
+        self.seq = message.seq
+        self._apply_event(message)
+        return Applied.APPLIED
+
+    def _apply_event(self, event: wire.TableEvent) -> None:
+        seats, hand = self.seats, self.hand
+        match event:
+            case wire.PlayerSeated(seat=seat, name=name, is_bot=is_bot, stack=stack):
+                seats[seat] = SeatState(seat, name, is_bot, stack)
+            case wire.PlayerLeft(seat=seat):
+                seats.pop(seat, None)
+                if seat == self.you:
+                    self.you, self.legal = None, None
+            case wire.PlayerDisconnected(seat=seat) | wire.PlayerReconnected(seat=seat):
+                if seat in seats:
+                    seats[seat].connected = isinstance(event, wire.PlayerReconnected)
+            case wire.TableClosed():
+                self.closed, self.hand, self.legal = True, None, None
+            case wire.HandStarted(hand_id=hand_id, button=button, stacks=stacks):
+                self.hand = HandInPlay(hand_id, button, event.commitment)
+                self.legal = None
+                for seat_state in seats.values():
+                    seat_state.clear_hand()
+                for entry in stacks:
+                    if entry.seat in seats:
+                        seats[entry.seat].stack = entry.amount
+                        seats[entry.seat].in_hand = True
+            case wire.AnteTaken(seat=seat, amount=amount, all_in=all_in):
+                self._put_in(seat, amount, all_in, into_bet=False)
+            case wire.TilesDealt(seat=seat, tiles=tiles) if tiles is not None:
+                seats[seat].tiles = tiles
+            case wire.FourthTileDealt(seat=seat, tile=tile) if tile is not None:
+                seats[seat].tiles = (*seats[seat].tiles, tile)
+            case wire.BettingRoundStarted(round=number) if hand:
+                hand.round, hand.current_bet, hand.phase = number, 0, "betting"
+            case wire.TurnStarted() if hand:
+                hand.actor, hand.to_call = event.seat, event.to_call
+                hand.deadline_ms, hand.pot = event.deadline_ms, event.pot
+                for chips in event.seats:
+                    if chips.seat in seats:
+                        s = seats[chips.seat]
+                        s.stack, s.bet, s.folded, s.all_in = (
+                            chips.stack,
+                            chips.bet,
+                            chips.folded,
+                            chips.all_in,
+                        )
+                hand.current_bet = max((c.bet for c in event.seats), default=0)
+                self.legal = event.legal if event.seat == self.you else None
+            case (
+                wire.BetPlaced(seat=seat, amount=amount, all_in=all_in)
+                | wire.Called(seat=seat, amount=amount, all_in=all_in)
+            ):
+                self._put_in(seat, amount, all_in, into_bet=True)
+            case wire.Raised(seat=seat, amount=amount, all_in=all_in):
+                self._put_in(seat, amount, all_in, into_bet=True)
+            case wire.Folded(seat=seat):
+                seats[seat].folded = True
+                self._turn_over()
+            case wire.Checked() | wire.TurnTimedOut():
+                self._turn_over()
+            case wire.BetReturned(seat=seat, amount=amount) if hand:
+                seats[seat].stack += amount
+                seats[seat].bet = max(0, seats[seat].bet - amount)
+                hand.pot -= amount
+            case wire.BettingRoundEnded(pot=pot) if hand:
+                hand.pot, hand.current_bet = pot, 0
+                for seat_state in seats.values():
+                    seat_state.bet = 0
+                self._turn_over()
+            case wire.CuttingStarted(seats=cutting, deadline_ms=deadline) if hand:
+                hand.phase, hand.cutting, hand.deadline_ms = "cutting", cutting, deadline
+                if self.you in cutting:
+                    self.legal = LegalActions(declare_cut=True)
+            case wire.CutDeclared(seat=seat, cut=cut):
+                seats[seat].cut = cut
+                if seat == self.you:
+                    self.legal = None
+            case wire.Showdown(hands=shown) if hand:
+                hand.phase = "showdown"
+                for shown_hand in shown:
+                    s = seats[shown_hand.seat]
+                    s.tiles, s.cut = shown_hand.tiles, shown_hand.cut
+                    s.category = shown_hand.category
+            case wire.PotAwarded(amount=amount, shares=shares) if hand:
+                hand.pot -= amount
+                for share in shares:
+                    seats[share.seat].stack += share.amount
+            case wire.HandVoided(refunds=refunds) if hand:
+                for refund in refunds:
+                    seats[refund.seat].stack += refund.amount
+                hand.pot = 0
+            case wire.HandEnded(stacks=stacks, seed=seed, deck=deck) if hand:
+                hand.phase, hand.actor, self.legal = "ended", None, None
+                hand.deal_verified = verify_deal(hand.commitment, seed, deck)
+                for entry in stacks:
+                    if entry.seat in seats:
+                        seats[entry.seat].stack = entry.amount
+                        seats[entry.seat].bet = 0
+
+    def _put_in(self, seat: int, amount: int, all_in: bool, *, into_bet: bool) -> None:
+        state = self.seats[seat]
+        state.stack -= amount
+        state.all_in = state.all_in or all_in
+        if self.hand is None:
+            return
+        self.hand.pot += amount
+        if into_bet:
+            state.bet += amount
+            self.hand.current_bet = max(self.hand.current_bet, state.bet)
+            self._turn_over()
+
+    def _turn_over(self) -> None:
+        if self.hand is not None:
+            self.hand.actor, self.hand.to_call = None, 0
+        self.legal = None

@@ -1,0 +1,166 @@
+"""``qiuqiu play`` from start to finish: find a server, sit down, play, leave.
+
+Without ``--server`` the real server runs inside this process, on a free
+loopback port, with its accounts in memory, and the client talks to it over a
+real WebSocket like any other: the embedded game is the same game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+
+from rich.console import Console
+from rich.text import Text
+
+from qiuqiu.cli.arguments import table_options
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn
+from qiuqiu.cli.bot import play as play_bot
+from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.terminal import Terminal, stdin_lines
+from qiuqiu.cli.tokens import TokenFile, config_dir
+from qiuqiu.engine import rank
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    server: str | None
+    name: str
+    table_id: str | None
+    buy_in: int
+    table: TableOptions
+    auto: int | None
+    unicode: bool
+    resume: bool
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, console: Console) -> PlayOptions:
+        """Raises ``ValueError`` with a readable reason for options that cannot work."""
+        table = table_options(args)
+        if args.no_bot and args.server is None and args.table is None:
+            raise ValueError("--no-bot needs --server: at the embedded server you would sit alone")
+        if args.auto is not None and args.auto < 1:
+            raise ValueError("--auto needs a number of hands, 1 or more")
+        encoding = (console.encoding or "").lower().replace("-", "")
+        return cls(
+            server=args.server,
+            name=args.name,
+            table_id=args.table,
+            buy_in=args.buy_in,
+            table=table,
+            auto=args.auto,
+            unicode=not args.ascii and encoding.startswith("utf"),
+            resume=not args.new_account,
+        )
+
+
+class Steady(Bot):
+    """``--auto``'s strategy: bet the minimum with a hand worth 9 on its better pair
+    once all four tiles are out, otherwise check when it can and call when it must."""
+
+    def decide(self, turn: Turn) -> Action:
+        hand = turn.hand
+        if hand is not None and turn.legal.bet is not None and rank(hand).pairs[0] == 9:
+            return Bet(turn.legal.bet.min)
+        return Check() if turn.legal.check else Call()
+
+
+async def play(options: PlayOptions, console: Console) -> Summary | None:
+    """Play as ``options`` say; the summary with ``--auto``, else ``None``."""
+    async with contextlib.AsyncExitStack() as stack:
+        url = options.server
+        if url is None:
+            url = await stack.enter_async_context(embedded_server(fast=options.auto is not None))
+            tokens = None
+        else:
+            tokens = TokenFile(config_dir())
+        token = tokens.load(url) if tokens and options.resume else None
+        conn = await Connection.open(
+            url,
+            name=options.name,
+            token=token,
+            on_token=(lambda t: tokens.save(url, t)) if tokens else None,
+        )
+        stack.push_async_callback(conn.close)
+        table_id = await sit_down(conn, options, console)
+        if options.auto is not None:
+            return await play_bot(Steady(), conn, table_id, options.auto)
+        await Terminal(conn, table_id, console, options.unicode).run(typed_lines())
+    return None
+
+
+async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> str:
+    """Go back to the table this account already sits at, join ``--table``, or open a
+    table with the options given."""
+    assert conn.welcome is not None
+    welcome = conn.welcome
+    greeting = "Welcome back" if welcome.resumed else "Welcome"
+    console.print(Text(f"{greeting}, {welcome.name}. Your balance is {welcome.balance} chips."))
+    if options.table_id in welcome.tables or (options.table_id is None and welcome.tables):
+        table_id = options.table_id or welcome.tables[0]
+        console.print(Text(f"You are still seated at table {table_id}: carrying on.", "dim"))
+        return table_id
+    if options.table_id is not None:
+        joined = await conn.request(
+            cmd.JoinTable(table_id=options.table_id, buy_in=options.buy_in), wire.TableJoined
+        )
+        console.print(f"You sat down at table {joined.table_id} with {joined.buy_in} chips.")
+        return joined.table_id
+    created = await conn.request(
+        cmd.CreateTable(options=options.table, buy_in=options.buy_in), wire.TableCreated
+    )
+    table = created.table
+    console.print(
+        f"Table {table.table_id}: {table.options.seats} seats, ante {table.options.ante}, "
+        f"{options.buy_in} chips to play with."
+    )
+    if table.free_seats > 1:  # counted before this player sat down
+        console.print(
+            f"Others join with: qiuqiu play --server {conn.url} --table {table.table_id}",
+            style="dim",
+        )
+    return table.table_id
+
+
+@contextlib.asynccontextmanager
+async def embedded_server(*, fast: bool) -> AsyncIterator[str]:
+    """A real server on a free loopback port for as long as the game lasts. A bot
+    playing ``--auto`` needs no pauses, nor a limit on how fast it may act."""
+    config = ServerConfig(port=0, log_level="WARNING", bot_delay=0.6)
+    if fast:
+        config = replace(config, hand_pause=0.05, bot_delay=0.0, rate=1e6, burst=10**6)
+    server = QiuQiuServer(config)
+    await server.start()
+    try:
+        yield server.url
+    finally:
+        await server.stop()
+
+
+async def typed_lines() -> AsyncIterator[str]:
+    """Standard input's lines, with Ctrl-C read as ``quit`` so leaving is always clean."""
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, queue.put_nowait, "quit\n")
+
+    async def pump() -> None:
+        async for line in stdin_lines():
+            queue.put_nowait(line)
+        queue.put_nowait(None)
+
+    reader = asyncio.create_task(pump())
+    try:
+        while (line := await queue.get()) is not None:
+            yield line
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        reader.cancel()

@@ -1,0 +1,255 @@
+"""How the terminal shows the game: tiles as dominoes, the table, one line per event.
+
+Everything here turns state into ``rich`` text and prints nothing itself, so
+the same pictures serve a colour terminal, a pipe (``rich`` drops the colour)
+and the tests. Tiles are drawn with the Unicode domino faces (U+1F031 on) with
+their spots written beside them, since many fonts draw those faces small; on a
+terminal that cannot encode them, as ``[6|1]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from qiuqiu.cli.game import SeatState, TableState
+from qiuqiu.engine import Category, Hand, parse_tiles, rank
+from qiuqiu.protocol import LegalActions
+from qiuqiu.protocol import server as wire
+
+DOMINO_FACES = 0x1F031
+"""The horizontal domino 0-0; the face a-b is ``a * 7 + b`` past it."""
+
+CATEGORY_NAMES = {
+    Category.SIX_GODS: "Six Gods",
+    Category.FOUR_DOUBLES: "Four Doubles",
+    Category.PURE_BIG: "Pure Big",
+    Category.PURE_SMALL: "Pure Small",
+    Category.NORMAL: "",
+}
+
+
+def tile(text: str, unicode: bool) -> Text:
+    high, low = (int(part) for part in text.split("-"))
+    if not unicode:
+        return Text(f"[{high}|{low}]", style="bold")
+    face = chr(DOMINO_FACES + high * 7 + low)
+    return Text.assemble((face, "bold"), " ", (f"{high}-{low}", "bold"))
+
+
+def tiles(texts: Sequence[str], unicode: bool) -> Text:
+    return Text("  ").join(tile(t, unicode) for t in texts)
+
+
+def pairs(pair_texts: Sequence[Sequence[str]], unicode: bool) -> Text:
+    """A cut: the two pairs with a bar between them."""
+    return Text(" | ").join(tiles(pair, unicode) for pair in pair_texts)
+
+
+def hand_value(texts: Sequence[str], unicode: bool) -> Text:
+    """The best cut of a 4-tile hand and what it is worth, e.g. ``[6|3] [5|5] | ... = 9-4``."""
+    best = rank(Hand(parse_tiles(" ".join(texts))))
+    cut = best.cut
+    drawn = pairs(
+        (
+            (str(cut.high_pair[0]), str(cut.high_pair[1])),
+            (str(cut.low_pair[0]), str(cut.low_pair[1])),
+        ),
+        unicode,
+    )
+    special = CATEGORY_NAMES[best.category]
+    value = f"{special}!" if special else f"{best.pairs[0]}-{best.pairs[1]}"
+    return Text.assemble(drawn, "  = ", (value, "bold green" if special else "bold"))
+
+
+def legal(actions: LegalActions) -> str:
+    """The commands the prompt accepts now, with their amounts."""
+    choices = []
+    if actions.check:
+        choices.append("check")
+    if actions.call is not None:
+        choices.append(f"call {actions.call}")
+    if actions.bet is not None:
+        choices.append(f"bet {_range(actions.bet.min, actions.bet.max)}")
+    if actions.raise_to is not None:
+        choices.append(f"raise {_range(actions.raise_to.min, actions.raise_to.max)}")
+    if actions.fold:
+        choices.append("fold")
+    if actions.declare_cut:
+        choices.append("split [A-B C-D]")
+    return " · ".join(choices)
+
+
+def _range(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def who(state: TableState, seat: int) -> str:
+    return "You" if seat == state.you else state.name(seat)
+
+
+def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
+    """Every seat with its stack and bet, the pot, and whose turn it is."""
+    hand = state.hand
+    grid = Table(box=None, show_header=False, padding=(0, 2))
+    for seat in sorted(state.seats.values(), key=lambda s: s.seat):
+        grid.add_row(*_seat_row(state, seat, unicode))
+    lines: list[RenderableType] = [grid]
+    if hand is not None:
+        status = Text.assemble(("Pot ", "dim"), (str(hand.pot), "bold yellow"))
+        if hand.actor is not None:
+            status.append(f" · {who(state, hand.actor)} to act", "cyan")
+            if hand.to_call:
+                status.append(f" · {hand.to_call} to call")
+        if hand.deadline_ms is not None and (hand.actor is not None or hand.phase == "cutting"):
+            status.append(f" · {seconds_left(hand.deadline_ms, now_ms)} s left", "dim")
+        lines.append(status)
+    me = state.me
+    if me is not None and me.tiles:
+        mine = Text.assemble(("Your tiles: ", "dim"), tiles(me.tiles, unicode))
+        if len(me.tiles) == 4:
+            mine.append("   best: ", "dim")
+            mine.append_text(hand_value(me.tiles, unicode))
+        lines.append(mine)
+    return Group(*lines)
+
+
+def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, ...]:
+    name = Text(who(state, seat.seat), "bold" if seat.seat == state.you else "")
+    if state.hand is not None and seat.seat == state.hand.button:
+        name.append(" (D)", "dim")
+    if not seat.connected:
+        name.append(" (away)", "red")
+    notes = Text()
+    if seat.folded:
+        notes.append("folded", "dim")
+    elif seat.all_in:
+        notes.append("all in", "magenta")
+    if state.hand is not None and seat.seat == state.hand.actor:
+        notes.append("◀ to act" if unicode else "<- to act", "cyan")
+    return (
+        Text(f"seat {seat.seat}", "dim"),
+        name,
+        Text(f"stack {seat.stack}"),
+        Text(f"bet {seat.bet}" if seat.bet else ""),
+        notes,
+    )
+
+
+def seconds_left(deadline_ms: int, now_ms: int) -> int:
+    return max(0, round((deadline_ms - now_ms) / 1000))
+
+
+def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> Text | None:
+    """One line for what happened, or ``None`` for what the table picture shows better."""
+
+    def name(seat: int) -> str:
+        return who(state, seat)
+
+    match message:
+        case wire.PlayerSeated(seat=seat, stack=stack):
+            return Text(f"{name(seat)} sat down at seat {seat} with {stack} chips.")
+        case wire.PlayerLeft(seat=seat, cashed_out=cashed):
+            return Text(f"{message.name} left the table with {cashed} chips.")
+        case wire.PlayerDisconnected(seat=seat, grace_ms=grace):
+            return Text(
+                f"{name(seat)} lost the connection ({grace // 1000} s to come back).", "red"
+            )
+        case wire.PlayerReconnected(seat=seat):
+            return Text(f"{name(seat)} is back.")
+        case wire.TableClosed(reason=reason):
+            return Text(f"The table closed: {reason}.", "bold red")
+        case wire.HandStarted(hand_id=hand_id, button=button):
+            return Text.assemble(
+                ("\n── Hand #", "bold"),
+                (str(hand_id), "bold"),
+                (" ──", "bold"),
+                (f"  button: {name(button)}", "dim"),
+                (f"  commitment {message.commitment[:16]}…", "dim"),
+            )
+        case wire.AnteTaken(seat=seat, amount=amount):
+            return Text(f"{name(seat)} put in the ante of {amount}.", "dim")
+        case wire.TilesDealt(seat=seat, tiles=dealt) if dealt is not None:
+            return Text.assemble("You were dealt ", tiles(dealt, unicode), ".")
+        case wire.FourthTileDealt(seat=seat, tile=fourth) if fourth is not None:
+            me = state.me
+            line = Text.assemble("Your fourth tile: ", tile(fourth, unicode), ".")
+            if me is not None and len(me.tiles) == 4:
+                line.append("  Best cut: ")
+                line.append_text(hand_value(me.tiles, unicode))
+            return line
+        case wire.BettingRoundStarted(round=number):
+            return Text(f"Betting round {number}.", "bold")
+        case wire.Checked(seat=seat):
+            return Text(f"{name(seat)} checked.")
+        case wire.BetPlaced(seat=seat, amount=amount, all_in=all_in):
+            return Text(f"{name(seat)} bet {amount}{' (all in)' if all_in else ''}.", "yellow")
+        case wire.Called(seat=seat, amount=amount, all_in=all_in):
+            return Text(f"{name(seat)} called {amount}{' (all in)' if all_in else ''}.")
+        case wire.Raised(seat=seat, to=to, all_in=all_in):
+            return Text(f"{name(seat)} raised to {to}{' (all in)' if all_in else ''}.", "yellow")
+        case wire.Folded(seat=seat):
+            return Text(f"{name(seat)} folded.", "dim")
+        case wire.TurnTimedOut(seat=seat):
+            return Text(f"{name(seat)} ran out of time.", "red")
+        case wire.BetReturned(seat=seat, amount=amount):
+            return Text(f"{amount} unmatched chips went back to {name(seat)}.", "dim")
+        case wire.BettingRoundEnded(pot=pot):
+            return Text(f"Betting is over; the pot is {pot}.", "dim")
+        case wire.CuttingStarted(seats=cutting):
+            if state.you in cutting:
+                return Text(
+                    "Cut your hand: split A-B C-D (the two tiles to pair), or split for the best.",
+                    "cyan",
+                )
+            return Text("Players are cutting their hands.")
+        case wire.CutDeclared(seat=seat):
+            return Text(f"{name(seat)} cut their hand.", "dim")
+        case wire.Showdown(hands=shown):
+            return showdown(shown, state, unicode)
+        case wire.PotAwarded(amount=amount, shares=shares):
+            winners = " and ".join(f"{name(s.seat)} ({s.amount})" for s in shares)
+            return Text.assemble(
+                ("Pot of ", "bold"),
+                (str(amount), "bold yellow"),
+                " to ",
+                (winners, "bold green"),
+                ".",
+            )
+        case wire.HandVoided(reason=reason):
+            return Text(f"The hand was called off ({reason}); every chip went back.", "bold red")
+        case wire.HandEnded():
+            return verdict(state)
+        case wire.Error(code=code, message=text):
+            return Text(f"Refused ({code}): {text}", "red")
+    return None
+
+
+def showdown(shown: Sequence[wire.ShownHand], state: TableState, unicode: bool) -> Text:
+    lines = Text("Showdown:", style="bold")
+    for entry in shown:
+        special = CATEGORY_NAMES[entry.category]
+        value = f"{special}!" if special else f"{entry.cut.values[0]}-{entry.cut.values[1]}"
+        lines.append("\n  ")
+        lines.append(f"{who(state, entry.seat):<10}", "bold")
+        lines.append_text(pairs(entry.cut.pairs, unicode))
+        lines.append("  = ")
+        lines.append(value, "bold green" if special else "bold")
+    return lines
+
+
+def verdict(state: TableState) -> Text:
+    """The commit-reveal check of the hand that just ended, loud when it fails."""
+    hand = state.hand
+    if hand is None or hand.deal_verified is None:
+        return Text("")
+    if hand.deal_verified:
+        return Text("Deal verified: the seed and deck match the commitment.", "green")
+    return Text(
+        "!!! DEAL CHECK FAILED: the revealed seed and deck do not match the commitment "
+        "made at the start of this hand. Do not trust this server. !!!",
+        "bold white on red",
+    )

@@ -1,0 +1,42 @@
+"""A real server on a free port for the client to play against, and the real ``qiuqiu``."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.store import MemoryStore
+
+QIUQIU = Path(sys.executable).with_name("qiuqiu")
+"""The ``qiuqiu`` command as ``uv sync`` installed it."""
+
+CONFIG = ServerConfig(port=0, hand_pause=0.05, bot_delay=0.0, grace=5.0, rate=1e6, burst=10**6)
+"""Quick, but with a pause between hands, so a client that asks to leave when a hand
+ends is gone before the next one is dealt."""
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    return CONFIG
+
+
+@pytest.fixture
+async def server(config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(2026))
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where ``qiuqiu`` keeps its tokens in this test (never the user's own folder)."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("QIUQIU_CONFIG_DIR", str(folder))
+    return folder

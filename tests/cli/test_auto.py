@@ -1,0 +1,110 @@
+"""``qiuqiu play --auto N``: the real command against a server on a free port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.lobby import token_hash
+from tests.cli.conftest import QIUQIU
+from tests.server.conftest import chip_total
+
+RUN_LIMIT = 120.0
+"""Seconds before a stuck run fails the test (never a timing assertion)."""
+
+
+async def qiuqiu(*args: str) -> str:
+    """Run ``qiuqiu`` with ``args``, its output piped; return what it printed."""
+    process = await asyncio.create_subprocess_exec(
+        QIUQIU, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), RUN_LIMIT)
+    assert process.returncode == 0, err.decode()
+    assert b"Traceback" not in err, err.decode()
+    return out.decode()
+
+
+async def test_the_summary_of_auto_play_is_the_servers_own_record_of_those_hands(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    out = await qiuqiu("play", "--server", server.url, "--name", "Auto", "--auto", "20", "--json")
+    summary = json.loads(out.splitlines()[-1])
+    token = json.loads((config_dir / "tokens.json").read_text())[server.url]
+    account = await server.store.account_for_token(token_hash(token))
+    assert account is not None
+    hands = await server.store.account_hands(account.account_id)
+    nets = [hand.net(account.account_id) for hand in hands]
+    assert summary == {
+        "hands": 20,
+        "won": sum(net > 0 for net in nets),
+        "lost": sum(net < 0 for net in nets),
+        "net": sum(nets),
+        "balance": account.balance,
+    }
+    assert len(hands) == 20
+    assert account.balance == 1_000 + sum(nets)
+    assert not server.lobby.seated_at(account.account_id)
+    assert await chip_total(server) == 0
+
+
+async def test_the_next_run_continues_the_same_account_from_the_saved_token(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    first = json.loads(
+        (await qiuqiu("play", "--server", server.url, "--auto", "3", "--json")).splitlines()[-1]
+    )
+    out = await qiuqiu("play", "--server", server.url, "--auto", "2", "--json")
+    second = json.loads(out.splitlines()[-1])
+    assert "Welcome back" in out
+    assert second["balance"] == first["balance"] + second["net"]
+    token = json.loads((config_dir / "tokens.json").read_text())[server.url]
+    account = await server.store.account_for_token(token_hash(token))
+    assert account is not None
+    assert len(await server.store.account_hands(account.account_id)) == 5
+
+
+async def test_piped_output_is_plain_text_with_a_readable_summary(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    out = await qiuqiu("play", "--server", server.url, "--auto", "2")
+    assert "\x1b[" not in out
+    assert "Played 2 hands" in out
+    assert "Balance:" in out
+
+
+async def test_the_embedded_server_plays_without_any_server_running(config_dir: Path) -> None:
+    out = await qiuqiu("play", "--auto", "5", "--json")
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["hands"] == 5
+    assert summary["balance"] == 1_000 + summary["net"]
+    assert not config_dir.exists(), "an embedded server's token is worth nothing later"
+
+
+async def test_an_unreachable_server_is_one_clear_line_and_exit_status_1(
+    config_dir: Path,
+) -> None:
+    process = await asyncio.create_subprocess_exec(
+        QIUQIU,
+        *("play", "--server", "ws://127.0.0.1:9", "--auto", "1"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), RUN_LIMIT)
+    assert process.returncode == 1
+    assert "cannot connect to ws://127.0.0.1:9" in out.decode()
+    assert b"Traceback" not in out + err
+
+
+async def test_impossible_table_options_are_refused_before_connecting(config_dir: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        QIUQIU,
+        *("play", "--min-bet", "50", "--max-bet", "20", "--auto", "1"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), RUN_LIMIT)
+    assert process.returncode == 2
+    assert "max_bet (20) is below min_bet (50)" in out.decode()
+    assert b"Traceback" not in out + err

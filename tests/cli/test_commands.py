@@ -1,0 +1,242 @@
+"""``read``: a typed prompt line into an action, or one line saying why not."""
+
+from __future__ import annotations
+
+import pytest
+
+from qiuqiu.cli.bot import Bet, Call, Check, Fold, Raise, Split
+from qiuqiu.cli.commands import Help, Nothing, Quit, Refusal, read
+from qiuqiu.cli.game import HandInPlay, SeatState, TableState
+from qiuqiu.engine import Hand, Tile, parse_tiles, rank
+from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
+
+ME, BOT = 0, 1
+MY_TILES = ("6-3", "2-1", "5-5", "4-0")
+"""Best cut 5-5 6-3 | 4-0 2-1 (9-7); pairing 6-3 with 2-1 makes 4-2 instead."""
+OPENING = LegalActions(check=True, bet=ChipRange(min=10, max=500))
+FACING = LegalActions(fold=True, call=40, raise_to=ChipRange(min=100, max=540))
+CUTTING = LegalActions(declare_cut=True)
+
+
+def table(
+    legal: LegalActions | None, *, tiles: tuple[str, ...] = MY_TILES[:3], hand: bool = True
+) -> TableState:
+    """This client at seat 0 against the dealer bot, ``legal`` what it may do now."""
+    seats = {
+        ME: SeatState(ME, "Ana", False, 500, in_hand=True, tiles=tiles),
+        BOT: SeatState(BOT, "Dealer", True, 1000, in_hand=True),
+    }
+    in_play = HandInPlay(hand_id=1, button=BOT, commitment="00" * 32) if hand else None
+    return TableState("t1", TableOptions(), seq=9, seats=seats, you=ME, hand=in_play, legal=legal)
+
+
+def cutting() -> TableState:
+    return table(CUTTING, tiles=MY_TILES)
+
+
+def refused(line: str, state: TableState | None) -> str:
+    """The reason ``line`` is refused (and fail if it is not)."""
+    command = read(line, state)
+    assert isinstance(command, Refusal), command
+    assert "\n" not in command.reason
+    return command.reason
+
+
+# -- lines that are not actions ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["", "   ", "\t\n"])
+def test_an_empty_line_is_nothing(line: str) -> None:
+    assert read(line, table(OPENING)) == Nothing()
+
+
+@pytest.mark.parametrize("line", ["help", "h", "?", "  HELP  "])
+def test_help_asks_for_help_even_without_a_table(line: str) -> None:
+    assert read(line, None) == Help()
+
+
+@pytest.mark.parametrize("line", ["quit", "exit", "q", "Quit"])
+def test_quit_quits_even_in_the_middle_of_a_turn(line: str) -> None:
+    assert read(line, table(OPENING)) == Quit()
+
+
+def test_an_unknown_verb_is_refused_with_a_pointer_to_help() -> None:
+    reason = refused("dance 5", table(OPENING))
+    assert "dance" in reason
+    assert "help" in reason
+
+
+# -- not now --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        pytest.param(None, id="no-table"),
+        pytest.param(table(None), id="not-my-turn"),
+        pytest.param(table(OPENING, hand=False), id="no-hand"),
+    ],
+)
+@pytest.mark.parametrize("line", ["check", "call", "fold", "bet 10", "raise 100", "split"])
+def test_an_action_when_it_is_not_your_turn_is_refused(line: str, state: TableState | None) -> None:
+    assert "not your turn" in refused(line, state)
+
+
+def test_check_is_refused_when_there_is_a_bet() -> None:
+    reason = refused("check", table(FACING))
+    assert "bet" in reason
+    assert "call 40" in reason
+
+
+def test_call_is_refused_when_there_is_nothing_to_call() -> None:
+    reason = refused("call", table(OPENING))
+    assert "nothing to call" in reason
+    assert "check" in reason
+
+
+def test_fold_is_refused_when_checking_is_free() -> None:
+    assert "check" in refused("fold", table(OPENING))
+
+
+def test_a_bet_is_refused_when_there_is_already_a_bet() -> None:
+    assert "cannot bet" in refused("bet 100", table(FACING))
+
+
+def test_a_raise_is_refused_when_there_is_nothing_to_raise() -> None:
+    assert "cannot raise" in refused("raise 100", table(OPENING))
+
+
+# -- amounts --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "legal", "named"),
+    [
+        ("bet 5", OPENING, ("10", "500", "5")),
+        ("bet 501", OPENING, ("10", "500", "501")),
+        ("bet 0", OPENING, ("10", "500")),
+        ("raise 99", FACING, ("100", "540", "99")),
+        ("raise 541", FACING, ("100", "540", "541")),
+    ],
+)
+def test_an_amount_out_of_range_is_refused_naming_the_range(
+    line: str, legal: LegalActions, named: tuple[str, ...]
+) -> None:
+    reason = refused(line, table(legal))
+    assert all(number in reason for number in named), reason
+
+
+@pytest.mark.parametrize("line", ["bet", "bet ten", "bet -5", "bet 1.5", "bet 10 20", "bet 1e3"])
+def test_a_bet_without_one_whole_amount_is_refused(line: str) -> None:
+    assert "bet N" in refused(line, table(OPENING))
+
+
+@pytest.mark.parametrize("line", ["raise", "raise all", "raise 100 200"])
+def test_a_raise_without_one_whole_amount_is_refused(line: str) -> None:
+    assert "raise N" in refused(line, table(FACING))
+
+
+@pytest.mark.parametrize(
+    "amount",
+    [
+        pytest.param("²", id="superscript-two"),
+        pytest.param("9" * 5000, id="more-digits-than-int-reads"),
+    ],
+)
+def test_an_amount_that_only_looks_like_digits_is_refused_rather_than_raising(
+    amount: str,
+) -> None:
+    refused(f"bet {amount}", table(OPENING))
+
+
+@pytest.mark.parametrize(("line", "legal"), [("check 5", OPENING), ("call 40", FACING)])
+def test_an_action_without_an_amount_refuses_one(line: str, legal: LegalActions) -> None:
+    assert "takes no amount" in refused(line, table(legal))
+
+
+# -- actions that are allowed -----------------------------------------------------------------
+
+
+def test_check_when_nobody_has_bet_is_a_check() -> None:
+    assert read("check", table(OPENING)) == Check()
+
+
+def test_call_facing_a_bet_is_a_call() -> None:
+    assert read("  CALL ", table(FACING)) == Call()
+
+
+def test_fold_facing_a_bet_is_a_fold() -> None:
+    assert read("fold", table(FACING)) == Fold()
+
+
+@pytest.mark.parametrize("amount", [10, 250, 500])
+def test_a_bet_in_range_is_a_bet_of_that_amount(amount: int) -> None:
+    assert read(f"bet {amount}", table(OPENING)) == Bet(amount)
+
+
+@pytest.mark.parametrize("to", [100, 540])
+def test_a_raise_in_range_is_a_raise_to_that_total(to: int) -> None:
+    assert read(f"raise {to}", table(FACING)) == Raise(to)
+
+
+# -- cutting ----------------------------------------------------------------------------------
+
+
+def test_split_alone_gives_the_best_cut() -> None:
+    best = rank(Hand(parse_tiles(" ".join(MY_TILES)))).cut
+    expected = Split(
+        (str(best.high_pair[0]), str(best.high_pair[1])),
+        (str(best.low_pair[0]), str(best.low_pair[1])),
+    )
+    assert read("split", cutting()) == expected
+    assert {*expected.first} == {"5-5", "6-3"}
+
+
+@pytest.mark.parametrize("line", ["split 6-3 2-1", "split 3-6 1-2", "split 2-1 6-3"])
+def test_split_with_two_tiles_pairs_those_two(line: str) -> None:
+    command = read(line, cutting())
+    assert isinstance(command, Split)
+    assert {frozenset(command.first), frozenset(command.second)} == {
+        frozenset({"6-3", "2-1"}),
+        frozenset({"5-5", "4-0"}),
+    }
+
+
+def test_split_with_two_tiles_puts_the_higher_pair_first() -> None:
+    assert read("split 6-3 2-1", cutting()) == Split(("5-5", "4-0"), ("6-3", "2-1"))
+
+
+def test_the_cut_split_makes_is_a_cut_of_the_hand() -> None:
+    command = read("split 4-0 5-5", cutting())
+    assert isinstance(command, Split)
+    tiles = {Tile.parse(t) for t in (*command.first, *command.second)}
+    assert tiles == set(parse_tiles(" ".join(MY_TILES)))
+
+
+@pytest.mark.parametrize("line", ["split 6-6 2-1", "split 6-3", "split 6-3 2-1 5-5"])
+def test_split_with_tiles_that_are_not_two_of_yours_is_refused(line: str) -> None:
+    assert "6-3 2-1 5-5 4-0" in refused(line, cutting())
+
+
+def test_split_with_the_same_tile_twice_is_refused() -> None:
+    assert "different" in refused("split 6-3 3-6", cutting())
+
+
+@pytest.mark.parametrize("line", ["split six three", "split 7-1 2-1", "split 63 21"])
+def test_split_with_text_that_is_not_a_tile_is_refused(line: str) -> None:
+    assert "6-3" in refused(line, cutting())
+
+
+def test_split_when_not_cutting_is_refused() -> None:
+    assert "cannot cut" in refused("split", table(OPENING, tiles=MY_TILES))
+
+
+def test_split_without_four_tiles_is_refused() -> None:
+    assert "four tiles" in refused("split", table(CUTTING, tiles=MY_TILES[:3]))
+
+
+@pytest.mark.parametrize("line", ["check", "bet 10", "fold"])
+def test_betting_while_cutting_is_refused(line: str) -> None:
+    reason = refused(line, cutting())
+    assert "cut" in reason
+    assert "split" in reason

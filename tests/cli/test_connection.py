@@ -1,0 +1,116 @@
+"""The SDK's connection against a real server: hello and resume, replies, gaps, drops."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from clients.examples.always_call import AlwaysCall
+from qiuqiu.cli.bot import Action, Turn, play
+from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.server.conftest import chip_total
+
+
+async def test_a_new_account_gets_a_token_and_the_token_opens_it_again(
+    server: QiuQiuServer,
+) -> None:
+    issued: list[str] = []
+    first = await Connection.open(server.url, name="Ann", on_token=issued.append)
+    await first.close()
+    again = await Connection.open(server.url, token=issued[0])
+    await again.close()
+    assert again.welcome is not None
+    assert again.welcome.resumed
+    assert again.account_id == first.account_id
+
+
+async def test_an_unknown_token_with_a_name_opens_a_new_account(server: QiuQiuServer) -> None:
+    issued: list[str] = []
+    conn = await Connection.open(server.url, name="Bo", token="forgotten", on_token=issued.append)
+    await conn.close()
+    assert conn.welcome is not None
+    assert not conn.welcome.resumed
+    assert conn.token == issued[0] != "forgotten"
+
+
+async def test_an_unknown_token_alone_is_refused_with_the_servers_code(
+    server: QiuQiuServer,
+) -> None:
+    with pytest.raises(ServerRefused) as refused:
+        await Connection.open(server.url, token="forgotten")
+    assert refused.value.code == "unknown_token"
+
+
+async def test_a_refused_request_raises_the_code_and_the_connection_goes_on(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with pytest.raises(ServerRefused) as refused:
+            await conn.request(cmd.JoinTable(table_id="nowhere", buy_in=100), wire.TableJoined)
+        assert refused.value.code == "unknown_table"
+        listed = await conn.request(cmd.ListTables(), wire.TableList)
+        assert listed.tables == ()
+
+
+async def test_a_server_that_is_not_there_is_a_connection_lost(server: QiuQiuServer) -> None:
+    with pytest.raises(ConnectionLost, match="cannot connect"):
+        await Connection.open("ws://127.0.0.1:9", name="Ann")
+
+
+async def test_a_gap_in_seq_brings_a_snapshot_instead_of_the_event(server: QiuQiuServer) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+        table_id = created.table.table_id
+        messages = conn.messages()
+        async with asyncio.timeout(5):
+            while not isinstance(await anext(messages), wire.TurnStarted):
+                pass
+            seen = conn.tables[table_id].seq
+            # As if the network had lost two events: the next one the client sees is ahead.
+            conn._messages.put_nowait(
+                wire.PlayerReconnected(table_id=table_id, seq=seen + 3, seat=0)
+            )
+            after_gap = await anext(messages)
+        assert isinstance(after_gap, wire.TableSnapshot)
+        assert after_gap.seq == seen
+        assert conn.tables[table_id].legal is not None
+
+
+class DroppedAtHandThree(AlwaysCall):
+    """Plays like AlwaysCall, but cuts the network under itself once, in hand 3."""
+
+    def __init__(self, server: QiuQiuServer) -> None:
+        self.server = server
+        self.dropped = False
+
+    def decide(self, turn: Turn) -> Action:
+        if turn.hand_id == 3 and not self.dropped:
+            self.dropped = True
+            # From the server's side, as a broken network would: no closing handshake.
+            for connection in self.server._server.connections if self.server._server else ():
+                connection.transport.abort()
+        return super().decide(turn)
+
+
+async def test_a_dropped_connection_comes_back_by_itself_and_the_bot_plays_on(
+    server: QiuQiuServer,
+) -> None:
+    bot = DroppedAtHandThree(server)
+    conn = await Connection.open(server.url, name="Ann")
+    created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+    table_id = created.table.table_id
+    summary = await asyncio.wait_for(play(bot, conn, table_id, hands=8), 30)
+    await conn.close()
+    assert bot.dropped
+    assert conn.welcome is not None
+    assert conn.welcome.resumed, "the second welcome, after the drop"
+    assert summary.hands == 8
+    assert summary.balance == 1_000 + summary.net
+    hands = await server.store.account_hands(conn.account_id)
+    assert {h.hand_id: h.net(conn.account_id) for h in hands} == summary.per_hand
+    assert await chip_total(server) == 0

@@ -1,0 +1,556 @@
+"""``TableState``: one table folded from a snapshot and the events after it, without I/O."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import random
+from typing import TypedDict
+
+import pytest
+
+from qiuqiu.cli.game import Applied, TableState
+from qiuqiu.engine import Hand, compare, parse_tiles, rank, shuffled_deck
+from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount, TableOptions, commitment
+from qiuqiu.protocol import server as wire
+
+TABLE = "t1"
+HAND = 1
+ME, BOT = 0, 1
+START = {ME: 500, BOT: 1000}
+"""Stacks as the hand starts: seat 0 (this client) is short, so its call is all in."""
+TOTAL = sum(START.values())
+SEED = hashlib.sha256(b"qiuqiu").hexdigest()
+DECK = tuple(str(t) for t in shuffled_deck(random.Random(1)))
+COMMITMENT = commitment(SEED, DECK)
+MY_TILES = (DECK[0], DECK[1], DECK[2], DECK[6])
+BOT_TILES = (DECK[3], DECK[4], DECK[5], DECK[7])
+OPENING = LegalActions(check=True, bet=ChipRange(min=10, max=490))
+FACING = LegalActions(fold=True, call=440)
+"""Facing a raise to 600 with 440 behind: call all in, or fold."""
+
+
+class At(TypedDict):
+    table_id: str
+    seq: int
+
+
+class HandAt(At):
+    hand_id: int
+
+
+def at(seq: int) -> At:
+    return {"table_id": TABLE, "seq": seq}
+
+
+def hand_at(seq: int) -> HandAt:
+    return {"table_id": TABLE, "seq": seq, "hand_id": HAND}
+
+
+def seat_view(seat: int, stack: int, **fields: object) -> wire.SeatView:
+    name, is_bot = ("Ana", False) if seat == ME else ("Dealer", True)
+    return wire.SeatView.model_validate(
+        {"seat": seat, "name": name, "is_bot": is_bot, "connected": True, "stack": stack, **fields}
+    )
+
+
+def snapshot(
+    seq: int = 0,
+    *,
+    seats: tuple[wire.SeatView, ...] | None = None,
+    hand: wire.HandView | None = None,
+    legal: LegalActions | None = None,
+) -> wire.TableSnapshot:
+    if seats is None:
+        seats = (seat_view(ME, START[ME]), seat_view(BOT, START[BOT]))
+    view = wire.TableView(
+        table_id=TABLE, options=TableOptions(), seats=seats, hand=hand, you=ME, legal=legal
+    )
+    return wire.TableSnapshot(seq=seq, table=view)
+
+
+def fresh() -> TableState:
+    """Two seats, no hand yet, as of event 0."""
+    return TableState.from_snapshot(snapshot())
+
+
+def chips(seat: int, stack: int, bet: int, *, all_in: bool = False) -> wire.SeatChips:
+    return wire.SeatChips(seat=seat, stack=stack, bet=bet, all_in=all_in)
+
+
+def shown(seat: int, tiles: tuple[str, str, str, str]) -> wire.ShownHand:
+    ranked = rank(Hand(parse_tiles(" ".join(tiles))))
+    high, low = ranked.cut.high_pair, ranked.cut.low_pair
+    cut = CutView(
+        pairs=((str(high[0]), str(high[1])), (str(low[0]), str(low[1]))), values=ranked.pairs
+    )
+    return wire.ShownHand(seat=seat, tiles=tiles, cut=cut, category=ranked.category)
+
+
+def winner() -> int:
+    mine, bots = (Hand(parse_tiles(" ".join(t))) for t in (MY_TILES, BOT_TILES))
+    return ME if compare(mine, bots) > 0 else BOT
+
+
+def whole_hand(deck: tuple[str, ...] = DECK) -> list[wire.TableEvent]:
+    """One hand as this client's copy of the events shows it, from seq 1.
+
+    Both ante 10; this client bets 50, the bot raises to 600, this client calls
+    all in for 440 more and the bot's unmatched 110 goes back; showdown for 1000.
+    """
+    stacks = tuple(SeatAmount(seat=s, amount=a) for s, a in START.items())
+    won = winner()
+    after = {ME: 0, BOT: 500}
+    after[won] += 1000
+    return [
+        wire.HandStarted(**hand_at(1), button=BOT, stacks=stacks, commitment=COMMITMENT),
+        wire.AnteTaken(**hand_at(2), seat=ME, amount=10, all_in=False),
+        wire.AnteTaken(**hand_at(3), seat=BOT, amount=10, all_in=False),
+        wire.TilesDealt(**hand_at(4), seat=ME, tiles=(MY_TILES[0], MY_TILES[1], MY_TILES[2])),
+        wire.TilesDealt(**hand_at(5), seat=BOT),
+        wire.BettingRoundStarted(**hand_at(6), round=1),
+        wire.TurnStarted(
+            **hand_at(7),
+            seat=ME,
+            to_call=0,
+            deadline_ms=1_000,
+            pot=20,
+            seats=(chips(ME, 490, 0), chips(BOT, 990, 0)),
+            legal=OPENING,
+        ),
+        wire.BetPlaced(**hand_at(8), seat=ME, amount=50, all_in=False),
+        wire.TurnStarted(
+            **hand_at(9),
+            seat=BOT,
+            to_call=50,
+            deadline_ms=2_000,
+            pot=70,
+            seats=(chips(ME, 440, 50), chips(BOT, 990, 0)),
+        ),
+        wire.Raised(**hand_at(10), seat=BOT, to=600, amount=600, all_in=False),
+        wire.TurnStarted(
+            **hand_at(11),
+            seat=ME,
+            to_call=550,
+            deadline_ms=3_000,
+            pot=670,
+            seats=(chips(ME, 440, 50), chips(BOT, 390, 600)),
+            legal=FACING,
+        ),
+        wire.Called(**hand_at(12), seat=ME, amount=440, all_in=True),
+        wire.BetReturned(**hand_at(13), seat=BOT, amount=110),
+        wire.BettingRoundEnded(**hand_at(14), round=1, pot=1000),
+        wire.FourthTileDealt(**hand_at(15), seat=ME, tile=MY_TILES[3]),
+        wire.FourthTileDealt(**hand_at(16), seat=BOT),
+        wire.Showdown(**hand_at(17), hands=(shown(ME, MY_TILES), shown(BOT, BOT_TILES))),
+        wire.PotAwarded(
+            **hand_at(18),
+            amount=1000,
+            eligible=(ME, BOT),
+            shares=(SeatAmount(seat=won, amount=1000),),
+        ),
+        wire.HandEnded(
+            **hand_at(19),
+            stacks=tuple(SeatAmount(seat=s, amount=a) for s, a in after.items()),
+            seed=SEED,
+            deck=deck,
+        ),
+    ]
+
+
+def played_to(
+    kind: type[wire.TableEvent], nth: int = 1, deck: tuple[str, ...] = DECK
+) -> TableState:
+    """A fresh table with the hand applied up to and including the ``nth`` ``kind`` event."""
+    state = fresh()
+    seen = 0
+    for message in whole_hand(deck):
+        assert state.apply(message) is Applied.APPLIED
+        if isinstance(message, kind):
+            seen += 1
+            if seen == nth:
+                return state
+    raise AssertionError(f"no {kind.__name__} number {nth} in the hand")
+
+
+def chips_on_table(state: TableState) -> int:
+    pot = state.hand.pot if state.hand is not None else 0
+    return sum(s.stack for s in state.seats.values()) + pot
+
+
+def event_at(seq: int) -> wire.TableEvent:
+    """A harmless event (a reconnection) with the given ``seq``."""
+    return wire.PlayerReconnected(**at(seq), seat=BOT)
+
+
+# -- the snapshot --------------------------------------------------------------------
+
+
+def test_a_snapshot_gives_every_seat_its_name_stack_and_own_tiles() -> None:
+    seats = (
+        seat_view(ME, 480, bet=10, in_hand=True, tile_count=3, tiles=MY_TILES[:3]),
+        seat_view(BOT, 990, in_hand=True, tile_count=3, connected=False),
+    )
+    state = TableState.from_snapshot(snapshot(12, seats=seats))
+    assert state.seq == 12
+    assert state.you == ME
+    assert state.me is state.seats[ME]
+    assert (state.seats[ME].name, state.seats[ME].stack, state.seats[ME].bet) == ("Ana", 480, 10)
+    assert state.seats[ME].tiles == MY_TILES[:3]
+    assert state.seats[BOT].tiles == ()
+    assert state.seats[BOT].is_bot
+    assert not state.seats[BOT].connected
+
+
+def test_a_snapshot_without_a_hand_has_no_hand_and_nothing_to_do() -> None:
+    state = fresh()
+    assert state.hand is None
+    assert state.legal is None
+    assert not state.closed
+
+
+def test_a_snapshot_during_a_hand_gives_the_pot_the_actor_and_what_to_call() -> None:
+    seats = (seat_view(ME, 440, bet=50, in_hand=True), seat_view(BOT, 390, bet=600, in_hand=True))
+    hand = wire.HandView(
+        hand_id=HAND,
+        button=BOT,
+        commitment=COMMITMENT,
+        phase="betting",
+        round=1,
+        pot=670,
+        current_bet=600,
+        actor=ME,
+        deadline_ms=3_000,
+    )
+    state = TableState.from_snapshot(snapshot(11, seats=seats, hand=hand, legal=FACING))
+    assert state.hand is not None
+    assert (state.hand.pot, state.hand.current_bet, state.hand.actor) == (670, 600, ME)
+    assert state.hand.to_call == 550
+    assert state.hand.commitment == COMMITMENT
+    assert state.legal == FACING
+
+
+def test_a_seat_that_is_not_there_is_named_by_its_number() -> None:
+    state = fresh()
+    assert state.name(BOT) == "Dealer"
+    assert state.name(5) == "seat 5"
+
+
+# -- seq: exactly one more, or nothing ---------------------------------------------------
+
+
+def test_the_next_event_applies_and_moves_seq_on() -> None:
+    state = fresh()
+    assert state.apply(whole_hand()[0]) is Applied.APPLIED
+    assert state.seq == 1
+    assert state.hand is not None
+
+
+def test_an_event_already_seen_is_ignored_and_changes_nothing() -> None:
+    state = played_to(wire.AnteTaken, 2)
+    before = copy.deepcopy(state)
+    repeated = wire.AnteTaken(**hand_at(3), seat=BOT, amount=10, all_in=False)
+    assert state.apply(repeated) is Applied.IGNORED
+    older = wire.AnteTaken(**hand_at(1), seat=ME, amount=10, all_in=False)
+    assert state.apply(older) is Applied.IGNORED
+    assert state == before
+
+
+def test_an_event_after_a_gap_changes_nothing() -> None:
+    state = played_to(wire.AnteTaken, 2)
+    before = copy.deepcopy(state)
+    ahead = wire.BetPlaced(**hand_at(5), seat=ME, amount=50, all_in=False)
+    assert state.apply(ahead) is Applied.GAP
+    assert state == before
+
+
+def test_after_a_gap_the_missing_event_still_applies() -> None:
+    state = fresh()
+    assert state.apply(event_at(3)) is Applied.GAP
+    assert state.apply(event_at(1)) is Applied.APPLIED
+    assert state.seq == 1
+
+
+# -- a whole hand ------------------------------------------------------------------------
+
+
+def test_every_event_of_a_whole_hand_applies_in_order() -> None:
+    state = fresh()
+    results = [state.apply(message) for message in whole_hand()]
+    assert results == [Applied.APPLIED] * len(results)
+    assert state.seq == len(results)
+
+
+def test_chips_are_conserved_through_a_whole_hand() -> None:
+    state = fresh()
+    for message in whole_hand():
+        state.apply(message)
+        assert chips_on_table(state) == TOTAL, type(message).__name__
+
+
+def test_a_new_hand_takes_its_stacks_and_commitment() -> None:
+    state = played_to(wire.HandStarted)
+    assert state.hand is not None
+    assert (state.hand.hand_id, state.hand.button) == (HAND, BOT)
+    assert state.hand.commitment == COMMITMENT
+    assert state.hand.pot == 0
+    assert {n: s.stack for n, s in state.seats.items()} == START
+    assert all(s.in_hand for s in state.seats.values())
+
+
+def test_antes_move_from_the_stacks_to_the_pot_without_a_bet() -> None:
+    state = played_to(wire.AnteTaken, 2)
+    assert state.hand is not None
+    assert state.hand.pot == 20
+    assert (state.seats[ME].stack, state.seats[BOT].stack) == (490, 990)
+    assert (state.seats[ME].bet, state.seats[BOT].bet) == (0, 0)
+
+
+def test_own_tiles_are_kept_and_another_seats_stay_hidden() -> None:
+    state = played_to(wire.TilesDealt, 2)
+    assert state.seats[ME].tiles == MY_TILES[:3]
+    assert state.seats[BOT].tiles == ()
+
+
+def test_own_turn_gives_the_legal_actions_and_the_betting_picture() -> None:
+    state = played_to(wire.TurnStarted, 1)
+    assert state.hand is not None
+    assert state.legal == OPENING
+    assert (state.hand.actor, state.hand.to_call, state.hand.pot) == (ME, 0, 20)
+    assert state.hand.deadline_ms == 1_000
+
+
+def test_another_seats_turn_gives_no_legal_actions() -> None:
+    state = played_to(wire.TurnStarted, 2)
+    assert state.hand is not None
+    assert state.hand.actor == BOT
+    assert state.hand.to_call == 50
+    assert state.legal is None
+
+
+def test_own_bet_clears_the_legal_actions_and_moves_chips_into_the_bet() -> None:
+    state = played_to(wire.BetPlaced)
+    assert state.hand is not None
+    assert state.legal is None
+    assert state.hand.actor is None
+    assert (state.seats[ME].stack, state.seats[ME].bet) == (440, 50)
+    assert (state.hand.pot, state.hand.current_bet) == (70, 50)
+
+
+def test_a_raise_adds_its_amount_and_sets_the_bet_to_beat() -> None:
+    state = played_to(wire.Raised)
+    assert state.hand is not None
+    assert (state.seats[BOT].stack, state.seats[BOT].bet) == (390, 600)
+    assert (state.hand.pot, state.hand.current_bet) == (670, 600)
+
+
+def test_an_all_in_call_marks_the_seat_all_in_and_clears_the_legal_actions() -> None:
+    state = played_to(wire.Called)
+    assert state.hand is not None
+    assert state.legal is None
+    assert state.seats[ME].all_in
+    assert (state.seats[ME].stack, state.seats[ME].bet) == (0, 490)
+    assert state.hand.pot == 1110
+
+
+def test_an_unmatched_bet_goes_back_to_its_owner() -> None:
+    state = played_to(wire.BetReturned)
+    assert state.hand is not None
+    assert (state.seats[BOT].stack, state.seats[BOT].bet) == (500, 490)
+    assert state.hand.pot == 1000
+
+
+def test_the_end_of_a_betting_round_clears_the_bets_and_keeps_the_pot() -> None:
+    state = played_to(wire.BettingRoundEnded)
+    assert state.hand is not None
+    assert state.hand.pot == 1000
+    assert state.hand.current_bet == 0
+    assert [s.bet for s in state.seats.values()] == [0, 0]
+
+
+def test_the_fourth_tile_joins_own_tiles_only() -> None:
+    state = played_to(wire.FourthTileDealt, 2)
+    assert state.seats[ME].tiles == MY_TILES
+    assert state.seats[BOT].tiles == ()
+
+
+def test_showdown_shows_every_hand_with_its_cut_and_category() -> None:
+    state = played_to(wire.Showdown)
+    assert state.hand is not None
+    assert state.hand.phase == "showdown"
+    bot = state.seats[BOT]
+    assert bot.tiles == BOT_TILES
+    assert bot.cut == shown(BOT, BOT_TILES).cut
+    assert bot.category == rank(Hand(parse_tiles(" ".join(BOT_TILES)))).category
+
+
+def test_the_pot_award_pays_the_winner_and_empties_the_pot() -> None:
+    state = played_to(wire.PotAwarded)
+    assert state.hand is not None
+    assert state.hand.pot == 0
+    assert state.seats[winner()].stack == {ME: 0, BOT: 500}[winner()] + 1000
+
+
+def test_the_end_of_the_hand_sets_the_stacks_and_leaves_nothing_to_do() -> None:
+    state = played_to(wire.HandEnded)
+    assert state.hand is not None
+    assert state.hand.phase == "ended"
+    assert state.hand.actor is None
+    assert state.legal is None
+    assert sum(s.stack for s in state.seats.values()) == TOTAL
+
+
+def test_a_new_hand_clears_the_last_hands_tiles_and_flags() -> None:
+    state = played_to(wire.HandEnded)
+    stacks = tuple(SeatAmount(seat=s, amount=state.seats[s].stack) for s in (ME, BOT))
+    state.apply(
+        wire.HandStarted(
+            **at(20), hand_id=HAND + 1, button=ME, stacks=stacks, commitment=COMMITMENT
+        )
+    )
+    assert state.hand is not None
+    assert state.hand.hand_id == HAND + 1
+    for seat in state.seats.values():
+        assert (seat.tiles, seat.cut, seat.category) == ((), None, None)
+        assert not seat.all_in
+        assert not seat.folded
+
+
+# -- turns that end without a bet ----------------------------------------------------------
+
+
+def test_own_turn_timing_out_clears_the_legal_actions() -> None:
+    state = played_to(wire.TurnStarted, 1)
+    state.apply(wire.TurnTimedOut(**hand_at(8), seat=ME))
+    assert state.hand is not None
+    assert state.legal is None
+    assert state.hand.actor is None
+
+
+def test_a_check_clears_the_legal_actions() -> None:
+    state = played_to(wire.TurnStarted, 1)
+    state.apply(wire.Checked(**hand_at(8), seat=ME))
+    assert state.legal is None
+
+
+def test_a_fold_marks_the_seat_folded_and_clears_the_legal_actions() -> None:
+    state = played_to(wire.TurnStarted, 3)
+    state.apply(wire.Folded(**hand_at(12), seat=ME))
+    assert state.seats[ME].folded
+    assert state.legal is None
+
+
+# -- cutting (manual_split) ----------------------------------------------------------------
+
+
+def test_cutting_lets_a_seat_that_must_cut_declare_its_cut() -> None:
+    state = played_to(wire.FourthTileDealt, 2)
+    state.apply(wire.CuttingStarted(**hand_at(17), seats=(ME, BOT), deadline_ms=9_000))
+    assert state.hand is not None
+    assert state.hand.phase == "cutting"
+    assert state.legal == LegalActions(declare_cut=True)
+
+
+def test_own_declared_cut_is_kept_and_clears_the_legal_actions() -> None:
+    state = played_to(wire.FourthTileDealt, 2)
+    state.apply(wire.CuttingStarted(**hand_at(17), seats=(ME, BOT), deadline_ms=9_000))
+    cut = shown(ME, MY_TILES).cut
+    state.apply(wire.CutDeclared(**hand_at(18), seat=ME, cut=cut))
+    assert state.seats[ME].cut == cut
+    assert state.legal is None
+
+
+# -- seats and the table -------------------------------------------------------------------
+
+
+def test_a_player_seated_adds_the_seat() -> None:
+    state = fresh()
+    state.apply(wire.PlayerSeated(**at(1), seat=2, name="Budi", is_bot=False, stack=300))
+    seat = state.seats[2]
+    assert (seat.name, seat.is_bot, seat.stack, seat.connected) == ("Budi", False, 300, True)
+
+
+def test_a_player_left_removes_the_seat() -> None:
+    state = fresh()
+    state.apply(wire.PlayerLeft(**at(1), seat=BOT, name="Dealer", cashed_out=1000))
+    assert BOT not in state.seats
+    assert state.you == ME
+
+
+def test_leaving_oneself_forgets_the_own_seat_and_the_legal_actions() -> None:
+    state = played_to(wire.TurnStarted, 1)
+    state.apply(wire.PlayerLeft(**at(8), seat=ME, name="Ana", cashed_out=490))
+    assert state.you is None
+    assert state.me is None
+    assert state.legal is None
+
+
+def test_a_disconnection_and_a_reconnection_toggle_connected() -> None:
+    state = fresh()
+    state.apply(wire.PlayerDisconnected(**at(1), seat=BOT, grace_ms=30_000))
+    assert not state.seats[BOT].connected
+    state.apply(wire.PlayerReconnected(**at(2), seat=BOT))
+    assert state.seats[BOT].connected
+
+
+def test_a_disconnection_of_an_unknown_seat_is_harmless() -> None:
+    state = fresh()
+    assert state.apply(wire.PlayerDisconnected(**at(1), seat=5, grace_ms=1)) is Applied.APPLIED
+    assert set(state.seats) == {ME, BOT}
+
+
+def test_a_closed_table_has_no_hand_and_nothing_to_do() -> None:
+    state = played_to(wire.TurnStarted, 1)
+    state.apply(wire.TableClosed(**at(8), reason="server stopping"))
+    assert state.closed
+    assert state.hand is None
+    assert state.legal is None
+
+
+def test_a_voided_hand_gives_every_chip_back() -> None:
+    state = played_to(wire.Raised)
+    refunds = (SeatAmount(seat=ME, amount=60), SeatAmount(seat=BOT, amount=610))
+    state.apply(wire.HandVoided(**hand_at(11), reason="server stopping", refunds=refunds))
+    assert state.hand is not None
+    assert state.hand.pot == 0
+    assert (state.seats[ME].stack, state.seats[BOT].stack) == (START[ME], START[BOT])
+    assert chips_on_table(state) == TOTAL
+
+
+# -- commit-reveal ---------------------------------------------------------------------------
+
+
+def test_a_deal_that_matches_its_commitment_is_verified() -> None:
+    state = played_to(wire.HandEnded)
+    assert state.hand is not None
+    assert state.hand.deal_verified is True
+
+
+def test_a_deal_is_not_verified_before_the_hand_ends() -> None:
+    state = played_to(wire.PotAwarded)
+    assert state.hand is not None
+    assert state.hand.deal_verified is None
+
+
+@pytest.mark.parametrize(
+    "deck",
+    [
+        pytest.param((DECK[1], DECK[0], *DECK[2:]), id="two-tiles-swapped"),
+        pytest.param(DECK[:-1], id="one-tile-short"),
+    ],
+)
+def test_a_tampered_deck_fails_the_check(deck: tuple[str, ...]) -> None:
+    state = played_to(wire.HandEnded, deck=deck)
+    assert state.hand is not None
+    assert state.hand.deal_verified is False
+
+
+def test_another_seed_fails_the_check() -> None:
+    other = fresh()
+    for message in whole_hand()[:-1]:
+        other.apply(message)
+    ended = whole_hand()[-1]
+    assert isinstance(ended, wire.HandEnded)
+    other.apply(ended.model_copy(update={"seed": hashlib.sha256(b"other").hexdigest()}))
+    assert other.hand is not None
+    assert other.hand.deal_verified is False

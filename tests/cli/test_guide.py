@@ -1,0 +1,63 @@
+"""clients/README.md's guide, followed to the letter against a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from pathlib import Path
+
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.server.conftest import chip_total
+
+CLIENTS = Path(__file__).parents[2] / "clients"
+GUIDE = (CLIENTS / "README.md").read_text()
+PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", GUIDE, flags=re.DOTALL)
+
+
+async def run(*args: str | Path) -> tuple[str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    return out.decode(), err.decode()
+
+
+async def test_the_guides_bot_runs_as_written(server: QiuQiuServer, tmp_path: Path) -> None:
+    bot = tmp_path / "my_bot.py"
+    bot.write_text(PYTHON_BLOCKS[0])
+    out, _ = await run(bot, "--server", server.url, "--hands", "3")
+    summary = json.loads(out)
+    assert summary["hands"] == 3
+    assert summary["balance"] == 1_000 + summary["net"]
+
+
+async def test_the_example_bots_meet_at_a_table_one_opens_and_the_other_joins(
+    server: QiuQiuServer,
+) -> None:
+    examples = CLIENTS / "examples"
+    opener = asyncio.create_task(
+        run(examples / "tile_ranker.py", "--server", server.url, "--no-bot", "--hands", "5")
+    )
+    async with asyncio.timeout(30):
+        while not server.lobby.tables:
+            await asyncio.sleep(0.01)
+    (table_id,) = server.lobby.tables
+    joined, _ = await run(
+        examples / "always_call.py", "--server", server.url, "--table", table_id, "--hands", "5"
+    )
+    opened, log = await opener
+    assert f"opened table {table_id}: others join it with --table {table_id}" in log
+    first, second = json.loads(opened), json.loads(joined)
+    assert first["hands"] == second["hands"] == 5
+    assert first["net"] + second["net"] == 0
+    assert await chip_total(server) == 0
+
+
+def test_the_guides_connection_example_compiles() -> None:
+    compile(PYTHON_BLOCKS[1], "clients/README.md", "exec")

@@ -1,0 +1,235 @@
+"""``render``: tiles as domino faces, the table, one line per event, the deal check."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import unicodedata
+
+import pytest
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from qiuqiu.cli import render
+from qiuqiu.cli.game import HandInPlay, SeatState, TableState
+from qiuqiu.engine import ALL_TILES, Category, Hand, parse_tiles, rank
+from qiuqiu.protocol import ChipRange, LegalActions, SeatAmount, TableOptions, commitment
+from qiuqiu.protocol import server as wire
+
+ME, BOT = 0, 1
+SEED = hashlib.sha256(b"render").hexdigest()
+DECK = tuple(str(t) for t in ALL_TILES)
+
+
+def table(
+    *,
+    tiles: tuple[str, ...] = (),
+    actor: int | None = None,
+    verified: bool | None = None,
+    hand: bool = True,
+) -> TableState:
+    seats = {
+        ME: SeatState(ME, "Ana", False, 490, in_hand=True, tiles=tiles, bet=50),
+        BOT: SeatState(BOT, "Dealer", True, 990, in_hand=True, connected=False),
+    }
+    in_play = None
+    if hand:
+        in_play = HandInPlay(
+            hand_id=3,
+            button=BOT,
+            commitment=commitment(SEED, DECK),
+            pot=70,
+            actor=actor,
+            to_call=50 if actor == BOT else 0,
+            deadline_ms=20_000,
+            deal_verified=verified,
+        )
+    return TableState("t1", TableOptions(), seq=4, seats=seats, you=ME, hand=in_play)
+
+
+def text_of(renderable: RenderableType) -> str:
+    console = Console(record=True, width=120, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def line(message: wire.AnyServerMessage, state: TableState) -> str:
+    drawn = render.event(message, state, unicode=False)
+    assert drawn is not None
+    return drawn.plain
+
+
+# -- tiles ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [str(t) for t in ALL_TILES])
+def test_a_tile_in_unicode_is_its_domino_face_with_its_spots(text: str) -> None:
+    high, low = (int(part) for part in text.split("-"))
+    face, spots = render.tile(text, unicode=True).plain.split(" ")
+    assert face == chr(0x1F031 + high * 7 + low)
+    assert unicodedata.name(face) == f"DOMINO TILE HORIZONTAL-0{high}-0{low}"
+    assert spots == text
+
+
+def test_a_tile_in_ascii_is_bracketed() -> None:
+    assert render.tile("6-1", unicode=False).plain == "[6|1]"
+
+
+def test_tiles_are_drawn_in_the_order_given() -> None:
+    assert render.tiles(("6-1", "0-0"), unicode=False).plain == "[6|1]  [0|0]"
+
+
+@pytest.mark.parametrize(
+    ("hand", "name"),
+    [
+        ("3-3 4-2 5-1 6-0", "Six Gods"),
+        ("6-6 5-5 4-4 3-3", "Four Doubles"),
+        ("6-6 6-5 6-4 5-5", "Pure Big"),
+        ("0-0 1-0 2-0 3-0", "Pure Small"),
+    ],
+)
+def test_a_special_hand_is_named(hand: str, name: str) -> None:
+    assert rank(Hand(parse_tiles(hand))).category is not Category.NORMAL
+    assert render.hand_value(hand.split(), unicode=False).plain.endswith(f"= {name}!")
+
+
+def test_a_normal_hand_shows_its_best_cut_and_value() -> None:
+    drawn = render.hand_value(["6-3", "2-1", "5-5", "4-0"], unicode=False).plain
+    assert drawn == "[5|5]  [6|3] | [4|0]  [2|1]  = 9-7"
+
+
+# -- what may be done --------------------------------------------------------------------------
+
+
+def test_the_legal_actions_list_their_amounts() -> None:
+    opening = LegalActions(check=True, bet=ChipRange(min=10, max=500))
+    assert render.legal(opening) == "check · bet 10-500"
+
+
+def test_facing_a_bet_lists_the_call_the_raise_range_and_fold() -> None:
+    facing = LegalActions(fold=True, call=40, raise_to=ChipRange(min=100, max=540))
+    assert render.legal(facing) == "call 40 · raise 100-540 · fold"
+
+
+def test_a_range_of_one_amount_is_that_amount() -> None:
+    assert render.legal(LegalActions(bet=ChipRange(min=25, max=25))) == "bet 25"
+
+
+def test_cutting_lists_split() -> None:
+    assert "split" in render.legal(LegalActions(declare_cut=True))
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+def test_own_bet_is_told_as_you() -> None:
+    bet = wire.BetPlaced(table_id="t1", seq=5, hand_id=3, seat=ME, amount=50, all_in=False)
+    assert line(bet, table()) == "You bet 50."
+
+
+def test_another_seats_raise_names_the_seat_and_the_total() -> None:
+    raised = wire.Raised(table_id="t1", seq=5, hand_id=3, seat=BOT, to=600, amount=600, all_in=True)
+    assert line(raised, table()) == "Dealer raised to 600 (all in)."
+
+
+def test_a_call_says_how_much() -> None:
+    called = wire.Called(table_id="t1", seq=5, hand_id=3, seat=BOT, amount=40, all_in=False)
+    assert line(called, table()) == "Dealer called 40."
+
+
+def test_own_fold_is_told_as_you() -> None:
+    folded = wire.Folded(table_id="t1", seq=5, hand_id=3, seat=ME)
+    assert line(folded, table()) == "You folded."
+
+
+def test_own_tiles_are_shown_when_dealt() -> None:
+    dealt = wire.TilesDealt(table_id="t1", seq=5, hand_id=3, seat=ME, tiles=("6-1", "5-0", "2-2"))
+    assert line(dealt, table()) == "You were dealt [6|1]  [5|0]  [2|2]."
+
+
+def test_another_seats_hidden_tiles_make_no_line() -> None:
+    dealt = wire.TilesDealt(table_id="t1", seq=5, hand_id=3, seat=BOT)
+    assert render.event(dealt, table(), unicode=False) is None
+
+
+def test_a_pot_award_names_the_winners_and_their_shares() -> None:
+    shares = (SeatAmount(seat=ME, amount=600), SeatAmount(seat=BOT, amount=400))
+    awarded = wire.PotAwarded(
+        table_id="t1", seq=5, hand_id=3, amount=1000, eligible=(ME, BOT), shares=shares
+    )
+    assert line(awarded, table()) == "Pot of 1000 to You (600) and Dealer (400)."
+
+
+def test_a_player_leaving_is_named_from_the_message() -> None:
+    left = wire.PlayerLeft(table_id="t1", seq=5, seat=2, name="Budi", cashed_out=120)
+    assert line(left, table()) == "Budi left the table with 120 chips."
+
+
+def test_a_disconnection_says_how_long_the_seat_is_kept() -> None:
+    gone = wire.PlayerDisconnected(table_id="t1", seq=5, seat=BOT, grace_ms=30_000)
+    assert line(gone, table()) == "Dealer lost the connection (30 s to come back)."
+
+
+# -- the deal check ----------------------------------------------------------------------------
+
+
+def test_a_failed_deal_check_is_loud() -> None:
+    verdict = render.verdict(table(verified=False))
+    assert "FAILED" in verdict.plain
+    assert "red" in str(verdict.style)
+
+
+def test_a_passed_deal_check_says_verified() -> None:
+    verdict = render.verdict(table(verified=True)).plain
+    assert "verified" in verdict
+    assert "FAILED" not in verdict
+
+
+def test_no_deal_check_before_the_hand_ends_says_nothing() -> None:
+    assert render.verdict(table(verified=None)).plain == ""
+
+
+@pytest.mark.parametrize(
+    ("deck", "word"), [(DECK, "verified"), ((DECK[1], DECK[0], *DECK[2:]), "FAILED")]
+)
+def test_the_end_of_a_hand_prints_the_deal_check(deck: tuple[str, ...], word: str) -> None:
+    state = table()
+    stacks = (SeatAmount(seat=ME, amount=490), SeatAmount(seat=BOT, amount=1060))
+    ended = wire.HandEnded(table_id="t1", seq=5, hand_id=3, stacks=stacks, seed=SEED, deck=deck)
+    state.apply(ended)
+    assert word in line(ended, state)
+
+
+# -- the table --------------------------------------------------------------------------------
+
+
+def test_the_table_shows_every_seat_with_its_stack_and_the_pot() -> None:
+    drawn = text_of(render.table(table(actor=BOT), now_ms=10_000, unicode=False))
+    assert "You" in drawn
+    assert "stack 490" in drawn
+    assert "bet 50" in drawn
+    assert "Dealer (D) (away)" in drawn
+    assert "stack 990" in drawn
+    assert "Pot 70" in drawn
+    assert "Dealer to act · 50 to call · 10 s left" in drawn
+    assert "<- to act" in drawn
+
+
+def test_the_table_shows_own_four_tiles_with_their_best_cut() -> None:
+    state = table(tiles=("6-3", "2-1", "5-5", "4-0"), actor=ME)
+    drawn = text_of(render.table(state, now_ms=0, unicode=True))
+    assert f"Your tiles: {chr(0x1F031 + 6 * 7 + 3)} 6-3" in drawn
+    assert "best:" in drawn
+    assert "= 9-7" in drawn
+    assert "◀ to act" in drawn
+
+
+def test_a_table_between_hands_renders_without_a_pot() -> None:
+    drawn = text_of(render.table(table(hand=False), now_ms=0, unicode=False))
+    assert "stack 490" in drawn
+    assert "Pot" not in drawn
+
+
+def test_an_event_line_is_rich_text() -> None:
+    checked = wire.Checked(table_id="t1", seq=5, hand_id=3, seat=BOT)
+    assert isinstance(render.event(checked, table(), unicode=True), Text)
