@@ -10,7 +10,7 @@ import pytest
 from redis.asyncio import Redis
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.errors import Refused
+from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, TableRecord
@@ -114,6 +114,7 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
     redis_store: RedisStore, redis_url: str
 ) -> None:
     await redis_store.create_account("ann", "Ann", "hash-of-anns-token", GRANT)
+    await redis_store.acquire_table("t1", 10)
     await redis_store.move_chips("ann", 400, seated("t1", "ann", 400))
     await redis_store.record_hand(HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 400),), ()))
     async with Redis.from_url(redis_url, decode_responses=True) as raw:
@@ -121,12 +122,16 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
             "qiuqiu:account:ann",
             "qiuqiu:account:house",
             "qiuqiu:accounts",
+            "qiuqiu:fence:t1",
             "qiuqiu:hands:account:ann",
             "qiuqiu:hands:table:t1",
+            "qiuqiu:lease:t1",
             "qiuqiu:table:t1",
             "qiuqiu:tables",
             "qiuqiu:token:hash-of-anns-token",
+            "qiuqiu:version:t1",
         ]
+        assert await raw.get("qiuqiu:lease:t1") == f"{redis_store.owner}:1"
         assert await raw.hgetall("qiuqiu:account:ann") == {"name": "Ann", "balance": "600"}
 
 
@@ -138,3 +143,120 @@ async def test_a_store_keeps_working_after_redis_forgets_its_scripts(
         await raw.script_flush()
     await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
     assert await redis_store.balances() == {HOUSE: -GRANT, "ann": GRANT}
+
+
+# -- leases: one writer per table ---------------------------------------------------
+
+LEASE = 0.3
+"""Seconds a lease lasts in these tests: short, so that letting one run out is quick."""
+
+
+async def two_stores(url: str) -> tuple[RedisStore, RedisStore]:
+    """Two store objects on one Redis, as two server processes would have."""
+    return await RedisStore.from_url(url), await RedisStore.from_url(url)
+
+
+async def test_only_one_of_two_processes_gets_a_tables_lease(redis_url: str) -> None:
+    first, second = await two_stores(redis_url)
+    assert await first.acquire_table("t1", LEASE)
+    assert not await second.acquire_table("t1", LEASE)
+    assert await first.acquire_table("t1", LEASE), "taking it again just extends it"
+    assert await first.orphaned_tables() == ()
+    await first.close()
+    await second.close()
+
+
+async def test_a_lease_not_renewed_runs_out_and_another_process_takes_the_table_over(
+    redis_url: str,
+) -> None:
+    first, second = await two_stores(redis_url)
+    await first.acquire_table("t1", LEASE)
+    await first.save_table(TableRecord("t1", OPTIONS))
+    assert await second.orphaned_tables() == ()
+    await asyncio.sleep(LEASE * 2)
+    assert await second.orphaned_tables() == ("t1",)
+    assert await second.acquire_table("t1", LEASE)
+    assert await first.renew_tables(LEASE) == ("t1",)
+    assert await first.renew_tables(LEASE) == (), "a lost table is forgotten"
+    await first.close()
+    await second.close()
+
+
+async def test_renewing_keeps_a_lease_past_its_first_term(redis_url: str) -> None:
+    first, second = await two_stores(redis_url)
+    await first.acquire_table("t1", LEASE)
+    for _ in range(4):
+        await asyncio.sleep(LEASE / 3)
+        assert await first.renew_tables(LEASE) == ()
+    assert not await second.acquire_table("t1", LEASE)
+    await first.close()
+    await second.close()
+
+
+async def test_the_process_that_lost_its_lease_writes_nothing_more(redis_url: str) -> None:
+    old, new = await two_stores(redis_url)
+    await old.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    await old.acquire_table("t1", LEASE)
+    await old.save_table(TableRecord("t1", OPTIONS))
+    await asyncio.sleep(LEASE * 2)
+    assert await new.acquire_table("t1", LEASE)
+    before = await dump(redis_url)
+    stale = seated("t1", "ann", 100)
+    hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 100),), ((0, 100),), ())
+    for write in (
+        old.save_table(stale),
+        old.move_chips("ann", 100, stale),
+        old.record_hand(hand, stale),
+        old.drop_table("t1"),
+    ):
+        with pytest.raises(LeaseLost):
+            await write
+    assert await dump(redis_url) == before
+    await new.save_table(stale)
+    assert await new.table("t1") == stale
+    await old.close()
+    await new.close()
+
+
+async def test_two_processes_racing_to_apply_the_same_change_only_one_wins(
+    redis_url: str,
+) -> None:
+    """Both believe they host the table (the first stalled past its lease while the
+    second took over): each tries to seat Ann with her whole balance at once."""
+    first, second = await two_stores(redis_url)
+    await first.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    await first.acquire_table("t1", LEASE)
+    await first.save_table(TableRecord("t1", OPTIONS))
+    await asyncio.sleep(LEASE * 2)
+    await second.acquire_table("t1", LEASE)
+    outcomes = await asyncio.gather(
+        first.move_chips("ann", GRANT, seated("t1", "ann", GRANT)),
+        second.move_chips("ann", GRANT, seated("t1", "ann", GRANT)),
+        return_exceptions=True,
+    )
+    assert isinstance(outcomes[0], LeaseLost)
+    assert not isinstance(outcomes[1], BaseException)
+    assert await balance_of(second, "ann") == 0
+    assert await second.table("t1") == seated("t1", "ann", GRANT)
+    await first.close()
+    await second.close()
+
+
+async def test_a_released_lease_is_free_at_once_and_a_dropped_table_frees_its_lease(
+    redis_url: str,
+) -> None:
+    first, second = await two_stores(redis_url)
+    await first.acquire_table("t1", LEASE)
+    await first.release_table("t1")
+    assert await second.acquire_table("t1", LEASE)
+    await second.save_table(TableRecord("t1", OPTIONS))
+    await second.drop_table("t1")
+    assert await first.acquire_table("t1", LEASE)
+    await first.close()
+    await second.close()
+
+
+async def balance_of(store: RedisStore, account_id: str) -> int:
+    account = await store.account(account_id)
+    assert account is not None
+    return account.balance

@@ -10,12 +10,13 @@ every stack at every saved table.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 
 import pytest
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.errors import Refused
+from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
@@ -401,3 +402,34 @@ def test_seat_finds_a_seat_by_its_number() -> None:
     table = TableRecord("t1", OPTIONS).with_seat(seat(1, "bob", 200))
     assert table.seat(1) == seat(1, "bob", 200)
     assert table.seat(0) is None
+
+
+async def test_a_table_nobody_holds_a_lease_on_is_an_orphan_until_a_store_takes_it(
+    store: Store,
+) -> None:
+    await store.save_table(TableRecord("t1", OPTIONS))
+    assert await store.orphaned_tables() == ("t1",)
+    assert await store.acquire_table("t1", 10)
+    assert await store.orphaned_tables() == ()
+    await store.release_table("t1")
+    assert await store.orphaned_tables() == ("t1",)
+
+
+async def test_a_store_whose_lease_ran_out_cannot_write_the_table(store: Store) -> None:
+    assert await store.acquire_table("t1", 0.05)
+    await store.save_table(TableRecord("t1", OPTIONS))
+    await asyncio.sleep(0.1)
+    with pytest.raises(LeaseLost):
+        await store.save_table(TableRecord("t1", OPTIONS, hand_id=1))
+    assert await store.table("t1") == TableRecord("t1", OPTIONS)
+    assert await store.renew_tables(10) == (), "the lost table is forgotten"
+
+
+async def test_a_finished_hand_and_the_table_after_it_are_saved_in_one_step(
+    store: Store,
+) -> None:
+    await store.acquire_table("t1", 10)
+    after = TableRecord("t1", OPTIONS, seats=(seat(0, "ann", 510),), hand_id=1)
+    await store.record_hand(hand("t1", 1, {0: "ann"}, won={0: 10}), after)
+    assert await store.table("t1") == after
+    assert [h.hand_id for h in await store.table_hands("t1")] == [1]

@@ -19,3 +19,13 @@ class Refused(ServerError):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class LeaseLost(ServerError):
+    """This process no longer holds the table's lease (its own fault: it stalled or
+    was cut off longer than the lease lasts). Another process may host the table
+    now, so this one must stop writing it; nothing was written."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(f"the lease on table {table_id} is lost")
+        self.table_id = table_id

@@ -20,18 +20,26 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
 - ``tables``: the set of the ids of the tables in the lobby
 - ``hands:table:{id}`` and ``hands:account:{id}``: lists of finished hands as
   JSON, oldest first, trimmed to the last :data:`HISTORY_LENGTH`
+- ``lease:{id}``: who hosts the table (``owner:fence``), expiring unless renewed
+- ``fence:{id}``: the table's fencing counter, one up for each new lease
+- ``version:{id}``: one up for each write to the table
+
+Every write to a table checks, in the same script, that the writer still
+holds the lease it took and that the version is the one it last wrote, so a
+process that lost its table cannot write it again.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import asdict
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.errors import Refused
+from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
@@ -64,33 +72,113 @@ redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
 return 1
 """
 
-# KEYS: the account, the table, the tables set.
-# ARGV: amount, minus the amount, 1 if the balance may go below zero, table JSON, table id.
-# A refusal is a reply rather than an error, so that it carries the balance.
-_MOVE_CHIPS = """
-local balance = redis.call('HGET', KEYS[1], 'balance')
+# Every write to a table starts with this guard. KEYS[1]: the table's lease,
+# KEYS[2]: its version. ARGV[1]: the lease this store holds ('' for none, and
+# then nobody may hold one), ARGV[2]: the version it last wrote ('' to skip).
+_GUARD = """
+local current = redis.call('GET', KEYS[1])
+if (ARGV[1] == '' and current) or (ARGV[1] ~= '' and current ~= ARGV[1]) then
+  return {'lease_lost'}
+end
+if ARGV[2] ~= '' and (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
+  return {'lease_lost'}
+end
+"""
+
+# KEYS[3]: the account, [4]: the table, [5]: the tables set. ARGV[3]: amount,
+# [4]: minus the amount, [5]: 1 if the balance may go below zero, [6]: table
+# JSON, [7]: table id. A refusal is a reply rather than an error, so that it
+# carries the balance.
+_MOVE_CHIPS = (
+    _GUARD
+    + """
+local balance = redis.call('HGET', KEYS[3], 'balance')
 if not balance then
   return {'unknown_account'}
 end
-if ARGV[3] == '0' and tonumber(balance) < tonumber(ARGV[1]) then
+if ARGV[5] == '0' and tonumber(balance) < tonumber(ARGV[3]) then
   return {'insufficient_balance', balance}
 end
-redis.call('SET', KEYS[2], ARGV[4])
-redis.call('SADD', KEYS[3], ARGV[5])
-local name = redis.call('HGET', KEYS[1], 'name')
-return {'ok', name, redis.call('HINCRBY', KEYS[1], 'balance', ARGV[2])}
+redis.call('SET', KEYS[4], ARGV[6])
+redis.call('SADD', KEYS[5], ARGV[7])
+local name = redis.call('HGET', KEYS[3], 'name')
+local left = redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
+return {'ok', redis.call('INCR', KEYS[2]), name, left}
+"""
+)
+
+# KEYS[3]: the table, [4]: the tables set, then the hands lists a finished hand
+# goes to. ARGV[3]: table JSON, [4]: table id, [5]: hand JSON, [6]: minus
+# HISTORY_LENGTH.
+_SAVE_TABLE = (
+    _GUARD
+    + """
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('SADD', KEYS[4], ARGV[4])
+for i = 5, #KEYS do
+  redis.call('RPUSH', KEYS[i], ARGV[5])
+  redis.call('LTRIM', KEYS[i], ARGV[6], -1)
+end
+return {'ok', redis.call('INCR', KEYS[2])}
+"""
+)
+
+# KEYS[3]: the table, [4]: the tables set. ARGV[3]: table id.
+_DROP_TABLE = (
+    _GUARD
+    + """
+redis.call('DEL', KEYS[3], KEYS[1])
+redis.call('SREM', KEYS[4], ARGV[3])
+return {'ok', redis.call('INCR', KEYS[2])}
+"""
+)
+
+# KEYS: the lease, its fencing counter, the table's version. ARGV: the lease this
+# store holds or '', this store's owner id, the lease's length in milliseconds.
+_ACQUIRE = """
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] then
+  return false
+end
+local holder = current
+if not current then
+  holder = ARGV[2] .. ':' .. redis.call('INCR', KEYS[2])
+end
+redis.call('SET', KEYS[1], holder, 'PX', ARGV[3])
+return {holder, redis.call('GET', KEYS[3]) or '0'}
 """
 
-# KEYS: the table, the tables set. ARGV: table JSON, table id.
-_SAVE_TABLE = """
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SADD', KEYS[2], ARGV[2])
+# KEYS: leases. ARGV: the lease's length in milliseconds, then the holder of each.
+# Returns 1 for each lease still held (and extended), 0 for each lost.
+_RENEW = """
+local kept = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i + 1] then
+    redis.call('PEXPIRE', key, ARGV[1])
+    kept[i] = 1
+  else
+    kept[i] = 0
+  end
+end
+return kept
 """
 
-# KEYS: the table, the tables set. ARGV: table id.
-_DROP_TABLE = """
-redis.call('DEL', KEYS[1])
-redis.call('SREM', KEYS[2], ARGV[1])
+# KEYS: the lease. ARGV: its holder.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+end
+"""
+
+# KEYS: the tables set. ARGV: the prefix of a lease's key.
+_ORPHANED = """
+local found = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 0 then
+    found[#found + 1] = id
+  end
+end
+return found
 """
 
 # KEYS: the table's hands, then each account's. ARGV: hand JSON, minus HISTORY_LENGTH.
@@ -117,9 +205,18 @@ return found
 class RedisStore:
     """Accounts, tables and hand histories in Redis. Open one with :meth:`from_url`."""
 
-    def __init__(self, redis: Redis, prefix: str = PREFIX) -> None:
+    def __init__(self, redis: Redis, prefix: str = PREFIX, owner: str | None = None) -> None:
         self._redis = redis
         self._prefix = prefix
+        self.owner = owner or secrets.token_hex(6)
+        self._holding: dict[str, str] = {}
+        """The lease this store holds on each table it hosts (``owner:fence``)."""
+        self._versions: dict[str, int] = {}
+        """The version of each of those tables this store last wrote."""
+        self._acquire = redis.register_script(_ACQUIRE)
+        self._renew = redis.register_script(_RENEW)
+        self._release = redis.register_script(_RELEASE)
+        self._orphaned = redis.register_script(_ORPHANED)
         self._open_house = redis.register_script(_OPEN_HOUSE)
         self._create_account = redis.register_script(_CREATE_ACCOUNT)
         self._move_chips = redis.register_script(_MOVE_CHIPS)
@@ -169,13 +266,53 @@ class RedisStore:
         account_id = await self._redis.get(self._key("token", token_hash))
         return None if account_id is None else await self.account(_text(account_id))
 
+    # -- leases ----------------------------------------------------------------------
+
+    async def acquire_table(self, table_id: str, seconds: float) -> bool:
+        keys = [self._key("lease", table_id), self._key("fence", table_id)]
+        keys.append(self._key("version", table_id))
+        held = self._holding.get(table_id, "")
+        got = await self._acquire(keys=keys, args=[held, self.owner, _ms(seconds)])
+        if not got:
+            return False
+        holder, version = got
+        self._holding[table_id], self._versions[table_id] = holder, int(version)
+        return True
+
+    async def renew_tables(self, seconds: float) -> tuple[str, ...]:
+        if not self._holding:
+            return ()
+        table_ids = list(self._holding)
+        keys = [self._key("lease", t) for t in table_ids]
+        kept = await self._renew(
+            keys=keys, args=[_ms(seconds), *(self._holding[t] for t in table_ids)]
+        )
+        lost = tuple(t for t, still in zip(table_ids, kept, strict=True) if not still)
+        for table_id in lost:
+            self._forget(table_id)
+        return lost
+
+    async def release_table(self, table_id: str) -> None:
+        holder = self._holding.get(table_id)
+        if holder is not None:
+            self._forget(table_id)
+            await self._release(keys=[self._key("lease", table_id)], args=[holder])
+
+    async def orphaned_tables(self) -> tuple[str, ...]:
+        found = await self._orphaned(keys=[self._key("tables")], args=[self._key("lease", "")])
+        return tuple(sorted(found))
+
+    # -- writes to a table, each behind the guard --------------------------------------
+
     async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
         keys = [
+            *self._guard_keys(table.table_id),
             self._account_key(account_id),
             self._key("table", table.table_id),
             self._key("tables"),
         ]
         args: list[int | str] = [
+            *self._guard_args(table.table_id),
             amount,
             -amount,
             int(account_id == HOUSE),
@@ -187,12 +324,66 @@ class RedisStore:
             raise Refused("unknown_account", f"there is no account {account_id}")
         if outcome == "insufficient_balance":
             raise Refused("insufficient_balance", f"you have {rest[0]} chips, not {amount}")
-        name, balance = rest
+        name, balance = self._written(table.table_id, outcome, rest)
         return Account(account_id, name, balance)
 
     async def save_table(self, table: TableRecord) -> None:
-        keys = [self._key("table", table.table_id), self._key("tables")]
-        await self._save_table(keys=keys, args=[_table_json(table), table.table_id])
+        await self._save(table)
+
+    async def record_hand(self, hand: HandRecord, table: TableRecord | None = None) -> None:
+        account_ids = sorted({account for _, account in hand.accounts})
+        hands = [
+            self._key("hands", "table", hand.table_id),
+            *(self._key("hands", "account", a) for a in account_ids),
+        ]
+        if table is None:
+            await self._record_hand(keys=hands, args=[json.dumps(asdict(hand)), -HISTORY_LENGTH])
+        else:
+            await self._save(table, hands, json.dumps(asdict(hand)))
+
+    async def drop_table(self, table_id: str) -> None:
+        keys = [*self._guard_keys(table_id), self._key("table", table_id), self._key("tables")]
+        outcome, *rest = await self._drop_table(
+            keys=keys, args=[*self._guard_args(table_id), table_id]
+        )
+        self._written(table_id, outcome, rest)
+        self._forget(table_id)
+
+    async def _save(
+        self, table: TableRecord, hands: list[str] | None = None, hand: str = ""
+    ) -> None:
+        table_id = table.table_id
+        keys = [
+            *self._guard_keys(table_id),
+            self._key("table", table_id),
+            self._key("tables"),
+            *(hands or ()),
+        ]
+        args: list[int | str] = [*self._guard_args(table_id), _table_json(table), table_id]
+        args += [hand, -HISTORY_LENGTH]
+        outcome, *rest = await self._save_table(keys=keys, args=args)
+        self._written(table_id, outcome, rest)
+
+    def _guard_keys(self, table_id: str) -> list[str]:
+        return [self._key("lease", table_id), self._key("version", table_id)]
+
+    def _guard_args(self, table_id: str) -> list[str]:
+        held = self._holding.get(table_id)
+        return ["", ""] if held is None else [held, str(self._versions[table_id])]
+
+    def _written(self, table_id: str, outcome: str, rest: list[Any]) -> list[Any]:
+        """What a guarded write returned past its version, which is kept; a lost lease
+        is forgotten and raised."""
+        if outcome == "lease_lost":
+            self._forget(table_id)
+            raise LeaseLost(table_id)
+        if table_id in self._holding:
+            self._versions[table_id] = int(rest[0])
+        return rest[1:]
+
+    def _forget(self, table_id: str) -> None:
+        self._holding.pop(table_id, None)
+        self._versions.pop(table_id, None)
 
     async def table(self, table_id: str) -> TableRecord | None:
         text = await self._redis.get(self._key("table", table_id))
@@ -206,18 +397,6 @@ class RedisStore:
         texts = await self._redis.mget([self._key("table", t) for t in table_ids])
         # A table dropped between the two reads is gone, and so left out.
         return tuple(_table(_text(text)) for text in texts if text is not None)
-
-    async def drop_table(self, table_id: str) -> None:
-        keys = [self._key("table", table_id), self._key("tables")]
-        await self._drop_table(keys=keys, args=[table_id])
-
-    async def record_hand(self, hand: HandRecord) -> None:
-        account_ids = sorted({account for _, account in hand.accounts})
-        keys = [
-            self._key("hands", "table", hand.table_id),
-            *(self._key("hands", "account", a) for a in account_ids),
-        ]
-        await self._record_hand(keys=keys, args=[json.dumps(asdict(hand)), -HISTORY_LENGTH])
 
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
@@ -252,12 +431,15 @@ def _text(reply: bytes | str | None) -> str:
     return reply
 
 
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
 def _table_json(table: TableRecord) -> str:
     return json.dumps(
         {
-            "table_id": table.table_id,
+            **asdict(table),
             "options": table.options.model_dump(mode="json"),
-            "seats": [asdict(seat) for seat in table.seats],
         }
     )
 
@@ -265,9 +447,11 @@ def _table_json(table: TableRecord) -> str:
 def _table(text: str) -> TableRecord:
     data = json.loads(text)
     return TableRecord(
-        table_id=data["table_id"],
-        options=TableOptions.model_validate(data["options"]),
-        seats=tuple(SeatRecord(**seat) for seat in data["seats"]),
+        **{
+            **data,
+            "options": TableOptions.model_validate(data["options"]),
+            "seats": tuple(SeatRecord(**seat) for seat in data["seats"]),
+        }
     )
 
 

@@ -10,17 +10,30 @@ The house is an account like any other, except that its balance may go below
 zero: new accounts are granted their chips from it and the dealer bot buys in
 from it. So the sum of every balance, every stack at every table and every pot
 is always zero, which is what the chip audits check.
+
+A table has one writer at a time: the process holding its lease
+(:meth:`Store.acquire_table`). Each lease carries a fencing token that every
+write to the table checks, so a process that lost its lease (it stalled, and
+another took the table over) cannot write the table again: it gets
+:class:`~qiuqiu.server.errors.LeaseLost` and nothing changes. A table nobody
+ever took a lease on may be written freely, which only tests do.
+
+While a hand is played, the saved record keeps every stack as it was when the
+hand began (with ``hand_open`` set): a server that dies mid-hand leaves the
+table exactly as if the hand had been voided, every chip back where it was.
 """
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.errors import Refused
+from qiuqiu.server.errors import LeaseLost, Refused
 
 HOUSE = "house"
 """The account the dealer bot plays for and new accounts are granted chips from."""
@@ -52,6 +65,12 @@ class TableRecord:
     table_id: str
     options: TableOptions
     seats: tuple[SeatRecord, ...] = ()
+    hand_id: int = 0
+    """The last hand dealt here, so hand ids go on after a restart."""
+    hand_open: bool = False
+    """A hand was being played when this was saved; the stacks are from before it."""
+    seq: int = 0
+    created_by: str = ""
 
     def seat(self, number: int) -> SeatRecord | None:
         return next((s for s in self.seats if s.seat == number), None)
@@ -85,6 +104,23 @@ class HandRecord:
 
 
 class Store(Protocol):
+    owner: str
+    """This process, as the holder of the leases it takes."""
+
+    async def acquire_table(self, table_id: str, seconds: float) -> bool:
+        """Take the table's lease for ``seconds`` if nobody else holds it; ``True`` if
+        this store holds it now. Taking it anew gives a new fencing token."""
+
+    async def renew_tables(self, seconds: float) -> tuple[str, ...]:
+        """Extend every lease this store holds by ``seconds``; return the tables whose
+        lease it had lost (they are forgotten)."""
+
+    async def release_table(self, table_id: str) -> None:
+        """Give the lease up (if this store holds it)."""
+
+    async def orphaned_tables(self) -> tuple[str, ...]:
+        """The tables in the lobby whose lease nobody holds: their host has gone."""
+
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
@@ -110,7 +146,8 @@ class Store(Protocol):
     async def drop_table(self, table_id: str) -> None:
         """Forget a closed table (its seats were cashed out first); its hands stay."""
 
-    async def record_hand(self, hand: HandRecord) -> None: ...
+    async def record_hand(self, hand: HandRecord, table: TableRecord | None = None) -> None:
+        """Keep a finished hand and, in the same step, save ``table`` as it is after it."""
 
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
@@ -130,6 +167,7 @@ class Store(Protocol):
 class MemoryStore:
     """The whole store in this process's memory: fast, and gone when it stops."""
 
+    owner: str = field(default_factory=lambda: secrets.token_hex(6))
     _accounts: dict[str, Account] = field(default_factory=dict)
     _tokens: dict[str, str] = field(default_factory=dict)
     _tables: dict[str, TableRecord] = field(default_factory=dict)
@@ -140,8 +178,50 @@ class MemoryStore:
         default_factory=lambda: defaultdict(lambda: deque(maxlen=HISTORY_LENGTH))
     )
 
+    _leases: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """Each leased table's holder (``owner:fence``) and when the lease runs out."""
+    _fences: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
+    _holding: dict[str, str] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         self._accounts.setdefault(HOUSE, Account(HOUSE, "House", 0))
+
+    async def acquire_table(self, table_id: str, seconds: float) -> bool:
+        holder = self._holder(table_id)
+        if holder is not None and holder != self._holding.get(table_id):
+            return False
+        if holder is None:
+            self._fences[table_id] += 1
+            self._holding[table_id] = f"{self.owner}:{self._fences[table_id]}"
+        self._leases[table_id] = (self._holding[table_id], time.monotonic() + seconds)
+        return True
+
+    async def renew_tables(self, seconds: float) -> tuple[str, ...]:
+        lost = tuple(t for t in self._holding if self._holder(t) != self._holding[t])
+        for table_id in lost:
+            del self._holding[table_id]
+        for table_id, holder in self._holding.items():
+            self._leases[table_id] = (holder, time.monotonic() + seconds)
+        return lost
+
+    async def release_table(self, table_id: str) -> None:
+        holder = self._holding.pop(table_id, None)
+        if holder is not None and self._holder(table_id) == holder:
+            del self._leases[table_id]
+
+    async def orphaned_tables(self) -> tuple[str, ...]:
+        return tuple(t for t in self._tables if self._holder(t) is None)
+
+    def _holder(self, table_id: str) -> str | None:
+        holder, until = self._leases.get(table_id, (None, 0.0))
+        return holder if until > time.monotonic() else None
+
+    def _guard(self, table_id: str) -> None:
+        """Refuse a write to a table whose lease this store took and has lost."""
+        mine = self._holding.get(table_id)
+        if self._holder(table_id) != mine:
+            self._holding.pop(table_id, None)
+            raise LeaseLost(table_id)
 
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
@@ -168,10 +248,12 @@ class MemoryStore:
             raise Refused("unknown_account", f"there is no account {account_id}")
         if account_id != HOUSE and account.balance < amount:
             raise Refused("insufficient_balance", f"you have {account.balance} chips, not {amount}")
+        self._guard(table.table_id)
         self._tables[table.table_id] = table
         return self._credit(account_id, -amount)
 
     async def save_table(self, table: TableRecord) -> None:
+        self._guard(table.table_id)
         self._tables[table.table_id] = table
 
     async def table(self, table_id: str) -> TableRecord | None:
@@ -181,9 +263,13 @@ class MemoryStore:
         return tuple(self._tables.values())
 
     async def drop_table(self, table_id: str) -> None:
+        self._guard(table_id)
         self._tables.pop(table_id, None)
+        await self.release_table(table_id)
 
-    async def record_hand(self, hand: HandRecord) -> None:
+    async def record_hand(self, hand: HandRecord, table: TableRecord | None = None) -> None:
+        if table is not None:
+            await self.save_table(table)
         self._table_hands[hand.table_id].append(hand)
         for account_id in {account for _, account in hand.accounts}:
             self._account_hands[account_id].append(hand)
