@@ -28,6 +28,9 @@ class ServerConfig:
     grace: float = _option(60.0, "seconds a disconnected player keeps the seat")
     hand_pause: float = _option(2.0, "seconds between hands")
     bot_delay: float = _option(0.5, "seconds the dealer bot waits before acting")
+    lease: float = _option(
+        5.0, "seconds a table's lease lasts unless renewed: a dead server's tables move after it"
+    )
     log_level: str = _option("INFO", "logging level", ("DEBUG", "INFO", "WARNING", "ERROR"))
     redis_url: str | None = _option(
         None,

@@ -129,7 +129,9 @@ class QiuQiuServer:
             rng or secrets.SystemRandom(),
             TableTimings(hand_pause=c.hand_pause, grace=c.grace, bot_delay=c.bot_delay),
             c.starting_balance,
+            c.lease,
         )
+        self._keeper: asyncio.Task[None] | None = None
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
         self._stopped = asyncio.Event()
@@ -154,6 +156,7 @@ class QiuQiuServer:
             compression=None,
         )
         log.info("QiuQiu server listening on %s", self.url)
+        self._keeper = asyncio.create_task(self.lobby.keep_tables())
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
@@ -165,6 +168,10 @@ class QiuQiuServer:
             return
         log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
         await self.lobby.close(lambda _: None)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(

@@ -4,10 +4,15 @@ A resume token is 32 random bytes, given to the client once; the store keeps
 only its sha256, so a leaked store does not let anyone in. One account has one
 live session: a second ``hello`` with the same token takes the account over
 and the older connection is closed.
+
+This process hosts the tables it holds the lease of (see :mod:`qiuqiu.server.store`).
+:meth:`Lobby.keep_tables` renews those leases while the process lives, lets go
+of any it lost, and adopts the tables whose server died: their leases ran out.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import secrets
@@ -18,9 +23,9 @@ from typing import Protocol
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.dealer import DealerBot
-from qiuqiu.server.errors import Refused
+from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.store import Account, Store
-from qiuqiu.server.table import Random, Table, TableTimings, Viewer, new_table_id
+from qiuqiu.server.table import MOVED, Random, Table, TableTimings, Viewer, new_table_id
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +51,8 @@ class Lobby:
     rng: Random
     timings: TableTimings = field(default_factory=TableTimings)
     starting_balance: int = 1_000
+    lease: float = 5.0
+    """Seconds a table's lease lasts; renewed three times as often."""
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
 
@@ -90,8 +97,17 @@ class Lobby:
                 "too_many_tables",
                 f"you have {len(empty)} tables open that nobody sits at: sit at one first",
             )
-        table = Table(
-            new_table_id(),
+        table = self._table(new_table_id(), options, created_by)
+        if not await self.store.acquire_table(table.table_id, self.lease):
+            raise LeaseLost(table.table_id)  # a new random id is never leased: a bug
+        self.tables[table.table_id] = table
+        await table.open()
+        log.info("table %s opened: %s", table.table_id, options.model_dump_json(exclude_none=True))
+        return table
+
+    def _table(self, table_id: str, options: TableOptions, created_by: str) -> Table:
+        return Table(
+            table_id,
             options,
             self.store,
             self.rng,
@@ -100,10 +116,34 @@ class Lobby:
             on_closed=self._forget,
             created_by=created_by,
         )
-        self.tables[table.table_id] = table
-        await table.open()
-        log.info("table %s opened: %s", table.table_id, options.model_dump_json(exclude_none=True))
-        return table
+
+    async def keep_tables(self) -> None:
+        """Tend the leases for as long as the process lives (cancel to stop)."""
+        while True:
+            await self.tend()
+            await asyncio.sleep(self.lease / 3)
+
+    async def tend(self) -> None:
+        """Renew this process's leases, let go of the tables whose lease it lost, and
+        adopt the tables nobody holds a lease on."""
+        for table_id in await self.store.renew_tables(self.lease):
+            self.abandon(table_id)
+        for table_id in await self.store.orphaned_tables():
+            if table_id in self.tables or not await self.store.acquire_table(table_id, self.lease):
+                continue
+            record = await self.store.table(table_id)
+            if record is None:  # closed meanwhile by whoever held it
+                await self.store.release_table(table_id)
+                continue
+            table = self._table(table_id, record.options, record.created_by)
+            self.tables[table_id] = table
+            await table.adopt(record)
+
+    def abandon(self, table_id: str) -> None:
+        """Another process hosts ``table_id`` now: stop hosting it here."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            table.abandon(MOVED)
 
     async def discard(self, table: Table) -> None:
         """Close a table nobody sat down at (the bot's chips go back to the house)."""

@@ -20,10 +20,10 @@ from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_client, encode,
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
-from qiuqiu.server.errors import Refused
+from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import Account
-from qiuqiu.server.table import Table, verify_buy_in
+from qiuqiu.server.table import MOVED, Table, verify_buy_in
 
 RECENT_IDS = 1024
 
@@ -64,6 +64,9 @@ class Session:
             await self._dispatch(message)
         except Refused as refused:
             self.deliver(wire.Error(ref=message.id, code=refused.code, message=refused.message))
+        except LeaseLost as lost:
+            self.lobby.abandon(lost.table_id)
+            self.deliver(wire.Error(ref=message.id, code="table_moved", message=MOVED))
 
     async def disconnected(self) -> None:
         """The connection is gone: seats keep their grace period, watching stops."""

@@ -17,6 +17,10 @@ Rules this module keeps:
 5. A seat that leaves mid-hand is played by its timer at once (check if it
    can, else fold) and cashed out when the hand ends. A disconnected seat is
    played by the normal timer until its grace period runs out.
+6. The store's record of the table is saved when a hand starts (every stack as
+   before it, ``hand_open`` set) and when it ends (with the hand, in one step).
+   A server that dies in between leaves a table that :meth:`Table.adopt`
+   reopens with that hand voided: every chip back where it was before it.
 """
 
 from __future__ import annotations
@@ -37,12 +41,15 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server import views
-from qiuqiu.server.errors import Refused
+from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, Store, TableRecord
 
 log = logging.getLogger(__name__)
 
 BOT_NAME = "Dealer"
+
+MOVED = "the table moved to another server: reconnect to go on playing"
+"""Why a table closes for this server's clients when another server takes it over."""
 
 CUTTING = -1
 """Stands for the log length in the timer key of a cutting phase, which has one deadline."""
@@ -154,9 +161,71 @@ class Table:
         return self.hand is not None and not self.hand.is_over
 
     def record(self) -> TableRecord:
+        """The table as the store keeps it; in a hand, every stack as it was before it."""
         return TableRecord(
-            self.table_id, self.options, tuple(s.record() for s in self.seats.values())
+            self.table_id,
+            self.options,
+            tuple(s.record() for s in self.seats.values()),
+            hand_id=self.hand_id,
+            hand_open=self.playing,
+            seq=self.seq,
+            created_by=self.created_by,
         )
+
+    async def adopt(self, record: TableRecord) -> None:
+        """Reopen a table from its record, after the server that hosted it stopped
+        without closing it. Every player is away, with the grace period to come back;
+        a hand that was in play is voided, its chips where they were before it."""
+        async with self._lock:
+            self.hand_id, self.seq = record.hand_id, record.seq
+            for kept in record.seats:
+                seat = Seat(kept.seat, kept.account_id, kept.name, kept.stack, kept.is_bot)
+                self.seats[seat.seat] = seat
+                if seat.is_bot and self.bot_factory is not None:
+                    seat.viewer = self.bot_factory(self, seat.seat)
+                elif not seat.is_bot:
+                    seat.connected = False
+                    seat.grace = self._later(self.timings.grace, self._grace_over, seat.account_id)
+            if record.hand_open:
+                stacks = tuple((s.seat, s.stack) for s in record.seats)
+                await self.store.record_hand(
+                    HandRecord(
+                        table_id=self.table_id,
+                        hand_id=record.hand_id,
+                        accounts=tuple((s.seat, s.account_id) for s in record.seats),
+                        stacks_before=stacks,
+                        stacks_after=stacks,
+                        events=(),
+                        voided=True,
+                    ),
+                    self.record(),
+                )
+                log.warning(
+                    "table %s: hand %d was in play when its server stopped; voided, every "
+                    "stack as it was before the hand",
+                    self.table_id,
+                    record.hand_id,
+                )
+            log.info("table %s adopted with %d seats", self.table_id, len(self.seats))
+
+    def abandon(self, reason: str) -> None:
+        """Stop hosting the table without writing to the store: another server has
+        taken it over (this one lost its lease), and the store's record is its now."""
+        if self.closed:
+            return
+        self.closed = True
+        for handle in (self._timer, self._next_hand):
+            if handle is not None:
+                handle.cancel()
+        for seat in self.seats.values():
+            if seat.grace is not None:
+                seat.grace.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        self._publish(wire.TableClosed(table_id=self.table_id, seq=self._next_seq(), reason=reason))
+        log.warning("table %s abandoned: %s", self.table_id, reason)
+        if self.on_closed is not None:
+            self.on_closed(self)
 
     def summary(self) -> wire.TableSummary:
         return wire.TableSummary(
@@ -391,6 +460,7 @@ class Table:
             self.hand = HandState.start(self.rules, dict(self._stacks_before), button, deck)
             self._frames = []
             self._pot = 0
+            await self.store.save_table(self.record())
             self._publish(
                 wire.HandStarted(
                     table_id=self.table_id,
@@ -577,7 +647,8 @@ class Table:
                 stacks_after=ended.stacks,
                 events=tuple(self._frames),
                 voided=any(isinstance(e, engine.HandVoided) for e in hand.log),
-            )
+            ),
+            self.record(),
         )
         for seat in list(self.seats.values()):
             if seat.is_bot:
@@ -588,7 +659,6 @@ class Table:
                 await self._close_if_deserted()
         if not self.closed:
             await self._top_up_bot()
-            await self.store.save_table(self.record())
         self._schedule_hand()
 
     # -- chips in and out ------------------------------------------------------------
@@ -736,7 +806,11 @@ class Table:
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
+        if task.cancelled() or task.exception() is None:
+            return
+        if isinstance(task.exception(), LeaseLost):
+            self.abandon(MOVED)
+        else:
             log.error("table %s: background work failed", self.table_id, exc_info=task.exception())
 
 
