@@ -138,6 +138,11 @@ class Lobby:
             table = self._table(table_id, record.options, record.created_by)
             self.tables[table_id] = table
             await table.adopt(record)
+            # A player who came back here before the table did is seated again at once.
+            for seat in record.seats:
+                session = self.sessions.get(seat.account_id)
+                if session is not None:
+                    await table.reconnect(seat.account_id, session)
 
     def abandon(self, table_id: str) -> None:
         """Another process hosts ``table_id`` now: stop hosting it here."""

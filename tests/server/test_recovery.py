@@ -1,0 +1,136 @@
+"""A server on Redis killed without warning (SIGKILL) comes back with every chip.
+
+The real ``qiuqiu-server`` runs as a process on a fixed port, with its state in
+a real Redis. Players (the SDK's connection, which reconnects by itself) play
+against the dealer bot while the server is killed at random moments and
+started again. Whenever it is dead, the chips in Redis (every balance and every
+stack at every table) must still sum to zero; after each restart every table
+must deal again; at the end every balance must match the hand records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+
+from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn, leave, play
+from qiuqiu.cli.connection import Connection
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import HISTORY_LENGTH
+from tests.conftest import free_port
+
+TABLES = 3
+KILLS = 8
+HANDS = 120
+"""Hands dealt in all before the run ends: enough for kills at every kind of moment,
+few enough that every account's hands stay within the store's history."""
+WAIT = 30.0
+"""Seconds to wait for a server to listen or a table to deal (never a timing assertion)."""
+
+
+class Caller(Bot):
+    def decide(self, turn: Turn) -> Action:
+        return Check() if turn.legal.check else Call()
+
+
+async def start_server(port: int, redis_url: str) -> asyncio.subprocess.Process:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "qiuqiu.server", "--port", str(port), "--redis-url", redis_url),
+        *("--lease", "0.5", "--hand-pause", "0.02", "--bot-delay", "0", "--grace", "30"),
+        *("--rate", "1000", "--burst", "1000", "--log-level", "WARNING"),
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    await until(lambda: listening(port))
+    return process
+
+
+async def listening(port: int) -> bool:
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return False
+    writer.close()
+    await writer.wait_closed()
+    return True
+
+
+async def until(done: Callable[[], Awaitable[bool]]) -> None:
+    async with asyncio.timeout(WAIT):
+        while not await done():
+            await asyncio.sleep(0.05)
+
+
+async def chips_in_redis(store: RedisStore) -> int:
+    """Every balance (the house's below zero) and every stack at every saved table."""
+    balances = sum((await store.balances()).values())
+    return balances + sum(s.stack for t in await store.tables() for s in t.seats)
+
+
+async def hands_dealt(store: RedisStore, table_ids: list[str]) -> dict[str, int]:
+    records = [await store.table(t) for t in table_ids]
+    return {t: r.hand_id for t, r in zip(table_ids, records, strict=True) if r is not None}
+
+
+async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_deals_on(
+    redis_url: str,
+) -> None:
+    moments = random.Random(2026)
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    store = await RedisStore.from_url(redis_url)
+    server = await start_server(port, redis_url)
+    conns = [await Connection.open(url, name=f"P{n}") for n in range(TABLES)]
+    options = TableOptions(turn_seconds=10)
+    table_ids = [
+        (
+            await c.request(cmd.CreateTable(options=options, buy_in=500), wire.TableCreated)
+        ).table.table_id
+        for c in conns
+    ]
+    seated = list(zip(conns, table_ids, strict=True))
+    players = [asyncio.create_task(play(Caller(), c, t)) for c, t in seated]
+
+    kills = 0
+    while kills < KILLS or sum((await hands_dealt(store, table_ids)).values()) < HANDS:
+        await asyncio.sleep(moments.uniform(0.02, 0.4))
+        server.send_signal(signal.SIGKILL)
+        await server.wait()
+        kills += 1
+        assert await chips_in_redis(store) == 0, f"after kill {kills}"
+        before = await hands_dealt(store, table_ids)
+        server = await start_server(port, redis_url)
+
+        async def every_table_dealt_again(before: dict[str, int] = before) -> bool:
+            now = await hands_dealt(store, table_ids)
+            return all(now[t] > before[t] + 1 for t in table_ids)
+
+        await until(every_table_dealt_again)
+
+    for player in players:
+        assert not player.done(), "a player's connection gave up"
+        player.cancel()
+    balances = [await leave(c, t) for c, t in seated]
+    for conn in conns:
+        await conn.close()
+    server.send_signal(signal.SIGTERM)
+    assert await server.wait() == 0
+
+    assert await chips_in_redis(store) == 0
+    assert await store.tables() == ()
+    for conn, balance in zip(conns, balances, strict=True):
+        hands = await store.account_hands(conn.account_id)
+        assert len(hands) < HISTORY_LENGTH
+        assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
+        account = await store.account(conn.account_id)
+        assert account is not None
+        assert account.balance == balance
+    voided = [h for t in table_ids for h in await store.table_hands(t) if h.voided]
+    assert voided, "some kill should have caught a hand in play"
+    await store.close()
