@@ -134,3 +134,41 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
     voided = [h for t in table_ids for h in await store.table_hands(t) if h.voided]
     assert voided, "some kill should have caught a hand in play"
     await store.close()
+
+
+async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_player_resumes_there(
+    redis_url: str,
+) -> None:
+    store = await RedisStore.from_url(redis_url)
+    dying_port, living_port = free_port(), free_port()
+    dying = await start_server(dying_port, redis_url)
+    living = await start_server(living_port, redis_url)
+    tokens: list[str] = []
+    first = await Connection.open(
+        f"ws://127.0.0.1:{dying_port}", name="Ann", on_token=tokens.append, reconnect=False
+    )
+    created = await first.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+    table_id = created.table.table_id
+    playing = asyncio.create_task(play(Caller(), first, table_id))
+
+    async def a_few_hands_dealt() -> bool:
+        return (await hands_dealt(store, [table_id])).get(table_id, 0) >= 3
+
+    await until(a_few_hands_dealt)
+    dying.send_signal(signal.SIGKILL)
+    await dying.wait()
+    await asyncio.wait_for(playing, WAIT)  # the connection is gone and does not come back
+
+    # The same account on the other server: seated again as soon as its lease is taken.
+    again = await Connection.open(f"ws://127.0.0.1:{living_port}", token=tokens[0])
+    summary = await asyncio.wait_for(play(Caller(), again, table_id, hands=3), WAIT)
+    await again.close()
+    assert summary.hands == 3
+    assert summary.balance is not None
+    hands = await store.account_hands(again.account_id)
+    assert summary.balance == 1_000 + sum(h.net(again.account_id) for h in hands)
+    assert await store.tables() == (), "the table closed when its last player left"
+    living.send_signal(signal.SIGTERM)
+    assert await living.wait() == 0
+    assert await chips_in_redis(store) == 0
+    await store.close()
