@@ -15,15 +15,18 @@ import random
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn, leave, play
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HISTORY_LENGTH
 from tests.conftest import free_port
+from tests.server.conftest import FAST
 
 TABLES = 3
 KILLS = 8
@@ -172,3 +175,54 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
     assert await living.wait() == 0
     assert await chips_in_redis(store) == 0
     await store.close()
+
+
+async def test_every_client_dropped_at_once_comes_back_and_play_goes_on(
+    redis_store: RedisStore,
+) -> None:
+    config = replace(FAST, hand_pause=0.02, rate=1_000, burst=1_000, grace=30)
+    server = QiuQiuServer(config, store=redis_store, rng=random.Random(11))
+    await server.start()
+    ring = [await Connection.open(server.url, name=f"R{n}") for n in range(3)]
+    shared = TableOptions(seats=3, dealer_bot=False, turn_seconds=10)
+    created = await ring[0].request(cmd.CreateTable(options=shared, buy_in=500), wire.TableCreated)
+    seated = [(ring[0], created.table.table_id)]
+    for conn in ring[1:]:
+        joined = await conn.request(
+            cmd.JoinTable(table_id=created.table.table_id, buy_in=500), wire.TableJoined
+        )
+        seated.append((conn, joined.table_id))
+    for n in range(2):
+        solo = await Connection.open(server.url, name=f"S{n}")
+        table = await solo.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+        seated.append((solo, table.table.table_id))
+    table_ids = [t for _, t in seated]
+    players = [asyncio.create_task(play(Caller(), c, t)) for c, t in seated]
+
+    async def a_few_hands_everywhere() -> bool:
+        return min((await hands_dealt(redis_store, table_ids)).values()) >= 4
+
+    await until(a_few_hands_everywhere)
+    before = await hands_dealt(redis_store, table_ids)
+    assert server._server is not None
+    for connection in list(server._server.connections):
+        connection.transport.abort()  # as a network outage would: no closing handshake
+
+    async def every_table_dealt_again() -> bool:
+        now = await hands_dealt(redis_store, table_ids)
+        return all(now[t] >= before[t] + 4 for t in table_ids)
+
+    await until(every_table_dealt_again)
+    for player in players:
+        assert not player.done(), "a player's connection gave up"
+        player.cancel()
+    # All at once, so nobody at the shared table waits on a turn its player left.
+    balances = await asyncio.gather(*(leave(c, t) for c, t in seated))
+    for (conn, _), balance in zip(seated, balances, strict=True):
+        await conn.close()
+        assert conn.welcome is not None
+        assert conn.welcome.resumed, "each came back on its own account"
+        hands = await redis_store.account_hands(conn.account_id)
+        assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
+    await server.stop()
+    assert await chips_in_redis(redis_store) == 0
