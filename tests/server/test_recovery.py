@@ -24,7 +24,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import HISTORY_LENGTH
+from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, SeatRecord, TableRecord
 from tests.conftest import free_port
 from tests.server.conftest import FAST
 
@@ -170,7 +170,11 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
     assert summary.balance is not None
     hands = await store.account_hands(again.account_id)
     assert summary.balance == 1_000 + sum(h.net(again.account_id) for h in hands)
-    assert await store.tables() == (), "the table closed when its last player left"
+
+    async def closed() -> bool:
+        return await store.tables() == ()
+
+    await until(closed)  # the table closes right after its last player is paid out
     living.send_signal(signal.SIGTERM)
     assert await living.wait() == 0
     assert await chips_in_redis(store) == 0
@@ -226,3 +230,23 @@ async def test_every_client_dropped_at_once_comes_back_and_play_goes_on(
         assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
     await server.stop()
     assert await chips_in_redis(redis_store) == 0
+
+
+async def test_a_table_its_server_died_while_closing_is_closed_by_the_server_that_adopts_it(
+    redis_store: RedisStore,
+) -> None:
+    """Killed between paying out the last player and closing: only the dealer bot is
+    left in the record, with chips from the house that must go back to it."""
+    options = TableOptions()
+    bot = SeatRecord(options.seats - 1, HOUSE, "Dealer", options.max_buy_in, is_bot=True)
+    await redis_store.move_chips(HOUSE, options.max_buy_in, TableRecord("t1", options, (bot,)))
+    assert await chips_in_redis(redis_store) == 0
+    server = QiuQiuServer(replace(FAST, lease=0.5), store=redis_store)
+    await server.start()
+
+    async def closed() -> bool:
+        return await redis_store.tables() == ()
+
+    await until(closed)
+    assert (await redis_store.balances())[HOUSE] == 0
+    await server.stop()

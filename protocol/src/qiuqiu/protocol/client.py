@@ -150,5 +150,7 @@ AnyClientMessage = Annotated[
 ]
 TableAction = Check | Bet | Call | Raise | Fold | DeclareCut
 """The messages a seat plays a hand with."""
+TableMessage = JoinTable | LeaveTable | WatchTable | RequestSnapshot | TableAction
+"""The messages about one table (``table_id``), which the process hosting it serves."""
 
 CLIENT_MESSAGES: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)

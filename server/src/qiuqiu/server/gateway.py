@@ -27,6 +27,8 @@ from websockets.frames import CloseCode
 from qiuqiu.server import strategy
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
 from qiuqiu.server.store import MemoryStore, Store
 from qiuqiu.server.table import Random, TableTimings
@@ -132,6 +134,11 @@ class QiuQiuServer:
             c.lease,
         )
         self._keeper: asyncio.Task[None] | None = None
+        self.relay: Relay | None = None
+        if isinstance(self.store, RedisStore):
+            # On Redis, other processes may host tables this one's clients play at.
+            self.relay = Relay(self.store, self.lobby)
+            self.lobby.on_adopted = self.relay.announce_adopted
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
         self._stopped = asyncio.Event()
@@ -155,6 +162,8 @@ class QiuQiuServer:
             max_size=self.config.max_frame,
             compression=None,
         )
+        if self.relay is not None:
+            await self.relay.start()
         log.info("QiuQiu server listening on %s", self.url)
         self._keeper = asyncio.create_task(self.lobby.keep_tables())
 
@@ -173,6 +182,8 @@ class QiuQiuServer:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._keeper
         await self.lobby.close(lambda _: None)
+        if self.relay is not None:
+            await self.relay.stop()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(
                 asyncio.gather(*(o.flush() for o in self._outboxes)), FLUSH_TIMEOUT
@@ -190,7 +201,9 @@ class QiuQiuServer:
     async def _handle(self, connection: ServerConnection) -> None:
         outbox = Outbox(connection)
         self._outboxes.add(outbox)
-        session = Session(self.lobby, outbox.send, outbox.close)
+        session = Session(self.lobby, outbox.send, outbox.close, self.relay)
+        if self.relay is not None:
+            self.relay.sessions[session.session_id] = session
         bucket = TokenBucket(self.config.rate, self.config.burst)
         flooded = False
         try:
@@ -207,4 +220,6 @@ class QiuQiuServer:
         finally:
             self._outboxes.discard(outbox)
             outbox.shut()
+            if self.relay is not None:
+                self.relay.sessions.pop(session.session_id, None)
             await session.disconnected()

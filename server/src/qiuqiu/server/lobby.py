@@ -24,7 +24,7 @@ from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.dealer import DealerBot
 from qiuqiu.server.errors import LeaseLost, Refused
-from qiuqiu.server.store import Account, Store
+from qiuqiu.server.store import Account, Store, TableRecord
 from qiuqiu.server.table import MOVED, Random, Table, TableTimings, Viewer, new_table_id
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,8 @@ class Lobby:
     starting_balance: int = 1_000
     lease: float = 5.0
     """Seconds a table's lease lasts; renewed three times as often."""
+    on_adopted: Callable[[str], None] | None = None
+    """Told the id of each table this process adopts from a dead one."""
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
 
@@ -138,6 +140,8 @@ class Lobby:
             table = self._table(table_id, record.options, record.created_by)
             self.tables[table_id] = table
             await table.adopt(record)
+            if self.on_adopted is not None:
+                self.on_adopted(table_id)
             # A player who came back here before the table did is seated again at once.
             for seat in record.seats:
                 session = self.sessions.get(seat.account_id)
@@ -173,8 +177,24 @@ class Lobby:
     def seated_at(self, account_id: str) -> list[Table]:
         return [t for t in self.tables.values() if t.seat_of(account_id) is not None]
 
-    def summaries(self) -> tuple[wire.TableSummary, ...]:
-        return tuple(t.summary() for t in self.tables.values() if not t.closed)
+    async def seated_elsewhere(self, account_id: str) -> list[str]:
+        """The tables another process hosts where ``account_id`` has a seat."""
+        return [
+            record.table_id
+            for record in await self.store.tables()
+            if record.table_id not in self.tables
+            and any(s.account_id == account_id for s in record.seats)
+        ]
+
+    async def summaries(self) -> tuple[wire.TableSummary, ...]:
+        """Every table in the lobby: this process's, then those other processes host."""
+        here = [t.summary() for t in self.tables.values() if not t.closed]
+        elsewhere = [
+            summary_of(record)
+            for record in await self.store.tables()
+            if record.table_id not in self.tables
+        ]
+        return (*here, *elsewhere)
 
     async def close(self, goodbye: Callable[[Connection], None]) -> None:
         """Close every table (voiding hands in play), then say goodbye to every session."""
@@ -182,3 +202,17 @@ class Lobby:
             await table.close()
         for connection in list(self.sessions.values()):
             goodbye(connection)
+
+
+def summary_of(record: TableRecord) -> wire.TableSummary:
+    """A table hosted by another process, as the lobby lists it."""
+    return wire.TableSummary(
+        table_id=record.table_id,
+        options=record.options,
+        seats=tuple(
+            wire.SeatSummary(seat=s.seat, name=s.name, is_bot=s.is_bot, stack=s.stack)
+            for s in record.seats
+        ),
+        free_seats=record.options.seats - len(record.seats),
+        playing=record.hand_open,
+    )

@@ -302,6 +302,20 @@ class RedisStore:
         found = await self._orphaned(keys=[self._key("tables")], args=[self._key("lease", "")])
         return tuple(sorted(found))
 
+    async def table_host(self, table_id: str) -> str | None:
+        holder = await self._redis.get(self._key("lease", table_id))
+        return None if holder is None else _text(holder).rsplit(":", 1)[0]
+
+    # -- messages between processes -----------------------------------------------------
+
+    @property
+    def redis(self) -> Redis:
+        """The client, for :class:`~qiuqiu.server.relay.Relay`'s channels."""
+        return self._redis
+
+    def channel(self, *parts: str) -> str:
+        return self._key("channel", *parts)
+
     # -- writes to a table, each behind the guard --------------------------------------
 
     async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:

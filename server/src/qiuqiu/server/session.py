@@ -13,8 +13,10 @@ WebSocket gateway and in tests. Its rules:
 
 from __future__ import annotations
 
+import secrets
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_client, encode, message_id
 from qiuqiu.protocol import client as cmd
@@ -25,6 +27,9 @@ from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import Account
 from qiuqiu.server.table import MOVED, Table, verify_buy_in
 
+if TYPE_CHECKING:
+    from qiuqiu.server.relay import Relay
+
 RECENT_IDS = 1024
 
 
@@ -32,19 +37,35 @@ class Session:
     """One connection: who it is (after ``hello``), what it watches, the ids it used."""
 
     def __init__(
-        self, lobby: Lobby, send: Callable[[str], None], close: Callable[[int, str], None]
+        self,
+        lobby: Lobby,
+        send: Callable[[str], None],
+        close: Callable[[int, str], None],
+        relay: Relay | None = None,
     ) -> None:
         self.lobby = lobby
+        self.relay = relay
         self._send = send
         self._close = close
+        self.session_id = secrets.token_hex(8)
         self.account: Account | None = None
         self._watching: set[Table] = set()
+        self.remote_tables: set[str] = set()
+        """Tables hosted by another process that this session sits or watches at."""
         self._recent_ids: OrderedDict[MessageId, None] = OrderedDict()
+
+    @property
+    def account_id(self) -> str | None:
+        return None if self.account is None else self.account.account_id
 
     # -- the Viewer and Connection protocols -----------------------------------------
 
     def deliver(self, message: wire.Reply) -> None:
         self._send(encode(message))
+
+    def send_frame(self, frame: str) -> None:
+        """A message made by the process hosting a table, sent on as it is."""
+        self._send(frame)
 
     def close(self, code: int, reason: str) -> None:
         self._close(code, reason)
@@ -72,10 +93,18 @@ class Session:
         """The connection is gone: seats keep their grace period, watching stops."""
         for table in self._watching:
             table.forget(self)
-        if self.account is None or not self.lobby.detach(self.account.account_id, self):
+        if self.account is None:
             return
-        for table in self.lobby.seated_at(self.account.account_id):
-            await table.disconnect(self.account.account_id)
+        account_id = self.account.account_id
+        if self.relay is not None:
+            for table_id in self.remote_tables:
+                host = await self.lobby.store.table_host(table_id)
+                if host is not None:
+                    self.relay.forward(host, self, account_id, table_id, "gone")
+        if not self.lobby.detach(account_id, self):
+            return
+        for table in self.lobby.seated_at(account_id):
+            await table.disconnect(account_id)
 
     # -- what each message does ------------------------------------------------------
 
@@ -90,7 +119,8 @@ class Session:
             raise Refused("duplicate_id", f"message {message.id!r} was already handled")
         match message:
             case cmd.ListTables():
-                self.deliver(wire.TableList(ref=message.id, tables=self.lobby.summaries()))
+                tables = await self.lobby.summaries()
+                self.deliver(wire.TableList(ref=message.id, tables=tables))
             case cmd.CreateTable(options=options, buy_in=buy_in):
                 if buy_in is not None:
                     # Checked first, so a refused buy-in leaves no empty table behind.
@@ -106,21 +136,31 @@ class Session:
                     except Refused:
                         await self.lobby.discard(table)
                         raise
-            case cmd.JoinTable(table_id=table_id, buy_in=buy_in, seat=seat):
-                table = self.lobby.table(table_id)
-                await table.sit(account_id, self.account.name, self, buy_in, seat, message.id)
-            case cmd.LeaveTable(table_id=table_id):
-                table = self.lobby.table(table_id)
-                await table.leave(account_id, self, message.id)
-                self._watching.discard(table)
-            case cmd.WatchTable(table_id=table_id):
-                table = self.lobby.table(table_id)
-                await table.watch(self, message.id)
-                self._watching.add(table)
-            case cmd.RequestSnapshot(table_id=table_id):
-                self.deliver(self.lobby.table(table_id).snapshot(self, message.id))
             case _:
-                await self.lobby.table(message.table_id).act(account_id, message)
+                await self._at_table(account_id, self.account.name, message)
+
+    async def _at_table(self, account_id: str, name: str, message: cmd.TableMessage) -> None:
+        """Serve a message about one table here, or send it to the process hosting it."""
+        table = self.lobby.tables.get(message.table_id)
+        if table is None:
+            host = await self._host_elsewhere(message.table_id)
+            if host is not None:
+                assert self.relay is not None
+                self.relay.forward(host, self, account_id, message.table_id, "command", message)
+                return
+        table = self.lobby.table(message.table_id)
+        await table.serve(account_id, name, self, message)
+        if isinstance(message, cmd.WatchTable):
+            self._watching.add(table)
+        elif isinstance(message, cmd.LeaveTable):
+            self._watching.discard(table)
+
+    async def _host_elsewhere(self, table_id: str) -> str | None:
+        """The process hosting ``table_id``, when it is another one this one can reach."""
+        if self.relay is None:
+            return None
+        host = await self.lobby.store.table_host(table_id)
+        return host if host is not None and host != self.relay.owner else None
 
     def _first_time(self, message_id: MessageId) -> bool:
         """True the first time this connection uses ``message_id`` (of its last 1,024):
@@ -150,6 +190,12 @@ class Session:
         self.account = account
         self.lobby.attach(account.account_id, self)
         tables = self.lobby.seated_at(account.account_id)
+        elsewhere = {}
+        if self.relay is not None:
+            for table_id in await self.lobby.seated_elsewhere(account.account_id):
+                host = await self._host_elsewhere(table_id)
+                if host is not None:
+                    elsewhere[table_id] = host
         self.deliver(
             wire.Welcome(
                 ref=hello.id,
@@ -159,8 +205,11 @@ class Session:
                 balance=account.balance,
                 token=token,
                 resumed=token is None,
-                tables=tuple(t.table_id for t in tables),
+                tables=(*(t.table_id for t in tables), *elsewhere),
             )
         )
         for table in tables:
             await table.reconnect(account.account_id, self)
+        for table_id, host in elsewhere.items():
+            assert self.relay is not None
+            self.relay.forward(host, self, account.account_id, table_id, "reconnect")

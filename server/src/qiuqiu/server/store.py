@@ -121,6 +121,9 @@ class Store(Protocol):
     async def orphaned_tables(self) -> tuple[str, ...]:
         """The tables in the lobby whose lease nobody holds: their host has gone."""
 
+    async def table_host(self, table_id: str) -> str | None:
+        """The ``owner`` of the store that holds the table's lease, if any does."""
+
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
@@ -211,6 +214,10 @@ class MemoryStore:
 
     async def orphaned_tables(self) -> tuple[str, ...]:
         return tuple(t for t in self._tables if self._holder(t) is None)
+
+    async def table_host(self, table_id: str) -> str | None:
+        holder = self._holder(table_id)
+        return None if holder is None else holder.rsplit(":", 1)[0]
 
     def _holder(self, table_id: str) -> str | None:
         holder, until = self._leases.get(table_id, (None, 0.0))

@@ -207,6 +207,7 @@ class Table:
                     record.hand_id,
                 )
             log.info("table %s adopted with %d seats", self.table_id, len(self.seats))
+            await self._close_if_deserted()  # its server died while closing it
 
     def abandon(self, reason: str) -> None:
         """Stop hosting the table without writing to the store: another server has
@@ -330,6 +331,23 @@ class Table:
             raise Refused("not_at_table", f"you are not at table {self.table_id}")
         return self._snapshot(viewer, ref)
 
+    async def serve(
+        self, account_id: str, name: str, viewer: Viewer, message: cmd.TableMessage
+    ) -> None:
+        """Do what a client's message about this table asks, for ``account_id``,
+        connected here or elsewhere (``viewer`` is how it gets the answer)."""
+        match message:
+            case cmd.JoinTable(buy_in=buy_in, seat=seat):
+                await self.sit(account_id, name, viewer, buy_in, seat, message.id)
+            case cmd.LeaveTable():
+                await self.leave(account_id, viewer, message.id)
+            case cmd.WatchTable():
+                await self.watch(viewer, message.id)
+            case cmd.RequestSnapshot():
+                viewer.deliver(self.snapshot(viewer, message.id))
+            case _:
+                await self.act(account_id, message)
+
     async def act(self, account_id: str, action: cmd.TableAction) -> None:
         """Play ``action`` for the seat of ``account_id``."""
         async with self._lock:
@@ -354,11 +372,14 @@ class Table:
                 raise Refused(error.code, error.message) from None
             await self._after(events, ref=action.id, actor=seat.seat)
 
-    async def disconnect(self, account_id: str) -> None:
-        """The seat's connection dropped: keep the seat for the grace period."""
+    async def disconnect(self, account_id: str, viewer: Viewer | None = None) -> None:
+        """The seat's connection (``viewer``, if it is known) dropped: keep the seat for
+        the grace period. A connection the seat has already moved on from changes nothing."""
         async with self._lock:
             seat = self.seat_of(account_id)
             if seat is None or not seat.connected:
+                return
+            if viewer is not None and seat.viewer is not viewer:
                 return
             seat.connected, seat.viewer = False, None
             grace = self.timings.grace

@@ -1,0 +1,77 @@
+"""Two ``qiuqiu-server`` processes on one Redis: one lobby, tables shared across them.
+
+Each table is hosted by one process; a player connected to the other plays at it
+all the same, through the relay (:mod:`qiuqiu.server.relay`), and may move from
+one process to the other with its token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from qiuqiu.cli.bot import leave, play
+from qiuqiu.cli.connection import Connection
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.redis_store import RedisStore
+from tests.conftest import free_port
+from tests.server.test_recovery import Caller, chips_in_redis, hands_dealt, start_server, until
+
+HEADS_UP = TableOptions(seats=2, dealer_bot=False, turn_seconds=10)
+
+
+async def test_players_on_two_processes_share_a_table_to_showdown_and_may_switch_process(
+    redis_url: str,
+) -> None:
+    store = await RedisStore.from_url(redis_url)
+    ports = free_port(), free_port()
+    servers = [await start_server(port, redis_url) for port in ports]
+    here, there = (f"ws://127.0.0.1:{port}" for port in ports)
+    tokens: list[str] = []
+    xia = await Connection.open(here, name="Xia")
+    yan = await Connection.open(there, name="Yan", on_token=tokens.append)
+
+    created = await xia.request(cmd.CreateTable(options=HEADS_UP, buy_in=500), wire.TableCreated)
+    table_id = created.table.table_id
+    listed = await yan.request(cmd.ListTables(), wire.TableList)
+    assert [t.table_id for t in listed.tables] == [table_id], "one lobby for both processes"
+    joined = await yan.request(cmd.JoinTable(table_id=table_id, buy_in=500), wire.TableJoined)
+    assert (joined.seat, joined.balance) == (1, 500)
+    players = [asyncio.create_task(play(Caller(), c, table_id)) for c in (xia, yan)]
+
+    async def dealt(at_least: int) -> bool:
+        return (await hands_dealt(store, [table_id]))[table_id] >= at_least
+
+    await until(lambda: dealt(4))
+    # Yan moves to the process hosting the table: the seat waits for the token there.
+    players[1].cancel()
+    await yan.close()
+    moved = await Connection.open(here, token=tokens[0])
+    assert moved.welcome is not None
+    assert moved.welcome.tables == (table_id,)
+    players[1] = asyncio.create_task(play(Caller(), moved, table_id))
+    so_far = (await hands_dealt(store, [table_id]))[table_id]
+    await until(lambda: dealt(so_far + 3))
+
+    for player in players:
+        assert not player.done()
+        player.cancel()
+    xia_balance, yan_balance = await asyncio.gather(leave(xia, table_id), leave(moved, table_id))
+    for conn in (xia, moved):
+        await conn.close()
+    for server in servers:
+        server.send_signal(signal.SIGTERM)
+        assert await server.wait() == 0
+
+    assert await chips_in_redis(store) == 0
+    hands = await store.table_hands(table_id)
+    assert len(hands) >= 7
+    played = [h for h in hands if not h.voided]
+    assert all(any('"showdown"' in e for e in h.events) for h in played), "callers show down"
+    for hand in played:
+        assert hand.net(xia.account_id) + hand.net(moved.account_id) == 0
+    assert xia_balance == 1_000 + sum(h.net(xia.account_id) for h in hands)
+    assert yan_balance == 1_000 + sum(h.net(moved.account_id) for h in hands)
+    await store.close()
