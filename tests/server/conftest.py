@@ -18,6 +18,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import MemoryStore
+from tests.server.processes import Servers
 
 FAST = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, grace=5.0)
 WAIT = 5.0
@@ -158,3 +159,11 @@ async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
     store = await RedisStore.from_url(redis_url)
     yield store
     await store.close()
+
+
+@pytest.fixture
+async def servers(redis_url: str) -> AsyncIterator[Servers]:
+    """Real server processes on the test's Redis, none left running after the test."""
+    started = Servers(redis_url)
+    yield started
+    await started.kill_remaining()

@@ -17,17 +17,17 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
-from tests.server.test_recovery import Caller, chips_in_redis, hands_dealt, start_server, until
+from tests.server.processes import Caller, Servers, chips_in_redis, hands_dealt, until
 
 HEADS_UP = TableOptions(seats=2, dealer_bot=False, turn_seconds=10)
 
 
 async def test_players_on_two_processes_share_a_table_to_showdown_and_may_switch_process(
-    redis_url: str,
+    redis_url: str, servers: Servers
 ) -> None:
     store = await RedisStore.from_url(redis_url)
     ports = free_port(), free_port()
-    servers = [await start_server(port, redis_url) for port in ports]
+    started = [await servers.start(port) for port in ports]
     here, there = (f"ws://127.0.0.1:{port}" for port in ports)
     tokens: list[str] = []
     xia = await Connection.open(here, name="Xia")
@@ -61,7 +61,7 @@ async def test_players_on_two_processes_share_a_table_to_showdown_and_may_switch
     xia_balance, yan_balance = await asyncio.gather(leave(xia, table_id), leave(moved, table_id))
     for conn in (xia, moved):
         await conn.close()
-    for server in servers:
+    for server in started:
         server.send_signal(signal.SIGTERM)
         assert await server.wait() == 0
 
@@ -75,3 +75,60 @@ async def test_players_on_two_processes_share_a_table_to_showdown_and_may_switch
     assert xia_balance == 1_000 + sum(h.net(xia.account_id) for h in hands)
     assert yan_balance == 1_000 + sum(h.net(moved.account_id) for h in hands)
     await store.close()
+
+
+async def test_one_action_sent_through_two_processes_at_once_is_applied_once(
+    redis_url: str, servers: Servers
+) -> None:
+    """Xia is connected to both processes with the same token and sends the same
+    check through each at the same moment: the host applies one and refuses the other."""
+    store = await RedisStore.from_url(redis_url)
+    ports = free_port(), free_port()
+    started = [await servers.start(port) for port in ports]
+    here, there = (f"ws://127.0.0.1:{port}" for port in ports)
+    tokens: list[str] = []
+    at_host = await Connection.open(here, name="Xia", on_token=tokens.append)
+    created = await at_host.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+    table_id = created.table.table_id
+    elsewhere = await Connection.open(there, token=tokens[0])  # the seat's view moves here
+
+    messages = elsewhere.messages()
+    async with asyncio.timeout(10):
+        # The table waits for Xia, who acts first against the bot.
+        while (state := elsewhere.tables.get(table_id)) is None or state.legal is None:
+            await anext(messages)
+    assert state.hand is not None
+    hand_id, seat = state.hand.hand_id, state.you
+    await asyncio.gather(
+        at_host.send(cmd.Check(id="from-here", table_id=table_id, hand_id=hand_id)),
+        elsewhere.send(cmd.Check(id="from-there", table_id=table_id, hand_id=hand_id)),
+    )
+    # Both answers are in within moments: the bot acts at once, and nobody else can.
+    seen = await drain(elsewhere)
+    refusals = [m for m in [*seen, *await drain(at_host)] if isinstance(m, wire.Error)]
+    checks = [
+        m for m in seen if isinstance(m, wire.Checked) and (m.hand_id, m.seat) == (hand_id, seat)
+    ]
+    assert len(checks) == 1, "one check applied"
+    assert len(refusals) == 1, "the other refused"
+    # The bot has not acted yet, has bet (so Xia must call), or checked (hand over).
+    assert refusals[0].code in ("not_your_turn", "cannot_check", "stale_hand")
+
+    for conn in (at_host, elsewhere):
+        await conn.close()
+    for server in started:
+        server.send_signal(signal.SIGTERM)
+        assert await server.wait() == 0
+    assert await chips_in_redis(store) == 0
+    await store.close()
+
+
+async def drain(conn: Connection) -> list[object]:
+    """What ``conn`` has received and nobody has read yet."""
+    found: list[object] = []
+    messages = conn.messages()
+    while True:
+        try:
+            found.append(await asyncio.wait_for(anext(messages), 0.5))
+        except TimeoutError:
+            return found

@@ -13,11 +13,9 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
-import sys
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn, leave, play
+from qiuqiu.cli.bot import leave, play
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import client as cmd
@@ -27,68 +25,30 @@ from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, SeatRecord, TableRecord
 from tests.conftest import free_port
 from tests.server.conftest import FAST
+from tests.server.processes import (
+    WAIT,
+    Caller,
+    Servers,
+    chips_in_redis,
+    hands_dealt,
+    until,
+)
 
 TABLES = 3
 KILLS = 8
 HANDS = 120
 """Hands dealt in all before the run ends: enough for kills at every kind of moment,
 few enough that every account's hands stay within the store's history."""
-WAIT = 30.0
-"""Seconds to wait for a server to listen or a table to deal (never a timing assertion)."""
-
-
-class Caller(Bot):
-    def decide(self, turn: Turn) -> Action:
-        return Check() if turn.legal.check else Call()
-
-
-async def start_server(port: int, redis_url: str) -> asyncio.subprocess.Process:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        *("-m", "qiuqiu.server", "--port", str(port), "--redis-url", redis_url),
-        *("--lease", "0.5", "--hand-pause", "0.02", "--bot-delay", "0", "--grace", "30"),
-        *("--rate", "1000", "--burst", "1000", "--log-level", "WARNING"),
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    await until(lambda: listening(port))
-    return process
-
-
-async def listening(port: int) -> bool:
-    try:
-        _, writer = await asyncio.open_connection("127.0.0.1", port)
-    except OSError:
-        return False
-    writer.close()
-    await writer.wait_closed()
-    return True
-
-
-async def until(done: Callable[[], Awaitable[bool]]) -> None:
-    async with asyncio.timeout(WAIT):
-        while not await done():
-            await asyncio.sleep(0.05)
-
-
-async def chips_in_redis(store: RedisStore) -> int:
-    """Every balance (the house's below zero) and every stack at every saved table."""
-    balances = sum((await store.balances()).values())
-    return balances + sum(s.stack for t in await store.tables() for s in t.seats)
-
-
-async def hands_dealt(store: RedisStore, table_ids: list[str]) -> dict[str, int]:
-    records = [await store.table(t) for t in table_ids]
-    return {t: r.hand_id for t, r in zip(table_ids, records, strict=True) if r is not None}
 
 
 async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_deals_on(
-    redis_url: str,
+    redis_url: str, servers: Servers
 ) -> None:
     moments = random.Random(2026)
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     store = await RedisStore.from_url(redis_url)
-    server = await start_server(port, redis_url)
+    server = await servers.start(port)
     conns = [await Connection.open(url, name=f"P{n}") for n in range(TABLES)]
     options = TableOptions(turn_seconds=10)
     table_ids = [
@@ -108,7 +68,7 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
         kills += 1
         assert await chips_in_redis(store) == 0, f"after kill {kills}"
         before = await hands_dealt(store, table_ids)
-        server = await start_server(port, redis_url)
+        server = await servers.start(port)
 
         async def every_table_dealt_again(before: dict[str, int] = before) -> bool:
             now = await hands_dealt(store, table_ids)
@@ -140,12 +100,12 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
 
 
 async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_player_resumes_there(
-    redis_url: str,
+    redis_url: str, servers: Servers
 ) -> None:
     store = await RedisStore.from_url(redis_url)
     dying_port, living_port = free_port(), free_port()
-    dying = await start_server(dying_port, redis_url)
-    living = await start_server(living_port, redis_url)
+    dying = await servers.start(dying_port)
+    living = await servers.start(living_port)
     tokens: list[str] = []
     first = await Connection.open(
         f"ws://127.0.0.1:{dying_port}", name="Ann", on_token=tokens.append, reconnect=False
