@@ -24,8 +24,9 @@ from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.dealer import DealerBot
 from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.seat import Viewer
 from qiuqiu.server.store import Account, Store, TableRecord
-from qiuqiu.server.table import MOVED, Random, Table, TableTimings, Viewer, new_table_id
+from qiuqiu.server.table import MOVED, Random, Table, TableTimings
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,10 @@ game, too few to fill the lobby (a table closes when its last player leaves)."""
 class Connection(Viewer, Protocol):
     def close(self, code: int, reason: str) -> None:
         """Close the connection with a close frame; returns at once."""
+
+
+def new_table_id() -> str:
+    return f"t{secrets.token_hex(4)}"
 
 
 def token_hash(token: str) -> str:

@@ -24,8 +24,9 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.seat import verify_buy_in
 from qiuqiu.server.store import Account
-from qiuqiu.server.table import MOVED, Table, verify_buy_in
+from qiuqiu.server.table import MOVED, Table
 
 if TYPE_CHECKING:
     from qiuqiu.server.relay import Relay

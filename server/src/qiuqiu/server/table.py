@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
@@ -42,7 +41,8 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server import views
 from qiuqiu.server.errors import LeaseLost, Refused
-from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, Store, TableRecord
+from qiuqiu.server.seat import Seat, Viewer, verify_buy_in
+from qiuqiu.server.store import HOUSE, HandRecord, Store, TableRecord
 
 log = logging.getLogger(__name__)
 
@@ -53,13 +53,6 @@ MOVED = "the table moved to another server: reconnect to go on playing"
 
 CUTTING = -1
 """Stands for the log length in the timer key of a cutting phase, which has one deadline."""
-
-
-class Viewer(Protocol):
-    """Whoever gets a table's messages: a client connection or the dealer bot."""
-
-    def deliver(self, message: wire.Reply) -> None:
-        """Queue ``message``; never blocks, never raises."""
 
 
 class Random(Shuffler, Protocol):
@@ -79,29 +72,6 @@ class TableTimings:
     """Seconds a disconnected player keeps the seat."""
     bot_delay: float = 0.5
     """Seconds the dealer bot waits before it acts, so people can follow."""
-
-
-@dataclass(slots=True)
-class Seat:
-    seat: int
-    account_id: str
-    name: str
-    stack: int
-    is_bot: bool = False
-    viewer: Viewer | None = None
-    connected: bool = True
-    leaving: bool = False
-    leave_ref: MessageId | None = None
-    grace: asyncio.TimerHandle | None = None
-    grace_ran_out: bool = False
-    """Leaving because its grace period ran out mid-hand, not by choice: coming back undoes it."""
-
-    @property
-    def ready(self) -> bool:
-        return self.stack > 0 and not self.leaving
-
-    def record(self) -> SeatRecord:
-        return SeatRecord(self.seat, self.account_id, self.name, self.stack, self.is_bot)
 
 
 @dataclass(eq=False)
@@ -833,14 +803,3 @@ class Table:
             self.abandon(MOVED)
         else:
             log.error("table %s: background work failed", self.table_id, exc_info=task.exception())
-
-
-def verify_buy_in(options: TableOptions, buy_in: int) -> None:
-    if not options.min_buy_in <= buy_in <= options.max_buy_in:
-        raise Refused(
-            "invalid_buy_in", f"buy in with {options.min_buy_in} to {options.max_buy_in} chips"
-        )
-
-
-def new_table_id() -> str:
-    return f"t{secrets.token_hex(4)}"
