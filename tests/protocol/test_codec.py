@@ -76,6 +76,7 @@ CLIENT_EXAMPLES: tuple[cmd.ClientMessage, ...] = (
     cmd.Hello(id=1, version=1, name="Ann"),
     cmd.Hello(id="resume", version=1, token="4rQePYUuFjFlr-o7Ua1_fAqd9zL4y1EN7DkGWtFGuX0"),
     cmd.ListTables(id=2),
+    cmd.ListHands(id=7, table_id="t1", limit=5),
     cmd.CreateTable(id=3, options=OPTIONS, buy_in=500),
     cmd.CreateTable(),
     cmd.JoinTable(id=4, table_id=T, buy_in=300, seat=2),
@@ -96,6 +97,18 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
         ref=1, version=1, account_id="a1", name="Ann", balance=500, resumed=True, tables=(T,)
     ),
     wire.TableList(ref=2, tables=(SUMMARY,)),
+    wire.HandList(
+        ref=7,
+        hands=(
+            wire.PlayedHand(
+                table_id="t1",
+                hand_id=1,
+                voided=False,
+                seats=(wire.SeatResult(seat=0, account_id="a1", before=500, after=510),),
+                events=({"type": "hand_started", "table_id": "t1", "seq": 3, "hand_id": 1},),
+            ),
+        ),
+    ),
     wire.TableCreated(ref=3, table=SUMMARY),
     wire.TableJoined(ref=4, table_id=T, seat=0, buy_in=500, balance=500),
     wire.TableLeft(ref=5, table_id=T, seat=0, cashed_out=340, balance=1040),

@@ -44,6 +44,15 @@ class ListTables(ClientMessage):
     type: Literal["list_tables"] = "list_tables"
 
 
+class ListHands(ClientMessage):
+    """Ask for finished hands, oldest first: your own last ones at every table, or
+    the last ones of the table ``table_id``. Answer: ``hand_list``."""
+
+    type: Literal["list_hands"] = "list_hands"
+    table_id: TableId | None = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 20
+
+
 class CreateTable(ClientMessage):
     """Open a table. With ``buy_in`` the sender also sits down at it, so one
     message starts a game against the dealer bot."""
@@ -135,6 +144,7 @@ class DeclareCut(ClientMessage):
 AnyClientMessage = Annotated[
     Hello
     | ListTables
+    | ListHands
     | CreateTable
     | JoinTable
     | LeaveTable

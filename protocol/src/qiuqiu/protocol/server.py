@@ -19,7 +19,7 @@ the deck with the seed that commits to it at ``hand_ended``.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -131,6 +131,33 @@ class Welcome(Reply):
 class TableList(Reply):
     type: Literal["table_list"] = "table_list"
     tables: tuple[TableSummary, ...]
+
+
+class SeatResult(Message):
+    """One seat in a finished hand: whose it was, its chips before and after."""
+
+    seat: SeatNumber
+    account_id: str
+    before: Chips
+    after: Chips
+
+
+class PlayedHand(Message):
+    """A finished hand as its history keeps it. ``events`` are the messages a
+    spectator got, ``hand_started`` to ``hand_ended``, so the deal can be checked
+    against its commitment after the fact. A hand voided when its server stopped
+    has no events."""
+
+    table_id: TableId
+    hand_id: HandId
+    voided: bool
+    seats: tuple[SeatResult, ...]
+    events: tuple[dict[str, Any], ...]
+
+
+class HandList(Reply):
+    type: Literal["hand_list"] = "hand_list"
+    hands: tuple[PlayedHand, ...]
 
 
 class TableCreated(Reply):
@@ -403,6 +430,7 @@ class HandEnded(HandEvent):
 AnyServerMessage = Annotated[
     Welcome
     | TableList
+    | HandList
     | TableCreated
     | TableJoined
     | TableLeft

@@ -13,6 +13,7 @@ WebSocket gateway and in tests. Its rules:
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.seat import verify_buy_in
-from qiuqiu.server.store import Account
+from qiuqiu.server.store import Account, HandRecord
 from qiuqiu.server.table import MOVED, Table
 
 if TYPE_CHECKING:
@@ -122,6 +123,13 @@ class Session:
             case cmd.ListTables():
                 tables = await self.lobby.summaries()
                 self.deliver(wire.TableList(ref=message.id, tables=tables))
+            case cmd.ListHands(table_id=table_id, limit=limit):
+                store = self.lobby.store
+                if table_id is None:
+                    hands = await store.account_hands(account_id, limit)
+                else:
+                    hands = await store.table_hands(table_id, limit)
+                self.deliver(wire.HandList(ref=message.id, hands=tuple(map(played, hands))))
             case cmd.CreateTable(options=options, buy_in=buy_in):
                 if buy_in is not None:
                     # Checked first, so a refused buy-in leaves no empty table behind.
@@ -214,3 +222,17 @@ class Session:
         for table_id, host in elsewhere.items():
             assert self.relay is not None
             self.relay.forward(host, self, account.account_id, table_id, "reconnect")
+
+
+def played(hand: HandRecord) -> wire.PlayedHand:
+    after = dict(hand.stacks_after)
+    return wire.PlayedHand(
+        table_id=hand.table_id,
+        hand_id=hand.hand_id,
+        voided=hand.voided,
+        seats=tuple(
+            wire.SeatResult(seat=seat, account_id=account, before=before, after=after[seat])
+            for (seat, account), (_, before) in zip(hand.accounts, hand.stacks_before, strict=True)
+        ),
+        events=tuple(json.loads(frame) for frame in hand.events),
+    )
