@@ -6,7 +6,9 @@ WebSocket gateway and in tests. Its rules:
 
 1. Decode (a bad frame is answered with an ``error``, and the connection stays),
    then check it is allowed (``hello`` first, once; an ``id`` not used before),
-   then hand it to the lobby or the table, which alone change anything.
+   then hand it to the lobby or the table, which alone change anything. A
+   message about a table another process hosts goes there through the relay
+   (:mod:`qiuqiu.server.relay`), and its answers come back the same way.
 2. Every refusal is an ``error`` naming the message's ``id`` in ``ref``;
    nothing has changed when one is sent.
 """
