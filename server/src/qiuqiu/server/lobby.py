@@ -127,7 +127,12 @@ class Lobby:
     async def keep_tables(self) -> None:
         """Tend the leases for as long as the process lives (cancel to stop)."""
         while True:
-            await self.tend()
+            try:
+                await self.tend()
+            except Exception:
+                # Redis away for a moment, say: the next round tries again, in time to
+                # keep the leases if it comes back within the lease.
+                log.exception("tending the table leases failed")
             await asyncio.sleep(self.lease / 3)
 
     async def tend(self) -> None:
