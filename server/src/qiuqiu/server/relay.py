@@ -146,21 +146,29 @@ class Relay:
                 log.exception("relay: could not publish to %s", channel)
 
     async def _listen(self) -> None:
-        async for item in self._pubsub.listen():
-            if item["type"] != "message":
-                continue
+        while True:
             try:
-                data = json.loads(item["data"])
-                if item["channel"] == self._adopted_channel:
-                    self._adopted(data["table_id"], data["host"])
-                elif data["kind"] == "deliver":
-                    client = self.sessions.get(data["session"])
-                    if client is not None:
-                        client.send_frame(data["frame"])
-                else:
-                    await self._serve(data)
+                async for item in self._pubsub.listen():
+                    if item["type"] == "message":
+                        await self._handle(item["channel"], item["data"])
             except Exception:
-                log.exception("relay: could not handle %r", item["data"])
+                # The connection to Redis dropped: redis-py subscribes again on the next read.
+                log.exception("relay: listening failed; listening again")
+                await asyncio.sleep(0.5)
+
+    async def _handle(self, channel: str, payload: str) -> None:
+        try:
+            data = json.loads(payload)
+            if channel == self._adopted_channel:
+                self._adopted(data["table_id"], data["host"])
+            elif data["kind"] == "deliver":
+                client = self.sessions.get(data["session"])
+                if client is not None:
+                    client.send_frame(data["frame"])
+            else:
+                await self._serve(data)
+        except Exception:
+            log.exception("relay: could not handle %r", payload)
 
     async def _serve(self, data: dict[str, Any]) -> None:
         """Do what a session on another process asked of a table hosted here."""
