@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+import subprocess
 from dataclasses import replace
+from pathlib import Path
 
 from qiuqiu.cli.bot import leave, play
 from qiuqiu.cli.connection import Connection
@@ -23,7 +25,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, SeatRecord, TableRecord
-from tests.conftest import free_port
+from tests.conftest import REDIS_SERVER, free_port
 from tests.server.conftest import FAST
 from tests.server.processes import (
     WAIT,
@@ -31,6 +33,7 @@ from tests.server.processes import (
     Servers,
     chips_in_redis,
     hands_dealt,
+    listening,
     until,
 )
 
@@ -210,3 +213,55 @@ async def test_a_table_its_server_died_while_closing_is_closed_by_the_server_tha
     await until(closed)
     assert (await redis_store.balances())[HOUSE] == 0
     await server.stop()
+
+
+async def test_play_goes_on_after_redis_itself_restarts_and_no_hand_is_lost(
+    tmp_path: Path,
+) -> None:
+    """Redis (keeping an append-only file) stops for a second while hands are played:
+    the hand that ends meanwhile is saved once it is back, and dealing goes on."""
+    port = free_port()
+
+    def redis_server() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [
+                REDIS_SERVER,
+                *("--port", str(port), "--bind", "127.0.0.1", "--save", ""),
+                *("--appendonly", "yes", "--dir", str(tmp_path)),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+
+    redis = redis_server()
+    await until(lambda: listening(port))
+    store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
+    server = QiuQiuServer(replace(FAST, hand_pause=0.02, lease=3), store=store)
+    await server.start()
+    conn = await Connection.open(server.url, name="Ann")
+    created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+    table_id = created.table.table_id
+    player = asyncio.create_task(play(Caller(), conn, table_id))
+
+    async def dealt(at_least: int) -> bool:
+        return server.lobby.tables[table_id].hand_id >= at_least
+
+    await until(lambda: dealt(5))
+    redis.terminate()
+    redis.wait()
+    await asyncio.sleep(1)
+    redis = redis_server()
+    await until(lambda: listening(port))
+    so_far = server.lobby.tables[table_id].hand_id
+    await until(lambda: dealt(so_far + 5))
+
+    player.cancel()
+    balance = await leave(conn, table_id)
+    await conn.close()
+    await server.stop()
+    hands = await store.account_hands(conn.account_id)
+    assert [h.hand_id for h in hands] == list(range(1, len(hands) + 1)), "none missing"
+    assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
+    assert await chips_in_redis(store) == 0
+    await store.close()
+    redis.terminate()
+    redis.wait()

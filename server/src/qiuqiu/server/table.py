@@ -51,6 +51,9 @@ BOT_NAME = "Dealer"
 MOVED = "the table moved to another server: reconnect to go on playing"
 """Why a table closes for this server's clients when another server takes it over."""
 
+STORE_RETRY_MIN, STORE_RETRY_MAX = 0.1, 2.0
+"""Seconds between tries of a store write that must happen, doubling up to the most."""
+
 CUTTING = -1
 """Stands for the log length in the timer key of a cutting phase, which has one deadline."""
 
@@ -447,11 +450,23 @@ class Table:
             self._deck = views.tiles_text(deck)
             self._commitment = commitment(self._seed, self._deck)
             self._stacks_before = tuple((n, s.stack) for n, s in sorted(ready.items()))
+            previous, self.hand = (
+                self.hand,
+                HandState.start(self.rules, dict(self._stacks_before), button, deck),
+            )
             self.hand_id += 1
-            self.hand = HandState.start(self.rules, dict(self._stacks_before), button, deck)
             self._frames = []
             self._pot = 0
-            await self.store.save_table(self.record())
+            try:
+                await self.store.save_table(self.record())
+            except LeaseLost:
+                raise
+            except Exception:
+                # Nobody has seen this hand: take it back and try again after a pause.
+                log.exception("table %s: could not save the hand's start", self.table_id)
+                self.hand, self.hand_id = previous, self.hand_id - 1
+                self._next_hand = self._later(STORE_RETRY_MAX, self._start_hand)
+                return
             self._publish(
                 wire.HandStarted(
                     table_id=self.table_id,
@@ -629,18 +644,28 @@ class Table:
         assert isinstance(ended, engine.HandEnded)
         for number, stack in ended.stacks:
             self.seats[number].stack = stack
-        await self.store.record_hand(
-            HandRecord(
-                table_id=self.table_id,
-                hand_id=self.hand_id,
-                accounts=tuple((n, self.seats[n].account_id) for n, _ in self._stacks_before),
-                stacks_before=self._stacks_before,
-                stacks_after=ended.stacks,
-                events=tuple(self._frames),
-                voided=any(isinstance(e, engine.HandVoided) for e in hand.log),
-            ),
-            self.record(),
+        record = HandRecord(
+            table_id=self.table_id,
+            hand_id=self.hand_id,
+            accounts=tuple((n, self.seats[n].account_id) for n, _ in self._stacks_before),
+            stacks_before=self._stacks_before,
+            stacks_after=ended.stacks,
+            events=tuple(self._frames),
+            voided=any(isinstance(e, engine.HandVoided) for e in hand.log),
         )
+        delay = STORE_RETRY_MIN
+        while True:
+            # The hand is over for everyone who watched it: its outcome must reach the
+            # store, so whatever the store's trouble (Redis away), try until it does.
+            try:
+                await self.store.record_hand(record, self.record())
+                break
+            except LeaseLost:
+                raise
+            except Exception:
+                log.exception("table %s: could not save hand %d", self.table_id, self.hand_id)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, STORE_RETRY_MAX)
         for seat in list(self.seats.values()):
             if seat.is_bot:
                 continue
@@ -655,8 +680,12 @@ class Table:
     # -- chips in and out ------------------------------------------------------------
 
     async def _cash_out(self, seat: Seat) -> None:
+        # The seat goes only once the store has paid it out: if that fails, it stays,
+        # so no later write can save the table without it while its chips are unpaid.
+        account = await self.store.move_chips(
+            seat.account_id, -seat.stack, self.record().without_seat(seat.seat)
+        )
         del self.seats[seat.seat]
-        account = await self.store.move_chips(seat.account_id, -seat.stack, self.record())
         if seat.grace is not None:
             seat.grace.cancel()
         if seat.viewer is not None and not seat.is_bot:
