@@ -96,6 +96,21 @@ class HandRecord:
     events: tuple[str, ...]
     voided: bool = False
 
+    @classmethod
+    def voided_in(cls, table: TableRecord) -> HandRecord:
+        """The hand in play at ``table`` when its server died: voided, so every stack
+        stays as it was before it, and nobody saw more of it than the record says."""
+        stacks = tuple((s.seat, s.stack) for s in table.seats)
+        return cls(
+            table_id=table.table_id,
+            hand_id=table.hand_id,
+            accounts=tuple((s.seat, s.account_id) for s in table.seats),
+            stacks_before=stacks,
+            stacks_after=stacks,
+            events=(),
+            voided=True,
+        )
+
     def net(self, account_id: str) -> int:
         """What ``account_id`` won (or, below zero, lost) in this hand."""
         seats = [seat for seat, account in self.accounts if account == account_id]

@@ -160,19 +160,7 @@ class Table:
                     seat.connected = False
                     seat.grace = self._later(self.timings.grace, self._grace_over, seat.account_id)
             if record.hand_open:
-                stacks = tuple((s.seat, s.stack) for s in record.seats)
-                await self.store.record_hand(
-                    HandRecord(
-                        table_id=self.table_id,
-                        hand_id=record.hand_id,
-                        accounts=tuple((s.seat, s.account_id) for s in record.seats),
-                        stacks_before=stacks,
-                        stacks_after=stacks,
-                        events=(),
-                        voided=True,
-                    ),
-                    self.record(),
-                )
+                await self.store.record_hand(HandRecord.voided_in(record), self.record())
                 log.warning(
                     "table %s: hand %d was in play when its server stopped; voided, every "
                     "stack as it was before the hand",
@@ -187,10 +175,7 @@ class Table:
         taken it over (this one lost its lease), and the store's record is its now."""
         if self.closed:
             return
-        self.closed = True
-        for handle in (self._timer, self._next_hand):
-            if handle is not None:
-                handle.cancel()
+        self._stop()
         for seat in self.seats.values():
             if seat.grace is not None:
                 seat.grace.cancel()
@@ -403,11 +388,15 @@ class Table:
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _shut(self, reason: str) -> None:
+    def _stop(self) -> None:
+        """No more hands, no more turns: the table is closing."""
         self.closed = True
         for handle in (self._timer, self._next_hand):
             if handle is not None:
                 handle.cancel()
+
+    async def _shut(self, reason: str) -> None:
+        self._stop()
         if self.hand is not None and self.hand.can_void():
             await self._after(self.hand.void(), reason=reason)
         for seat in list(self.seats.values()):
