@@ -17,8 +17,11 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from qiuqiu.cli.bot import leave, play
 from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.errors import ServerRefused
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -248,7 +251,11 @@ async def test_play_goes_on_after_redis_itself_restarts_and_no_hand_is_lost(
     await until(lambda: dealt(5))
     redis.terminate()
     redis.wait()
-    await asyncio.sleep(1)
+    # Meanwhile, what needs Redis is refused with a code, and the connection stays.
+    with pytest.raises(ServerRefused) as refused:
+        await conn.request(cmd.ListHands(), wire.HandList)
+    assert refused.value.code == "store_unavailable"
+    await asyncio.sleep(0.5)
     redis = redis_server()
     await until(lambda: listening(port))
     so_far = server.lobby.tables[table_id].hand_id

@@ -29,3 +29,8 @@ class LeaseLost(ServerError):
     def __init__(self, table_id: str) -> None:
         super().__init__(f"the lease on table {table_id} is lost")
         self.table_id = table_id
+
+
+class StoreUnavailable(ServerError):
+    """The store (Redis) cannot be reached just now: the server's trouble, not the
+    client's. The write that met it did not happen; trying again later may work."""

@@ -33,13 +33,16 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable, Coroutine
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
@@ -202,6 +205,25 @@ return found
 """
 
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _reachable(
+    method: Callable[Concatenate[RedisStore, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[RedisStore, P], Coroutine[Any, Any, T]]:
+    """Redis out of reach is :class:`StoreUnavailable`, which the server answers with an
+    error code: a write that could not reach Redis changed nothing."""
+
+    async def reaching(self: RedisStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await method(self, *args, **kwargs)
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            raise StoreUnavailable(str(error)) from error
+
+    return reaching
+
+
 class RedisStore:
     """Accounts, tables and hand histories in Redis. Open one with :meth:`from_url`."""
 
@@ -243,6 +265,7 @@ class RedisStore:
     async def close(self) -> None:
         await self._redis.aclose()
 
+    @_reachable
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
@@ -258,16 +281,19 @@ class RedisStore:
             raise Refused("account_exists", f"account {account_id} or its token exists")
         return Account(account_id, name, grant)
 
+    @_reachable
     async def account(self, account_id: str) -> Account | None:
         name, balance = await self._redis.hmget(self._account_key(account_id), ["name", "balance"])
         return None if name is None else Account(account_id, _text(name), int(_text(balance)))
 
+    @_reachable
     async def account_for_token(self, token_hash: str) -> Account | None:
         account_id = await self._redis.get(self._key("token", token_hash))
         return None if account_id is None else await self.account(_text(account_id))
 
     # -- leases ----------------------------------------------------------------------
 
+    @_reachable
     async def acquire_table(self, table_id: str, seconds: float) -> bool:
         keys = [self._key("lease", table_id), self._key("fence", table_id)]
         keys.append(self._key("version", table_id))
@@ -279,6 +305,7 @@ class RedisStore:
         self._holding[table_id], self._versions[table_id] = holder, int(version)
         return True
 
+    @_reachable
     async def renew_tables(self, seconds: float) -> tuple[str, ...]:
         if not self._holding:
             return ()
@@ -292,16 +319,19 @@ class RedisStore:
             self._forget(table_id)
         return lost
 
+    @_reachable
     async def release_table(self, table_id: str) -> None:
         holder = self._holding.get(table_id)
         if holder is not None:
             self._forget(table_id)
             await self._release(keys=[self._key("lease", table_id)], args=[holder])
 
+    @_reachable
     async def orphaned_tables(self) -> tuple[str, ...]:
         found = await self._orphaned(keys=[self._key("tables")], args=[self._key("lease", "")])
         return tuple(sorted(found))
 
+    @_reachable
     async def table_host(self, table_id: str) -> str | None:
         holder = await self._redis.get(self._key("lease", table_id))
         return None if holder is None else _text(holder).rsplit(":", 1)[0]
@@ -318,6 +348,7 @@ class RedisStore:
 
     # -- writes to a table, each behind the guard --------------------------------------
 
+    @_reachable
     async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
         keys = [
             *self._guard_keys(table.table_id),
@@ -341,9 +372,11 @@ class RedisStore:
         name, balance = self._written(table.table_id, outcome, rest)
         return Account(account_id, name, balance)
 
+    @_reachable
     async def save_table(self, table: TableRecord) -> None:
         await self._save(table)
 
+    @_reachable
     async def record_hand(self, hand: HandRecord, table: TableRecord | None = None) -> None:
         account_ids = sorted({account for _, account in hand.accounts})
         hands = [
@@ -355,6 +388,7 @@ class RedisStore:
         else:
             await self._save(table, hands, json.dumps(asdict(hand)))
 
+    @_reachable
     async def drop_table(self, table_id: str) -> None:
         keys = [*self._guard_keys(table_id), self._key("table", table_id), self._key("tables")]
         outcome, *rest = await self._drop_table(
@@ -399,10 +433,12 @@ class RedisStore:
         self._holding.pop(table_id, None)
         self._versions.pop(table_id, None)
 
+    @_reachable
     async def table(self, table_id: str) -> TableRecord | None:
         text = await self._redis.get(self._key("table", table_id))
         return None if text is None else _table(_text(text))
 
+    @_reachable
     async def tables(self) -> tuple[TableRecord, ...]:
         """Every table in the lobby, by id."""
         table_ids = sorted(map(_text, await self._redis.smembers(self._key("tables"))))
@@ -412,16 +448,19 @@ class RedisStore:
         # A table dropped between the two reads is gone, and so left out.
         return tuple(_table(_text(text)) for text in texts if text is not None)
 
+    @_reachable
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
         return await self._last_hands(self._key("hands", "table", table_id), limit)
 
+    @_reachable
     async def account_hands(
         self, account_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
         return await self._last_hands(self._key("hands", "account", account_id), limit)
 
+    @_reachable
     async def balances(self) -> dict[str, int]:
         """Every balance, the house's included, all at one moment: for audits."""
         found = await self._balances(keys=[self._key("accounts")], args=[self._account_key("")])

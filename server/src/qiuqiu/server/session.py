@@ -25,7 +25,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_client, encode,
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.seat import verify_buy_in
 from qiuqiu.server.store import Account, HandRecord
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from qiuqiu.server.relay import Relay
 
 RECENT_IDS = 1024
+
+UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
 
 
 class Session:
@@ -92,6 +94,8 @@ class Session:
         except LeaseLost as lost:
             self.lobby.abandon(lost.table_id)
             self.deliver(wire.Error(ref=message.id, code="table_moved", message=MOVED))
+        except StoreUnavailable:
+            self.deliver(wire.Error(ref=message.id, code="store_unavailable", message=UNAVAILABLE))
 
     async def disconnected(self) -> None:
         """The connection is gone: seats keep their grace period, watching stops."""

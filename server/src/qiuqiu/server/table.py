@@ -40,7 +40,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server import views
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.seat import Seat, Viewer, verify_buy_in
 from qiuqiu.server.store import HOUSE, HandRecord, Store, TableRecord
 
@@ -448,9 +448,7 @@ class Table:
             self._pot = 0
             try:
                 await self.store.save_table(self.record())
-            except LeaseLost:
-                raise
-            except Exception:
+            except StoreUnavailable:
                 # Nobody has seen this hand: take it back and try again after a pause.
                 log.exception("table %s: could not save the hand's start", self.table_id)
                 self.hand, self.hand_id = previous, self.hand_id - 1
@@ -645,13 +643,11 @@ class Table:
         delay = STORE_RETRY_MIN
         while True:
             # The hand is over for everyone who watched it: its outcome must reach the
-            # store, so whatever the store's trouble (Redis away), try until it does.
+            # store, so while the store is out of reach, try until it is back.
             try:
                 await self.store.record_hand(record, self.record())
                 break
-            except LeaseLost:
-                raise
-            except Exception:
+            except StoreUnavailable:
                 log.exception("table %s: could not save hand %d", self.table_id, self.hand_id)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, STORE_RETRY_MAX)
