@@ -89,7 +89,7 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
     for conn in conns:
         await conn.close()
     server.send_signal(signal.SIGTERM)
-    assert await server.wait() == 0
+    assert await asyncio.wait_for(server.wait(), WAIT) == 0
 
     assert await chips_in_redis(store) == 0
     assert await store.tables() == ()
@@ -142,7 +142,7 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
 
     await until(closed)  # the table closes right after its last player is paid out
     living.send_signal(signal.SIGTERM)
-    assert await living.wait() == 0
+    assert await asyncio.wait_for(living.wait(), WAIT) == 0
     assert await chips_in_redis(store) == 0
     await store.close()
 
@@ -236,39 +236,41 @@ async def test_play_goes_on_after_redis_itself_restarts_and_no_hand_is_lost(
         )
 
     redis = redis_server()
-    await until(lambda: listening(port))
-    store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
-    server = QiuQiuServer(replace(FAST, hand_pause=0.02, lease=3), store=store)
-    await server.start()
-    conn = await Connection.open(server.url, name="Ann")
-    created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
-    table_id = created.table.table_id
-    player = asyncio.create_task(play(Caller(), conn, table_id))
+    try:
+        await until(lambda: listening(port))
+        store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
+        server = QiuQiuServer(replace(FAST, hand_pause=0.02, lease=3), store=store)
+        await server.start()
+        conn = await Connection.open(server.url, name="Ann")
+        created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+        table_id = created.table.table_id
+        player = asyncio.create_task(play(Caller(), conn, table_id))
 
-    async def dealt(at_least: int) -> bool:
-        return server.lobby.tables[table_id].hand_id >= at_least
+        async def dealt(at_least: int) -> bool:
+            return server.lobby.tables[table_id].hand_id >= at_least
 
-    await until(lambda: dealt(5))
-    redis.terminate()
-    redis.wait()
-    # Meanwhile, what needs Redis is refused with a code, and the connection stays.
-    with pytest.raises(ServerRefused) as refused:
-        await conn.request(cmd.ListHands(), wire.HandList)
-    assert refused.value.code == "store_unavailable"
-    await asyncio.sleep(0.5)
-    redis = redis_server()
-    await until(lambda: listening(port))
-    so_far = server.lobby.tables[table_id].hand_id
-    await until(lambda: dealt(so_far + 5))
+        await until(lambda: dealt(5))
+        redis.terminate()
+        redis.wait()
+        # Meanwhile, what needs Redis is refused with a code, and the connection stays.
+        with pytest.raises(ServerRefused) as refused:
+            await conn.request(cmd.ListHands(), wire.HandList)
+        assert refused.value.code == "store_unavailable"
+        await asyncio.sleep(0.5)
+        redis = redis_server()
+        await until(lambda: listening(port))
+        so_far = server.lobby.tables[table_id].hand_id
+        await until(lambda: dealt(so_far + 5))
 
-    player.cancel()
-    balance = await leave(conn, table_id)
-    await conn.close()
-    await server.stop()
-    hands = await store.account_hands(conn.account_id)
-    assert [h.hand_id for h in hands] == list(range(1, len(hands) + 1)), "none missing"
-    assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
-    assert await chips_in_redis(store) == 0
-    await store.close()
-    redis.terminate()
-    redis.wait()
+        player.cancel()
+        balance = await leave(conn, table_id)
+        await conn.close()
+        await server.stop()
+        hands = await store.account_hands(conn.account_id)
+        assert [h.hand_id for h in hands] == list(range(1, len(hands) + 1)), "none missing"
+        assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
+        assert await chips_in_redis(store) == 0
+        await store.close()
+    finally:
+        redis.terminate()
+        redis.wait()

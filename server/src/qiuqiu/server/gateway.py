@@ -177,11 +177,12 @@ class QiuQiuServer:
             return
         log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
+        # The leases are kept until every table is closed: closing them writes to them.
+        await self.lobby.close(lambda _: None)
         if self._keeper is not None:
             self._keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._keeper
-        await self.lobby.close(lambda _: None)
         if self.relay is not None:
             await self.relay.stop()
         with contextlib.suppress(asyncio.TimeoutError):

@@ -23,7 +23,7 @@ from typing import Protocol
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.dealer import DealerBot
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.seat import Viewer
 from qiuqiu.server.store import Account, Store, TableRecord
 from qiuqiu.server.table import MOVED, Random, Table, TableTimings
@@ -207,9 +207,14 @@ class Lobby:
         return (*here, *elsewhere)
 
     async def close(self, goodbye: Callable[[Connection], None]) -> None:
-        """Close every table (voiding hands in play), then say goodbye to every session."""
+        """Close every table (voiding hands in play), then say goodbye to every session.
+        A table that cannot be closed (its lease lost, Redis away) is left to the
+        process that adopts it, which voids its hand: the others still close."""
         for table in list(self.tables.values()):
-            await table.close()
+            try:
+                await table.close()
+            except (LeaseLost, StoreUnavailable):
+                log.exception("table %s could not be closed; its next host will", table.table_id)
         for connection in list(self.sessions.values()):
             goodbye(connection)
 
