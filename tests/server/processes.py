@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 
@@ -38,6 +39,11 @@ class Servers:
         self._started.append(process)
         await until(lambda: listening(port))
         return process
+
+    async def stop(self, process: asyncio.subprocess.Process) -> int:
+        """SIGTERM ``process`` and return its exit status, once it has exited."""
+        process.send_signal(signal.SIGTERM)
+        return await asyncio.wait_for(process.wait(), WAIT)
 
     async def kill_remaining(self) -> None:
         for process in self._started:

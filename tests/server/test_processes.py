@@ -8,7 +8,6 @@ one process to the other with its token.
 from __future__ import annotations
 
 import asyncio
-import signal
 
 from qiuqiu.cli.bot import leave, play
 from qiuqiu.cli.connection import Connection
@@ -17,7 +16,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
-from tests.server.processes import WAIT, Caller, Servers, chips_in_redis, hands_dealt, until
+from tests.server.processes import Caller, Servers, chips_in_redis, hands_dealt, until
 
 HEADS_UP = TableOptions(seats=2, dealer_bot=False, turn_seconds=10)
 
@@ -62,8 +61,7 @@ async def test_players_on_two_processes_share_a_table_to_showdown_and_may_switch
     for conn in (xia, moved):
         await conn.close()
     for server in started:
-        server.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(server.wait(), WAIT) == 0
+        assert await servers.stop(server) == 0
 
     assert await chips_in_redis(store) == 0
     hands = await store.table_hands(table_id)
@@ -117,8 +115,7 @@ async def test_one_action_sent_through_two_processes_at_once_is_applied_once(
     for conn in (at_host, elsewhere):
         await conn.close()
     for server in started:
-        server.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(server.wait(), WAIT) == 0
+        assert await servers.stop(server) == 0
     assert await chips_in_redis(store) == 0
     await store.close()
 

@@ -88,8 +88,7 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
     balances = [await leave(c, t) for c, t in seated]
     for conn in conns:
         await conn.close()
-    server.send_signal(signal.SIGTERM)
-    assert await asyncio.wait_for(server.wait(), WAIT) == 0
+    assert await servers.stop(server) == 0
 
     assert await chips_in_redis(store) == 0
     assert await store.tables() == ()
@@ -141,8 +140,7 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
         return await store.tables() == ()
 
     await until(closed)  # the table closes right after its last player is paid out
-    living.send_signal(signal.SIGTERM)
-    assert await asyncio.wait_for(living.wait(), WAIT) == 0
+    assert await servers.stop(living) == 0
     assert await chips_in_redis(store) == 0
     await store.close()
 
