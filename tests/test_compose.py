@@ -9,7 +9,6 @@ schema/compose-spec.json in the compose-spec/compose-spec repository on GitHub
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -70,7 +69,7 @@ def test_the_server_starts_once_redis_is_healthy_and_is_told_where_it_is(compose
 
 
 def test_the_servers_environment_names_only_settings_the_server_has(compose: Any) -> None:
-    known = {f"QIUQIU_{f.name.upper()}" for f in fields(ServerConfig)}
+    known = {f"QIUQIU_{name.upper()}" for name in ServerConfig.model_fields}
     assert set(compose["services"]["server"]["environment"]) <= known
 
 

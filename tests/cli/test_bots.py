@@ -7,7 +7,6 @@ import json
 import random
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,7 +36,7 @@ async def unpaused() -> AsyncIterator[QiuQiuServer]:
     """A server with no pause between hands: 200 of them go by in a second. Both bots
     ask to leave at the same hand's end, so a hand dealt before they are gone counts
     for both."""
-    server = QiuQiuServer(replace(CONFIG, hand_pause=0.0), rng=random.Random(7))
+    server = QiuQiuServer(CONFIG.model_copy(update={"hand_pause": 0.0}), rng=random.Random(7))
     await server.start()
     yield server
     await server.stop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -23,7 +23,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.store import MemoryStore
 from tests.server.conftest import FAST, Client, chip_total
 
-CONFIG = replace(FAST, rate=1e6, burst=1_000_000, grace=0.2)
+CONFIG = FAST.model_copy(update={"rate": 1e6, "burst": 1_000_000, "grace": 0.2})
 HANDS = 25
 """Hands each table plays per example."""
 

@@ -7,7 +7,6 @@ connection with a proper close code, and the other tables play on.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -105,7 +104,7 @@ async def test_a_frame_over_the_size_limit_closes_that_connection_with_1009(
 
 # Refilling a token every 11 days: the bucket holds exactly ``burst`` messages, whatever
 # the speed of the machine, so the test can say where the limit is to the message.
-NO_REFILL = replace(FAST, rate=1e-6)
+NO_REFILL = FAST.model_copy(update={"rate": 1e-6})
 
 
 @pytest.mark.parametrize("config", [pytest.param(NO_REFILL, id="a bucket that never refills")])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from qiuqiu.server.config import ServerConfig
@@ -17,7 +15,7 @@ HANDS = 2000
 @pytest.fixture
 def config() -> ServerConfig:
     # The test plays as fast as the server answers: far past the human rate limit.
-    return replace(FAST, starting_balance=100_000, rate=1e6, burst=1_000_000)
+    return FAST.model_copy(update={"starting_balance": 100_000, "rate": 1e6, "burst": 1_000_000})
 
 
 async def test_the_dealer_bot_beats_a_player_who_always_calls(

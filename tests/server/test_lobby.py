@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 
 import pytest
 
@@ -19,7 +18,7 @@ from tests.server.test_play import Connect, call_or_check, play_hand
 @pytest.fixture
 def config() -> ServerConfig:
     # A short grace period, for the test of a player who never comes back.
-    return replace(FAST, grace=0.3)
+    return FAST.model_copy(update={"grace": 0.3})
 
 
 async def test_the_lobby_lists_tables_with_their_stakes_seats_and_players(

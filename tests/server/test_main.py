@@ -22,30 +22,63 @@ from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Account
 
-LISTENING = re.compile(rb"listening on (ws://\S+)")
+LISTENING = re.compile(rb"listening on (ws://[^\s\"]+)")
 
 
-def test_flags_beat_environment_variables_which_beat_defaults() -> None:
-    assert parse_config([], {}) == ServerConfig()
-    from_env = parse_config([], {"QIUQIU_PORT": "9100", "QIUQIU_HOST": "0.0.0.0"})
+def test_flags_beat_environment_variables_which_beat_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert parse_config([]) == ServerConfig()
+    monkeypatch.setenv("QIUQIU_PORT", "9100")
+    monkeypatch.setenv("QIUQIU_HOST", "0.0.0.0")
+    from_env = parse_config([])
     assert (from_env.host, from_env.port) == ("0.0.0.0", 9100)
-    assert parse_config(["--port", "9200"], {"QIUQIU_PORT": "9100"}).port == 9200
+    assert parse_config(["--port", "9200"]).port == 9200
 
 
-def test_redis_is_off_unless_a_url_is_given_by_flag_or_environment() -> None:
-    assert parse_config([], {}).redis_url is None
-    from_env = parse_config([], {"QIUQIU_REDIS_URL": "redis://redis:6379/0"})
-    assert from_env.redis_url == "redis://redis:6379/0"
-    from_flag = parse_config(
-        ["--redis-url", "redis://localhost:6380/2"], {"QIUQIU_REDIS_URL": "redis://redis:6379/0"}
-    )
+def test_redis_is_off_unless_a_url_is_given_by_flag_or_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert parse_config([]).redis_url is None
+    monkeypatch.setenv("QIUQIU_REDIS_URL", "redis://redis:6379/0")
+    assert parse_config([]).redis_url == "redis://redis:6379/0"
+    from_flag = parse_config(["--redis-url", "redis://localhost:6380/2"])
     assert from_flag.redis_url == "redis://localhost:6380/2"
 
 
-def test_a_bad_environment_variable_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        parse_config([], {"QIUQIU_PORT": "eighty"})
-    assert "QIUQIU_PORT='eighty' is not a valid int" in capsys.readouterr().err
+def test_allowed_origins_are_a_comma_separated_list_from_either_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert parse_config([]).allowed_origins == ()
+    monkeypatch.setenv("QIUQIU_ALLOWED_ORIGINS", "https://qiuqiu.example, http://localhost:8765")
+    assert parse_config([]).allowed_origins == ("https://qiuqiu.example", "http://localhost:8765")
+    assert parse_config(["--allowed-origins", "https://a.example"]).allowed_origins == (
+        "https://a.example",
+    )
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "says"),
+    [
+        ([], {"QIUQIU_PORT": "eighty"}, "QIUQIU_PORT='eighty': Input should be a valid integer"),
+        (["--port", "70000"], {}, "--port '70000': Input should be less than or equal to 65535"),
+        (["--log-level", "LOUD"], {}, "--log-level 'LOUD': Input should be 'DEBUG'"),
+        ([], {"QIUQIU_RATE": "-1"}, "QIUQIU_RATE='-1': Input should be greater than 0"),
+    ],
+)
+def test_a_value_that_does_not_fit_is_a_clear_error_naming_where_it_came_from(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    env: dict[str, str],
+    says: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as exit:
+        parse_config(flags)
+    assert exit.value.code == 2
+    assert says in capsys.readouterr().err
 
 
 @asynccontextmanager
@@ -135,7 +168,8 @@ async def test_with_a_redis_url_the_server_keeps_accounts_and_tables_in_redis(
                 assert found == Account(welcome["account_id"], "Ann", welcome["balance"])
                 await ws.send(json.dumps({"type": "create_table", "buy_in": 500}))
                 async with asyncio.timeout(10):
-                    while json.loads(await ws.recv())["type"] != "table_created":
+                    # table_joined comes once the buy-in is saved; table_created before.
+                    while json.loads(await ws.recv())["type"] != "table_joined":
                         pass
                 assert await balance(store, welcome["account_id"]) == welcome["balance"] - 500
                 assert len(await store.tables()) == 1

@@ -14,7 +14,6 @@ import asyncio
 import random
 import signal
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -148,7 +147,9 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
 async def test_every_client_dropped_at_once_comes_back_and_play_goes_on(
     redis_store: RedisStore,
 ) -> None:
-    config = replace(FAST, hand_pause=0.02, rate=1_000, burst=1_000, grace=30)
+    config = FAST.model_copy(
+        update={"hand_pause": 0.02, "rate": 1_000, "burst": 1_000, "grace": 30}
+    )
     server = QiuQiuServer(config, store=redis_store, rng=random.Random(11))
     await server.start()
     ring = [await Connection.open(server.url, name=f"R{n}") for n in range(3)]
@@ -205,7 +206,7 @@ async def test_a_table_its_server_died_while_closing_is_closed_by_the_server_tha
     bot = SeatRecord(options.seats - 1, HOUSE, "Dealer", options.max_buy_in, is_bot=True)
     await redis_store.move_chips(HOUSE, options.max_buy_in, TableRecord("t1", options, (bot,)))
     assert await chips_in_redis(redis_store) == 0
-    server = QiuQiuServer(replace(FAST, lease=0.5), store=redis_store)
+    server = QiuQiuServer(FAST.model_copy(update={"lease": 0.5}), store=redis_store)
     await server.start()
 
     async def closed() -> bool:
@@ -237,7 +238,7 @@ async def test_play_goes_on_after_redis_itself_restarts_and_no_hand_is_lost(
     try:
         await until(lambda: listening(port))
         store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
-        server = QiuQiuServer(replace(FAST, hand_pause=0.02, lease=3), store=store)
+        server = QiuQiuServer(FAST.model_copy(update={"hand_pause": 0.02, "lease": 3}), store=store)
         await server.start()
         conn = await Connection.open(server.url, name="Ann")
         created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)

@@ -4,10 +4,10 @@ accounts, tables and hands in memory or, given ``--redis-url``, in Redis."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 from collections.abc import Sequence
 
+from qiuqiu.server import logs
 from qiuqiu.server.config import ServerConfig, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
@@ -36,10 +36,7 @@ async def serve(config: ServerConfig, store: Store) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
-    level = logging.getLevelName(config.log_level.upper())
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # websockets logs every connection at INFO: at scale that drowns what matters.
-    logging.getLogger("websockets").setLevel(max(level, logging.WARNING))
+    logs.configure(config.log_level, config.log_format)
     asyncio.run(run(config))
     return 0
 

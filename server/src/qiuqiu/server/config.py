@@ -1,70 +1,139 @@
 """What an operator can set: flags, each with a ``QIUQIU_*`` environment variable.
 
 A flag beats its environment variable, which beats the default. The defaults
-are safe on a laptop: listen on localhost only.
+are safe on a laptop: listen on localhost only. :class:`ServerConfig` is a
+``pydantic-settings`` model, so the environment is read and every value checked
+in one place; the flags are made from its fields, and the README's table of
+settings is checked against them by a test.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import Any
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+
+ENV_PREFIX = "QIUQIU_"
 
 
-def _option(default: Any, help: str, choices: tuple[str, ...] | None = None) -> Any:
-    return field(default=default, metadata={"help": help, "choices": choices})
+class ServerConfig(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="forbid")
 
-
-@dataclass(frozen=True, slots=True)
-class ServerConfig:
-    host: str = _option("127.0.0.1", "address to listen on (0.0.0.0 for every interface)")
-    port: int = _option(8765, "TCP port (0 picks a free one; the log says which)")
-    starting_balance: int = _option(1_000, "chips a new account is granted")
-    max_frame: int = _option(4096, "largest frame accepted in bytes; more closes with 1009")
-    rate: float = _option(20.0, "messages per second a connection may send on average")
-    burst: int = _option(40, "messages a connection may send at once; more closes with 1008")
-    grace: float = _option(60.0, "seconds a disconnected player keeps the seat")
-    hand_pause: float = _option(2.0, "seconds between hands")
-    bot_delay: float = _option(0.5, "seconds the dealer bot waits before acting")
-    lease: float = _option(
-        5.0, "seconds a table's lease lasts unless renewed: a dead server's tables move after it"
+    host: str = Field("127.0.0.1", description="address to listen on (0.0.0.0 for every interface)")
+    port: int = Field(
+        8765, ge=0, le=65535, description="TCP port (0 picks a free one; the log says which)"
     )
-    log_level: str = _option("INFO", "logging level", ("DEBUG", "INFO", "WARNING", "ERROR"))
-    redis_url: str | None = _option(
+    starting_balance: int = Field(1_000, ge=0, description="chips a new account is granted")
+    max_frame: int = Field(
+        4096, ge=256, description="largest frame accepted in bytes; a bigger one closes with 1009"
+    )
+    open_timeout: float = Field(
+        10.0, gt=0, description="seconds a connection may take to finish its handshake"
+    )
+    rate: float = Field(
+        20.0, gt=0, description="messages per second a connection may send on average"
+    )
+    burst: int = Field(
+        40, ge=1, description="messages a connection may send at once; more closes with 1008"
+    )
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="comma-separated browser origins allowed to connect (https://example.com); "
+        "empty allows any; clients that send no Origin, such as bots, are always allowed",
+    )
+    grace: float = Field(60.0, ge=0, description="seconds a disconnected player keeps the seat")
+    hand_pause: float = Field(2.0, ge=0, description="seconds between hands")
+    bot_delay: float = Field(0.5, ge=0, description="seconds the dealer bot waits before acting")
+    lease: float = Field(
+        5.0,
+        gt=0,
+        description="seconds a table's lease lasts unless renewed: a dead server's tables "
+        "move to another server after this",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", description="least severe log event written"
+    )
+    log_format: Literal["json", "text"] = Field(
+        "json", description="one JSON object a line, or plain text for a terminal"
+    )
+    redis_url: str | None = Field(
         None,
-        "keep accounts, tables and hands in this Redis (redis://host:port/db); "
+        description="keep accounts, tables and hands in this Redis (redis://host:port/db); "
         "unset keeps them in memory until the process stops",
     )
 
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(origin.strip() for origin in value.split(",") if origin.strip())
+        return value
 
-def parse_config(
-    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
-) -> ServerConfig:
-    environ = os.environ if environ is None else environ
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Flags (passed as init arguments) then the environment: no .env or secrets files,
+        # so what the server runs with is all on its command line and in `env`.
+        return init_settings, env_settings
+
+
+def flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def env_name(name: str) -> str:
+    return ENV_PREFIX + name.upper()
+
+
+def parse_config(argv: Sequence[str] | None = None) -> ServerConfig:
+    """The configuration from flags in ``argv`` and ``QIUQIU_*`` environment variables.
+    A value that does not fit exits with status 2, naming the flag or variable."""
     parser = argparse.ArgumentParser(
         prog="qiuqiu-server",
         description="Serve QiuQiu tables over WebSocket.",
         epilog="Every flag can also be set in the environment as QIUQIU_<FLAG>, "
         "e.g. QIUQIU_PORT=9000.",
     )
-    for f in fields(ServerConfig):
-        env = f"QIUQIU_{f.name.upper()}"
-        default: Any = f.default
-        kind = str if default is None else type(default)
-        try:
-            value = kind(environ[env]) if env in environ else f.default
-        except ValueError:
-            parser.error(f"{env}={environ[env]!r} is not a valid {kind.__name__}")
-        choices = f.metadata["choices"]
-        if choices and value not in choices:
-            parser.error(f"{env}={value!r} is not one of {', '.join(choices)}")
+    for name, info in ServerConfig.model_fields.items():
+        default = "unset" if info.default is None else _shown(info.default)
         parser.add_argument(
-            f"--{f.name.replace('_', '-')}",
-            type=kind,
-            default=value,
-            help=f"{f.metadata['help']} (default {f.default}; env {env})",
-            choices=f.metadata.get("choices"),
+            flag(name),
+            dest=name,
+            default=argparse.SUPPRESS,
+            metavar=name.upper(),
+            help=f"{info.description} (default {default}; env {env_name(name)})",
         )
-    return ServerConfig(**vars(parser.parse_args(argv)))
+    flags = vars(parser.parse_args(argv))
+    try:
+        return ServerConfig(**flags)
+    except ValidationError as invalid:
+        problems = []
+        for error in invalid.errors():
+            name = str(error["loc"][0])
+            if name in flags:
+                where = f"{flag(name)} {flags[name]!r}"
+            else:
+                where = f"{env_name(name)}={os.environ.get(env_name(name))!r}"
+            problems.append(f"{where}: {error['msg']}")
+        parser.error("; ".join(problems))
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        return ",".join(value) or "empty"
+    return str(value)

@@ -23,10 +23,13 @@ from dataclasses import dataclass, field
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
+from websockets.typing import Origin
 
 from qiuqiu.server import strategy
 from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.http import Routes
 from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
@@ -125,6 +128,7 @@ class QiuQiuServer:
     ) -> None:
         self.config = config or ServerConfig()
         self.store = store or MemoryStore()
+        self.metrics = Metrics()
         c = self.config
         self.lobby = Lobby(
             self.store,
@@ -132,6 +136,7 @@ class QiuQiuServer:
             TableTimings(hand_pause=c.hand_pause, grace=c.grace, bot_delay=c.bot_delay),
             c.starting_balance,
             c.lease,
+            metrics=self.metrics,
         )
         self._keeper: asyncio.Task[None] | None = None
         self.relay: Relay | None = None
@@ -141,7 +146,10 @@ class QiuQiuServer:
             self.lobby.on_adopted = self.relay.announce_adopted
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
+        self._stopping = False
         self._stopped = asyncio.Event()
+        self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
+        self._routes = Routes(self.metrics, self.store.ping, lambda: self._stopping)
 
     @property
     def port(self) -> int:
@@ -155,16 +163,22 @@ class QiuQiuServer:
 
     async def start(self) -> None:
         strategy.prepare()
+        c = self.config
         self._server = await serve(
             self._handle,
-            self.config.host,
-            self.config.port,
-            max_size=self.config.max_frame,
+            c.host,
+            c.port,
+            max_size=c.max_frame,
+            open_timeout=c.open_timeout,
             compression=None,
+            process_request=self._routes.respond,
+            # Browsers always send Origin; other clients (bots) need none, and could
+            # send any, so the check protects players' browsers, not the server.
+            origins=[*map(Origin, c.allowed_origins), None] if c.allowed_origins else None,
         )
         if self.relay is not None:
             await self.relay.start()
-        log.info("QiuQiu server listening on %s", self.url)
+        log.info("QiuQiu server listening on %s", self.url, extra={"url": self.url})
         self._keeper = asyncio.create_task(self.lobby.keep_tables())
 
     async def serve_until_stopped(self) -> None:
@@ -175,6 +189,7 @@ class QiuQiuServer:
         out, let clients take their last messages, then close every connection."""
         if self._server is None or self._stopped.is_set():
             return
+        self._stopping = True
         log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
         # The leases are kept until every table is closed: closing them writes to them.
@@ -219,6 +234,7 @@ class QiuQiuServer:
         except ConnectionClosed:
             pass
         finally:
+            self.metrics.closes.labels(str(connection.close_code)).inc()
             self._outboxes.discard(outbox)
             outbox.shut()
             if self.relay is not None:

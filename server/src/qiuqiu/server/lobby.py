@@ -22,8 +22,10 @@ from typing import Protocol
 
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.dealer import DealerBot
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.seat import Viewer
 from qiuqiu.server.store import Account, Store, TableRecord
 from qiuqiu.server.table import MOVED, Random, Table, TableTimings
@@ -60,6 +62,7 @@ class Lobby:
     """Seconds a table's lease lasts; renewed three times as often."""
     on_adopted: Callable[[str], None] | None = None
     """Told the id of each table this process adopts from a dead one."""
+    metrics: Metrics = field(default_factory=Metrics)
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
 
@@ -76,6 +79,11 @@ class Lobby:
         if account is None:
             raise Refused("unknown_token", "no account has this token: say hello with a name")
         return account
+
+    def refusal(self, ref: MessageId | None, code: str, message: str) -> wire.Error:
+        """The ``error`` for a refused message, counted by its code."""
+        self.metrics.errors.labels(code).inc()
+        return wire.Error(ref=ref, code=code, message=message)
 
     def attach(self, account_id: str, connection: Connection) -> None:
         """Make ``connection`` the account's one session, closing the one before it."""
@@ -121,6 +129,7 @@ class Lobby:
             self.timings,
             bot_factory=DealerBot,
             on_closed=self._forget,
+            on_hand_ended=self.metrics.hands.inc,
             created_by=created_by,
         )
 

@@ -266,6 +266,10 @@ class RedisStore:
         await self._redis.aclose()
 
     @_reachable
+    async def ping(self) -> None:
+        await self._redis.ping()
+
+    @_reachable
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:

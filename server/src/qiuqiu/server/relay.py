@@ -196,10 +196,10 @@ class Relay:
             account = await self.lobby.store.account(account_id)
             await table.serve(account_id, account.name if account else "", viewer, message)
         except Refused as refused:
-            viewer.deliver(wire.Error(ref=message.id, code=refused.code, message=refused.message))
+            viewer.deliver(self.lobby.refusal(message.id, refused.code, refused.message))
         except LeaseLost:
             self.lobby.abandon(table_id)
-            viewer.deliver(wire.Error(ref=message.id, code="table_moved", message=MOVED))
+            viewer.deliver(self.lobby.refusal(message.id, "table_moved", MOVED))
 
     def _adopted(self, table_id: str, host: str) -> None:
         for client in self.sessions.values():

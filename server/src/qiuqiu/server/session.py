@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -80,22 +81,29 @@ class Session:
 
     async def receive(self, frame: str | bytes) -> None:
         if isinstance(frame, bytes):
-            self.deliver(wire.Error(code="binary_frame", message="send JSON in text frames"))
+            self._refuse(None, "binary_frame", "send JSON in text frames")
             return
         try:
             message = decode_client(frame)
         except BadMessage as bad:
-            self.deliver(wire.Error(ref=message_id(frame), code=bad.code, message=bad.message))
+            self._refuse(message_id(frame), bad.code, bad.message)
             return
+        started = time.perf_counter()
         try:
             await self._dispatch(message)
         except Refused as refused:
-            self.deliver(wire.Error(ref=message.id, code=refused.code, message=refused.message))
+            self._refuse(message.id, refused.code, refused.message)
         except LeaseLost as lost:
             self.lobby.abandon(lost.table_id)
-            self.deliver(wire.Error(ref=message.id, code="table_moved", message=MOVED))
+            self._refuse(message.id, "table_moved", MOVED)
         except StoreUnavailable:
-            self.deliver(wire.Error(ref=message.id, code="store_unavailable", message=UNAVAILABLE))
+            self._refuse(message.id, "store_unavailable", UNAVAILABLE)
+        else:
+            if isinstance(message, cmd.TableAction):
+                self.lobby.metrics.action_seconds.observe(time.perf_counter() - started)
+
+    def _refuse(self, ref: MessageId | None, code: str, text: str) -> None:
+        self.deliver(self.lobby.refusal(ref, code, text))
 
     async def disconnected(self) -> None:
         """The connection is gone: seats keep their grace period, watching stops."""

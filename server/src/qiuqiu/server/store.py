@@ -180,6 +180,9 @@ class Store(Protocol):
     async def balances(self) -> dict[str, int]:
         """Every balance, the house's included, all at one moment: for audits."""
 
+    async def ping(self) -> None:
+        """Return once the store answers; raise :class:`StoreUnavailable` if it cannot."""
+
 
 @dataclass
 class MemoryStore:
@@ -308,6 +311,9 @@ class MemoryStore:
 
     async def balances(self) -> dict[str, int]:
         return {account_id: a.balance for account_id, a in self._accounts.items()}
+
+    async def ping(self) -> None:
+        return
 
     def _credit(self, account_id: str, amount: int) -> Account:
         account = self._accounts[account_id]

@@ -41,6 +41,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server import views
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.logs import TableLog
 from qiuqiu.server.seat import Seat, Viewer, verify_buy_in
 from qiuqiu.server.store import HOUSE, HandRecord, Store, TableRecord
 
@@ -88,6 +89,7 @@ class Table:
     timings: TableTimings = field(default_factory=TableTimings)
     bot_factory: Callable[[Table, int], Viewer] | None = None
     on_closed: Callable[[Table], None] | None = None
+    on_hand_ended: Callable[[], None] | None = None
     created_by: str = ""
 
     seats: dict[int, Seat] = field(default_factory=dict)
@@ -111,6 +113,7 @@ class Table:
     closed: bool = False
 
     def __post_init__(self) -> None:
+        self.log = TableLog(log, self)
         o = self.options
         self.rules = TableRules(
             ante=o.ante,
@@ -161,13 +164,12 @@ class Table:
                     seat.grace = self._later(self.timings.grace, self._grace_over, seat.account_id)
             if record.hand_open:
                 await self.store.record_hand(HandRecord.voided_in(record), self.record())
-                log.warning(
-                    "table %s: hand %d was in play when its server stopped; voided, every "
+                self.log.warning(
+                    "hand %d was in play when its server stopped; voided, every "
                     "stack as it was before the hand",
-                    self.table_id,
                     record.hand_id,
                 )
-            log.info("table %s adopted with %d seats", self.table_id, len(self.seats))
+            self.log.info("adopted with %d seats", len(self.seats))
             await self._close_if_deserted()  # its server died while closing it
 
     def abandon(self, reason: str) -> None:
@@ -182,7 +184,7 @@ class Table:
         for task in list(self._tasks):
             task.cancel()
         self._publish(wire.TableClosed(table_id=self.table_id, seq=self._next_seq(), reason=reason))
-        log.warning("table %s abandoned: %s", self.table_id, reason)
+        self.log.warning("abandoned: %s", reason)
         if self.on_closed is not None:
             self.on_closed(self)
 
@@ -403,6 +405,7 @@ class Table:
             await self._cash_out(seat)
         self._publish(wire.TableClosed(table_id=self.table_id, seq=self._next_seq(), reason=reason))
         await self.store.drop_table(self.table_id)
+        self.log.info("closed: %s", reason)
         if self.on_closed is not None:
             self.on_closed(self)
 
@@ -450,10 +453,11 @@ class Table:
                 await self.store.save_table(self.record())
             except StoreUnavailable:
                 # Nobody has seen this hand: take it back and try again after a pause.
-                log.exception("table %s: could not save the hand's start", self.table_id)
+                self.log.exception("could not save the hand's start")
                 self.hand, self.hand_id = previous, self.hand_id - 1
                 self._next_hand = self._later(STORE_RETRY_MAX, self._start_hand)
                 return
+            self.log.debug("hand started: seats %s", sorted(self.hand.seats))
             self._publish(
                 wire.HandStarted(
                     table_id=self.table_id,
@@ -648,9 +652,12 @@ class Table:
                 await self.store.record_hand(record, self.record())
                 break
             except StoreUnavailable:
-                log.exception("table %s: could not save hand %d", self.table_id, self.hand_id)
+                self.log.exception("could not save the hand's end")
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, STORE_RETRY_MAX)
+        self.log.debug("hand ended: %s", "voided" if record.voided else "played")
+        if self.on_hand_ended is not None:
+            self.on_hand_ended()
         for seat in list(self.seats.values()):
             if seat.is_bot:
                 continue
@@ -714,7 +721,7 @@ class Table:
             if seat is None or seat.connected:
                 return
             seat.grace = None
-            log.info("table %s: seat %d left after its grace period", self.table_id, seat.seat)
+            self.log.info("seat %d left after its grace period", seat.seat)
             seat.leaving = True
             if self._in_hand(seat.seat):
                 seat.grace_ran_out = True
@@ -816,4 +823,4 @@ class Table:
         if isinstance(task.exception(), LeaseLost):
             self.abandon(MOVED)
         else:
-            log.error("table %s: background work failed", self.table_id, exc_info=task.exception())
+            self.log.error("background work failed", exc_info=task.exception())

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.text import Text
@@ -135,9 +135,11 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
 async def embedded_server(*, fast: bool) -> AsyncIterator[str]:
     """A real server on a free loopback port for as long as the game lasts. A bot
     playing ``--auto`` needs no pauses, nor a limit on how fast it may act."""
-    config = ServerConfig(port=0, log_level="WARNING", bot_delay=0.6)
+    config = ServerConfig(host="127.0.0.1", port=0, log_level="WARNING", bot_delay=0.6)
     if fast:
-        config = replace(config, hand_pause=0.05, bot_delay=0.0, rate=1e6, burst=10**6)
+        config = config.model_copy(
+            update={"hand_pause": 0.05, "bot_delay": 0.0, "rate": 1e6, "burst": 10**6}
+        )
     server = QiuQiuServer(config)
     await server.start()
     try:

@@ -1,0 +1,63 @@
+"""What the server counts for its operator, in Prometheus' text format at ``/metrics``.
+
+Each server has its own registry rather than the ``prometheus_client`` global
+one, so that several servers in one process (the tests run many) count apart.
+Gauges that describe the present (connections, tables, tasks) are read when
+scraped, from the objects themselves, so they cannot drift from the truth;
+counters and the latency histogram are fed where the thing happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.process_collector import ProcessCollector
+
+ACTION_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+"""Seconds: an action is a few hundred microseconds of work, a slow store tens of ms."""
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        ProcessCollector(registry=self.registry)
+        self.connections = Gauge(
+            "qiuqiu_connections", "Open WebSocket connections.", registry=self.registry
+        )
+        self.tables = Gauge("qiuqiu_tables", "Tables this process hosts.", registry=self.registry)
+        self.tasks = Gauge(
+            "qiuqiu_tasks", "asyncio tasks alive in this process.", registry=self.registry
+        )
+        self.tasks.set_function(lambda: len(asyncio.all_tasks()))
+        self.hands = Counter(
+            "qiuqiu_hands", "Hands played to their end on this process.", registry=self.registry
+        )
+        self.errors = Counter(
+            "qiuqiu_errors",
+            "Errors sent to clients, by code (PROTOCOL.md lists them).",
+            ["code"],
+            registry=self.registry,
+        )
+        self.closes = Counter(
+            "qiuqiu_connections_closed",
+            "Connections ended, by close code (1008: flood or not reading, 1009: frame "
+            "too big, 4000: taken over, 1006: dropped without a close frame).",
+            ["code"],
+            registry=self.registry,
+        )
+        self.action_seconds = Histogram(
+            "qiuqiu_action_seconds",
+            "From an action's frame arriving to its event being sent to every viewer.",
+            buckets=ACTION_BUCKETS,
+            registry=self.registry,
+        )
+
+    def watch(self, connections: Callable[[], int], tables: Callable[[], int]) -> None:
+        """Read the connection and table gauges from the server's own collections."""
+        self.connections.set_function(connections)
+        self.tables.set_function(tables)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
