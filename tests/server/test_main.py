@@ -197,3 +197,39 @@ def test_the_qiuqiu_server_command_is_installed_and_documents_its_flags() -> Non
     flags = ("--host", "--port", "--starting-balance", "--grace", "--redis-url", "QIUQIU_PORT")
     for flag in flags:
         assert flag in out
+
+
+async def test_logs_are_one_json_object_a_line_naming_the_table_and_hand() -> None:
+    async with server_process("--log-level", "debug", "--bot-delay", "0") as (proc, url):
+        async with connect(url) as ws:
+            await ws.send(json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "Ann"}))
+            await ws.send(json.dumps({"type": "create_table", "buy_in": 500}))
+            async with asyncio.timeout(10):
+                async for frame in ws:
+                    message = json.loads(frame)
+                    if message["type"] == "turn_started" and "legal" in message:
+                        action = "check" if message["legal"]["check"] else "fold"
+                        await ws.send(
+                            json.dumps(
+                                {
+                                    "type": action,
+                                    "table_id": message["table_id"],
+                                    "hand_id": message["hand_id"],
+                                }
+                            )
+                        )
+                    if message["type"] == "hand_ended":
+                        table_id = message["table_id"]
+                        break
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 10) == 0
+        assert proc.stderr is not None
+        lines = (await proc.stderr.read()).decode().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert all({"time", "level", "logger", "message"} <= e.keys() for e in entries)
+    ended = [e for e in entries if e["message"].endswith("hand ended: played")]
+    assert ended[0]["table"] == table_id
+    assert ended[0]["hand"] == 1
+    assert ended[0]["level"] == "DEBUG"
+    closed = next(e for e in entries if "closed:" in e["message"])
+    assert closed["table"] == table_id

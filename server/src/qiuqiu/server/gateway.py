@@ -146,10 +146,9 @@ class QiuQiuServer:
             self.lobby.on_adopted = self.relay.announce_adopted
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
-        self._stopping = False
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
-        self._routes = Routes(self.metrics, self.store.ping, lambda: self._stopping)
+        self._routes = Routes(self.metrics, self.store.ping)
 
     @property
     def port(self) -> int:
@@ -189,7 +188,6 @@ class QiuQiuServer:
         out, let clients take their last messages, then close every connection."""
         if self._server is None or self._stopped.is_set():
             return
-        self._stopping = True
         log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
         # The leases are kept until every table is closed: closing them writes to them.
@@ -234,9 +232,18 @@ class QiuQiuServer:
         except ConnectionClosed:
             pass
         finally:
-            self.metrics.closes.labels(str(connection.close_code)).inc()
+            self.metrics.closes.labels(str(first_close_code(connection))).inc()
             self._outboxes.discard(outbox)
             outbox.shut()
             if self.relay is not None:
                 self.relay.sessions.pop(session.session_id, None)
             await session.disconnected()
+
+
+def first_close_code(connection: ServerConnection) -> int:
+    """Why a connection ended: the code of the first close frame, whichever side sent
+    it, or 1006 when it dropped without one. Known before the closing handshake ends."""
+    protocol = connection.protocol
+    sent, received = protocol.close_sent, protocol.close_rcvd
+    first = received if protocol.close_rcvd_then_sent else sent or received
+    return CloseCode.ABNORMAL_CLOSURE if first is None else first.code

@@ -4,9 +4,9 @@
 handshake. A request that asks for a WebSocket goes on to the protocol, on any
 path; every other one is answered here and its connection closed:
 
-- ``GET /healthz``: ``200 ok`` while the server serves and its store answers,
-  ``503`` with the reason otherwise, so a load balancer stops sending players
-  to a process that cannot reach Redis or is shutting down;
+- ``GET /healthz``: ``200 ok`` while its store answers, ``503`` with the reason
+  otherwise, so a load balancer stops sending players to a process that cannot
+  reach Redis (a stopping server stops listening at once);
 - ``GET /metrics``: :mod:`qiuqiu.server.metrics` in Prometheus' text format;
 - ``GET /`` and ``GET /<file>``: the browser client (:mod:`qiuqiu.web`);
 - anything else: ``404``.
@@ -55,7 +55,6 @@ PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 class Routes:
     metrics: Metrics
     ping_store: Callable[[], Awaitable[None]]
-    stopping: Callable[[], bool]
     static: Traversable = STATIC
 
     async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -77,8 +76,6 @@ class Routes:
         return _with_body(connection, file.read_bytes(), content_type)
 
     async def _health(self) -> tuple[HTTPStatus, str]:
-        if self.stopping():
-            return HTTPStatus.SERVICE_UNAVAILABLE, "stopping"
         try:
             async with asyncio.timeout(HEALTH_TIMEOUT):
                 await self.ping_store()

@@ -1,0 +1,177 @@
+"""Plain HTTP beside the WebSocket upgrade: health, metrics, the page, origins."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
+from tests.conftest import REDIS_SERVER, free_port
+from tests.server.conftest import FAST, Client, at_bot_table
+from tests.server.processes import listening, until
+
+
+async def get(server: QiuQiuServer, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 GET, by hand, so the test sees exactly what the server wrote."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    lines = [f"GET {path} HTTP/1.1", "Host: localhost", *(f"{k}: {v}" for k, v in headers.items())]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    head = await reader.readuntil(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")[:-2]
+    fields = dict(line.split(": ", 1) for line in header_lines)
+    body = await reader.readexactly(int(fields["Content-Length"]))
+    writer.close()
+    return int(status_line.split()[1]), fields, body
+
+
+def samples(text: bytes) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of a Prometheus text page, parsed by Prometheus' own parser."""
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text.decode())
+        for s in family.samples
+    }
+
+
+async def test_healthz_says_ok_while_the_server_serves(server: QiuQiuServer) -> None:
+    status, _, body = await get(server, "/healthz")
+    assert (status, body) == (200, b"ok\n")
+
+
+async def test_metrics_count_connections_tables_hands_errors_and_action_latency(
+    server: QiuQiuServer, connect_client: Callable[[], Any]
+) -> None:
+    client, turn = await at_bot_table(connect_client)
+    table_id = turn["table_id"]
+    while True:
+        action = "check" if turn["legal"]["check"] else "fold"
+        await client.send(action, table_id=table_id, hand_id=turn["hand_id"])
+        message = await client.wait(lambda m: m["type"] == "hand_ended" or "legal" in m)
+        if message["type"] == "hand_ended":
+            break
+        turn = message
+    refused = await client.reply("fold", table_id=table_id, hand_id=1)
+    assert refused["code"] == "stale_hand"
+    await client.send_raw("{not json")
+    await client.expect("error", code="bad_json")
+
+    status, headers, body = await get(server, "/metrics")
+    assert status == 200
+    assert headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    seen = samples(body)
+    assert seen[("qiuqiu_connections", ())] == 1
+    assert seen[("qiuqiu_tables", ())] == 1
+    assert seen[("qiuqiu_hands_total", ())] >= 1
+    assert seen[("qiuqiu_errors_total", (("code", "stale_hand"),))] == 1
+    assert seen[("qiuqiu_errors_total", (("code", "bad_json"),))] == 1
+    assert seen[("qiuqiu_action_seconds_count", ())] >= 1
+    assert seen[("qiuqiu_tasks", ())] > 0
+    assert seen[("process_resident_memory_bytes", ())] > 0
+
+
+async def test_metrics_count_closed_connections_by_close_code(
+    server: QiuQiuServer, connect_client: Callable[[], Any]
+) -> None:
+    client: Client = await connect_client()
+    await client.hello()
+    await client.send_raw("x" * (server.config.max_frame + 1))
+    await client.closed()
+    await until(lambda: _closed_with(server, "1009"))
+
+
+async def _closed_with(server: QiuQiuServer, code: str) -> bool:
+    _, _, body = await get(server, "/metrics")
+    return samples(body).get(("qiuqiu_connections_closed_total", (("code", code),)), 0) >= 1
+
+
+async def test_healthz_reflects_a_lost_redis_and_its_return(tmp_path: Path) -> None:
+    port = free_port()
+
+    def redis_server() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [REDIS_SERVER, "--port", str(port), "--save", "", "--dir", str(tmp_path)],
+            stdout=subprocess.DEVNULL,
+        )
+
+    redis = redis_server()
+    try:
+        await until(lambda: listening(port))
+        store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
+        server = QiuQiuServer(FAST, store=store)
+        await server.start()
+        assert (await get(server, "/healthz"))[::2] == (200, b"ok\n")
+        redis.kill()
+        redis.wait()
+        status, _, body = await get(server, "/healthz")
+        assert status == 503
+        assert body.startswith(b"store unreachable")
+        redis = redis_server()
+        await until(lambda: listening(port))
+        assert (await get(server, "/healthz"))[::2] == (200, b"ok\n")
+        await server.stop()
+        await store.close()
+    finally:
+        redis.kill()
+        redis.wait()
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/nothing-here", "/../pyproject.toml", "/%2e%2e/pyproject.toml", "/.hidden", "//etc/passwd"],
+)
+async def test_a_path_that_names_no_file_of_the_page_is_not_found(
+    server: QiuQiuServer, path: str
+) -> None:
+    status, _, body = await get(server, path)
+    assert (status, body) == (404, b"not found\n")
+
+
+async def test_the_page_is_served_at_the_root_with_its_content_type(server: QiuQiuServer) -> None:
+    status, headers, body = await get(server, "/")
+    assert status == 200
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert b"<html" in body.lower()
+
+
+async def test_a_websocket_upgrade_on_any_path_reaches_the_game(server: QiuQiuServer) -> None:
+    async with connect(server.url + "/metrics") as ws:
+        client = Client(ws)
+        welcome = await client.hello()
+        assert welcome["type"] == "welcome"
+        await client.close()
+
+
+class TestAllowedOrigins:
+    @pytest.fixture
+    def config(self) -> ServerConfig:
+        return FAST.model_copy(update={"allowed_origins": ("https://qiuqiu.example",)})
+
+    async def test_a_browser_from_an_allowed_origin_plays(self, server: QiuQiuServer) -> None:
+        async with connect(server.url, origin="https://qiuqiu.example") as ws:  # type: ignore[arg-type]
+            client = Client(ws)
+            assert (await client.hello())["type"] == "welcome"
+            await client.close()
+
+    async def test_a_browser_from_another_origin_is_refused_with_403(
+        self, server: QiuQiuServer
+    ) -> None:
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(server.url, origin="https://evil.example")  # type: ignore[arg-type]
+        assert refused.value.response.status_code == 403
+
+    async def test_a_client_that_sends_no_origin_such_as_a_bot_plays(
+        self, server: QiuQiuServer, connect_client: Callable[[], Any]
+    ) -> None:
+        _, turn = await at_bot_table(connect_client)
+        assert "legal" in turn
