@@ -8,12 +8,16 @@ one process to the other with its token.
 from __future__ import annotations
 
 import asyncio
+import json
+
+from websockets.asyncio.client import connect
 
 from qiuqiu.cli.bot import leave, play
 from qiuqiu.cli.connection import Connection
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.lobby import TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
 from tests.server.processes import Caller, Servers, chips_in_redis, hands_dealt, until
@@ -75,11 +79,35 @@ async def test_players_on_two_processes_share_a_table_to_showdown_and_may_switch
     await store.close()
 
 
-async def test_one_action_sent_through_two_processes_at_once_is_applied_once(
+async def test_the_same_token_on_another_process_takes_the_account_over(
     redis_url: str, servers: Servers
 ) -> None:
-    """Xia is connected to both processes with the same token and sends the same
-    check through each at the same moment: the host applies one and refuses the other."""
+    """An account has one connection, whichever process each is on: the older one
+    is closed with 4000 and the newer one plays on."""
+    ports = free_port(), free_port()
+    started = [await servers.start(port) for port in ports]
+    here, there = (f"ws://127.0.0.1:{port}" for port in ports)
+    hello = {"type": "hello", "version": PROTOCOL_VERSION}
+    async with connect(here) as first:
+        await first.send(json.dumps({**hello, "name": "Wu"}))
+        token = json.loads(await first.recv())["token"]
+        async with connect(there) as second:
+            await second.send(json.dumps({**hello, "token": token}))
+            assert json.loads(await second.recv())["resumed"] is True
+            async with asyncio.timeout(10):
+                await first.wait_closed()
+            assert (first.close_code, first.close_reason) == (4000, TAKEN_OVER_REASON)
+            await second.send(json.dumps({"type": "list_tables", "id": 1}))
+            assert json.loads(await second.recv())["type"] == "table_list"
+    for server in started:
+        assert await servers.stop(server) == 0
+
+
+async def test_one_action_sent_twice_at_once_through_another_process_is_applied_once(
+    redis_url: str, servers: Servers
+) -> None:
+    """Xia moves to the process that does not host her table and sends the same check
+    twice at the same moment: the host applies one and refuses the other."""
     store = await RedisStore.from_url(redis_url)
     ports = free_port(), free_port()
     started = [await servers.start(port) for port in ports]
@@ -88,7 +116,8 @@ async def test_one_action_sent_through_two_processes_at_once_is_applied_once(
     at_host = await Connection.open(here, name="Xia", on_token=tokens.append)
     created = await at_host.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
     table_id = created.table.table_id
-    elsewhere = await Connection.open(there, token=tokens[0])  # the seat's view moves here
+    await at_host.close()
+    elsewhere = await Connection.open(there, token=tokens[0])
 
     messages = elsewhere.messages()
     async with asyncio.timeout(10):
@@ -98,12 +127,12 @@ async def test_one_action_sent_through_two_processes_at_once_is_applied_once(
     assert state.hand is not None
     hand_id, seat = state.hand.hand_id, state.you
     await asyncio.gather(
-        at_host.send(cmd.Check(id="from-here", table_id=table_id, hand_id=hand_id)),
-        elsewhere.send(cmd.Check(id="from-there", table_id=table_id, hand_id=hand_id)),
+        elsewhere.send(cmd.Check(id="first", table_id=table_id, hand_id=hand_id)),
+        elsewhere.send(cmd.Check(id="second", table_id=table_id, hand_id=hand_id)),
     )
     # Both answers are in within moments: the bot acts at once, and nobody else can.
     seen = await drain(elsewhere)
-    refusals = [m for m in [*seen, *await drain(at_host)] if isinstance(m, wire.Error)]
+    refusals = [m for m in seen if isinstance(m, wire.Error)]
     checks = [
         m for m in seen if isinstance(m, wire.Checked) and (m.hand_id, m.seat) == (hand_id, seat)
     ]
@@ -112,8 +141,7 @@ async def test_one_action_sent_through_two_processes_at_once_is_applied_once(
     # The bot has not acted yet, has bet (so Xia must call), or checked (hand over).
     assert refusals[0].code in ("not_your_turn", "cannot_check", "stale_hand")
 
-    for conn in (at_host, elsewhere):
-        await conn.close()
+    await elsewhere.close()
     for server in started:
         assert await servers.stop(server) == 0
     assert await chips_in_redis(store) == 0

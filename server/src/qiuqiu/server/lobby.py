@@ -44,6 +44,11 @@ class Connection(Viewer, Protocol):
         """Close the connection with a close frame; returns at once."""
 
 
+TAKEN_OVER, TAKEN_OVER_REASON = 4000, "the account connected again elsewhere"
+"""How an account's connection closes when a newer one takes its place: an account
+has one connection at a time, on whichever process."""
+
+
 def new_table_id() -> str:
     return f"t{secrets.token_hex(4)}"
 
@@ -90,7 +95,7 @@ class Lobby:
         previous = self.sessions.get(account_id)
         self.sessions[account_id] = connection
         if previous is not None and previous is not connection:
-            previous.close(4000, "the account connected again elsewhere")
+            previous.close(TAKEN_OVER, TAKEN_OVER_REASON)
 
     def detach(self, account_id: str, connection: Connection) -> bool:
         """Forget ``connection``; False when a newer one has already taken its place."""

@@ -347,6 +347,13 @@ class RedisStore:
         """The client, for :class:`~qiuqiu.server.relay.Relay`'s channels."""
         return self._redis
 
+    @_reachable
+    async def claim_connection(self, account_id: str, holder: str) -> str | None:
+        """Make ``holder`` the account's one connection; return the one it replaces.
+        Redis orders the claims, so of two at once each process agrees on the last."""
+        previous = await self._redis.set(self._key("connection", account_id), holder, get=True)
+        return previous if isinstance(previous, str) else None
+
     def channel(self, *parts: str) -> str:
         return self._key("channel", *parts)
 

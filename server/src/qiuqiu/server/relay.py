@@ -31,6 +31,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import decode_client, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.table import MOVED
 
@@ -51,6 +52,8 @@ class Client(Protocol):
     def account_id(self) -> str | None: ...
 
     def send_frame(self, frame: str) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
 
 
 class RemoteViewer:
@@ -121,6 +124,16 @@ class Relay:
             },
         )
 
+    async def take_over(self, account_id: str, client: Client) -> None:
+        """Make ``client`` the account's one connection on every process: the one
+        before it, wherever it is, closes (on this process the lobby has closed it)."""
+        holder = f"{self.owner}:{client.session_id}"
+        previous = await self.store.claim_connection(account_id, holder)
+        if previous is not None:
+            process, _, session = previous.partition(":")
+            if process != self.owner:
+                self.send(process, {"kind": "taken_over", "session": session})
+
     def announce_adopted(self, table_id: str) -> None:
         payload = json.dumps({"table_id": table_id, "host": self.owner})
         self._outbox.put_nowait((self._adopted_channel, payload))
@@ -161,10 +174,14 @@ class Relay:
             data = json.loads(payload)
             if channel == self._adopted_channel:
                 self._adopted(data["table_id"], data["host"])
-            elif data["kind"] == "deliver":
+            elif data["kind"] in ("deliver", "taken_over"):
                 client = self.sessions.get(data["session"])
-                if client is not None:
+                if client is None:
+                    return  # gone already
+                if data["kind"] == "deliver":
                     client.send_frame(data["frame"])
+                else:
+                    client.close(TAKEN_OVER, TAKEN_OVER_REASON)
             else:
                 await self._serve(data)
         except Exception:

@@ -210,8 +210,14 @@ class Session:
             account, token = await self.lobby.open_account(hello.name)
         else:
             raise Refused("name_required", "say hello with a name, or with your token")
-        self.account = account
         self.lobby.attach(account.account_id, self)
+        if self.relay is not None:
+            try:
+                await self.relay.take_over(account.account_id, self)
+            except StoreUnavailable:
+                self.lobby.detach(account.account_id, self)
+                raise
+        self.account = account
         tables = self.lobby.seated_at(account.account_id)
         elsewhere = {}
         if self.relay is not None:

@@ -9,6 +9,7 @@ until the showdown; the deck never appears before ``hand_ended``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from qiuqiu import engine
@@ -48,18 +49,52 @@ def legal_view(legal: engine.LegalActions) -> LegalActions | None:
     )
 
 
+_PRIVATE = (engine.TilesDealt, engine.FourthTileDealt, engine.CutDeclared)
+"""Events whose seat sees more in its own copy than anyone else sees in theirs."""
+
+
+@dataclass(slots=True)
+class _Made:
+    """The messages last made of one event: by whether they are its seat's own copy."""
+
+    event: engine.Event | None = None
+    ids: tuple[str, int, int] = ("", 0, 0)
+    copies: dict[bool, wire.HandEvent | None] = field(default_factory=dict)
+
+
+_made = _Made()
+
+
 def hand_event(
     event: engine.Event, viewer: Viewer, *, table_id: str, seq: int, hand_id: int
 ) -> wire.HandEvent | None:
     """``event`` as ``viewer`` sees it, or ``None`` for events the wire does not carry
-    (``HandStarted`` holds the deck: the table sends its own ``hand_started``)."""
+    (``HandStarted`` holds the deck: the table sends its own ``hand_started``).
+
+    A table asks once per viewer, one event after another, and every copy but a
+    seat's own copy of a private event is the same message: it is made once and
+    shared (messages are frozen), which also lets :func:`~qiuqiu.protocol.encode`
+    write its JSON once. Building pydantic models is much of what a hand costs."""
+    ids = (table_id, seq, hand_id)
+    if _made.event is not event or _made.ids != ids:
+        _made.event, _made.ids, _made.copies = event, ids, {}
+    own = isinstance(event, _PRIVATE) and event.seat == viewer
+    if own not in _made.copies:
+        _made.copies[own] = _message(event, own, table_id=table_id, seq=seq, hand_id=hand_id)
+    return _made.copies[own]
+
+
+def _message(
+    event: engine.Event, own: bool, *, table_id: str, seq: int, hand_id: int
+) -> wire.HandEvent | None:
+    """``event`` as its own seat sees it (``own``) or as everyone else does."""
     ids: dict[str, Any] = {"table_id": table_id, "seq": seq, "hand_id": hand_id}
     match event:
         case engine.AnteTaken(seat, amount, all_in):
             return wire.AnteTaken(**ids, seat=seat, amount=amount, all_in=all_in)
         case engine.TilesDealt(seat, tiles):
             three = (str(tiles[0]), str(tiles[1]), str(tiles[2]))
-            return wire.TilesDealt(**ids, seat=seat, tiles=three if seat == viewer else None)
+            return wire.TilesDealt(**ids, seat=seat, tiles=three if own else None)
         case engine.BettingRoundStarted(round):
             return wire.BettingRoundStarted(**ids, round=round)
         case engine.TurnTimedOut(seat):
@@ -77,11 +112,9 @@ def hand_event(
         case engine.BetReturned(seat, amount):
             return wire.BetReturned(**ids, seat=seat, amount=amount)
         case engine.FourthTileDealt(seat, tile):
-            return wire.FourthTileDealt(
-                **ids, seat=seat, tile=str(tile) if seat == viewer else None
-            )
+            return wire.FourthTileDealt(**ids, seat=seat, tile=str(tile) if own else None)
         case engine.CutDeclared(seat, cut):
-            return wire.CutDeclared(**ids, seat=seat, cut=cut_view(cut) if seat == viewer else None)
+            return wire.CutDeclared(**ids, seat=seat, cut=cut_view(cut) if own else None)
         case engine.Showdown(hands):
             faces = tuple(
                 wire.ShownHand(

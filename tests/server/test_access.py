@@ -1,0 +1,152 @@
+"""Who may do what: a seat is its account's alone, tokens are secrets kept hashed,
+names are cleaned before anyone sees them, and an account has one connection."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.client import connect
+
+from qiuqiu.protocol.common import NAME_LENGTH
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.lobby import TAKEN_OVER_REASON
+from qiuqiu.server.redis_store import RedisStore
+from tests.server.conftest import FAST, Client, at_bot_table, chip_total, my_turn
+
+Connect = Callable[[], Any]
+
+
+async def heads_up(connect_client: Connect) -> tuple[Client, Client, dict[str, Any]]:
+    """Ann and Bob at a two-seat table with no bot, and the first turn's message."""
+    ann, bob = await connect_client(), await connect_client()
+    await ann.hello("Ann")
+    await bob.hello("Bob")
+    options = {"seats": 2, "dealer_bot": False}
+    created = await ann.reply("create_table", options=options, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await bob.reply("join_table", table_id=table_id, buy_in=300)
+    turn = await ann.wait(lambda m: m["type"] == "turn_started" and m["table_id"] == table_id)
+    return ann, bob, turn
+
+
+async def test_a_seat_takes_actions_only_from_its_own_account(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    ann, bob, turn = await heads_up(connect_client)
+    table_id, hand_id = turn["table_id"], turn["hand_id"]
+    actor, other = (ann, bob) if "legal" in turn else (bob, ann)
+    before = await chip_total(server)
+
+    # The other player acts out of turn, and an account with no seat acts at all.
+    refused = await other.reply("check", table_id=table_id, hand_id=hand_id)
+    assert refused["code"] == "not_your_turn"
+    cara = await connect_client()
+    await cara.hello("Cara")
+    refused = await cara.reply("check", table_id=table_id, hand_id=hand_id)
+    assert refused["code"] == "not_seated"
+
+    # Nothing happened: the turn is still the actor's, who can play it.
+    assert not [m for m in [*ann.frames, *bob.frames] if m["type"] == "checked"]
+    played = await actor.send("check", table_id=table_id, hand_id=hand_id)
+    checked = await actor.expect("checked", table_id=table_id)
+    assert checked["ref"] == played
+    assert await chip_total(server) == before == 0
+
+
+async def test_a_resume_token_is_long_random_and_kept_only_as_its_hash(
+    redis_store: RedisStore,
+) -> None:
+    server = QiuQiuServer(FAST, store=redis_store)
+    await server.start()
+    tokens = []
+    for name in ("Ann", "Bob", "Cara"):
+        async with connect(server.url) as ws:
+            client = Client(ws)
+            tokens.append((await client.hello(name))["token"])
+            await client.close()
+    await server.stop()
+
+    assert len(set(tokens)) == 3
+    for token in tokens:
+        # 32 random bytes, URL-safe base64: 256 bits nobody can guess.
+        assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)
+    stored = b""
+    async for key in redis_store.redis.scan_iter():
+        stored += key.encode() + repr(await redis_store.redis.dump(key)).encode()
+    for token in tokens:
+        assert token.encode() not in stored
+        assert hashlib.sha256(token.encode()).hexdigest().encode() in stored
+
+
+async def test_a_token_resumes_its_own_account_and_cannot_act_at_another_seat(
+    connect_client: Connect,
+) -> None:
+    ann, turn = await at_bot_table(connect_client)
+    bob = await connect_client()
+    bob_token = (await bob.hello("Bob"))["token"]
+    await bob.close()
+
+    again = await connect_client()
+    welcome = await again.reply("hello", version=1, token=bob_token)
+    assert (welcome["name"], welcome["tables"]) == ("Bob", [])
+    for action in ("check", "fold"):
+        refused = await again.reply(action, table_id=turn["table_id"], hand_id=turn["hand_id"])
+        assert refused["code"] == "not_seated"
+    # Ann's turn is untouched: she plays it.
+    await ann.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
+    await ann.expect("checked", table_id=turn["table_id"], seat=turn["seat"])
+
+
+async def test_names_reach_other_players_cleaned_and_cut_to_length(
+    connect_client: Connect,
+) -> None:
+    ann = await connect_client()
+    await ann.hello("Ann")
+    mallory = await connect_client()
+    sneaky = "\u202e\u200bMal\x07lory\u0000\n\t  the   " + "x" * 40
+    welcome = await mallory.hello(sneaky)
+    assert welcome["name"].startswith("Mallory the xxx")
+    assert len(welcome["name"]) == NAME_LENGTH
+
+    created = await ann.reply("create_table", options={"seats": 3, "dealer_bot": False}, buy_in=100)
+    table_id = created["table"]["table_id"]
+    await mallory.reply("join_table", table_id=table_id, buy_in=100)
+    seated = await ann.expect("player_seated", table_id=table_id)
+    assert seated["name"] == welcome["name"]
+    assert all(ch.isprintable() for ch in seated["name"])
+
+
+async def test_a_name_with_nothing_visible_is_refused(connect_client: Connect) -> None:
+    client = await connect_client()
+    refused = await client.hello("\u200b\u202e\x07 \t")
+    assert refused["code"] == "invalid_message"
+    assert "visible character" in refused["message"]
+
+
+async def test_a_name_too_long_to_be_a_name_is_refused(connect_client: Connect) -> None:
+    client = await connect_client()
+    refused = await client.hello("x" * 65)
+    assert refused["code"] == "invalid_message"
+
+
+async def test_an_account_has_one_connection_and_a_newer_one_closes_the_older_with_4000(
+    connect_client: Connect,
+) -> None:
+    ann, turn = await at_bot_table(connect_client)
+    token = next(m["token"] for m in ann.frames if m["type"] == "welcome")
+    again = await connect_client()
+    welcome = await again.reply("hello", version=1, token=token)
+    assert welcome["tables"] == [turn["table_id"]]
+    await ann.closed()
+    assert ann.connection.close_code == 4000
+    assert ann.connection.close_reason == TAKEN_OVER_REASON
+    # The seat plays on through the newer connection, which gets the turn again.
+    snapshot = await again.expect("table_snapshot")
+    assert snapshot["table"]["table_id"] == turn["table_id"]
+    assert snapshot["table"]["legal"]["check"] is True
+    await again.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
+    await again.expect("checked", table_id=turn["table_id"])
+    assert (await my_turn(again, turn["table_id"]))["hand_id"] >= turn["hand_id"]
