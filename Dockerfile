@@ -1,5 +1,6 @@
 # The QiuQiu server. `docker compose up` runs it with Redis (docker-compose.yml);
-# alone it keeps its state in memory: `docker run -p 8765:8765 qiuqiu-server`.
+# alone it keeps its state in memory: `docker run -p 8765:8765 qiuqiu-server`,
+# then open http://localhost:8765/ to play in the browser.
 FROM python:3.11-slim AS build
 
 RUN pip install --no-cache-dir uv==0.13.9
@@ -13,11 +14,14 @@ COPY engine/pyproject.toml engine/
 COPY protocol/pyproject.toml protocol/
 COPY server/pyproject.toml server/
 COPY clients/cli/pyproject.toml clients/cli/
+COPY clients/web/pyproject.toml clients/web/
 RUN uv sync --locked --no-dev --package qiuqiu-server --no-install-workspace
 
 COPY engine/src engine/src
 COPY protocol/src protocol/src
 COPY server/src server/src
+# The browser page the server serves at /.
+COPY clients/web/src clients/web/src
 # Installed as wheels, not editable, so the image needs no source tree.
 RUN uv sync --locked --no-dev --package qiuqiu-server --no-editable
 

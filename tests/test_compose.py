@@ -8,7 +8,9 @@ schema/compose-spec.json in the compose-spec/compose-spec repository on GitHub
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -18,6 +20,7 @@ import pytest
 import yaml
 
 from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
 
 ROOT = Path(__file__).parent.parent
 SCHEMA = json.loads((ROOT / "tests" / "data" / "compose-spec.json").read_text())
@@ -94,3 +97,22 @@ def test_everything_the_dockerfile_copies_is_in_the_repository_and_not_ignored()
         within = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
         assert not any(fnmatch(path, p) for path in within for p in patterns), source
     assert "--locked" in dockerfile
+
+
+async def test_the_servers_healthcheck_passes_against_a_live_server(compose: Any) -> None:
+    """The health check's own command, pointed at a real server on a free port."""
+    check = compose["services"]["server"]["healthcheck"]["test"]
+    assert check[:3] == ["CMD", "python", "-c"]
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+    try:
+        code = check[3].replace("8765", str(server.port))
+        ran = await asyncio.create_subprocess_exec(sys.executable, "-c", code)
+        assert await ran.wait() == 0
+    finally:
+        await server.stop()
+    # Nothing listening any more: the same check fails.
+    ran = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, stderr=asyncio.subprocess.DEVNULL
+    )
+    assert await ran.wait() != 0

@@ -17,7 +17,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
-from qiuqiu.server.config import ServerConfig, parse_config
+from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Account
@@ -233,3 +233,25 @@ async def test_logs_are_one_json_object_a_line_naming_the_table_and_hand() -> No
     assert ended[0]["level"] == "DEBUG"
     closed = next(e for e in entries if "closed:" in e["message"])
     assert closed["table"] == table_id
+
+
+def settings_table() -> str:
+    """The README's table of settings, as the settings themselves say it should read."""
+    rows = ["| flag | environment | default | what it is |", "| --- | --- | --- | --- |"]
+    for name, info in ServerConfig.model_fields.items():
+        default = info.default
+        if default is None:
+            shown = "unset"
+        elif isinstance(default, tuple):
+            shown = ",".join(default) or "empty"
+        elif isinstance(default, float):
+            shown = f"`{default:g}`"
+        else:
+            shown = f"`{default}`"
+        rows.append(f"| `{flag(name)}` | `{env_name(name)}` | {shown} | {info.description} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_the_readme_documents_every_setting_in_one_table() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert settings_table() in readme, "README's settings table should read:\n" + settings_table()

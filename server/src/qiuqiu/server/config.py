@@ -55,10 +55,11 @@ class ServerConfig(BaseSettings):
         "move to another server after this",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
-        "INFO", description="least severe log event written"
+        "INFO", description="least severe log event written: DEBUG, INFO, WARNING or ERROR"
     )
     log_format: Literal["json", "text"] = Field(
-        "json", description="one JSON object a line, or plain text for a terminal"
+        "json",
+        description="json: one JSON object a line, naming table and hand; text: plain lines for a terminal",
     )
     redis_url: str | None = Field(
         None,
