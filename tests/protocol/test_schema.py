@@ -272,8 +272,8 @@ def test_the_python_examples_in_protocol_md_run() -> None:
 CODE_PATTERNS = (
     # Refused("code", ...) and IllegalAction("code", ...), possibly after a line break.
     re.compile(r"\b(?:Refused|IllegalAction|BadMessage)\(\s*\"([a-z_]+)\""),
-    # Error(code="code", ...) built directly, as for binary frames.
-    re.compile(r"\bcode=\"([a-z_]+)\""),
+    # An error sent without raising, as for binary frames: _refuse(ref, "code", ...).
+    re.compile(r"\b(?:_refuse|refusal)\([^,()]*,\s*\"([a-z_]+)\""),
 )
 SOURCES = ("server/src", "engine/src/qiuqiu/engine/state.py", "protocol/src")
 

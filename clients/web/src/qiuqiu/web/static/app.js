@@ -1,0 +1,369 @@
+// The page: one connection, the tables it sits or watches at, and which view
+// shows. Messages come in, fold into state, and the current view is redrawn.
+
+import { Connection, Refused } from "./connection.js";
+import { TableState } from "./state.js";
+import { TableView } from "./table.js";
+import { LobbyView } from "./lobby.js";
+import { h, chips } from "./dom.js";
+
+/** The server to talk to: `?server=ws://...`, or the one that served this page. */
+function serverUrl() {
+  const asked = new URLSearchParams(location.search).get("server");
+  if (asked) return asked;
+  if (!location.host) return "ws://127.0.0.1:8765/";
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+}
+
+const LOBBY_REFRESH_MS = 4000;
+
+class App {
+  constructor() {
+    /** @type {Map<string, TableState>} */
+    this.tables = new Map();
+    /** Tables this page watches, so they are watched again after a reconnect. */
+    this.watching = new Set();
+    /** Tables whose seat is leaving at the end of the hand. */
+    this.leaving = new Set();
+    /** Tables with a snapshot on its way (after a gap in `seq`). */
+    this.awaiting = new Set();
+    /** @type {string | null} */
+    this.active = null;
+    /** @type {"signin" | "lobby" | "table"} */
+    this.view = "signin";
+    this.balance = 0;
+    this.name = "";
+    /** @type {any[]} */
+    this.lobbyTables = [];
+    this.online = false;
+
+    this.main = /** @type {HTMLElement} */ (document.getElementById("main"));
+    this.statusEl = /** @type {HTMLElement} */ (document.getElementById("status"));
+    this.accountEl = /** @type {HTMLElement} */ (document.getElementById("account"));
+    this.toastEl = /** @type {HTMLElement} */ (document.getElementById("toast"));
+
+    this.conn = new Connection(serverUrl(), {
+      onMessage: (m) => this.receive(m),
+      onWelcome: (w) => this.welcome(w),
+      onStatus: (info) => this.status(info),
+    });
+    this.tableView = new TableView({
+      act: (state, action) => this.act(state, action),
+      leave: (state) => this.leave(state),
+      lobby: () => this.show("lobby"),
+    });
+    this.lobbyView = new LobbyView({
+      create: (options, buyIn) => this.create(options, buyIn),
+      join: (id, buyIn) => this.join(id, buyIn),
+      watch: (id) => this.watch(id),
+      open: (id) => this.open(id),
+      refresh: () => this.refreshLobby(),
+    });
+    this.signin = this.signinView();
+
+    setInterval(() => this.tableView.tick(), 200);
+    setInterval(() => {
+      if (this.view === "lobby" && this.online && document.visibilityState === "visible") this.refreshLobby();
+    }, LOBBY_REFRESH_MS);
+    addEventListener("hashchange", () => this.route());
+    this.conn.open();
+  }
+
+  // -- the session -----------------------------------------------------------------
+
+  /** @param {import("./connection.js").StatusInfo} info */
+  status(info) {
+    this.online = info.status === "online";
+    const labels = {
+      connecting: "Connecting…",
+      "need-name": "Connected",
+      online: "Online",
+      reconnecting: "Reconnecting…",
+      stopped: "Disconnected",
+    };
+    this.statusEl.dataset.status = info.status;
+    this.statusEl.dataset.sessions = String(this.conn.sessions);
+    this.statusEl.replaceChildren(
+      h("span", { class: "dot" }),
+      h("span", { text: labels[info.status] }),
+      ...(info.status === "stopped" ? [h("button", { type: "button", class: "ghost small", onclick: () => this.conn.retryNow(true), text: "Reconnect" })] : []),
+    );
+    this.statusEl.title = info.detail;
+    if (info.status === "need-name") this.show("signin");
+    if (info.status === "stopped" && info.detail) this.toast(info.detail, "bad");
+    if (info.status === "reconnecting") {
+      for (const state of this.tables.values()) if (state.log.at(-1)?.text !== "Connection lost: reconnecting…") state.note("Connection lost: reconnecting…", "warn");
+    }
+    this.redraw();
+  }
+
+  /** @param {any} welcome */
+  welcome(welcome) {
+    this.name = welcome.name;
+    this.balance = welcome.balance;
+    this.drawAccount();
+    this.awaiting.clear();
+    this.leaving.clear();
+    const seated = new Set(/** @type {string[]} */ (welcome.tables));
+    // A snapshot of every seated table follows; watched ones must be asked for again.
+    for (const id of [...this.tables.keys()]) if (!seated.has(id) && !this.watching.has(id)) this.tables.delete(id);
+    const wanted = this.hashTable();
+    if (wanted && !seated.has(wanted)) this.watching.add(wanted);
+    for (const id of this.watching) if (!seated.has(id)) this.watch(id);
+    const next = wanted ?? this.active ?? welcome.tables[0] ?? null;
+    if (next && (seated.has(next) || this.watching.has(next))) {
+      this.active = next;
+      // Shown when its snapshot arrives.
+      if (!this.tables.has(next)) return;
+      this.show("table");
+    } else {
+      this.show("lobby");
+    }
+  }
+
+  /** @param {any} m */
+  receive(m) {
+    if (m.type === "table_snapshot") return this.snapshot(m);
+    if ("seq" in m && "table_id" in m) return this.event(m);
+    switch (m.type) {
+      case "table_list":
+        this.lobbyTables = m.tables;
+        this.drawLobby();
+        break;
+      case "table_joined":
+        this.balance = m.balance;
+        this.drawAccount();
+        this.watching.delete(m.table_id);
+        this.active = m.table_id;
+        break;
+      case "table_watched":
+        this.watching.add(m.table_id);
+        this.active = m.table_id;
+        break;
+      case "table_left":
+        this.tableLeft(m);
+        break;
+      case "error":
+        this.tableView.refused();
+        this.toast(m.message, "bad");
+        break;
+    }
+  }
+
+  /** @param {any} m */
+  snapshot(m) {
+    const id = m.table.table_id;
+    const before = this.tables.get(id);
+    const state = new TableState(m, () => this.redraw());
+    if (before) {
+      // The log and the last result outlive a reconnect: they are this page's own.
+      state.log = before.log;
+      state.result = before.result?.handId === state.hand?.handId ? before.result : null;
+      state.skewMs = before.skewMs;
+      if (before.log.at(-1)?.text.startsWith("Connection lost")) state.note("Back online.", "ok");
+    }
+    this.tables.set(id, state);
+    this.awaiting.delete(id);
+    if (this.active === id || this.view !== "table") {
+      this.active = id;
+      this.show("table");
+    }
+  }
+
+  /** @param {any} m */
+  event(m) {
+    const state = this.tables.get(m.table_id);
+    if (!state) return;
+    const applied = state.apply(m);
+    if (applied === "gap" && !this.awaiting.has(m.table_id)) {
+      this.awaiting.add(m.table_id);
+      this.conn.send({ type: "request_snapshot", table_id: m.table_id });
+    }
+    if (applied !== "applied") return;
+    if (m.type === "hand_ended") this.leaving.delete(m.table_id);
+    if (m.type === "table_closed") {
+      this.tables.delete(m.table_id);
+      this.watching.delete(m.table_id);
+      if (this.active === m.table_id) {
+        this.toast(`The table closed: ${m.reason}.`);
+        this.show("lobby");
+        return;
+      }
+    }
+    if (this.active === m.table_id && this.view === "table") this.redraw();
+  }
+
+  /** @param {any} m */
+  tableLeft(m) {
+    if (m.balance !== undefined) this.balance = m.balance;
+    this.drawAccount();
+    this.tables.delete(m.table_id);
+    this.watching.delete(m.table_id);
+    this.leaving.delete(m.table_id);
+    if (m.seat !== undefined && m.seat !== null) {
+      this.toast(m.ref === undefined ? `You were stood up with ${chips(m.cashed_out)} chips back in your balance.` : `You left with ${chips(m.cashed_out)} chips.`);
+    }
+    if (this.active === m.table_id) {
+      this.active = null;
+      this.show("lobby");
+    }
+  }
+
+  // -- what the player does --------------------------------------------------------
+
+  /** @param {TableState} state @param {Record<string, unknown>} action */
+  act(state, action) {
+    if (!state.hand) return false;
+    return this.conn.send({ ...action, table_id: state.tableId, hand_id: state.hand.handId });
+  }
+
+  /** @param {Record<string, unknown>} options @param {number} buyIn */
+  async create(options, buyIn) {
+    try {
+      await this.conn.request({ type: "create_table", options, buy_in: buyIn });
+    } catch (error) {
+      this.refusal(error);
+    }
+  }
+
+  /** @param {string} tableId @param {number} buyIn */
+  async join(tableId, buyIn) {
+    try {
+      await this.conn.request({ type: "join_table", table_id: tableId, buy_in: buyIn });
+    } catch (error) {
+      this.refusal(error);
+    }
+  }
+
+  /** @param {string} tableId */
+  async watch(tableId) {
+    this.watching.add(tableId);
+    this.active = tableId;
+    try {
+      await this.conn.request({ type: "watch_table", table_id: tableId });
+    } catch (error) {
+      this.watching.delete(tableId);
+      if (this.active === tableId) this.active = null;
+      this.refusal(error);
+      if (this.view !== "lobby") this.show("lobby");
+    }
+  }
+
+  /** @param {string} tableId */
+  open(tableId) {
+    if (!this.tables.has(tableId)) return;
+    this.active = tableId;
+    this.show("table");
+  }
+
+  /** @param {TableState} state */
+  async leave(state) {
+    if (state.you !== null && state.hand && state.hand.phase !== "ended" && state.me?.inHand) this.leaving.add(state.tableId);
+    this.redraw();
+    try {
+      await this.conn.request({ type: "leave_table", table_id: state.tableId });
+    } catch (error) {
+      this.leaving.delete(state.tableId);
+      this.refusal(error);
+    }
+  }
+
+  async refreshLobby() {
+    try {
+      await this.conn.request({ type: "list_tables" });
+    } catch {
+      // The next refresh, or the reconnect, tries again.
+    }
+  }
+
+  /** @param {unknown} error */
+  refusal(error) {
+    if (error instanceof Refused) this.toast(error.message, "bad");
+  }
+
+  // -- views -----------------------------------------------------------------------
+
+  /** @param {"signin" | "lobby" | "table"} view */
+  show(view) {
+    if (view === "table" && !(this.active && this.tables.has(this.active))) view = "lobby";
+    this.view = view;
+    document.body.dataset.view = view;
+    const hash = view === "table" && this.active ? `#/table/${this.active}` : view === "lobby" ? "#/" : "";
+    if (hash && location.hash !== hash) history.replaceState(null, "", hash);
+    if (view === "signin") this.main.replaceChildren(this.signin);
+    if (view === "lobby") {
+      this.main.replaceChildren(this.lobbyView.root);
+      this.drawLobby();
+      this.refreshLobby();
+    }
+    if (view === "table") this.main.replaceChildren(this.tableView.root);
+    this.redraw();
+  }
+
+  /** The table named in the address (`#/table/t123`), so a reload goes back to it. */
+  hashTable() {
+    const match = /^#\/table\/([\w-]+)$/.exec(location.hash);
+    return match ? match[1] : null;
+  }
+
+  route() {
+    const wanted = this.hashTable();
+    if (!this.online) return;
+    if (!wanted && this.view === "table") this.show("lobby");
+    else if (wanted && wanted !== this.active) {
+      if (this.tables.has(wanted)) this.open(wanted);
+      else this.watch(wanted);
+    }
+  }
+
+  redraw() {
+    if (this.view === "table" && this.active) {
+      const state = this.tables.get(this.active);
+      if (state) this.tableView.render(state, { online: this.online, leaving: this.leaving.has(this.active) });
+    }
+  }
+
+  drawLobby() {
+    const seatedAt = new Set([...this.tables.values()].filter((s) => s.you !== null).map((s) => s.tableId));
+    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt });
+  }
+
+  drawAccount() {
+    this.accountEl.replaceChildren(
+      h("span", { class: "who", text: this.name }),
+      h("span", { class: "balance", title: "chips not at a table" }, h("span", { class: "chip" }), chips(this.balance)),
+    );
+  }
+
+  signinView() {
+    const input = /** @type {HTMLInputElement} */ (h("input", { name: "name", maxLength: 24, required: true, autocomplete: "nickname", placeholder: "Your name", value: this.conn.name, "aria-label": "your name" }));
+    return h(
+      "section",
+      { class: "signin card" },
+      h("h1", { text: "Domino 99, at the table" }),
+      h("p", { class: "muted", text: "Four dominoes, two pairs, the best pair worth up to 9. Bet on your tiles against the dealer bot or with friends. Every deal is committed before it is dealt, and checked in your browser when the hand ends." }),
+      h(
+        "form",
+        {
+          onsubmit: (/** @type {Event} */ e) => {
+            e.preventDefault();
+            const name = input.value.trim();
+            if (name) this.conn.identify(name);
+          },
+        },
+        input,
+        h("button", { type: "submit", class: "primary", dataset: { action: "enter" }, text: "Take a seat" }),
+      ),
+    );
+  }
+
+  /** @param {string} text @param {string} [kind] */
+  toast(text, kind = "") {
+    const item = h("div", { class: `toast-item ${kind}`, role: "status", text });
+    this.toastEl.append(item);
+    setTimeout(() => item.remove(), 5000);
+  }
+}
+
+// One app per page; exposed for debugging from the console.
+/** @type {any} */ (window).qiuqiu = new App();

@@ -1,0 +1,215 @@
+// The session with the server: one WebSocket, `hello` (resuming with the token
+// kept in localStorage), requests matched to their replies by `id`, and
+// reconnecting by itself with backoff when the connection drops. What the page
+// does with the messages is up to `onMessage`; this module knows no table.
+
+const PROTOCOL_VERSION = 1;
+
+/** Waits before each reconnect attempt, in ms; the last one repeats. The server keeps
+ * a seat for its grace period (60 s by default), so the first tries come quickly. */
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+
+/** Closes that retrying cannot mend by itself: the account was opened in another
+ * tab or device (4000), or this page flooded or sent an oversize frame. */
+const FINAL_CLOSES = new Map([
+  [4000, "This account was opened in another tab or window."],
+  [1008, "The server closed the connection: too many messages."],
+  [1009, "The server closed the connection: a message was too large."],
+]);
+
+/**
+ * @typedef {"connecting" | "need-name" | "online" | "reconnecting" | "stopped"} Status
+ * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null}} StatusInfo
+ */
+
+/** A refused request: the server's `error`, as an exception. */
+export class Refused extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class Connection {
+  /**
+   * @param {string} url ws:// or wss://
+   * @param {{onMessage: (message: any) => void, onWelcome: (welcome: any) => void,
+   *          onStatus: (info: StatusInfo) => void, storage?: Storage}} handlers
+   */
+  constructor(url, { onMessage, onWelcome, onStatus, storage = localStorage }) {
+    this.url = url;
+    this.onMessage = onMessage;
+    this.onWelcome = onWelcome;
+    this.onStatus = onStatus;
+    this.storage = storage;
+    /** @type {WebSocket | null} */
+    this.ws = null;
+    this.nextId = 1;
+    /** @type {Map<number, {resolve: (m: any) => void, reject: (e: Error) => void}>} */
+    this.pending = new Map();
+    /** @type {StatusInfo} */
+    this.info = { status: "connecting", detail: "", attempt: 0, retryAt: null };
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.retryTimer = null;
+    /** How many sessions this page has had: more than one means it came back by itself. */
+    this.sessions = 0;
+    // A laptop waking up or a phone back on the network: try at once.
+    addEventListener("online", () => this.retryNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.retryNow();
+    });
+  }
+
+  get token() {
+    return this.storage.getItem(`qiuqiu.token:${this.url}`);
+  }
+
+  set token(value) {
+    const key = `qiuqiu.token:${this.url}`;
+    if (value) this.storage.setItem(key, value);
+    else this.storage.removeItem(key);
+  }
+
+  get name() {
+    return this.storage.getItem("qiuqiu.name") ?? "";
+  }
+
+  /** @param {Status} status @param {string} [detail] */
+  setStatus(status, detail = "") {
+    this.info = { ...this.info, status, detail };
+    this.onStatus(this.info);
+  }
+
+  open() {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.info.retryAt = null;
+    if (this.info.attempt === 0) this.setStatus("connecting");
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.addEventListener("open", () => this.greet());
+    ws.addEventListener("message", (event) => this.receive(event.data));
+    ws.addEventListener("close", (event) => {
+      if (this.ws === ws) this.lost(event.code, event.reason);
+    });
+  }
+
+  async greet() {
+    const token = this.token;
+    if (token) {
+      try {
+        return this.welcomed(await this.request({ type: "hello", version: PROTOCOL_VERSION, token }));
+      } catch (error) {
+        if (!(error instanceof Refused) || error.code !== "unknown_token") return this.failed(error);
+        // The server forgot the account (it restarted without Redis): start a new one.
+        this.token = null;
+      }
+    }
+    if (this.name) return this.identify(this.name);
+    this.setStatus("need-name");
+  }
+
+  /** Open a new account under `name` (the sign-in form calls this). @param {string} name */
+  async identify(name) {
+    this.storage.setItem("qiuqiu.name", name);
+    try {
+      this.welcomed(await this.request({ type: "hello", version: PROTOCOL_VERSION, name }));
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** @param {any} welcome */
+  welcomed(welcome) {
+    if (welcome.token) this.token = welcome.token;
+    this.storage.setItem("qiuqiu.name", welcome.name);
+    this.sessions += 1;
+    this.info.attempt = 0;
+    this.setStatus("online");
+    this.onWelcome(welcome);
+  }
+
+  /** @param {unknown} error */
+  failed(error) {
+    if (error instanceof Refused) this.setStatus("stopped", error.message);
+    // A dropped connection is handled by its close event.
+  }
+
+  /** @param {string} data */
+  receive(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    // Table events caused by a request carry its ref too; only the reply settles it.
+    const isEvent = "seq" in message && "table_id" in message;
+    const waiting = isEvent ? undefined : this.pending.get(message.ref);
+    if (waiting) {
+      this.pending.delete(message.ref);
+      if (message.type === "error") waiting.reject(new Refused(message.code, message.message));
+      else waiting.resolve(message);
+      if (message.type === "error" || message.type === "welcome") return;
+    }
+    this.onMessage(message);
+  }
+
+  /**
+   * Send a message with a fresh id and wait for the reply that names it.
+   * @param {Record<string, unknown>} message
+   * @returns {Promise<any>}
+   */
+  request(message) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+        reject(new Error("not connected"));
+        return;
+      }
+      this.pending.set(id, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...message, id }));
+    });
+  }
+
+  /** Send without waiting for a reply (an action: its events are the answer). @param {Record<string, unknown>} message */
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify({ ...message, id: this.nextId++ }));
+    return true;
+  }
+
+  /** @param {number} code @param {string} reason */
+  lost(code, reason) {
+    this.ws = null;
+    // Ids are remembered per connection: a new one may start again from 1.
+    this.nextId = 1;
+    for (const { reject } of this.pending.values()) reject(new Error("connection lost"));
+    this.pending.clear();
+    const final = FINAL_CLOSES.get(code);
+    if (final) {
+      this.setStatus("stopped", final);
+      return;
+    }
+    const delay = BACKOFF_MS[Math.min(this.info.attempt, BACKOFF_MS.length - 1)];
+    // Jitter keeps many pages from knocking at once after a server restart.
+    const wait = Math.round(delay * (0.8 + Math.random() * 0.4));
+    this.info.attempt += 1;
+    this.info.retryAt = Date.now() + wait;
+    this.setStatus("reconnecting", reason || (code === 1001 ? "The server is restarting." : "Connection lost."));
+    this.retryTimer = setTimeout(() => this.open(), wait);
+  }
+
+  /**
+   * Skip the rest of the wait (the network came back, or the player asked). A
+   * stopped session comes back only when the player asks (`force`): taking the
+   * account back from another tab by itself would make two tabs fight over it.
+   * @param {boolean} [force]
+   */
+  retryNow(force = false) {
+    const { status } = this.info;
+    if (this.ws || !(status === "reconnecting" || (force && status === "stopped"))) return;
+    this.open();
+  }
+}

@@ -1,0 +1,82 @@
+// The ranking rules a player needs to read a hand: the best cut of four tiles and
+// what it is worth. The server alone decides who wins; this only explains it.
+
+/** @typedef {[number, number]} Tile high end first */
+/** @typedef {"six_gods" | "four_doubles" | "pure_big" | "pure_small" | "normal"} Category */
+
+export const CATEGORY_NAMES = /** @type {Record<Category, string>} */ ({
+  six_gods: "Six Gods",
+  four_doubles: "Four Doubles",
+  pure_big: "Pure Big",
+  pure_small: "Pure Small",
+  normal: "",
+});
+
+/**
+ * @param {string} text "6-1" or "1-6"
+ * @returns {Tile}
+ */
+export function parseTile(text) {
+  const [a, b] = text.split("-").map(Number);
+  return a >= b ? [a, b] : [b, a];
+}
+
+/** @param {string} text */
+export const normalTile = (text) => parseTile(text).join("-");
+
+/** @param {string} text */
+export const spots = (text) => parseTile(text)[0] + parseTile(text)[1];
+
+/**
+ * Whether two lists hold the same tiles, in any order and either end first.
+ * @param {string[]} a @param {string[]} b
+ */
+export function sameTiles(a, b) {
+  const key = (/** @type {string[]} */ list) => list.map(normalTile).sort().join(" ");
+  return a.length === b.length && key(a) === key(b);
+}
+
+/** @param {string[]} tiles four tiles */
+export function categoryOf(tiles) {
+  const norm = tiles.map(normalTile);
+  if (sameTiles(norm, ["3-3", "4-2", "5-1", "6-0"])) return "six_gods";
+  if (norm.every((t) => parseTile(t)[0] === parseTile(t)[1])) return "four_doubles";
+  const total = norm.reduce((sum, t) => sum + spots(t), 0);
+  if (total >= 39) return "pure_big";
+  if (total <= 9) return "pure_small";
+  return "normal";
+}
+
+/**
+ * The best cut of four tiles: the pairing whose (higher, lower) pair values are
+ * largest, compared higher pair first, as the engine scores it.
+ * @param {string[]} tiles
+ * @returns {{pairs: [string[], string[]], values: [number, number], category: Category}}
+ */
+export function bestCut(tiles) {
+  const [a, b, c, d] = tiles;
+  /** @type {[string[], string[]][]} */
+  const cuts = [
+    [[a, b], [c, d]],
+    [[a, c], [b, d]],
+    [[a, d], [b, c]],
+  ];
+  let best = null;
+  for (const [p, q] of cuts) {
+    const vp = (spots(p[0]) + spots(p[1])) % 10;
+    const vq = (spots(q[0]) + spots(q[1])) % 10;
+    /** @type {{pairs: [string[], string[]], values: [number, number]}} */
+    const cut = vp >= vq ? { pairs: [p, q], values: [vp, vq] } : { pairs: [q, p], values: [vq, vp] };
+    if (!best || cut.values[0] * 10 + cut.values[1] > best.values[0] * 10 + best.values[1]) best = cut;
+  }
+  if (!best) throw new Error("a hand has four tiles");
+  return { ...best, category: categoryOf(tiles) };
+}
+
+/**
+ * What a hand is worth, in words: "Six Gods" or "9-7".
+ * @param {Category} category @param {number[]} values
+ */
+export function handValue(category, values) {
+  return CATEGORY_NAMES[category] || `${values[0]}-${values[1]}`;
+}

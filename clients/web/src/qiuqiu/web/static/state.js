@@ -1,0 +1,423 @@
+// One table as this page sees it, folded from the server's messages without I/O.
+//
+// The rules, as in the terminal client (clients/cli/.../game.py):
+// 1. A `table_snapshot` replaces everything, even one with a lower `seq`.
+// 2. An event applies only when its `seq` is exactly one past the last one;
+//    an older one is a copy already applied ("ignored"); a newer one means
+//    something was missed ("gap"): the caller asks for a snapshot and applies
+//    nothing until it comes.
+// 3. Nothing here decides anything: the server is the authority, and the next
+//    `turn_started` or snapshot corrects any drift.
+
+import { verifyHand } from "./verify.js";
+import { handValue } from "./hands.js";
+
+/**
+ * @typedef {{min: number, max: number}} ChipRange
+ * @typedef {{check?: boolean, fold?: boolean, call?: number, bet?: ChipRange,
+ *            raise_to?: ChipRange, declare_cut?: boolean}} Legal
+ * @typedef {{seat: number, name: string, isBot: boolean, stack: number, connected: boolean,
+ *            bet: number, inHand: boolean, folded: boolean, allIn: boolean, tileCount: number,
+ *            tiles: string[], cut: {pairs: string[][], values: number[]} | null,
+ *            category: import("./hands.js").Category | null, won: number}} Seat
+ * @typedef {{handId: number, button: number, commitment: string, phase: string, round: number,
+ *            pot: number, currentBet: number, actor: number | null, toCall: number,
+ *            deadlineMs: number | null, dealtSeats: number[] | null}} Hand
+ * @typedef {{seat: number, name: string, tiles: string[], cut: {pairs: string[][], values: number[]},
+ *            category: import("./hands.js").Category}} ShownHand
+ * @typedef {{handId: number, shown: boolean, hands: ShownHand[], voided: string | null,
+ *            awards: {amount: number, shares: {seat: number, amount: number}[]}[],
+ *            verdict: import("./verify.js").Verdict | null, verifying: boolean,
+ *            seed: string, commitment: string}} Result
+ * @typedef {{text: string, kind: string}} LogLine
+ */
+
+const LOG_LINES = 60;
+
+export class TableState {
+  /**
+   * @param {any} snapshot a `table_snapshot` message
+   * @param {() => void} onChange called when something settles later (a deal check)
+   */
+  constructor(snapshot, onChange) {
+    const view = snapshot.table;
+    this.tableId = /** @type {string} */ (view.table_id);
+    this.options = view.options;
+    this.seq = /** @type {number} */ (snapshot.seq);
+    this.you = /** @type {number | null} */ (view.you ?? null);
+    /** @type {Legal | null} */
+    this.legal = view.legal ?? null;
+    /** Bumped whenever `legal` is set anew, so the buttons are rebuilt once per turn. */
+    this.turnKey = `${snapshot.seq}`;
+    this.closed = false;
+    this.onChange = onChange;
+    /** @type {Map<number, Seat>} */
+    this.seats = new Map();
+    for (const seat of view.seats) {
+      this.seats.set(seat.seat, {
+        ...newSeat(seat.seat, seat.name, seat.is_bot, seat.stack),
+        connected: seat.connected,
+        bet: seat.bet,
+        inHand: seat.in_hand,
+        folded: seat.folded,
+        allIn: seat.all_in,
+        tileCount: seat.tile_count,
+        tiles: seat.tiles ?? [],
+      });
+    }
+    /** @type {Hand | null} */
+    this.hand = null;
+    if (view.hand) {
+      const hand = view.hand;
+      this.hand = {
+        handId: hand.hand_id,
+        button: hand.button,
+        commitment: hand.commitment,
+        phase: hand.phase,
+        round: hand.round,
+        pot: hand.pot,
+        currentBet: hand.current_bet,
+        actor: hand.actor ?? null,
+        toCall: 0,
+        deadlineMs: hand.deadline_ms ?? null,
+        // A seat that sat down mid-hand is not in it; every seat still marked in was dealt.
+        dealtSeats: hand.phase === "ended" ? null : [...this.seats.values()].filter((s) => s.inHand).map((s) => s.seat),
+      };
+      const actor = this.hand.actor === null ? undefined : this.seats.get(this.hand.actor);
+      if (actor) this.hand.toCall = Math.max(0, this.hand.currentBet - actor.bet);
+    }
+    /** @type {Result | null} */
+    this.result = null;
+    /** @type {LogLine[]} */
+    this.log = [];
+    /** Milliseconds the server's clock is ahead of this one, learned from turn deadlines. */
+    this.skewMs = 0;
+  }
+
+  get me() {
+    return this.you === null ? null : (this.seats.get(this.you) ?? null);
+  }
+
+  /** @param {number} seat */
+  name(seat) {
+    if (seat === this.you) return "You";
+    return this.seats.get(seat)?.name ?? `Seat ${seat + 1}`;
+  }
+
+  /** @param {string} text @param {string} [kind] */
+  note(text, kind = "") {
+    this.log.push({ text, kind });
+    if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+  }
+
+  /**
+   * The deadline of the turn in progress by this browser's clock.
+   * @returns {number | null}
+   */
+  localDeadline() {
+    return this.hand?.deadlineMs == null ? null : this.hand.deadlineMs - this.skewMs;
+  }
+
+  /**
+   * @param {any} event a table event
+   * @returns {"applied" | "ignored" | "gap"}
+   */
+  apply(event) {
+    if (event.seq <= this.seq) return "ignored";
+    if (event.seq !== this.seq + 1) return "gap";
+    this.seq = event.seq;
+    this.fold(event);
+    return "applied";
+  }
+
+  /** @param {any} e */
+  fold(e) {
+    const seats = this.seats;
+    const hand = this.hand;
+    const seat = /** @type {Seat | undefined} */ (e.seat === undefined ? undefined : seats.get(e.seat));
+    const who = e.seat === undefined ? "" : this.name(e.seat);
+    const allIn = e.all_in ? " (all in)" : "";
+    switch (e.type) {
+      case "player_seated":
+        seats.set(e.seat, newSeat(e.seat, e.name, e.is_bot, e.stack));
+        this.note(`${e.name} sat down with ${e.stack}.`);
+        break;
+      case "player_left":
+        seats.delete(e.seat);
+        if (e.seat === this.you) this.you = this.legal = null;
+        this.note(`${e.name} left with ${e.cashed_out}.`, "dim");
+        break;
+      case "player_disconnected":
+        if (seat) seat.connected = false;
+        this.note(`${who} lost the connection (${Math.round(e.grace_ms / 1000)} s to come back).`, "warn");
+        break;
+      case "player_reconnected":
+        if (seat) seat.connected = true;
+        this.note(`${who} is back.`);
+        break;
+      case "table_closed":
+        this.closed = true;
+        this.hand = null;
+        this.legal = null;
+        this.note(`The table closed: ${e.reason}.`, "warn");
+        break;
+      case "hand_started":
+        this.hand = {
+          handId: e.hand_id,
+          button: e.button,
+          commitment: e.commitment,
+          phase: "betting",
+          round: 0,
+          pot: 0,
+          currentBet: 0,
+          actor: null,
+          toCall: 0,
+          deadlineMs: null,
+          dealtSeats: e.stacks.map((/** @type {{seat: number}} */ x) => x.seat),
+        };
+        // The last hand's result stays on show (beside the table) until this one ends.
+        this.legal = null;
+        for (const s of seats.values()) clearHand(s);
+        for (const { seat: n, amount } of e.stacks) {
+          const s = seats.get(n);
+          if (s) Object.assign(s, { stack: amount, inHand: true });
+        }
+        this.note(`Hand #${e.hand_id}`, "head");
+        break;
+      case "ante_taken":
+        this.putIn(e.seat, e.amount, e.all_in, false);
+        break;
+      case "tiles_dealt":
+        if (seat) {
+          seat.tileCount = 3;
+          if (e.tiles) {
+            seat.tiles = e.tiles;
+            this.note(`You were dealt ${e.tiles.join("  ")}.`);
+          }
+        }
+        break;
+      case "fourth_tile_dealt":
+        if (seat) {
+          seat.tileCount = 4;
+          if (e.tile) {
+            seat.tiles = [...seat.tiles, e.tile];
+            this.note(`Your fourth tile: ${e.tile}.`);
+          }
+        }
+        break;
+      case "betting_round_started":
+        if (hand) Object.assign(hand, { round: e.round, currentBet: 0, phase: "betting" });
+        break;
+      case "turn_started":
+        if (!hand) break;
+        hand.actor = e.seat;
+        hand.toCall = e.to_call;
+        hand.deadlineMs = e.deadline_ms;
+        hand.pot = e.pot;
+        // The deadline is turn_seconds from now by the server's clock: the difference is skew.
+        this.skewMs = e.deadline_ms - (Date.now() + this.options.turn_seconds * 1000);
+        for (const c of e.seats) {
+          const s = seats.get(c.seat);
+          if (s) Object.assign(s, { stack: c.stack, bet: c.bet, folded: c.folded, allIn: c.all_in });
+        }
+        hand.currentBet = Math.max(0, ...e.seats.map((/** @type {{bet: number}} */ c) => c.bet));
+        this.legal = e.seat === this.you ? (e.legal ?? null) : null;
+        this.turnKey = `${e.seq}`;
+        break;
+      case "checked":
+        this.note(`${who} checked.`);
+        this.turnOver();
+        break;
+      case "bet_placed":
+        this.putIn(e.seat, e.amount, e.all_in, true);
+        this.note(`${who} bet ${e.amount}${allIn}.`, "bet");
+        break;
+      case "called":
+        this.putIn(e.seat, e.amount, e.all_in, true);
+        this.note(`${who} called ${e.amount}${allIn}.`);
+        break;
+      case "raised":
+        this.putIn(e.seat, e.amount, e.all_in, true);
+        this.note(`${who} raised to ${e.to}${allIn}.`, "bet");
+        break;
+      case "folded":
+        if (seat) seat.folded = true;
+        this.note(`${who} folded.`, "dim");
+        this.turnOver();
+        break;
+      case "turn_timed_out":
+        this.note(`${who} ran out of time.`, "warn");
+        this.turnOver();
+        break;
+      case "bet_returned":
+        if (seat && hand) {
+          seat.stack += e.amount;
+          seat.bet = Math.max(0, seat.bet - e.amount);
+          hand.pot -= e.amount;
+        }
+        this.note(`${e.amount} unmatched went back to ${who}.`, "dim");
+        break;
+      case "betting_round_ended":
+        if (hand) Object.assign(hand, { pot: e.pot, currentBet: 0 });
+        for (const s of seats.values()) s.bet = 0;
+        this.turnOver();
+        this.note(`Betting round ${e.round} is over; the pot is ${e.pot}.`, "dim");
+        break;
+      case "cutting_started":
+        if (!hand) break;
+        hand.phase = "cutting";
+        hand.deadlineMs = e.deadline_ms;
+        if (this.you !== null && e.seats.includes(this.you)) {
+          this.legal = { declare_cut: true };
+          this.turnKey = `${e.seq}`;
+        }
+        this.note("Cut your hands into two pairs.");
+        break;
+      case "cut_declared":
+        if (seat && e.cut) seat.cut = e.cut;
+        if (e.seat === this.you) this.legal = null;
+        break;
+      case "showdown":
+        if (!hand) break;
+        hand.phase = "showdown";
+        hand.actor = null;
+        const result = this.ensureResult(e.hand_id);
+        result.shown = true;
+        for (const shown of e.hands) {
+          result.hands.push({ seat: shown.seat, name: this.name(shown.seat), tiles: shown.tiles, cut: shown.cut, category: shown.category });
+          const s = seats.get(shown.seat);
+          if (!s) continue;
+          Object.assign(s, { tiles: shown.tiles, cut: shown.cut, category: shown.category, tileCount: 4 });
+          this.note(`${this.name(shown.seat)}: ${handValue(shown.category, shown.cut.values)}.`);
+        }
+        break;
+      case "pot_awarded":
+        if (hand) hand.pot -= e.amount;
+        this.ensureResult(e.hand_id).awards.push({ amount: e.amount, shares: e.shares });
+        for (const share of e.shares) {
+          const s = seats.get(share.seat);
+          if (s) {
+            s.stack += share.amount;
+            s.won += share.amount;
+          }
+        }
+        this.note(
+          e.shares.length === 1
+            ? `${this.name(e.shares[0].seat)} ${e.shares[0].seat === this.you ? "win" : "wins"} the pot of ${e.amount}.`
+            : `The pot of ${e.amount} is split: ${e.shares.map((/** @type {{seat: number, amount: number}} */ x) => `${this.name(x.seat)} ${x.amount}`).join(", ")}.`,
+          "win",
+        );
+        break;
+      case "hand_voided":
+        for (const refund of e.refunds) {
+          const s = seats.get(refund.seat);
+          if (s) s.stack += refund.amount;
+        }
+        if (hand) hand.pot = 0;
+        this.ensureResult(e.hand_id).voided = e.reason;
+        this.note(`The hand was called off (${e.reason}); every chip went back.`, "warn");
+        break;
+      case "hand_ended":
+        if (hand) {
+          hand.phase = "ended";
+          hand.actor = null;
+          this.checkDeal(e, hand);
+        }
+        this.legal = null;
+        for (const { seat: n, amount } of e.stacks) {
+          const s = seats.get(n);
+          if (s) Object.assign(s, { stack: amount, bet: 0 });
+        }
+        break;
+    }
+  }
+
+  /** @param {number} handId */
+  ensureResult(handId) {
+    if (!this.result || this.result.handId !== handId) {
+      this.result = {
+        handId,
+        shown: false,
+        hands: [],
+        voided: null,
+        awards: [],
+        verdict: null,
+        verifying: false,
+        seed: "",
+        commitment: this.hand?.commitment ?? "",
+      };
+    }
+    return this.result;
+  }
+
+  /** @param {any} e a `hand_ended` @param {Hand} hand */
+  checkDeal(e, hand) {
+    const result = this.ensureResult(e.hand_id);
+    result.verifying = true;
+    result.seed = e.seed;
+    /** @type {Map<number, string[]>} */
+    const seen = new Map();
+    for (const s of this.seats.values()) if (s.tiles.length) seen.set(s.seat, [...s.tiles]);
+    verifyHand({
+      commitment: hand.commitment,
+      seed: e.seed,
+      deck: e.deck,
+      dealtSeats: hand.dealtSeats,
+      button: hand.button,
+      seen,
+    }).then((verdict) => {
+      result.verdict = verdict;
+      result.verifying = false;
+      this.note(verdict.ok ? "Deal verified." : `DEAL CHECK FAILED: ${verdict.detail}`, verdict.ok ? "ok" : "bad");
+      this.onChange();
+    });
+  }
+
+  /** @param {number} n @param {number} amount @param {boolean} allIn @param {boolean} intoBet */
+  putIn(n, amount, allIn, intoBet) {
+    const s = this.seats.get(n);
+    if (!s) return;
+    s.stack -= amount;
+    s.allIn = s.allIn || allIn;
+    if (!this.hand) return;
+    this.hand.pot += amount;
+    if (intoBet) {
+      s.bet += amount;
+      this.hand.currentBet = Math.max(this.hand.currentBet, s.bet);
+      this.turnOver();
+    }
+  }
+
+  turnOver() {
+    if (this.hand) {
+      this.hand.actor = null;
+      this.hand.toCall = 0;
+    }
+    this.legal = null;
+  }
+}
+
+/** @param {number} seat @param {string} name @param {boolean} isBot @param {number} stack @returns {Seat} */
+function newSeat(seat, name, isBot, stack) {
+  return {
+    seat,
+    name,
+    isBot,
+    stack,
+    connected: true,
+    bet: 0,
+    inHand: false,
+    folded: false,
+    allIn: false,
+    tileCount: 0,
+    tiles: [],
+    cut: null,
+    category: null,
+    won: 0,
+  };
+}
+
+/** @param {Seat} s */
+function clearHand(s) {
+  Object.assign(s, { bet: 0, inHand: false, folded: false, allIn: false, tileCount: 0, tiles: [], cut: null, category: null, won: 0 });
+}

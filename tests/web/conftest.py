@@ -1,0 +1,148 @@
+"""The browser client in a real headless Chromium, against a real server on a free port.
+
+The page is loaded from the server's own ``/`` and speaks only the public
+protocol. Chromium is Debian's ``chromium`` package driven by Playwright (never
+``playwright install``: its downloads are not used here). Without it the tests
+are skipped, unless ``CI`` is set, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    ViewportSize,
+    WebSocket,
+    async_playwright,
+)
+
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.store import MemoryStore
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    # Without these Chromium phones home, and this machine's closed network refuses it.
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+WAIT_MS = 10_000
+"""How long a test waits for something to appear before it fails (not a timing assertion)."""
+
+DESKTOP: ViewportSize = {"width": 1280, "height": 860}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    # The pause after a hand keeps its showdown on the felt while the test looks at it;
+    # the grace period outlasts any reconnect a test makes.
+    return ServerConfig(port=0, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+
+
+# One browser serves every test here (launching Chromium is most of a test's cost),
+# so these tests, and the server each of them starts, run in the session's event loop.
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def server(config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
+    """As tests/conftest.py's, in the session's loop: a server on a free port, in memory,
+    its deals the same every run."""
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(2026))
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+def page_url(server: QiuQiuServer) -> str:
+    """The page, served by the QiuQiu server itself at ``/``."""
+    return f"http://{server.config.host}:{server.port}/"
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium package")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); the browser tests need it")
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@dataclass
+class Player:
+    """One browser context (its own localStorage, so its own account) with its page,
+    the frames its socket received, and any script error the page raised."""
+
+    context: BrowserContext
+    page: Page
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    sockets: list[WebSocket] = field(default_factory=list)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def open_player(browser: Browser, page_url: str) -> AsyncIterator[Any]:
+    players: list[Player] = []
+
+    async def make(viewport: ViewportSize = DESKTOP, *, phone: bool = False) -> Player:
+        context = await browser.new_context(
+            viewport=viewport,
+            is_mobile=phone,
+            has_touch=phone,
+            device_scale_factor=2 if phone else 1,
+        )
+        context.set_default_timeout(WAIT_MS)
+        page = await context.new_page()
+        player = Player(context, page)
+        page.on("pageerror", lambda error: player.errors.append(str(error)))
+        page.on("websocket", lambda ws: _record(player, ws))
+        await page.goto(page_url)
+        players.append(player)
+        return player
+
+    yield make
+    for player in players:
+        await player.context.close()
+    errors = [error for player in players for error in player.errors]
+    assert not errors, f"the page raised: {errors}"
+
+
+def _record(player: Player, ws: WebSocket) -> None:
+    player.sockets.append(ws)
+
+    def keep(payload: str | bytes) -> None:
+        if isinstance(payload, str):
+            player.frames.append(json.loads(payload))
+
+    ws.on("framereceived", keep)
+
+
+def screenshot(page_name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS / f"{page_name}.png"

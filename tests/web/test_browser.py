@@ -1,0 +1,367 @@
+"""The browser client, end to end: a real Chromium clicks through the page that the
+real server serves, and the server's own frames say what happened.
+
+Every wait is for something to appear on the page (never a timing assertion).
+The screenshots in docs/screenshots/ are written by these tests on every run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+from websockets.asyncio.client import ClientConnection, connect
+
+from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.web.conftest import PHONE, Player, screenshot
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+OpenPlayer = Callable[..., Awaitable[Player]]
+
+MY_TURN = ".actions.my-turn"
+CHECK_OR_CALL = f"{MY_TURN} button:is([data-action=check], [data-action=call]):enabled"
+HAND_LIMIT = 15.0
+"""Seconds a hand may take before a test gives up on it (the bot acts at once)."""
+
+
+async def sign_in(page: Page, name: str) -> None:
+    await page.fill("input[name=name]", name)
+    await page.click("[data-action=enter]")
+    await expect(page.locator(".lobby")).to_be_visible()
+
+
+async def open_table(page: Page, *, bot: bool = True, seats: int = 2) -> str:
+    """Open a table from the lobby's form and sit down; its id."""
+    await page.select_option("select[name=seats]", str(seats))
+    await page.set_checked("input[name=dealer_bot]", bot)
+    await page.click("[data-action=create]")
+    await expect(page.locator(".table-view")).to_be_visible()
+    title = await page.locator(".table-title strong").inner_text()
+    return title.removeprefix("Table ")
+
+
+async def play_hand(pages: list[Page], hand: int, *, tap: bool = False) -> None:
+    """Check or call on whichever page has the turn, until every page has shown
+    hand ``hand``'s result with its deal verified."""
+    done = [f".result[data-hand='{hand}'] .verify.ok" for _ in pages]
+    async with asyncio.timeout(HAND_LIMIT):
+        while True:
+            finished = [
+                await page.locator(sel).count() > 0 for page, sel in zip(pages, done, strict=True)
+            ]
+            if all(finished):
+                return
+            for page in pages:
+                button = page.locator(CHECK_OR_CALL).first
+                if await button.count():
+                    await (button.tap() if tap else button.click())
+            await asyncio.sleep(0.05)
+
+
+async def my_tiles(page: Page) -> list[str]:
+    tiles: list[str] = await page.locator(".mine .mine-tiles .domino.face").evaluate_all(
+        "tiles => tiles.map(t => t.dataset.tile)"
+    )
+    return tiles
+
+
+def frames_of(player: Player, type: str) -> list[dict[str, Any]]:
+    return [frame for frame in player.frames if frame.get("type") == type]
+
+
+async def no_sideways_scroll(page: Page) -> None:
+    overflow = await page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0, f"the page is {overflow} px wider than the screen"
+
+
+@asynccontextmanager
+async def table_by_socket(
+    server: QiuQiuServer, name: str, buy_in: int, options: dict[str, Any]
+) -> AsyncIterator[ClientConnection]:
+    """A player who opened a table over a plain WebSocket, seated until the block ends."""
+    async with connect(server.url) as ws:
+        await ws.send(
+            json.dumps({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": name})
+        )
+        await ws.send(
+            json.dumps({"type": "create_table", "id": 2, "buy_in": buy_in, "options": options})
+        )
+        async with asyncio.timeout(5):
+            while json.loads(await ws.recv())["type"] != "table_joined":
+                pass
+        yield ws
+
+
+async def test_a_whole_hand_against_the_dealer_bot_is_played_by_clicks_and_its_deal_verified(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+
+    # The first turn: three tiles face up, the dealer's face down, the antes in the pot.
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    assert len(await my_tiles(page)) == 3
+    await expect(page.locator(".seat:not(.me) .domino.back")).to_have_count(3)
+    await expect(page.locator(".pot-amount")).to_have_text("20")
+    await expect(page.locator(".seat.me .seat-stack")).to_have_text("490")
+    await expect(page.locator(".seat.me")).to_have_class("seat me actor")
+    await expect(page.locator(f"{MY_TURN} .timer-text")).to_have_text(re.compile(r"^\d+ s$"))
+    await expect(page.locator(".center .turn")).to_have_text("Your turn")
+    await page.screenshot(path=screenshot("hand"), full_page=True)
+
+    await play_hand([page], 1)
+
+    # Every hand the server showed is on the page, tile for tile, and so is the winner.
+    (shown,) = frames_of(ann, "showdown")
+    rows = page.locator(".result .shown-hand")
+    await expect(rows).to_have_count(len(shown["hands"]))
+    for hand in shown["hands"]:
+        row = page.locator(f".result .shown-hand[data-seat='{hand['seat']}']")
+        tiles = await row.locator(".domino.face").evaluate_all("ts => ts.map(t => t.dataset.tile)")
+        assert sorted(tiles) == sorted(hand["tiles"])
+    winners = {
+        share["seat"] for award in frames_of(ann, "pot_awarded") for share in award["shares"]
+    }
+    for seat in winners:
+        await expect(
+            page.locator(f".result .shown-hand[data-seat='{seat}'] .badge.win")
+        ).to_be_visible()
+    await expect(page.locator(".result .verify.ok")).to_contain_text("Deal verified")
+    await expect(page.locator(".mine .best-value")).to_have_text(re.compile(r"^(\d-\d|.+!)$"))
+    await expect(page.locator(".center .outcome")).to_contain_text("win")
+    await page.screenshot(path=screenshot("showdown"), full_page=True)
+
+
+async def test_a_reload_mid_hand_resumes_the_seat_with_its_tiles_and_the_hand_goes_on(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    tiles = await my_tiles(page)
+    token = await page.evaluate("Object.keys(localStorage).find(k => k.startsWith('qiuqiu.token'))")
+    assert token is not None
+
+    await page.reload()
+
+    # The resume token brought the same account back to its seat, mid-hand.
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    assert await my_tiles(page) == tiles
+    assert page.url.endswith(f"#/table/{table_id}")
+    welcomes = frames_of(ann, "welcome")
+    assert [w["resumed"] for w in welcomes] == [False, True]
+    assert welcomes[1]["tables"] == [table_id]
+    await play_hand([page], 1)
+    await expect(page.locator(".result .shown-hand")).to_have_count(2)
+
+
+async def test_on_a_phone_sized_screen_nothing_scrolls_sideways_and_a_hand_is_played_by_tapping(
+    open_player: OpenPlayer,
+) -> None:
+    bo = await open_player(PHONE, phone=True)
+    page = bo.page
+    await sign_in(page, "Bo")
+    await no_sideways_scroll(page)
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    await no_sideways_scroll(page)
+
+    # Every button, the amount field and every tile fit across the screen.
+    width = PHONE["width"]
+    controls = page.locator(f"{MY_TURN} button, {MY_TURN} input, .mine .domino, .seat")
+    for box in [await c.bounding_box() for c in await controls.all()]:
+        assert box is not None
+        assert box["x"] >= 0, box
+        assert box["x"] + box["width"] <= width, box
+    await page.locator(CHECK_OR_CALL).first.scroll_into_view_if_needed()
+    await expect(page.locator(CHECK_OR_CALL).first).to_be_in_viewport()
+
+    await play_hand([page], 1, tap=True)
+    await expect(page.locator(".result .shown-hand")).to_have_count(2)
+    await no_sideways_scroll(page)
+
+
+async def test_the_lobby_lists_tables_with_stakes_and_seats_and_players_create_join_and_watch(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    async with (
+        table_by_socket(server, "Citra", 800, {"ante": 20, "min_bet": 20, "max_bet": 200}),
+        table_by_socket(server, "Dewi", 1000, {"seats": 4, "dealer_bot": False}),
+    ):
+        ann, bo, cici = await open_player(), await open_player(), await open_player()
+        await sign_in(ann.page, "Ann")
+        table_id = await open_table(ann.page, bot=False)
+        await expect(ann.page.locator(".center .phase")).to_have_text("Waiting for players")
+
+        # Bo sees every table with its stakes and who sits where.
+        await sign_in(bo.page, "Bo")
+        rows = bo.page.locator(".table-row")
+        await expect(rows).to_have_count(3)
+        ours = bo.page.locator(f".table-row[data-table-id='{table_id}']")
+        await expect(ours.locator(".t-count")).to_have_text("1/2 seats")
+        await expect(ours.locator(".t-seats")).to_contain_text("Ann")
+        await expect(ours.locator(".t-stakes")).to_contain_text("Ante 10")
+        await expect(ours.locator(".badge.people")).to_be_visible()
+        citra = rows.filter(has_text="Citra")
+        await expect(citra.locator(".t-stakes")).to_contain_text("Ante 20 · bets 20\u2013200")
+        await expect(citra.locator(".t-count")).to_have_text("2/2 seats")
+        await expect(citra.locator("[data-action=join]")).to_be_disabled()
+        await expect(rows.filter(has_text="Dewi").locator(".t-count")).to_have_text("1/4 seats")
+        await bo.page.screenshot(path=screenshot("lobby"))
+
+        # Bo joins Ann's table, so a hand starts for the two of them.
+        await ours.locator("[data-action=join]").click()
+        await expect(bo.page.locator(".seat.me .seat-name")).to_have_text("Bo (you)")
+        for page in (ann.page, bo.page):
+            await expect(page.locator(".mine .mine-tiles .domino.face")).to_have_count(3)
+            await expect(page.locator(".seat:not(.me) .domino.back")).to_have_count(3)
+
+        # Cici watches: both seats, and not one of their tiles face up.
+        await sign_in(cici.page, "Cici")
+        await cici.page.locator(
+            f".table-row[data-table-id='{table_id}'] [data-action=watch]"
+        ).click()
+        watcher = cici.page
+        await expect(watcher.locator(".role")).to_have_text("Watching")
+        await expect(watcher.locator(".seat .seat-name")).to_have_text(["Ann", "Bo"])
+        await expect(watcher.locator(".seat .domino.back")).to_have_count(6)
+        await expect(watcher.locator(".domino.face")).to_have_count(0)
+        seen = json.dumps(cici.frames)
+        for hidden in ('"tiles"', '"tile"', '"legal"'):
+            assert hidden not in seen
+
+        await play_hand([ann.page, bo.page, watcher], 1)
+        # At the showdown the watcher sees every hand, as the players do.
+        await expect(watcher.locator(".result .shown-hand")).to_have_count(2)
+        await expect(watcher.locator(".result .badge.win")).to_have_count(1)
+
+
+async def test_the_amount_field_is_bounded_by_the_legal_range_of_the_turn(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+
+    legal = [f["legal"] for f in frames_of(ann, "turn_started") if "legal" in f][-1]
+    low, high = legal["bet"]["min"], legal["bet"]["max"]
+    amount = page.locator(f"{MY_TURN} input[name=amount]")
+    bet = page.locator(f"{MY_TURN} [data-action=bet]")
+    await expect(amount).to_have_attribute("min", str(low))
+    await expect(amount).to_have_attribute("max", str(high))
+    await expect(amount).to_have_value(str(low))
+
+    # Out of range, the bet cannot be sent; leaving the field pulls it back in range.
+    await amount.fill(str(high + 1))
+    await expect(bet).to_be_disabled()
+    await expect(amount).to_have_class(re.compile(r"\binvalid\b"))
+    await amount.press("Tab")
+    await expect(amount).to_have_value(str(high))
+    await amount.fill(str(low - 1))
+    await expect(bet).to_be_disabled()
+    await amount.press("Tab")
+    await expect(amount).to_have_value(str(low))
+    await page.click(f"{MY_TURN} .chipbtn >> text=Max")
+    await expect(amount).to_have_value(str(high))
+
+    await amount.fill("30")
+    await expect(bet).to_have_text("Bet 30")
+    await bet.click()
+    await expect(page.locator(".log")).to_contain_text("You bet 30.")
+    placed = frames_of(ann, "bet_placed")
+    assert placed[0]["seat"] == 0
+    assert placed[0]["amount"] == 30
+    assert not frames_of(ann, "error")
+    await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible()
+
+
+async def test_a_dropped_connection_comes_back_by_itself_and_the_hand_goes_on(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    tiles = await my_tiles(page)
+    status = page.locator("#status")
+    await expect(status).to_have_attribute("data-sessions", "1")
+
+    # The connection dies without a closing handshake, as when a network drops.
+    assert server._server is not None
+    for connection in list(server._server.connections):
+        connection.transport.abort()
+
+    await expect(status).to_have_attribute("data-sessions", "2")
+    await expect(status).to_have_attribute("data-status", "online")
+    await expect(page.locator(".log")).to_contain_text("Back online.")
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    assert await my_tiles(page) == tiles
+    assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, True]
+    await play_hand([page], 1)
+    await expect(page.locator(".result .shown-hand")).to_have_count(2)
+
+
+WALKTHROUGH = {
+    "commitment": "cd0022d8578ee8da4bb59f02ee2a893e17c1c6663fb499431860309b4a5cf2a9",
+    "seed": "795b929e9a9a80fdea7b5bf55eb561a4216363698b529b4a97b750923ceb3ffd",
+    "deck": [
+        *("4-1", "2-1", "3-3", "1-0", "6-3", "6-2", "2-2", "6-5", "6-0", "5-1", "4-4", "2-0"),
+        *("6-4", "4-3", "4-0", "4-2", "6-6", "6-1", "3-0", "3-1", "5-2", "3-2", "5-0", "0-0"),
+        *("5-4", "1-1", "5-3", "5-5"),
+    ],
+    "shown": {0: ["3-3", "2-2", "4-1", "2-1"], 1: ["6-5", "6-3", "6-2", "1-0"]},
+}
+"""PROTOCOL.md's recorded hand."""
+
+CHECK_DEALS = """async (hand) => {
+  const { verifyHand } = await import("./verify.js");
+  const check = (deck, shown) => verifyHand({
+    commitment: hand.commitment, seed: hand.seed, deck, dealtSeats: [0, 1], button: 1,
+    seen: new Map(Object.entries(shown).map(([seat, tiles]) => [Number(seat), tiles])),
+  }).then((verdict) => verdict.ok);
+  const swapped = [...hand.deck];
+  [swapped[0], swapped[27]] = [swapped[27], swapped[0]];
+  return {
+    subtle: Boolean(globalThis.crypto?.subtle),
+    honest: await check(hand.deck, hand.shown),
+    tamperedDeck: await check(swapped, hand.shown),
+    tilesNotFromTheDeck: await check(hand.deck, { ...hand.shown, 1: ["6-5", "6-3", "6-2", "5-5"] }),
+  };
+}"""
+
+
+async def test_the_deal_check_needs_no_secure_context_and_catches_a_tampered_deal(
+    open_player: OpenPlayer,
+) -> None:
+    for secure in (True, False):
+        player = await open_player()
+        if not secure:
+            # As on a page served over plain http from another host: no crypto.subtle.
+            await player.context.add_init_script(
+                "Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined})"
+            )
+            await player.page.reload()
+        result = await player.page.evaluate(CHECK_DEALS, WALKTHROUGH)
+        assert result == {
+            "subtle": secure,
+            "honest": True,
+            "tamperedDeck": False,
+            "tilesNotFromTheDeck": False,
+        }
