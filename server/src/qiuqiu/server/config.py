@@ -59,7 +59,8 @@ class ServerConfig(BaseSettings):
     )
     log_format: Literal["json", "text"] = Field(
         "json",
-        description="json: one JSON object a line, naming table and hand; text: plain lines for a terminal",
+        description="json: one JSON object a line, naming table and hand; "
+        "text: plain lines for a terminal",
     )
     redis_url: str | None = Field(
         None,

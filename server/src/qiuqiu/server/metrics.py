@@ -10,10 +10,13 @@ counters and the latency histogram are fed where the thing happens.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.process_collector import ProcessCollector
+
+from qiuqiu.protocol import client as cmd
 
 ACTION_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 """Seconds: an action is a few hundred microseconds of work, a slow store tens of ms."""
@@ -58,6 +61,12 @@ class Metrics:
         """Read the connection and table gauges from the server's own collections."""
         self.connections.set_function(connections)
         self.tables.set_function(tables)
+
+    def served(self, message: cmd.TableMessage, arrived: float) -> None:
+        """A table has done what ``message`` (arrived at ``arrived``) asked: time it
+        if it was an action. On the table's host, whoever the client's process is."""
+        if isinstance(message, cmd.TableAction):
+            self.action_seconds.observe(time.perf_counter() - arrived)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from qiuqiu.protocol import client as cmd
@@ -204,6 +205,7 @@ class Relay:
                 if table is not None:
                     await table.reconnect(account_id, viewer)
                 return
+        arrived = time.perf_counter()
         message = decode_client(data["frame"])
         if not isinstance(message, cmd.TableMessage):
             return
@@ -212,6 +214,7 @@ class Relay:
                 raise Refused("table_moved", MOVED)
             account = await self.lobby.store.account(account_id)
             await table.serve(account_id, account.name if account else "", viewer, message)
+            self.lobby.metrics.served(message, arrived)
         except Refused as refused:
             viewer.deliver(self.lobby.refusal(message.id, refused.code, refused.message))
         except LeaseLost:

@@ -60,6 +60,8 @@ class Session:
         self.remote_tables: set[str] = set()
         """Tables hosted by another process that this session sits or watches at."""
         self._recent_ids: OrderedDict[MessageId, None] = OrderedDict()
+        self._arrived = 0.0
+        """When the frame being handled arrived (``time.perf_counter``)."""
 
     @property
     def account_id(self) -> str | None:
@@ -80,6 +82,7 @@ class Session:
     # -- frames in -------------------------------------------------------------------
 
     async def receive(self, frame: str | bytes) -> None:
+        self._arrived = time.perf_counter()
         if isinstance(frame, bytes):
             self._refuse(None, "binary_frame", "send JSON in text frames")
             return
@@ -88,7 +91,6 @@ class Session:
         except BadMessage as bad:
             self._refuse(message_id(frame), bad.code, bad.message)
             return
-        started = time.perf_counter()
         try:
             await self._dispatch(message)
         except Refused as refused:
@@ -98,9 +100,6 @@ class Session:
             self._refuse(message.id, "table_moved", MOVED)
         except StoreUnavailable:
             self._refuse(message.id, "store_unavailable", UNAVAILABLE)
-        else:
-            if isinstance(message, cmd.TableAction):
-                self.lobby.metrics.action_seconds.observe(time.perf_counter() - started)
 
     def _refuse(self, ref: MessageId | None, code: str, text: str) -> None:
         self.deliver(self.lobby.refusal(ref, code, text))
@@ -173,6 +172,7 @@ class Session:
                 return
         table = self.lobby.table(message.table_id)
         await table.serve(account_id, name, self, message)
+        self.lobby.metrics.served(message, self._arrived)
         if isinstance(message, cmd.WatchTable):
             self._watching.add(table)
         elif isinstance(message, cmd.LeaveTable):
