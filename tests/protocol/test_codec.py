@@ -502,6 +502,7 @@ def test_message_id_never_names_an_id_the_codec_would_refuse() -> None:
         ({"seats": 3, "min_players": 4}, "min_players"),
         ({"min_buy_in": 500, "max_buy_in": 100}, "min_buy_in"),
         ({"min_bet": 20, "max_bet": 10}, "max_bet"),
+        ({"seats": 6, "max_buy_in": 200_000_000_000}, "times seats (6) exceeds"),
         ({"seats": 7}, "options.seats"),
         ({"betting_rounds": 3}, "options.betting_rounds"),
         ({"tie_rule": "coin_flip"}, "options.tie_rule"),

@@ -114,6 +114,12 @@ class TableOptions(Message):
             raise ValueError(
                 f"min_buy_in ({self.min_buy_in}) exceeds max_buy_in ({self.max_buy_in})"
             )
+        if self.max_buy_in * self.seats > MAX_CHIPS:
+            # A stack can win every other stack at the table (the dealer bot's is
+            # topped up to max_buy_in): all of them together must still be an amount.
+            raise ValueError(
+                f"max_buy_in ({self.max_buy_in}) times seats ({self.seats}) exceeds {MAX_CHIPS}"
+            )
         if self.max_bet is not None and self.max_bet < self.min_bet:
             raise ValueError(f"max_bet ({self.max_bet}) is below min_bet ({self.min_bet})")
         return self
