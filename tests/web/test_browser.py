@@ -187,6 +187,7 @@ async def test_on_a_phone_sized_screen_nothing_scrolls_sideways_and_a_hand_is_pl
         assert box is not None
         assert box["x"] >= 0, box
         assert box["x"] + box["width"] <= width, box
+    await page.screenshot(path=screenshot("phone"), full_page=True)
     await page.locator(CHECK_OR_CALL).first.scroll_into_view_if_needed()
     await expect(page.locator(CHECK_OR_CALL).first).to_be_in_viewport()
 
