@@ -194,9 +194,9 @@ async def balance(store: RedisStore, account_id: str) -> int:
 def test_the_qiuqiu_server_command_is_installed_and_documents_its_flags() -> None:
     command = Path(sys.executable).parent / "qiuqiu-server"
     out = subprocess.run([command, "--help"], check=True, capture_output=True, text=True).stdout
-    flags = ("--host", "--port", "--starting-balance", "--grace", "--redis-url", "QIUQIU_PORT")
-    for flag in flags:
-        assert flag in out
+    for name in ServerConfig.model_fields:
+        assert flag(name) in out
+        assert env_name(name) in out
 
 
 async def test_logs_are_one_json_object_a_line_naming_the_table_and_hand() -> None:

@@ -198,13 +198,16 @@ async def test_every_client_dropped_at_once_comes_back_and_play_goes_on(
 
 
 async def test_a_table_its_server_died_while_closing_is_closed_by_the_server_that_adopts_it(
-    redis_store: RedisStore,
+    redis_store: RedisStore, redis_url: str
 ) -> None:
     """Killed between paying out the last player and closing: only the dealer bot is
     left in the record, with chips from the house that must go back to it."""
     options = TableOptions()
     bot = SeatRecord(options.seats - 1, HOUSE, "Dealer", options.max_buy_in, is_bot=True)
-    await redis_store.move_chips(HOUSE, options.max_buy_in, TableRecord("t1", options, (bot,)))
+    dead = await RedisStore.from_url(redis_url)
+    assert await dead.acquire_table("t1", 0.2)
+    await dead.move_chips(HOUSE, options.max_buy_in, TableRecord("t1", options, (bot,)))
+    await dead.close()
     assert await chips_in_redis(redis_store) == 0
     server = QiuQiuServer(FAST.model_copy(update={"lease": 0.5}), store=redis_store)
     await server.start()

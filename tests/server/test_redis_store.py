@@ -19,6 +19,10 @@ GRANT = 1_000
 OPTIONS = TableOptions(seats=3, dealer_bot=False)
 
 
+HELD = 60.0
+"""Seconds of a lease that outlasts the test that takes it."""
+
+
 def seated(table_id: str, account_id: str, stack: int) -> TableRecord:
     return TableRecord(table_id, OPTIONS).with_seat(SeatRecord(0, account_id, "Ann", stack))
 
@@ -33,6 +37,8 @@ async def test_a_refused_move_leaves_every_key_in_redis_as_it_was(
     redis_store: RedisStore, redis_url: str
 ) -> None:
     await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    for table_id in ("t1", "t2"):
+        assert await redis_store.acquire_table(table_id, HELD)
     saved = seated("t1", "ann", 400)
     await redis_store.move_chips("ann", 400, saved)
     before = await dump(redis_url)
@@ -56,6 +62,7 @@ async def test_two_hundred_buy_ins_at_once_never_overdraw_and_create_or_lose_no_
     async def buy_in_at(n: int) -> str | None:
         """None for a buy-in made, the code of its refusal otherwise."""
         try:
+            assert await redis_store.acquire_table(f"t{n}", HELD)
             await redis_store.move_chips("ann", buy_in, seated(f"t{n}", "ann", buy_in))
         except Refused as refused:
             return refused.code
@@ -76,6 +83,7 @@ async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
 ) -> None:
     await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
     table = seated("t1", "ann", 400)
+    assert await redis_store.acquire_table("t1", HELD)
     await redis_store.move_chips("ann", 400, table)
     hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 420),), ('{"type": "x"}',))
     await redis_store.record_hand(hand)
@@ -86,6 +94,8 @@ async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
         assert await other.account_for_token(token_hash("ann")) == await redis_store.account("ann")
         assert await other.tables() == (table,)
         assert await other.account_hands("ann") == (hand,)
+        await redis_store.release_table("t1")
+        assert await other.acquire_table("t1", HELD)
         await other.drop_table("t1")
     finally:
         await other.close()
@@ -99,7 +109,9 @@ async def test_stores_under_different_prefixes_share_a_redis_without_seeing_each
     green = await RedisStore.from_url(redis_url, prefix="green:")
     try:
         await blue.create_account("ann", "Ann", token_hash("ann"), GRANT)
+        assert await blue.acquire_table("t1", HELD)
         await blue.save_table(TableRecord("t1", OPTIONS))
+        assert await green.acquire_table("t1", HELD), "green's t1 is another table"
         assert await green.account("ann") is None
         assert await green.tables() == ()
         assert await green.balances() == {HOUSE: 0}

@@ -35,6 +35,9 @@ GRANT = 1_000
 OPTIONS = TableOptions(seats=3, dealer_bot=False)
 
 
+TABLES = ("t1", "t2", "t3")
+
+
 @pytest.fixture
 def memory_store() -> MemoryStore:
     return MemoryStore()
@@ -44,6 +47,13 @@ def memory_store() -> MemoryStore:
 def store(request: pytest.FixtureRequest) -> Store:
     made: Store = request.getfixturevalue(request.param)
     return made
+
+
+@pytest.fixture(autouse=True)
+async def leases(store: Store) -> None:
+    """The store holds the leases on the tables the tests write: a write needs one."""
+    for table_id in TABLES:
+        assert await store.acquire_table(table_id, 60)
 
 
 async def chip_total(store: Store, account_ids: Iterable[str]) -> int:
@@ -408,6 +418,8 @@ async def test_a_table_nobody_holds_a_lease_on_is_an_orphan_until_a_store_takes_
     store: Store,
 ) -> None:
     await store.save_table(TableRecord("t1", OPTIONS))
+    assert await store.orphaned_tables() == ()
+    await store.release_table("t1")
     assert await store.orphaned_tables() == ("t1",)
     assert await store.acquire_table("t1", 10)
     assert await store.orphaned_tables() == ()
@@ -423,6 +435,12 @@ async def test_a_store_whose_lease_ran_out_cannot_write_the_table(store: Store) 
         await store.save_table(TableRecord("t1", OPTIONS, hand_id=1))
     assert await store.table("t1") == TableRecord("t1", OPTIONS)
     assert await store.renew_tables(10) == (), "the lost table is forgotten"
+    # Forgotten is not free: with nobody holding the lease, a write still needs it.
+    with pytest.raises(LeaseLost):
+        await store.move_chips("ann", 0, TableRecord("t1", OPTIONS, hand_id=2))
+    with pytest.raises(LeaseLost):
+        await store.drop_table("t1")
+    assert await store.table("t1") == TableRecord("t1", OPTIONS)
 
 
 async def test_a_finished_hand_and_the_table_after_it_are_saved_in_one_step(

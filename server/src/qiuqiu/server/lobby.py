@@ -16,7 +16,7 @@ import asyncio
 import hashlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -139,21 +139,30 @@ class Lobby:
         )
 
     async def keep_tables(self) -> None:
-        """Tend the leases for as long as the process lives (cancel to stop)."""
+        """Renew this process's leases and adopt orphaned tables for as long as the
+        process lives (cancel to stop). Two loops, so that adopting many tables at
+        once never holds a renewal back past the lease."""
+        await asyncio.gather(
+            self._every_third_lease(self.renew), self._every_third_lease(self.adopt)
+        )
+
+    async def _every_third_lease(self, work: Callable[[], Awaitable[None]]) -> None:
         while True:
             try:
-                await self.tend()
+                await work()
             except Exception:
                 # Redis away for a moment, say: the next round tries again, in time to
                 # keep the leases if it comes back within the lease.
                 log.exception("tending the table leases failed")
             await asyncio.sleep(self.lease / 3)
 
-    async def tend(self) -> None:
-        """Renew this process's leases, let go of the tables whose lease it lost, and
-        adopt the tables nobody holds a lease on."""
+    async def renew(self) -> None:
+        """Renew this process's leases and let go of the tables whose lease it lost."""
         for table_id in await self.store.renew_tables(self.lease):
             self.abandon(table_id)
+
+    async def adopt(self) -> None:
+        """Adopt the tables nobody holds a lease on."""
         for table_id in await self.store.orphaned_tables():
             if table_id in self.tables or not await self.store.acquire_table(table_id, self.lease):
                 continue

@@ -76,14 +76,14 @@ return 1
 """
 
 # Every write to a table starts with this guard. KEYS[1]: the table's lease,
-# KEYS[2]: its version. ARGV[1]: the lease this store holds ('' for none, and
-# then nobody may hold one), ARGV[2]: the version it last wrote ('' to skip).
+# KEYS[2]: its version. ARGV[1]: the lease this store holds ('' for none: a
+# write needs the lease, even one nobody else holds), ARGV[2]: the version it
+# last wrote.
 _GUARD = """
-local current = redis.call('GET', KEYS[1])
-if (ARGV[1] == '' and current) or (ARGV[1] ~= '' and current ~= ARGV[1]) then
+if ARGV[1] == '' or redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return {'lease_lost'}
 end
-if ARGV[2] ~= '' and (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
+if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
   return {'lease_lost'}
 end
 """
@@ -227,8 +227,18 @@ def _reachable(
 class RedisStore:
     """Accounts, tables and hand histories in Redis. Open one with :meth:`from_url`."""
 
-    def __init__(self, redis: Redis, prefix: str = PREFIX, owner: str | None = None) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        prefix: str = PREFIX,
+        owner: str | None = None,
+        leases: Redis | None = None,
+    ) -> None:
         self._redis = redis
+        self._leases = leases or redis
+        """Renewals go through their own connection when given one, so that they never
+        queue behind table writes for a connection: a renewal late by a lease loses
+        every table."""
         self._prefix = prefix
         self.owner = owner or secrets.token_hex(6)
         self._holding: dict[str, str] = {}
@@ -236,7 +246,7 @@ class RedisStore:
         self._versions: dict[str, int] = {}
         """The version of each of those tables this store last wrote."""
         self._acquire = redis.register_script(_ACQUIRE)
-        self._renew = redis.register_script(_RENEW)
+        self._renew = self._leases.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
         self._orphaned = redis.register_script(_ORPHANED)
         self._open_house = redis.register_script(_OPEN_HOUSE)
@@ -253,7 +263,8 @@ class RedisStore:
         at zero unless it is there already."""
         # A burst of callers beyond the pool's connections waits for one, not fails.
         pool = BlockingConnectionPool.from_url(url, decode_responses=True)
-        store = cls(Redis.from_pool(pool), prefix)
+        leases = BlockingConnectionPool.from_url(url, max_connections=1, decode_responses=True)
+        store = cls(Redis.from_pool(pool), prefix, leases=Redis.from_pool(leases))
         try:
             keys = [store._account_key(HOUSE), store._key("accounts")]
             await store._open_house(keys=keys, args=[HOUSE])
@@ -264,6 +275,8 @@ class RedisStore:
 
     async def close(self) -> None:
         await self._redis.aclose()
+        if self._leases is not self._redis:
+            await self._leases.aclose()
 
     @_reachable
     async def ping(self) -> None:

@@ -15,8 +15,8 @@ A table has one writer at a time: the process holding its lease
 (:meth:`Store.acquire_table`). Each lease carries a fencing token that every
 write to the table checks, so a process that lost its lease (it stalled, and
 another took the table over) cannot write the table again: it gets
-:class:`~qiuqiu.server.errors.LeaseLost` and nothing changes. A table nobody
-ever took a lease on may be written freely, which only tests do.
+:class:`~qiuqiu.server.errors.LeaseLost` and nothing changes. Nor can a process
+whose lease ran out while nobody else took the table: a write needs the lease.
 
 While a hand is played, the saved record keeps every stack as it was when the
 hand began (with ``hand_open`` set): a server that dies mid-hand leaves the
@@ -242,9 +242,9 @@ class MemoryStore:
         return holder if until > time.monotonic() else None
 
     def _guard(self, table_id: str) -> None:
-        """Refuse a write to a table whose lease this store took and has lost."""
+        """Refuse a write to a table whose lease this store does not hold (now)."""
         mine = self._holding.get(table_id)
-        if self._holder(table_id) != mine:
+        if mine is None or self._holder(table_id) != mine:
             self._holding.pop(table_id, None)
             raise LeaseLost(table_id)
 
@@ -268,12 +268,12 @@ class MemoryStore:
         return None if account_id is None else self._accounts[account_id]
 
     async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
+        self._guard(table.table_id)
         account = self._accounts.get(account_id)
         if account is None:
             raise Refused("unknown_account", f"there is no account {account_id}")
         if account_id != HOUSE and account.balance < amount:
             raise Refused("insufficient_balance", f"you have {account.balance} chips, not {amount}")
-        self._guard(table.table_id)
         self._tables[table.table_id] = table
         return self._credit(account_id, -amount)
 
