@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+from pathlib import Path
 
 import pytest
+from websockets.asyncio.server import ServerConnection, serve
 
 from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli.bot import Action, Turn, play
-from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.connection import Closed, Connection, Disconnected, Reconnected
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.server.conftest import chip_total
+from qiuqiu.server.redis_store import RedisStore
+from tests.conftest import REDIS_SERVER, free_port
+from tests.server.conftest import FAST, chip_total
+from tests.server.processes import listening, until
 
 
 async def test_a_new_account_gets_a_token_and_the_token_opens_it_again(
@@ -114,3 +120,67 @@ async def test_a_dropped_connection_comes_back_by_itself_and_the_bot_plays_on(
     hands = await server.store.account_hands(conn.account_id)
     assert {h.hand_id: h.net(conn.account_id) for h in hands} == summary.per_hand
     assert await chip_total(server) == 0
+
+
+async def test_a_refused_hello_closes_the_socket_it_was_said_on(server: QiuQiuServer) -> None:
+    with pytest.raises(ServerRefused):
+        await Connection.open(server.url, token="forgotten")
+    await until(lambda: no_connections(server))
+
+
+async def no_connections(server: QiuQiuServer) -> bool:
+    return server.metrics.registry.get_sample_value("qiuqiu_connections") == 0
+
+
+async def test_a_connection_cut_before_the_welcome_is_a_connection_lost() -> None:
+    """A server (here a bare WebSocket one) that drops the socket on hello."""
+
+    async def hang_up(ws: ServerConnection) -> None:
+        await ws.recv()
+        ws.transport.abort()
+
+    async with serve(hang_up, "127.0.0.1", 0) as hanging_up:
+        port = next(iter(hanging_up.sockets)).getsockname()[1]
+        with pytest.raises(ConnectionLost, match="before the welcome"):
+            await Connection.open(f"ws://127.0.0.1:{port}", name="Ann")
+
+
+async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
+    tmp_path: Path,
+) -> None:
+    """Redis stops, the connection drops: resuming is answered store_unavailable until
+    Redis is back, and the SDK keeps trying rather than giving the account up."""
+    port = free_port()
+
+    def redis_server() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [REDIS_SERVER, "--port", str(port), "--save", "", "--dir", str(tmp_path)],
+            stdout=subprocess.DEVNULL,
+        )
+
+    redis = redis_server()
+    try:
+        await until(lambda: listening(port))
+        store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
+        server = QiuQiuServer(FAST, store=store)
+        await server.start()
+        conn = await Connection.open(server.url, name="Ann")
+        messages = conn.messages()
+        redis.kill()
+        redis.wait()
+        for connection in server._server.connections if server._server else ():
+            connection.transport.abort()
+        assert isinstance(await anext(messages), Disconnected)
+        # Give the SDK a refused try or two before Redis is back.
+        await asyncio.sleep(0.5)
+        redis = redis_server()
+        async with asyncio.timeout(30):
+            while not isinstance(notice := await anext(messages), Reconnected):
+                assert not isinstance(notice, Closed), notice
+        assert notice.welcome.account_id == conn.account_id
+        await conn.close()
+        await server.stop()
+        await store.close()
+    finally:
+        redis.kill()
+        redis.wait()

@@ -193,7 +193,14 @@ class Connection:
             self._ws = await connect(self.url, compression=None, open_timeout=10)
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
             raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
-        welcome = await self._hello()
+        try:
+            welcome = await self._hello()
+        except BaseException as error:
+            # Refused or cut off before the welcome: this socket is of no more use.
+            await self._ws.close()
+            if isinstance(error, ConnectionClosed):
+                raise ConnectionLost(f"connection closed before the welcome: {error}") from None
+            raise
         self.welcome = welcome
         if welcome.token is not None:
             self.token = welcome.token
@@ -292,6 +299,9 @@ class Connection:
                 log.info("reconnecting: %s", lost)
                 continue
             except ServerRefused as refused:
+                if refused.code == "store_unavailable":  # nothing changed: try again
+                    log.info("reconnecting: %s", refused)
+                    continue
                 log.warning("the server refused to resume: %s", refused)
                 return False
             self._messages.put_nowait(Reconnected(welcome))
