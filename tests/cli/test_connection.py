@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request
 
 from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli.bot import Action, Turn, play
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Reconnected
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.protocol import PROTOCOL_VERSION, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
@@ -184,3 +187,36 @@ async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
     finally:
         redis.kill()
         redis.wait()
+
+
+async def test_closing_while_a_reconnect_is_under_way_ends_the_connection() -> None:
+    """close() lands while the reconnect's handshake is in flight: the socket that
+    handshake opens is closed too, rather than read for ever."""
+    welcome = wire.Welcome(
+        version=PROTOCOL_VERSION, account_id="a1", name="Ann", balance=1_000, token="t"
+    )
+    handshakes = 0
+
+    async def slow_second_handshake(connection: ServerConnection, request: Request) -> None:
+        nonlocal handshakes
+        handshakes += 1
+        if handshakes == 2:
+            await asyncio.sleep(0.5)
+
+    async def greet_then_drop(ws: ServerConnection) -> None:
+        hello = json.loads(await ws.recv())
+        await ws.send(encode(welcome.model_copy(update={"ref": hello.get("id")})))
+        if handshakes == 1:
+            ws.transport.abort()
+        await ws.wait_closed()
+
+    async with serve(
+        greet_then_drop, "127.0.0.1", 0, process_request=slow_second_handshake
+    ) as fake:
+        port = next(iter(fake.sockets)).getsockname()[1]
+        conn = await Connection.open(f"ws://127.0.0.1:{port}", name="Ann")
+        assert isinstance(await anext(conn.messages()), Disconnected)
+        await asyncio.sleep(0.3)  # the reconnect is waiting on its handshake now
+        async with asyncio.timeout(5):
+            await conn.close()
+    assert handshakes == 2

@@ -13,7 +13,6 @@ agrees with the message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -183,8 +182,9 @@ class Connection:
         if self._ws is not None:
             await self._ws.close()
         if self._reader is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+            # The reader's own end, whatever it was, is not the caller's: a cancelled
+            # caller still raises CancelledError.
+            await asyncio.gather(self._reader, return_exceptions=True)
 
     # -- inside ----------------------------------------------------------------------
 
@@ -303,6 +303,12 @@ class Connection:
                     log.info("reconnecting: %s", refused)
                     continue
                 log.warning("the server refused to resume: %s", refused)
+                return False
+            if self._closing:
+                # close() ran while this reconnect was under way, and closed the socket
+                # before it: close this one too, or the reader would read it for ever.
+                assert self._ws is not None
+                await self._ws.close()
                 return False
             self._messages.put_nowait(Reconnected(welcome))
             return True
