@@ -985,3 +985,24 @@ def test_a_hand_takes_two_to_six_seats() -> None:
     for n in (2, 6):
         state = HandState.start(TableRules(), dict.fromkeys(range(n), 100), 0, ALL_TILES)
         assert len(state.order) == n
+
+
+def test_a_copy_of_a_seat_holds_every_field_and_shares_nothing_that_changes() -> None:
+    from copy import copy
+    from dataclasses import fields
+
+    from qiuqiu.engine.state import SeatState
+
+    tiles = tuple(ALL_TILES[:4])
+    cut = Cut((tiles[0], tiles[1]), (tiles[2], tiles[3]))
+    # Every field away from its default, so a field the copy forgot shows.
+    seat = SeatState(3, 120, 20, 50, True, True, tiles, cut)
+    defaults = SeatState(0, 0)
+    assert all(getattr(seat, f.name) != getattr(defaults, f.name) for f in fields(SeatState))
+
+    copied = copy(seat)
+
+    assert copied == seat
+    assert copied is not seat
+    copied.stack = 0
+    assert seat.stack == 120

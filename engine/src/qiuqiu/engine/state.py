@@ -98,6 +98,21 @@ class SeatState:
     tiles: tuple[Tile, ...] = ()
     cut: Cut | None = None
 
+    def __copy__(self) -> SeatState:
+        # copy.copy's generic path (__reduce_ex__) costs six times this, and
+        # HandState.seats copies every seat each time it is read. Every field is
+        # named: a new one must be added here (a test compares a copy field by field).
+        return SeatState(
+            self.seat,
+            self.stack,
+            self.round_bet,
+            self.contributed,
+            self.folded,
+            self.acted,
+            self.tiles,
+            self.cut,
+        )
+
     @property
     def all_in(self) -> bool:
         return self.stack == 0 and not self.folded

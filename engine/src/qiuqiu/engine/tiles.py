@@ -31,9 +31,12 @@ class Tile:
     low: int
     index: int = field(repr=False)
     spots: int = field(init=False, repr=False)
+    text: str = field(init=False, repr=False)
+    """``6-1``: written once, since every message about a hand writes tiles."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "spots", self.high + self.low)
+        object.__setattr__(self, "text", f"{self.high}-{self.low}")
 
     def __reduce__(self) -> tuple[Callable[[str], Tile], tuple[str]]:
         return (Tile.parse, (str(self),))
@@ -50,7 +53,7 @@ class Tile:
         return (self.is_double, self.spots, self.high)
 
     def __str__(self) -> str:
-        return f"{self.high}-{self.low}"
+        return self.text
 
     def __repr__(self) -> str:
         return f"Tile.parse({str(self)!r})"
