@@ -129,15 +129,18 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
     await redis_store.acquire_table("t1", 10)
     await redis_store.move_chips("ann", 400, seated("t1", "ann", 400))
     await redis_store.record_hand(HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 400),), ()))
+    await redis_store.claim_connection("ann", "process:session")
     async with Redis.from_url(redis_url, decode_responses=True) as raw:
         assert sorted(await raw.keys()) == [
             "qiuqiu:account:ann",
             "qiuqiu:account:house",
             "qiuqiu:accounts",
+            "qiuqiu:connection:ann",
             "qiuqiu:fence:t1",
             "qiuqiu:hands:account:ann",
             "qiuqiu:hands:table:t1",
             "qiuqiu:lease:t1",
+            "qiuqiu:seats:ann",
             "qiuqiu:table:t1",
             "qiuqiu:tables",
             "qiuqiu:token:hash-of-anns-token",
@@ -145,6 +148,7 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
         ]
         assert await raw.get("qiuqiu:lease:t1") == f"{redis_store.owner}:1"
         assert await raw.hgetall("qiuqiu:account:ann") == {"name": "Ann", "balance": "600"}
+        assert await raw.smembers("qiuqiu:seats:ann") == {"t1"}
 
 
 async def test_a_store_keeps_working_after_redis_forgets_its_scripts(

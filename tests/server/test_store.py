@@ -451,3 +451,21 @@ async def test_a_finished_hand_and_the_table_after_it_are_saved_in_one_step(
     await store.record_hand(hand("t1", 1, {0: "ann"}, won={0: 10}), after)
     assert await store.table("t1") == after
     assert [h.hand_id for h in await store.table_hands("t1")] == [1]
+
+
+async def test_the_tables_an_account_sits_at_follow_its_buy_ins_and_cash_outs(
+    store: Store,
+) -> None:
+    await open_account(store, "ann")
+    await open_account(store, "bob")
+    assert await store.seated_tables("ann") == ()
+    at_one = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 100))
+    await store.move_chips("ann", 100, at_one)
+    both = TableRecord("t2", OPTIONS).with_seat(seat(0, "ann", 100))
+    await store.move_chips("ann", 100, both)
+    await store.move_chips("bob", 100, both.with_seat(seat(1, "bob", 100)))
+    assert await store.seated_tables("ann") == ("t1", "t2")
+    assert await store.seated_tables("bob") == ("t2",)
+    # Ann cashes out of t1 (the table as saved has no seat of hers any more).
+    await store.move_chips("ann", -100, TableRecord("t1", OPTIONS))
+    assert await store.seated_tables("ann") == ("t2",)

@@ -212,12 +212,7 @@ class Lobby:
 
     async def seated_elsewhere(self, account_id: str) -> list[str]:
         """The tables another process hosts where ``account_id`` has a seat."""
-        return [
-            record.table_id
-            for record in await self.store.tables()
-            if record.table_id not in self.tables
-            and any(s.account_id == account_id for s in record.seats)
-        ]
+        return [t for t in await self.store.seated_tables(account_id) if t not in self.tables]
 
     async def summaries(self) -> tuple[wire.TableSummary, ...]:
         """Every table in the lobby: this process's, then those other processes host."""

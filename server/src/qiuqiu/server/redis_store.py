@@ -23,6 +23,11 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
 - ``lease:{id}``: who hosts the table (``owner:fence``), expiring unless renewed
 - ``fence:{id}``: the table's fencing counter, one up for each new lease
 - ``version:{id}``: one up for each write to the table
+- ``seats:{account id}``: the set of the tables where the account has a seat,
+  kept with its buy-ins and cash-outs, so a returning player's tables are found
+  without reading every table
+- ``connection:{account id}``: the account's one connection
+  (``owner:session``), the newest to say hello
 
 Every write to a table checks, in the same script, that the writer still
 holds the lease it took and that the version is the one it last wrote, so a
@@ -88,9 +93,10 @@ if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
 end
 """
 
-# KEYS[3]: the account, [4]: the table, [5]: the tables set. ARGV[3]: amount,
-# [4]: minus the amount, [5]: 1 if the balance may go below zero, [6]: table
-# JSON, [7]: table id. A refusal is a reply rather than an error, so that it
+# KEYS[3]: the account, [4]: the table, [5]: the tables set, [6]: the account's
+# seats. ARGV[3]: amount, [4]: minus the amount, [5]: 1 if the balance may go
+# below zero, [6]: table JSON, [7]: table id, [8]: 1 if the account sits at the
+# table after the move. A refusal is a reply rather than an error, so that it
 # carries the balance.
 _MOVE_CHIPS = (
     _GUARD
@@ -104,6 +110,11 @@ if ARGV[5] == '0' and tonumber(balance) < tonumber(ARGV[3]) then
 end
 redis.call('SET', KEYS[4], ARGV[6])
 redis.call('SADD', KEYS[5], ARGV[7])
+if ARGV[8] == '1' then
+  redis.call('SADD', KEYS[6], ARGV[7])
+else
+  redis.call('SREM', KEYS[6], ARGV[7])
+end
 local name = redis.call('HGET', KEYS[3], 'name')
 local left = redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
 return {'ok', redis.call('INCR', KEYS[2]), name, left}
@@ -379,6 +390,7 @@ class RedisStore:
             self._account_key(account_id),
             self._key("table", table.table_id),
             self._key("tables"),
+            self._key("seats", account_id),
         ]
         args: list[int | str] = [
             *self._guard_args(table.table_id),
@@ -387,6 +399,7 @@ class RedisStore:
             int(account_id == HOUSE),
             _table_json(table),
             table.table_id,
+            int(any(seat.account_id == account_id for seat in table.seats)),
         ]
         outcome, *rest = await self._move_chips(keys=keys, args=args)
         if outcome == "unknown_account":
@@ -456,6 +469,11 @@ class RedisStore:
     def _forget(self, table_id: str) -> None:
         self._holding.pop(table_id, None)
         self._versions.pop(table_id, None)
+
+    @_reachable
+    async def seated_tables(self, account_id: str) -> tuple[str, ...]:
+        found = await self._redis.smembers(self._key("seats", account_id))
+        return tuple(sorted(map(_text, found)))
 
     @_reachable
     async def table(self, table_id: str) -> TableRecord | None:

@@ -157,6 +157,9 @@ class Store(Protocol):
 
     async def save_table(self, table: TableRecord) -> None: ...
 
+    async def seated_tables(self, account_id: str) -> tuple[str, ...]:
+        """The tables where ``account_id`` has a seat, by id."""
+
     async def table(self, table_id: str) -> TableRecord | None: ...
 
     async def tables(self) -> tuple[TableRecord, ...]: ...
@@ -280,6 +283,15 @@ class MemoryStore:
     async def save_table(self, table: TableRecord) -> None:
         self._guard(table.table_id)
         self._tables[table.table_id] = table
+
+    async def seated_tables(self, account_id: str) -> tuple[str, ...]:
+        return tuple(
+            sorted(
+                table_id
+                for table_id, table in self._tables.items()
+                if any(seat.account_id == account_id for seat in table.seats)
+            )
+        )
 
     async def table(self, table_id: str) -> TableRecord | None:
         return self._tables.get(table_id)
