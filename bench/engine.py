@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from time import perf_counter
 
+from bench.text_grid import grid
 from qiuqiu.engine import (
     ALL_TILES,
     Hand,
@@ -202,16 +203,7 @@ def table(figures: Sequence[Figure], floors: Sequence[str]) -> str:
         (f.name, f"{f.count:,}", f"{f.rate:,.0f}", f"{f.floor_rate:,.0f}", f"{f.ratio:,.1f}x")
         for f in figures
     ]
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            cell.ljust(width) if i == 0 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        )
-        for row in (header, *rows)
-    ]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join([*lines, "", *floors])
+    return "\n".join([grid(header, rows), "", *floors])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,63 @@
+"""Smoke test of the server benchmark: a tiny run of every part of it, with Redis, reports
+every figure beside its floor and draws its charts.
+
+It never asserts a time, a speed or a size: the machine is shared and noisy, and
+those are for people reading BENCHMARKS.md, not for the test suite.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import load as bench_load
+from bench.load_report import text_report
+
+FIGURES = ("hands_per_s", "cpu_us_per_msg", "p50_ms", "p99_ms", "max_ms", "messages")
+
+
+def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        *("--runs", "1", "--duration", "0.3", "--warmup", "0.1", "--tables", "2"),
+        *("--levels", "1", "--connections", "3", "--curve", "200"),
+        *("--chart", str(tmp_path), "--json"),
+    ]
+    assert bench_load.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+
+    throughput = {row["name"]: row for row in report["throughput"]}
+    assert set(throughput) == {
+        "duel, memory",
+        "4-player, memory",
+        "duel, Redis",
+        "4-player, Redis",
+        "duel, Redis, 2 processes",
+    }
+    for row in [*report["throughput"], *report["latency"], *report["curve"]]:
+        assert set(FIGURES) <= set(row["server"]), row["name"]
+        assert row["server"]["messages"] > 0, row["name"]
+        assert row["echo"]["messages"] > 0, row["name"]
+        assert set(row["ratio"]) == {"cpu_per_msg", "p50", "p99", "max"}
+    # Played hands, and Redis ran commands for them.
+    assert throughput["duel, memory"]["server"]["hands"] > 0
+    assert throughput["duel, Redis"]["server"]["redis_cmds_per_hand"] > 0
+    assert [row["tables"] for row in report["latency"]] == [1, 1]
+    memory = [(row["clients"], row["state"]) for row in report["memory"]["rows"]]
+    assert memory == [(3, "idle"), (3, "playing")]
+    assert {t["target"].split(",")[0] for t in report["targets"]} == {
+        "CPU/msg vs echo",
+        "p99 vs echo",
+        "memory/client vs echo",
+        "hands/s",
+    }
+    charts = [Path(p) for p in report["charts"]]
+    assert [p.name for p in charts] == ["latency.png", "throughput.png"]
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in charts)
+
+    text = text_report(report)
+    assert "duel, Redis, 2 processes" in text
+    assert "MISSED" in text or "met" in text
