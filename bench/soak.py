@@ -16,11 +16,10 @@ bot. Every bot plays through the SDK (:func:`qiuqiu.cli.bot.play` over
 :class:`qiuqiu.cli.connection.Connection`), which reconnects and resumes by
 itself. At random moments a bot's TCP connection is aborted (no closing
 handshake, as a network outage would), and now and then a bot goes away for a
-few seconds and comes back on a new connection with its saved token. A
-connection whose ``hello`` is still unanswered is left alone unless
-``--abort-mid-hello``: the SDK's reader dies of that drop (BENCHMARKS.md says
-more). Each table's accounts stand up after 30 to 80 hands and new accounts
-open a new table in its place, so accounts and tables churn all through the
+few seconds and comes back on a new connection with its saved token; an
+abort may come at any moment, a reconnect's ``hello`` in flight included.
+Each table's accounts stand up after 30 to 80 hands and new accounts open a
+new table in its place, so accounts and tables churn all through the
 run and no account outgrows the hand history the store keeps
 (:data:`~qiuqiu.server.store.HISTORY_LENGTH`), which the final audit needs.
 
@@ -77,7 +76,7 @@ import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.processes import RedisServer, Service, cpu_seconds, open_fds, qiuqiu_server, rss_bytes
-from bench.soak_bots import Caller, Chancer, Player, SoakConnection, connect
+from bench.soak_bots import Caller, Chancer, Player, connect
 from bench.soak_report import (
     STUCK_WINDOW,
     Counts,
@@ -721,11 +720,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="seconds a seated table may go without dealing before it counts as stuck "
         "(%(default)s)",
     )
-    parser.add_argument(
-        "--abort-mid-hello",
-        action="store_true",
-        help="also abort connections whose hello is unanswered (the SDK's reader dies of it)",
-    )
     parser.add_argument("--keep-log", type=Path, help="copy the server's log here")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every sample")
@@ -741,7 +735,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "uv run python -m bench.soak " + shlex.join(
         list(argv) if argv is not None else sys.argv[1:]
     )
-    SoakConnection.mid_hello = args.abort_mid_hello
     result = asyncio.run(soak(args, command))
     if args.json:
         print(json.dumps(result.figures))

@@ -15,7 +15,6 @@ from typing import Any
 
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Summary, Turn
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Notice, Reconnected
-from qiuqiu.protocol import server as wire
 
 
 class Caller(Bot):
@@ -46,24 +45,11 @@ class Chancer(Bot):
 class SoakConnection(Connection):
     """The SDK's connection, counting the drops and comebacks its reader notices."""
 
-    mid_hello = False
-    """Whether :meth:`abort` may drop a connection whose ``hello`` is unanswered. Off by
-    default: the SDK's reader dies of a drop at that moment (``_hello`` lets the
-    ``ConnectionClosed`` through), which would hide the server's figures behind it."""
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.drops = 0
         self.comebacks = 0
         self.gave_up = False
-        self.greeting = False
-
-    async def _connect(self) -> wire.Welcome:
-        self.greeting = True
-        try:
-            return await super()._connect()
-        finally:
-            self.greeting = False
 
     async def messages(self) -> AsyncIterator[Notice]:
         async for message in super().messages():
@@ -85,7 +71,7 @@ class SoakConnection(Connection):
         none to drop (the connection is already down and reconnecting)."""
         # The SDK has no public way to lose its connection: that is the network's job.
         ws = self._ws
-        if ws is None or ws.transport.is_closing() or (self.greeting and not self.mid_hello):
+        if ws is None or ws.transport.is_closing():
             return False
         ws.transport.abort()
         return True
