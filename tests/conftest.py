@@ -36,6 +36,12 @@ def free_port() -> int:
         return port
 
 
+def own_redis(port: int, directory: Path, *flags: str) -> subprocess.Popen[bytes]:
+    """A redis-server of one test's own on ``port``, for tests that stop and start it."""
+    command = [str(REDIS_SERVER), "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    return subprocess.Popen([*command, "--dir", str(directory), *flags], stdout=subprocess.DEVNULL)
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL of a Redis server that lives as long as the test session."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
-from tests.conftest import REDIS_SERVER, free_port
+from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, chip_total
 from tests.server.processes import listening, until
 
@@ -155,13 +154,7 @@ async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
     Redis is back, and the SDK keeps trying rather than giving the account up."""
     port = free_port()
 
-    def redis_server() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [REDIS_SERVER, "--port", str(port), "--save", "", "--dir", str(tmp_path)],
-            stdout=subprocess.DEVNULL,
-        )
-
-    redis = redis_server()
+    redis = own_redis(port, tmp_path)
     try:
         await until(lambda: listening(port))
         store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
@@ -176,7 +169,7 @@ async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
         assert isinstance(await anext(messages), Disconnected)
         # Give the SDK a refused try or two before Redis is back.
         await asyncio.sleep(0.5)
-        redis = redis_server()
+        redis = own_redis(port, tmp_path)
         async with asyncio.timeout(30):
             while not isinstance(notice := await anext(messages), Reconnected):
                 assert not isinstance(notice, Closed), notice

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from websockets.exceptions import InvalidStatus
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
-from tests.conftest import REDIS_SERVER, free_port
+from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, Client, at_bot_table
 from tests.server.processes import listening, until
 
@@ -97,13 +96,7 @@ async def _closed_with(server: QiuQiuServer, code: str) -> bool:
 async def test_healthz_reflects_a_lost_redis_and_its_return(tmp_path: Path) -> None:
     port = free_port()
 
-    def redis_server() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [REDIS_SERVER, "--port", str(port), "--save", "", "--dir", str(tmp_path)],
-            stdout=subprocess.DEVNULL,
-        )
-
-    redis = redis_server()
+    redis = own_redis(port, tmp_path)
     try:
         await until(lambda: listening(port))
         store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
@@ -115,7 +108,7 @@ async def test_healthz_reflects_a_lost_redis_and_its_return(tmp_path: Path) -> N
         status, _, body = await get(server, "/healthz")
         assert status == 503
         assert body.startswith(b"store unreachable")
-        redis = redis_server()
+        redis = own_redis(port, tmp_path)
         await until(lambda: listening(port))
         assert (await get(server, "/healthz"))[::2] == (200, b"ok\n")
         await server.stop()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, SeatRecord, TableRecord
-from tests.conftest import REDIS_SERVER, free_port
+from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST
 from tests.server.processes import (
     WAIT,
@@ -227,17 +226,7 @@ async def test_play_goes_on_after_redis_itself_restarts_and_no_hand_is_lost(
     the hand that ends meanwhile is saved once it is back, and dealing goes on."""
     port = free_port()
 
-    def redis_server() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [
-                REDIS_SERVER,
-                *("--port", str(port), "--bind", "127.0.0.1", "--save", ""),
-                *("--appendonly", "yes", "--dir", str(tmp_path)),
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-
-    redis = redis_server()
+    redis = own_redis(port, tmp_path, "--appendonly", "yes")
     try:
         await until(lambda: listening(port))
         store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
@@ -259,7 +248,7 @@ async def test_play_goes_on_after_redis_itself_restarts_and_no_hand_is_lost(
             await conn.request(cmd.ListHands(), wire.HandList)
         assert refused.value.code == "store_unavailable"
         await asyncio.sleep(0.5)
-        redis = redis_server()
+        redis = own_redis(port, tmp_path, "--appendonly", "yes")
         await until(lambda: listening(port))
         so_far = server.lobby.tables[table_id].hand_id
         await until(lambda: dealt(so_far + 5))

@@ -48,6 +48,13 @@ async def open_table(page: Page, *, bot: bool = True, seats: int = 2) -> str:
     return title.removeprefix("Table ")
 
 
+async def seated_against_the_bot(open_player: OpenPlayer) -> tuple[Player, str]:
+    """Ann, signed in from a desktop browser, at a new table against the dealer bot."""
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    return ann, await open_table(ann.page)
+
+
 async def play_hand(pages: list[Page], hand: int, *, tap: bool = False) -> None:
     """Check or call on whichever page has the turn, until every page has shown
     hand ``hand``'s result with its deal verified."""
@@ -105,10 +112,8 @@ async def table_by_socket(
 async def test_a_whole_hand_against_the_dealer_bot_is_played_by_clicks_and_its_deal_verified(
     open_player: OpenPlayer,
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
 
     # The first turn: three tiles face up, the dealer's face down, the antes in the pot.
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
@@ -147,10 +152,8 @@ async def test_a_whole_hand_against_the_dealer_bot_is_played_by_clicks_and_its_d
 async def test_a_reload_mid_hand_resumes_the_seat_with_its_tiles_and_the_hand_goes_on(
     open_player: OpenPlayer,
 ) -> None:
-    ann = await open_player()
+    ann, table_id = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table(page)
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
     tiles = await my_tiles(page)
     token = await page.evaluate("Object.keys(localStorage).find(k => k.startsWith('qiuqiu.token'))")
@@ -254,10 +257,8 @@ async def test_the_lobby_lists_tables_with_stakes_and_seats_and_players_create_j
 async def test_the_amount_field_is_bounded_by_the_legal_range_of_the_turn(
     open_player: OpenPlayer,
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
 
     legal = [f["legal"] for f in frames_of(ann, "turn_started") if "legal" in f][-1]
@@ -295,10 +296,8 @@ async def test_the_amount_field_is_bounded_by_the_legal_range_of_the_turn(
 async def test_a_dropped_connection_comes_back_by_itself_and_the_hand_goes_on(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
     tiles = await my_tiles(page)
     status = page.locator("#status")
