@@ -8,6 +8,7 @@ theirs to see.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -18,9 +19,9 @@ from hypothesis import strategies as st
 
 from qiuqiu import engine
 from qiuqiu.engine import Hand, HandState, Phase, TableRules, Tile, cuts, shuffled_deck
-from qiuqiu.protocol import MAX_CHIPS, ChipRange, LegalActions
+from qiuqiu.protocol import MAX_CHIPS, ChipRange, LegalActions, encode
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.views import Viewer, hand_event, legal_view, seat_views
+from qiuqiu.server.views import SharedFrames, Viewer, hand_event, legal_view, seat_views
 
 SEATS = (0, 1, 2)
 VIEWERS: tuple[Viewer, ...] = (*SEATS, None)
@@ -364,3 +365,16 @@ def test_legal_view_carries_every_engine_legal_action_over_as_it_is(
         assert (wire_range is None) == (engine_range is None)
         if wire_range is not None and engine_range is not None:
             assert (wire_range.min, wire_range.max) == (engine_range.low, engine_range.high)
+
+
+def test_shared_frames_write_a_message_once_for_a_run_of_its_deliveries() -> None:
+    frames = SharedFrames()
+    checked = wire.Checked(table_id="t1", seq=4, hand_id=1, seat=0)
+    answered = checked.model_copy(update={"ref": 7})
+
+    first = frames.encode(checked)
+    assert frames.encode(checked) is first
+    assert json.loads(frames.encode(answered))["ref"] == 7
+    again = frames.encode(checked)
+    assert again == first == encode(checked)
+    assert "ref" not in json.loads(again)

@@ -29,6 +29,7 @@ from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.seat import Viewer
 from qiuqiu.server.store import Account, Store, TableRecord
 from qiuqiu.server.table import MOVED, Random, Table, TableTimings
+from qiuqiu.server.views import SharedFrames
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ class Lobby:
     on_adopted: Callable[[str], None] | None = None
     """Told the id of each table this process adopts from a dead one."""
     metrics: Metrics = field(default_factory=Metrics)
+    frames: SharedFrames = field(default_factory=SharedFrames)
+    """How every session here writes its messages: an event shared by many, once."""
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
 

@@ -68,7 +68,12 @@ class RemoteViewer:
 
     def deliver(self, message: wire.Reply) -> None:
         self.relay.send(
-            self.process, {"kind": "deliver", "session": self.session_id, "frame": encode(message)}
+            self.process,
+            {
+                "kind": "deliver",
+                "session": self.session_id,
+                "frame": self.relay.lobby.frames.encode(message),
+            },
         )
 
 

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_client, encode, message_id
+from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_client, message_id
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
@@ -70,7 +70,7 @@ class Session:
     # -- the Viewer and Connection protocols -----------------------------------------
 
     def deliver(self, message: wire.Reply) -> None:
-        self._send(encode(message))
+        self._send(self.lobby.frames.encode(message))
 
     def send_frame(self, frame: str) -> None:
         """A message made by the process hosting a table, sent on as it is."""

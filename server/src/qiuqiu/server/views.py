@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
-from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount
+from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount, encode
 from qiuqiu.protocol import server as wire
 
 Viewer = int | None
@@ -218,3 +218,23 @@ def pot_change(event: engine.Event) -> int:
         case engine.HandVoided(refunds):
             return -sum(amount for _, amount in refunds)
     return 0
+
+
+class SharedFrames:
+    """Writes messages as frames, once for each run of deliveries of one message.
+
+    A table sends one event object to every viewer who sees the same thing (this
+    module makes it once), one viewer after another: remembering the last message
+    is enough to write it once. Messages are frozen, and the one remembered is held,
+    so no other object can come to have its identity."""
+
+    __slots__ = ("_frame", "_message")
+
+    def __init__(self) -> None:
+        self._message: wire.Reply | None = None
+        self._frame = ""
+
+    def encode(self, message: wire.Reply) -> str:
+        if message is not self._message:
+            self._message, self._frame = message, encode(message)
+        return self._frame
