@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
+from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Account
@@ -255,3 +257,14 @@ def settings_table() -> str:
 def test_the_readme_documents_every_setting_in_one_table() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert settings_table() in readme, "README's settings table should read:\n" + settings_table()
+
+
+async def test_two_stops_at_once_stop_the_server_once(caplog: pytest.LogCaptureFixture) -> None:
+    """As when a supervisor and the process group each send SIGTERM."""
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+    with caplog.at_level(logging.INFO, logger="qiuqiu.server.gateway"):
+        await asyncio.gather(server.stop(), server.stop())
+    said = [r.getMessage() for r in caplog.records if r.name == "qiuqiu.server.gateway"]
+    assert sum(m.startswith("stopping") for m in said) == 1
+    assert said.count("stopped") == 1

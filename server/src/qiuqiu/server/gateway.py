@@ -146,6 +146,7 @@ class QiuQiuServer:
             self.lobby.on_adopted = self.relay.announce_adopted
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
+        self._stopping = False
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
         self._routes = Routes(self.metrics, self.store.ping)
@@ -186,8 +187,14 @@ class QiuQiuServer:
     async def stop(self) -> None:
         """Void every hand in play (each chip back to who put it in), cash every seat
         out, let clients take their last messages, then close every connection."""
-        if self._server is None or self._stopped.is_set():
+        if self._server is None:
             return
+        if self._stopping:
+            # A second SIGTERM, say (a supervisor and a process group both send one):
+            # the stop under way finishes the job.
+            await self._stopped.wait()
+            return
+        self._stopping = True
         log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
         # The leases are kept until every table is closed: closing them writes to them.
