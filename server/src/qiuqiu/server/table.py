@@ -557,17 +557,22 @@ class Table:
             self._publish(made)
             return
         seq = self._next_seq()
+        public = views.hand_event(event, None, seq=seq, **ids)
+        if public is None:
+            return
         for viewer, seat in self._viewers():
-            message = views.hand_event(event, seat, seq=seq, **ids)
+            message = (
+                views.hand_event(event, seat, seq=seq, **ids)
+                if views.sees_more(event, seat)
+                else public
+            )
             if message is not None:
                 viewer.deliver(
                     message.model_copy(update={"ref": ref})
                     if seat == actor and ref is not None
                     else message
                 )
-        public = views.hand_event(event, None, seq=seq, **ids)
-        if public is not None:
-            self._frames.append(encode(public))
+        self._frames.append(encode(public))
 
     def _start_turn(self, hand: HandState) -> None:
         if hand.phase is Phase.CUTTING:

@@ -9,7 +9,6 @@ until the showdown; the deck never appears before ``hand_ended``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from qiuqiu import engine
@@ -53,35 +52,20 @@ _PRIVATE = (engine.TilesDealt, engine.FourthTileDealt, engine.CutDeclared)
 """Events whose seat sees more in its own copy than anyone else sees in theirs."""
 
 
-@dataclass(slots=True)
-class _Made:
-    """The messages last made of one event: by whether they are its seat's own copy."""
-
-    event: engine.Event | None = None
-    ids: tuple[str, int, int] = ("", 0, 0)
-    copies: dict[bool, wire.HandEvent | None] = field(default_factory=dict)
-
-
-_made = _Made()
+def sees_more(event: engine.Event, viewer: Viewer) -> bool:
+    """Whether ``viewer``'s copy of ``event`` differs from everyone else's: a table
+    makes that copy apart, and one shared copy for all the others (messages are
+    frozen), since building pydantic models is much of what a hand costs."""
+    return isinstance(event, _PRIVATE) and event.seat == viewer
 
 
 def hand_event(
     event: engine.Event, viewer: Viewer, *, table_id: str, seq: int, hand_id: int
 ) -> wire.HandEvent | None:
     """``event`` as ``viewer`` sees it, or ``None`` for events the wire does not carry
-    (``HandStarted`` holds the deck: the table sends its own ``hand_started``).
-
-    A table asks once per viewer, one event after another, and every copy but a
-    seat's own copy of a private event is the same message: it is made once and
-    shared (messages are frozen), which also lets :func:`~qiuqiu.protocol.encode`
-    write its JSON once. Building pydantic models is much of what a hand costs."""
-    ids = (table_id, seq, hand_id)
-    if _made.event is not event or _made.ids != ids:
-        _made.event, _made.ids, _made.copies = event, ids, {}
-    own = isinstance(event, _PRIVATE) and event.seat == viewer
-    if own not in _made.copies:
-        _made.copies[own] = _message(event, own, table_id=table_id, seq=seq, hand_id=hand_id)
-    return _made.copies[own]
+    (``HandStarted`` holds the deck: the table sends its own ``hand_started``)."""
+    own = sees_more(event, viewer)
+    return _message(event, own, table_id=table_id, seq=seq, hand_id=hand_id)
 
 
 def _message(
@@ -223,9 +207,9 @@ def pot_change(event: engine.Event) -> int:
 class SharedFrames:
     """Writes messages as frames, once for each run of deliveries of one message.
 
-    A table sends one event object to every viewer who sees the same thing (this
-    module makes it once), one viewer after another: remembering the last message
-    is enough to write it once. Messages are frozen, and the one remembered is held,
+    A table sends one event object to every viewer who sees the same thing (see
+    :func:`sees_more`), one viewer after another: remembering the last message is
+    enough to write it once. Messages are frozen, and the one remembered is held,
     so no other object can come to have its identity."""
 
     __slots__ = ("_frame", "_message")
