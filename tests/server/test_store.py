@@ -275,8 +275,14 @@ async def test_the_house_may_go_below_zero_to_seat_the_dealer_bot(store: Store) 
 
 
 async def test_a_saved_table_is_read_back_as_it_was_saved(store: Store) -> None:
-    table = TableRecord("t1", TableOptions(seats=6, betting_rounds=2, max_bet=50)).with_seat(
-        SeatRecord(3, HOUSE, "Dealer", 0, is_bot=True)
+    table = TableRecord(
+        "t1",
+        TableOptions(seats=6, betting_rounds=2, max_bet=50),
+        (seat(1, "ann", 250), SeatRecord(3, HOUSE, "Dealer", 0, is_bot=True)),
+        hand_id=7,
+        hand_open=True,
+        seq=41,
+        created_by="ann",
     )
     await store.save_table(table)
     assert await store.table("t1") == table
