@@ -139,6 +139,7 @@ class Lobby:
             on_closed=self._forget,
             on_hand_ended=self.metrics.hands.inc,
             created_by=created_by,
+            frames=self.frames,
         )
 
     async def keep_tables(self) -> None:

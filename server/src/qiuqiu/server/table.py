@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from qiuqiu import engine
 from qiuqiu.engine import HandState, IllegalAction, Phase, Shuffler, TableRules, Tile
-from qiuqiu.protocol import TableOptions, commitment, encode
+from qiuqiu.protocol import TableOptions, commitment
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
@@ -91,6 +91,9 @@ class Table:
     on_closed: Callable[[Table], None] | None = None
     on_hand_ended: Callable[[], None] | None = None
     created_by: str = ""
+    frames: views.SharedFrames = field(default_factory=views.SharedFrames)
+    """The lobby's, which its sessions write through: a hand's record then reuses
+    the frame just sent to the viewers who saw the public copy of an event."""
 
     seats: dict[int, Seat] = field(default_factory=dict)
     hand: HandState | None = None
@@ -572,7 +575,7 @@ class Table:
                     if seat == actor and ref is not None
                     else message
                 )
-        self._frames.append(encode(public))
+        self._frames.append(self.frames.encode(public))
 
     def _start_turn(self, hand: HandState) -> None:
         if hand.phase is Phase.CUTTING:
@@ -598,7 +601,7 @@ class Table:
         legal = views.legal_view(hand.legal_actions(actor))
         for viewer, seat in self._viewers():
             viewer.deliver(base.model_copy(update={"legal": legal}) if seat == actor else base)
-        self._frames.append(encode(base))
+        self._frames.append(self.frames.encode(base))
         self._set_timer((self.hand_id, len(hand.log)))
         self._play_for_leavers()
 
@@ -750,7 +753,7 @@ class Table:
         for viewer, _ in self._viewers():
             viewer.deliver(message)
         if isinstance(message, wire.HandEvent):
-            self._frames.append(encode(message))
+            self._frames.append(self.frames.encode(message))
 
     def _snapshot(self, viewer: Viewer, ref: MessageId | None) -> wire.TableSnapshot:
         you = next((s.seat for s in self.seats.values() if s.viewer is viewer), None)
