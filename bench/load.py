@@ -543,7 +543,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"what to measure, of {','.join(SECTIONS)} (all)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--chart", type=Path, help="write PNG charts to this folder")
+    parser.add_argument(
+        "--chart", type=Path, help="write the report (load.json) and PNG charts to this folder"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1 or args.duration <= 0 or args.tables < 1:
         parser.error("--runs and --tables must be at least 1, --duration above 0")
@@ -578,6 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             service.kill()
     if args.chart is not None:
         report["charts"] = [str(p) for p in charts(report, args.chart)]
+        (args.chart / "load.json").write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report) if args.json else text_report(report))
     return 0
 

@@ -57,6 +57,7 @@ def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
     charts = [Path(p) for p in report["charts"]]
     assert [p.name for p in charts] == ["latency.png", "throughput.png"]
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in charts)
+    assert json.loads((tmp_path / "load.json").read_text()) == report
 
     text = text_report(report)
     assert "duel, Redis, 2 processes" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.__main__ import tune_collector
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
@@ -268,3 +270,16 @@ async def test_two_stops_at_once_stop_the_server_once(caplog: pytest.LogCaptureF
     said = [r.getMessage() for r in caplog.records if r.name == "qiuqiu.server.gateway"]
     assert sum(m.startswith("stopping") for m in said) == 1
     assert said.count("stopped") == 1
+
+
+def test_the_server_process_freezes_its_start_up_heap_and_collects_young_objects_less_often() -> (
+    None
+):
+    threshold = gc.get_threshold()
+    try:
+        tune_collector()
+        assert gc.get_freeze_count() > 10_000  # modules and the ranked hands, at least
+        assert gc.get_threshold() == (10_000, 10, 10)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
