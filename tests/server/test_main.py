@@ -272,9 +272,7 @@ async def test_two_stops_at_once_stop_the_server_once(caplog: pytest.LogCaptureF
     assert said.count("stopped") == 1
 
 
-def test_the_server_process_freezes_its_start_up_heap_and_collects_young_objects_less_often() -> (
-    None
-):
+def test_the_server_freezes_its_start_up_heap_and_collects_young_objects_less_often() -> None:
     threshold = gc.get_threshold()
     try:
         tune_collector()
