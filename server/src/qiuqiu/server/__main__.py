@@ -29,26 +29,22 @@ async def run(config: ServerConfig) -> None:
 async def serve(config: ServerConfig, store: Store) -> None:
     server = QiuQiuServer(config, store=store)
     await server.start()
-    tune_collector()
+    freeze_start_up_heap()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: loop.create_task(server.stop()))
     await server.serve_until_stopped()
 
 
-def tune_collector() -> None:
-    """Keep the cyclic garbage collector's pauses short: they set the tail of the action
-    latency at many tables (BENCHMARKS.md, "What limits the server").
+def freeze_start_up_heap() -> None:
+    """Keep the cyclic garbage collector's full collections short: their pauses set the
+    tail of the action latency at many tables (BENCHMARKS.md, "What limits the server").
 
-    A full collection walks every object it tracks. What start-up made (modules, the
-    engine's 20,475 ranked hands, the dealer bot's tables) lives as long as the process,
-    and was most of them: frozen, it is walked no more. A first generation of 10,000
-    objects rather than 700 lets what a hand makes die young instead of being promoted,
-    so full collections come rarely; at 1,000 tables on Redis they had come every few
-    seconds and taken 100-190 ms each."""
+    A full collection walks every object the collector tracks. What start-up made
+    (modules, the engine's 20,475 ranked hands, the dealer bot's tables) lives as long
+    as the process and was most of them: frozen, it is walked no more."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

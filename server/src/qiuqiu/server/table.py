@@ -116,7 +116,6 @@ class Table:
     closed: bool = False
 
     def __post_init__(self) -> None:
-        self.log = TableLog(log, self)
         o = self.options
         self.rules = TableRules(
             ante=o.ante,
@@ -127,6 +126,13 @@ class Table:
             tie_rule=o.tie_rule,
             manual_split=o.manual_split,
         )
+
+    @property
+    def log(self) -> TableLog:
+        """A logger naming the table and its hand. Made on each use: kept, it would tie
+        the table into a reference cycle, and a closed table, its last hand and its
+        frames would then wait for a full collection to be freed."""
+        return TableLog(log, self)
 
     # -- what the lobby and sessions ask of a table -----------------------------------
 
