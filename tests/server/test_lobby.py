@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 
 import pytest
 
@@ -267,3 +269,19 @@ async def test_an_account_may_keep_only_a_few_tables_open_that_nobody_sits_at(
     await client.reply("join_table", table_id=created["table"]["table_id"], buy_in=100)
     again = await client.reply("create_table", buy_in=100)
     assert again["type"] == "table_created"
+
+
+async def test_a_closed_table_is_freed_at_once_and_not_left_to_the_garbage_collector(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    player, turn = await at_bot_table(connect_client, buy_in=300)
+    table = weakref.ref(server.lobby.tables[turn["table_id"]])
+    gc.disable()  # only reference counting frees it now: a reference cycle would keep it
+    try:
+        await player.send("leave_table", table_id=turn["table_id"])  # played out, then paid
+        await player.expect("hand_ended")
+        await player.expect("table_left")
+        await asyncio.sleep(0.05)  # the closing table's last tasks end
+        assert table() is None
+    finally:
+        gc.enable()
