@@ -120,6 +120,8 @@ class TableOptions(Message):
             raise ValueError(
                 f"max_buy_in ({self.max_buy_in}) times seats ({self.seats}) exceeds {MAX_CHIPS}"
             )
+        if self.ante > self.max_buy_in:
+            raise ValueError(f"ante ({self.ante}) exceeds max_buy_in ({self.max_buy_in})")
         if self.max_bet is not None and self.max_bet < self.min_bet:
             raise ValueError(f"max_bet ({self.max_bet}) is below min_bet ({self.min_bet})")
         return self
