@@ -1,4 +1,4 @@
-"""Connections the server closes, over real WebSocket connections (DESIGN §3).
+"""Connections the server closes, over real WebSocket connections (PROTOCOL.md).
 
 A frame over the size limit or a flood past the rate limit closes that one
 connection with a proper close code, and the other tables play on.

@@ -1,4 +1,4 @@
-"""Well-formed messages the rules refuse, over real WebSocket connections (DESIGN §3).
+"""Well-formed messages the rules refuse, over real WebSocket connections (PROTOCOL.md).
 
 Out of turn, a stale hand, an amount the table does not allow, a seat or a buy-in
 that cannot be had, a table that is not there or not yours, a repeated ``id``: each
