@@ -11,6 +11,7 @@ keeps them and adopts the tables whose server died).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import secrets
@@ -160,13 +161,21 @@ class Lobby:
         seated again at once."""
         if table_id in self.tables or not await self.store.acquire_table(table_id, self.lease):
             return
-        record = await self.store.table(table_id)
+        try:
+            record = await self.store.table(table_id)
+            last = await self.store.table_hands(table_id, 1)
+        except BaseException:
+            # Let it go, or this process would keep renewing a lease on a table it never
+            # hosts; it is adopted on a later round.
+            with contextlib.suppress(Exception):
+                await self.store.release_table(table_id)
+            raise
         if record is None:  # closed meanwhile by whoever held it
             await self.store.release_table(table_id)
             return
         table = self._table(table_id, record.options, record.created_by)
         self.tables[table_id] = table
-        table.adopt(record)
+        table.adopt(record, last[-1] if last else None)
         if self.on_adopted is not None:
             self.on_adopted(table_id)
         for seat in record.seats:

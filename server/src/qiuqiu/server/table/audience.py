@@ -95,8 +95,11 @@ class Audience:
         self._wire: HandWire | None = None
         self.hand_id = self.seq = 0
         self._deadline_ms: int | None = None
-        self._lost: wire.HandVoided | None = None
-        """The hand a dead host left open, voided: told first to whoever comes back."""
+        self._lost: wire.HandVoided | wire.HandEnded | None = None
+        """How the last hand of a dead host ended (voided, if it was in play): told first
+        to whoever comes back, who may not have seen it."""
+        self._untold: set[str] = set()
+        """The accounts seated in that hand that have not come back since."""
         self._deliveries: list[tuple[Viewer, wire.Reply]] = []
         self._timers: list[Arm | Disarm] = []
 
@@ -157,16 +160,20 @@ class Audience:
     def _deliver(self, viewer: Viewer, message: wire.Reply) -> None:
         self._deliveries.append((viewer, message))
 
-    def _greet(self, viewer: Viewer, ref: MessageId | None) -> None:
-        """What a viewer gets first: a hand its dead host left open, voided, then the table."""
-        if self._lost is not None:
-            self._deliver(viewer, self._lost)
-        self._deliver(viewer, self.snapshot(viewer, ref))
+    def _greet(self, viewer: Viewer, account_id: str | None = None) -> None:
+        """What a viewer gets first: a hand its dead host left open, voided (for a seat
+        that was in it, whenever it comes back; for a spectator, until the next hand
+        starts), then the table."""
+        lost = self._lost
+        if lost is not None and (account_id in self._untold or self.hand_id == lost.hand_id):
+            self._untold.discard(account_id or "")
+            self._deliver(viewer, lost)
+        self._deliver(viewer, self.snapshot(viewer, None))
 
     def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:
         self.spectators[viewer] = None
         self._deliver(viewer, wire.TableWatched(ref=ref, table_id=self.table_id))
-        self._greet(viewer, None)
+        self._greet(viewer)
 
     def _error(self, ref: MessageId | None, code: ErrorCode, message: str) -> wire.Error:
         return wire.Error(ref=ref, code=code, message=message)

@@ -48,7 +48,7 @@ from collections.abc import Callable
 
 from qiuqiu import engine
 from qiuqiu.engine import HandState, IllegalAction, Phase
-from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import ErrorCode, decode_server
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
@@ -96,10 +96,14 @@ class TableCore(Ledger):
             moves = ((HOUSE, chips),)
         self._first = Write(WriteKind.OPEN, self._commit(moves=moves))
 
-    def adopt(self, record: TableRecord, bot: Viewer | None) -> None:
+    def adopt(
+        self, record: TableRecord, bot: Viewer | None, last: HandRecord | None = None
+    ) -> None:
         """Reopen a table whose host died. Every player is away, with the grace period to
         come back; a hand that was in play is voided, its chips where they were before it,
-        and whoever comes back is told so before anything else."""
+        and whoever comes back is told so before anything else. If the hand had ended
+        (``last``), whoever comes back is told its end again: the host may have died
+        before it reached them, and a client that saw it ignores it by its ``seq``."""
         self.hand_id, self.seq = record.hand_id, record.seq
         self._reserved, self._had_players = record.seq, True
         for kept in record.seats:
@@ -113,6 +117,10 @@ class TableCore(Ledger):
         self.state = TableState.WAITING
         if not self._humans():
             self.close("the last player left")  # its host died closing it
+        if last is not None and last.hand_id == record.hand_id and last.events:
+            ended = decode_server(last.events[-1])
+            if isinstance(ended, wire.HandEnded) and not record.hand_open:
+                self._lost, self._untold = ended, {account for _, account in last.accounts}
         if record.hand_open:
             self.state = TableState.SETTLING
             self._first = Write(
@@ -267,7 +275,7 @@ class TableCore(Ledger):
                 )
             )
         seat.viewer = viewer
-        self._greet(viewer, None)
+        self._greet(viewer, account_id)
         self._schedule_hand()
 
     # -- timers ------------------------------------------------------------------------
@@ -350,7 +358,7 @@ class TableCore(Ledger):
             return  # nobody saw it: the close writes it voided
         self.hand = HandState.start(self.rules, dict(deal.stacks), deal.button, deal.deck)
         self._wire = HandWire(self.table_id, deal.hand_id, deal.commitment, deal.seed, deal.text)
-        self._frames, self._lost = [], None
+        self._frames = []
         self.state = TableState.PLAYING
         started = self._wire.started(self._next_seq(), deal.button, deal.stacks)
         self._record(started)

@@ -143,12 +143,12 @@ class Table:
         self._input(lambda: self.core.open(bot))
         await self._opened
 
-    def adopt(self, record: TableRecord) -> None:
+    def adopt(self, record: TableRecord, last: HandRecord | None = None) -> None:
         """Host a table whose server died (see :meth:`TableCore.adopt`)."""
         bot = None
         if self.options.dealer_bot and self._bot_factory is not None:
             bot = self._bot_factory(self, self.options.seats - 1)
-        self._input(lambda: self.core.adopt(record, bot))
+        self._input(lambda: self.core.adopt(record, bot, last))
         self.log.info(
             "adopted with %d seats%s",
             len(record.seats),
