@@ -1,6 +1,7 @@
-"""What the Redis store must keep beyond the contract in test_store.py: a change is
-one atomic step even with many writers at once, and what one store object writes
-another sees, as a second server process on the same Redis would."""
+"""What the Redis store must keep beyond the contract in test_store.py: a commit is
+one atomic step even with many writers at once, a commit whose answer was lost is
+applied once however often it is retried, and what one store object writes another
+sees, as a second server process on the same Redis would."""
 
 from __future__ import annotations
 
@@ -195,6 +196,8 @@ async def answer_lost(
 ) -> None:
     """Send ``commit`` to Redis, which applies it, and lose the connection before its
     answer comes back, as a table would see a Redis that dropped it just then."""
+    # The store's own script with the keys and arguments the store built: a copy of
+    # them here would test the copy.
     script = store._commit
 
     async def applied_then_cut(keys: list[str], args: list[int | str]) -> NoReturn:

@@ -1,4 +1,4 @@
-"""What each viewer may see of a hand (docs/ARCHITECTURE.md, "What each viewer sees"), with the real engine.
+"""What each viewer may see of a hand (docs/ARCHITECTURE.md, "What each viewer sees").
 
 Hands are dealt from fixed decks and played by script, or at random over
 hypothesis-drawn seeds; every event and every state along the way is turned into

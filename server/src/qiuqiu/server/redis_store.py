@@ -116,13 +116,15 @@ end
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
   return {'lease_lost'}
 end
+local owed = {}
 for i = 1, moves do
   local a = 2 + 5 * i
   local balance = redis.call('HGET', KEYS[4 + 2 * i], 'balance')
   if not balance then
     return {'unknown_account', ARGV[a]}
   end
-  if ARGV[a + 3] == '0' and tonumber(balance) < tonumber(ARGV[a + 1]) then
+  owed[ARGV[a]] = (owed[ARGV[a]] or 0) + tonumber(ARGV[a + 1])
+  if ARGV[a + 3] == '0' and tonumber(balance) < owed[ARGV[a]] then
     return {'insufficient_balance', ARGV[a], balance}
   end
 end
@@ -432,7 +434,7 @@ class RedisStore:
             raise Refused(ErrorCode.UNKNOWN_ACCOUNT, f"there is no account {rest[0]}")
         if outcome == "insufficient_balance":
             account_id, balance = rest
-            amount = dict(commit.moves)[account_id]
+            amount = sum(n for a, n in commit.moves if a == account_id)
             raise Refused(
                 ErrorCode.INSUFFICIENT_BALANCE,
                 f"your balance is {balance} chips, not enough for {amount}",

@@ -265,6 +265,8 @@ class Session:
         self.lobby.attach(account.account_id, self)
         self.account = account
         here = self.lobby.seated_at(account.account_id)
+        for table in here:  # adopted here while this hello waited on the store
+            elsewhere.pop(table.table_id, None)
         for table_id, host in elsewhere.items():
             if host is None:
                 self.remote_tables[table_id] = ""  # reattached when its new host says so

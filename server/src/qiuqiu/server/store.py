@@ -186,7 +186,9 @@ class Store(Protocol):
         does not hold the table's lease. The same commit again is not applied twice."""
 
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
-        """The tables where ``account_id`` has a seat, by id."""
+        """The tables where ``account_id`` has a seat, by id: kept by the commits that
+        move its chips, as a seat is taken and given up only with chips. The house,
+        which seats the dealer bot, has none."""
 
     async def table(self, table_id: str) -> TableRecord | None: ...
 
@@ -315,14 +317,16 @@ class MemoryStore:
         if mine is None or self._holder(table_id) != mine:
             self._holding.pop(table_id, None)
             raise LeaseLost(table_id)
+        owed: dict[str, int] = {}
         for account_id, amount in commit.moves:
             account = self._accounts.get(account_id)
             if account is None:
                 raise Refused(ErrorCode.UNKNOWN_ACCOUNT, f"there is no account {account_id}")
-            if account_id != HOUSE and account.balance < amount:
+            owed[account_id] = owed.get(account_id, 0) + amount
+            if account_id != HOUSE and account.balance < owed[account_id]:
                 raise Refused(
                     ErrorCode.INSUFFICIENT_BALANCE,
-                    f"your balance is {account.balance} chips, not {amount}",
+                    f"your balance is {account.balance} chips, not enough for {owed[account_id]}",
                 )
         for account_id, amount in commit.moves:
             self._credit(account_id, -amount)
@@ -344,7 +348,7 @@ class MemoryStore:
             sorted(
                 table_id
                 for table_id, table in self._tables.items()
-                if any(seat.account_id == account_id for seat in table.seats)
+                if account_id != HOUSE and any(s.account_id == account_id for s in table.seats)
             )
         )
 
