@@ -55,7 +55,7 @@ class Client(Protocol):
     @property
     def name(self) -> str: ...
 
-    def send_frame(self, frame: str) -> None: ...
+    def send_frame(self, frame: str, table_id: str | None, seq: int | None) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
 
@@ -70,10 +70,14 @@ class RemoteViewer:
         self.session_id = session_id
 
     def deliver(self, message: wire.Reply) -> None:
-        frame = self.relay.lobby.frames.encode(message)
-        self.relay.bus.send(
-            self.process, {"kind": "deliver", "session": self.session_id, "frame": frame}
-        )
+        data: dict[str, Any] = {
+            "kind": "deliver",
+            "session": self.session_id,
+            "frame": self.relay.lobby.frames.encode(message),
+        }
+        if isinstance(message, wire.TableEvent):
+            data["table_id"], data["seq"] = message.table_id, message.seq
+        self.relay.bus.send(self.process, data)
 
 
 class Relay:
@@ -140,7 +144,7 @@ class Relay:
                     if client is None:
                         return  # gone already
                     if data["kind"] == "deliver":
-                        client.send_frame(data["frame"])
+                        client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
                     else:
                         client.close(TAKEN_OVER, TAKEN_OVER_REASON)
                 case "adopted":

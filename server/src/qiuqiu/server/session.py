@@ -67,6 +67,8 @@ class Session:
         self.remote_tables: dict[str, str] = {}
         """Tables hosted by another process that this session sits or watches at."""
         self._recent_ids: OrderedDict[MessageId, None] = OrderedDict()
+        self._seqs: dict[str, int] = {}
+        """The last seq this connection was sent for each table."""
         self._arrived = 0.0
         """When the frame being handled arrived (``time.perf_counter``)."""
 
@@ -81,11 +83,32 @@ class Session:
     # -- the Viewer and Connection protocols -----------------------------------------
 
     def deliver(self, message: wire.Reply) -> None:
+        if isinstance(message, wire.TableEvent | wire.TableSnapshot):
+            table_id = (
+                message.table_id
+                if isinstance(message, wire.TableEvent)
+                else (message.table.table_id)
+            )
+            if not self._in_order(table_id, message.seq, isinstance(message, wire.TableEvent)):
+                return
         self._send(self.lobby.frames.encode(message))
 
-    def send_frame(self, frame: str) -> None:
-        """A message made by the process hosting a table, sent on as it is."""
+    def send_frame(self, frame: str, table_id: str | None = None, seq: int | None = None) -> None:
+        """A message made by the process hosting a table, sent on as it is; ``seq`` is an
+        event's (with ``table_id``), ``None`` for anything else."""
+        if table_id is not None and seq is not None and not self._in_order(table_id, seq, True):
+            return
         self._send(frame)
+
+    def _in_order(self, table_id: str, seq: int, event: bool) -> bool:
+        """Whether a table's event is above every seq this connection was sent for that
+        table (a snapshot always is the new start): a table that a new host adopted tells
+        whoever comes back how its last hand ended, and one who saw it needs no repeat."""
+        last = self._seqs.get(table_id, -1)
+        if event and seq <= last:
+            return False
+        self._seqs[table_id] = max(seq, last)
+        return True
 
     def close(self, code: int, reason: str) -> None:
         self._close(code, reason)

@@ -99,6 +99,7 @@ class Audience:
         """How the last hand of a dead host ended (voided, if it was in play): told first
         to whoever comes back, who may not have seen it."""
         self._untold: set[str] = set()
+        self._lost_until = 0.0
         """The accounts seated in that hand that have not come back since."""
         self._deliveries: list[tuple[Viewer, wire.Reply]] = []
         self._timers: list[Arm | Disarm] = []
@@ -162,10 +163,11 @@ class Audience:
 
     def _greet(self, viewer: Viewer, account_id: str | None = None) -> None:
         """What a viewer gets first: a hand its dead host left open, voided (for a seat
-        that was in it, whenever it comes back; for a spectator, until the next hand
-        starts), then the table."""
+        that was in it, whenever it comes back; for a spectator, within the grace
+        period after the adoption), then the table."""
         lost = self._lost
-        if lost is not None and (account_id in self._untold or self.hand_id == lost.hand_id):
+        recent = self._clock() < self._lost_until
+        if lost is not None and (account_id in self._untold or recent and account_id is None):
             self._untold.discard(account_id or "")
             self._deliver(viewer, lost)
         self._deliver(viewer, self.snapshot(viewer, None))

@@ -121,6 +121,7 @@ class TableCore(Ledger):
             ended = decode_server(last.events[-1])
             if isinstance(ended, wire.HandEnded) and not record.hand_open:
                 self._lost, self._untold = ended, {account for _, account in last.accounts}
+                self._lost_until = self._clock() + self.timings.grace
         if record.hand_open:
             self.state = TableState.SETTLING
             self._first = Write(

@@ -105,6 +105,7 @@ class Ledger(Audience):
         if hand is not None and hand.voided and self.deal is None:
             self._lost = self._voided_event(hand.hand_id, LOST)  # adopted with it open
             self._untold = {account for _, account in hand.accounts}
+            self._lost_until = self._clock() + self.timings.grace
         self.deal, self.state = None, TableState.WAITING
         held, self._held = self._held, []
         for publication in held:
