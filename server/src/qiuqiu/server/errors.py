@@ -36,5 +36,11 @@ class LeaseLost(ServerError):
 
 class StoreUnavailable(ServerError):
     """The store (Redis) cannot be reached just now: the server's trouble, not the
-    client's. Whether the call that met it happened is not known; a table's commit
-    is retried until the store answers (the same commit is never applied twice)."""
+    client's. ``unsent`` when the call never reached the store (it could not even
+    connect), so that nothing happened; otherwise whether it happened is not known,
+    and a table's commit is retried until the store answers (the same commit is
+    never applied twice)."""
+
+    def __init__(self, message: str, *, unsent: bool = False) -> None:
+        super().__init__(message)
+        self.unsent = unsent

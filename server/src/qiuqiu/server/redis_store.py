@@ -239,7 +239,11 @@ def _reachable(
         try:
             return await method(self, *args, **kwargs)
         except (RedisConnectionError, RedisTimeoutError, TimeoutError) as error:
-            raise StoreUnavailable(str(error) or type(error).__name__) from error
+            text = str(error) or type(error).__name__
+            # redis-py says "Error N connecting to host:port" when it could not connect:
+            # then nothing was sent. Anything else may have reached Redis.
+            unsent = isinstance(error, RedisConnectionError) and " connecting to " in text
+            raise StoreUnavailable(text, unsent=unsent) from error
 
     return reaching
 

@@ -334,7 +334,8 @@ class TableCore(Ledger):
         self._after_write()
 
     def refused(self, write: Write, refusal: Refused) -> None:
-        """A buy-in the store refused (the balance is short): nothing changed."""
+        """A buy-in the store refused (the balance is short) or certainly never got (it
+        was away): nothing changed."""
         self._writing = None
         assert write.kind is WriteKind.BUY_IN, write
         buy_in = self._buy_ins.popleft()

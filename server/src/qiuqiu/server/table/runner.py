@@ -34,7 +34,7 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.logs import TableLog
 from qiuqiu.server.store import HandRecord, Store, TableRecord
 from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
-from qiuqiu.server.table.core import MOVED, TableCore
+from qiuqiu.server.table.core import MOVED, UNAVAILABLE, TableCore
 from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.ledger import Write, WriteKind
 from qiuqiu.server.table.seats import Seat, Viewer
@@ -284,6 +284,11 @@ class Table:
                 return
             except StoreUnavailable as error:
                 self.health.failed(error)
+                if error.unsent and write.kind is WriteKind.BUY_IN:
+                    # Certainly not written: the player is told so now, not after the outage.
+                    away = Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+                    self._input(partial(self.core.refused, write, away))
+                    return
             except Exception:
                 self.log.exception("a %s write failed; trying again", write.kind)
             else:
