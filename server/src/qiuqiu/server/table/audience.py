@@ -8,7 +8,8 @@ in its own view (:mod:`qiuqiu.server.views`). Nothing here decides anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
@@ -64,6 +65,9 @@ class Disarm:
 
 TURN, NEXT_HAND, DESERTED = Timer("turn"), Timer("next_hand"), Timer("deserted")
 
+ENDS_KEPT = 4
+"""Hands whose end a seat coming back is told again: more than pass in a reconnect."""
+
 
 class Audience:
     def __init__(
@@ -95,11 +99,13 @@ class Audience:
         self._wire: HandWire | None = None
         self.hand_id = self.seq = 0
         self._deadline_ms: int | None = None
-        self._lost: wire.HandVoided | wire.HandEnded | None = None
-        """How the last hand of a dead host ended (voided, if it was in play): told first
-        to whoever comes back, who may not have seen it."""
-        self._untold: set[str] = set()
-        self._lost_until = 0.0
+        self._ends: deque[tuple[frozenset[str], wire.TableEvent]] = deque(maxlen=ENDS_KEPT)
+        """How the last hands ended (``hand_ended``, or ``hand_voided`` for one a dead host
+        left open), with the accounts dealt into each: whoever of them comes back is told
+        again, as its old connection may have gone before it was."""
+        self._adopted_until = 0.0
+        """Spectators who come back until then (the grace period after an adoption) are
+        told how the hand the dead host was playing ended."""
         """The accounts seated in that hand that have not come back since."""
         self._deliveries: list[tuple[Viewer, wire.Reply]] = []
         self._timers: list[Arm | Disarm] = []
@@ -162,15 +168,17 @@ class Audience:
         self._deliveries.append((viewer, message))
 
     def _greet(self, viewer: Viewer, account_id: str | None = None) -> None:
-        """What a viewer gets first: a hand its dead host left open, voided (for a seat
-        that was in it, whenever it comes back; for a spectator, within the grace
-        period after the adoption), then the table."""
-        lost = self._lost
-        recent = self._clock() < self._lost_until
-        if lost is not None and (account_id in self._untold or recent and account_id is None):
-            self._untold.discard(account_id or "")
-            self._deliver(viewer, lost)
+        """What a viewer gets first: how the last hands it was dealt into ended, then the
+        table. A connection that saw an end drops it by its ``seq`` (the session does),
+        so only one that missed it gets it."""
+        spectator = account_id is None and self._clock() < self._adopted_until
+        for accounts, end in self._ends:
+            if account_id in accounts or spectator:
+                self._deliver(viewer, end)
         self._deliver(viewer, self.snapshot(viewer, None))
+
+    def _ended(self, accounts: Iterable[str], end: wire.TableEvent) -> None:
+        self._ends.append((frozenset(accounts), end))
 
     def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:
         self.spectators[viewer] = None

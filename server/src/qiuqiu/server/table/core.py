@@ -120,8 +120,8 @@ class TableCore(Ledger):
         if last is not None and last.hand_id == record.hand_id and last.events:
             ended = decode_server(last.events[-1])
             if isinstance(ended, wire.HandEnded) and not record.hand_open:
-                self._lost, self._untold = ended, {account for _, account in last.accounts}
-                self._lost_until = self._clock() + self.timings.grace
+                self._ended((account for _, account in last.accounts), ended)
+                self._adopted_until = self._clock() + self.timings.grace
         if record.hand_open:
             self.state = TableState.SETTLING
             self._first = Write(

@@ -103,9 +103,12 @@ class Ledger(Audience):
             self.seats[number].stack = chips
         hand = write.commit.hand
         if hand is not None and hand.voided and self.deal is None:
-            self._lost = self._voided_event(hand.hand_id, LOST)  # adopted with it open
-            self._untold = {account for _, account in hand.accounts}
-            self._lost_until = self._clock() + self.timings.grace
+            # Adopted with it open: voided here, and told to whoever comes back.
+            self._ended((a for _, a in hand.accounts), self._voided_event(hand.hand_id, LOST))
+            self._adopted_until = self._clock() + self.timings.grace
+        elif hand is not None:
+            ended = next(p.public for p in self._held if isinstance(p.public, wire.HandEnded))
+            self._ended((a for _, a in hand.accounts), ended)
         self.deal, self.state = None, TableState.WAITING
         held, self._held = self._held, []
         for publication in held:
