@@ -35,8 +35,11 @@ class Bus(Protocol):
     async def start(self, receive: Callable[[dict[str, Any]], None]) -> None:
         """Hand every message for this process (or for all) to ``receive``, in order."""
 
-    def send(self, process: str, message: dict[str, Any]) -> None:
-        """Queue ``message`` for ``process`` (:data:`ALL` for every one); never blocks."""
+    def send(
+        self, process: str, message: dict[str, Any], lost: Callable[[], None] | None = None
+    ) -> None:
+        """Queue ``message`` for ``process`` (:data:`ALL` for every one); never blocks.
+        ``lost`` is called if it could not be sent (Redis away)."""
 
     async def stop(self) -> None:
         """Send what is queued (for a moment at most), then stop listening."""
@@ -47,7 +50,7 @@ class RedisBus:
         self.owner = owner
         self._redis = redis
         self._prefix = prefix
-        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, str, Callable[[], None] | None]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._pubsub = redis.pubsub()
 
@@ -56,8 +59,10 @@ class RedisBus:
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._listen(receive)), loop.create_task(self._publish())]
 
-    def send(self, process: str, message: dict[str, Any]) -> None:
-        self._outbox.put_nowait((self._channel(process), json.dumps(message)))
+    def send(
+        self, process: str, message: dict[str, Any], lost: Callable[[], None] | None = None
+    ) -> None:
+        self._outbox.put_nowait((self._channel(process), json.dumps(message), lost))
 
     async def stop(self) -> None:
         with contextlib.suppress(TimeoutError):
@@ -76,7 +81,7 @@ class RedisBus:
     async def _publish(self) -> None:
         failing = False
         while True:
-            channel, payload = await self._outbox.get()
+            channel, payload, lost = await self._outbox.get()
             try:
                 await self._redis.publish(channel, payload)
                 failing = False
@@ -85,6 +90,8 @@ class RedisBus:
                 if not failing:
                     log.warning("could not publish to other processes: %s", error)
                 failing = True
+                if lost is not None:
+                    lost()
 
     async def _listen(self, receive: Callable[[dict[str, Any]], None]) -> None:
         failing = False

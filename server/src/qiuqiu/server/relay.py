@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from qiuqiu.protocol import BadMessage, ErrorCode, decode_client, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.bus import ALL, Bus
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
-from qiuqiu.server.table import MOVED
+from qiuqiu.server.table import MOVED, UNAVAILABLE
 
 if TYPE_CHECKING:
     from qiuqiu.server.lobby import Lobby
@@ -56,6 +57,8 @@ class Client(Protocol):
     def name(self) -> str: ...
 
     def send_frame(self, frame: str, table_id: str | None, seq: int | None) -> None: ...
+
+    def refuse(self, ref: MessageId | None, code: ErrorCode, text: str) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
 
@@ -109,6 +112,13 @@ class Relay:
         ``client`` to ``host``, the process hosting ``table_id``."""
         if kind != "gone":
             client.remote_tables[table_id] = host
+        lost = None
+        if message is not None:
+            ref = message.id
+
+            def lost() -> None:
+                client.refuse(ref, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+
         self.bus.send(
             host,
             {
@@ -121,6 +131,7 @@ class Relay:
                 "watching": table_id in client.watching,
                 "frame": None if message is None else encode(message),
             },
+            lost,
         )
 
     def take_over(self, previous: str | None) -> None:

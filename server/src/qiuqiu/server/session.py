@@ -36,14 +36,12 @@ from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import Account, HandRecord
-from qiuqiu.server.table import MOVED, Table, verify_buy_in
+from qiuqiu.server.table import MOVED, UNAVAILABLE, Table, verify_buy_in
 
 if TYPE_CHECKING:
     from qiuqiu.server.relay import Relay
 
 RECENT_IDS = 1024
-
-UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
 
 
 class Session:
@@ -120,26 +118,26 @@ class Session:
         which the gateway does not count against the connection's rate limit."""
         self._arrived = time.perf_counter()
         if isinstance(frame, bytes):
-            self._refuse(None, ErrorCode.BINARY_FRAME, "send JSON in text frames")
+            self.refuse(None, ErrorCode.BINARY_FRAME, "send JSON in text frames")
             return False
         try:
             message = decode_client(frame)
         except BadMessage as bad:
-            self._refuse(message_id(frame), bad.code, bad.message)
+            self.refuse(message_id(frame), bad.code, bad.message)
             return False
         try:
             return await self._dispatch(message)
         except Refused as refused:
-            self._refuse(message.id, refused.code, refused.message)
+            self.refuse(message.id, refused.code, refused.message)
         except LeaseLost as lost:
             self.lobby.abandon(lost.table_id)
-            self._refuse(message.id, ErrorCode.TABLE_MOVED, MOVED)
+            self.refuse(message.id, ErrorCode.TABLE_MOVED, MOVED)
         except StoreUnavailable as error:
             self.lobby.health.failed(error)
-            self._refuse(message.id, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+            self.refuse(message.id, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
         return False
 
-    def _refuse(self, ref: MessageId | None, code: ErrorCode, text: str) -> None:
+    def refuse(self, ref: MessageId | None, code: ErrorCode, text: str) -> None:
         self.deliver(self.lobby.refusal(ref, code, text))
 
     def disconnected(self) -> None:

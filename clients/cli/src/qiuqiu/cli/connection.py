@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -27,6 +28,9 @@ from qiuqiu.cli.game import Applied, TableState
 from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_server, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+
+SNAPSHOT_PATIENCE = 2.0
+"""Seconds to wait for a snapshot asked for after a gap before asking again."""
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +102,8 @@ class Connection:
         self._pending: dict[int, asyncio.Future[wire.Reply]] = {}
         self._messages: asyncio.Queue[Notice] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
-        self._awaiting_snapshot: set[str] = set()
+        self._awaiting_snapshot: dict[str, float] = {}
+        """The tables a snapshot was asked for after a gap, and when."""
         self._closing = False
 
     @classmethod
@@ -265,12 +270,16 @@ class Connection:
         or one that comes after a gap (a snapshot is on its way)."""
         if isinstance(message, wire.TableSnapshot):
             self.tables[message.table.table_id] = TableState.from_snapshot(message)
-            self._awaiting_snapshot.discard(message.table.table_id)
+            self._awaiting_snapshot.pop(message.table.table_id, None)
         elif isinstance(message, wire.TableEvent) and message.table_id in self.tables:
             applied = self.tables[message.table_id].apply(message)
-            if applied is Applied.GAP and message.table_id not in self._awaiting_snapshot:
+            asked = self._awaiting_snapshot.get(message.table_id)
+            now = time.monotonic()
+            if applied is Applied.GAP and (asked is None or now - asked > SNAPSHOT_PATIENCE):
+                # Asked again if it takes long: the request, or its answer, can be lost
+                # between server processes while their Redis is away.
                 log.info("missed events at table %s: asking for a snapshot", message.table_id)
-                self._awaiting_snapshot.add(message.table_id)
+                self._awaiting_snapshot[message.table_id] = now
                 await self.send(cmd.RequestSnapshot(table_id=message.table_id))
             return applied is Applied.APPLIED
         elif isinstance(message, wire.TableLeft) and message.seat is not None:

@@ -3,7 +3,7 @@
 (:mod:`.runner`)."""
 
 from qiuqiu.server.table.audience import TableState, TableTimings
-from qiuqiu.server.table.core import BOT_NAME, MOVED, TableCore
+from qiuqiu.server.table.core import BOT_NAME, MOVED, UNAVAILABLE, TableCore
 from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.runner import Table
 from qiuqiu.server.table.seats import Seat, Viewer, verify_buy_in
@@ -11,6 +11,7 @@ from qiuqiu.server.table.seats import Seat, Viewer, verify_buy_in
 __all__ = [
     "BOT_NAME",
     "MOVED",
+    "UNAVAILABLE",
     "Random",
     "Seat",
     "Table",
