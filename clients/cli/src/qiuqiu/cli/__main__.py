@@ -53,7 +53,8 @@ def _default_name() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    console = Console(highlight=False, emoji=False)
+    # With --json, standard output carries the summary alone: everything else goes to stderr.
+    console = Console(highlight=False, emoji=False, stderr=args.json)
     try:
         options = PlayOptions.from_args(args, console)
     except ValueError as error:
