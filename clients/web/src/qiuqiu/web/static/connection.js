@@ -52,6 +52,8 @@ export class Connection {
     this.info = { status: "connecting", detail: "", attempt: 0, retryAt: null };
     /** @type {ReturnType<typeof setTimeout> | null} */
     this.retryTimer = null;
+    /** Set when the server no longer knew this page's account and a new one was opened. */
+    this.forgotten = false;
     /** How many sessions this page has had: more than one means it came back by itself. */
     this.sessions = 0;
     // A laptop waking up or a phone back on the network: try at once.
@@ -102,8 +104,10 @@ export class Connection {
         return this.welcomed(await this.request({ type: "hello", version: PROTOCOL_VERSION, token }));
       } catch (error) {
         if (!(error instanceof Refused) || error.code !== "unknown_token") return this.failed(error);
-        // The server forgot the account (it restarted without Redis): start a new one.
+        // The server forgot the account (it restarted without Redis): start a new one,
+        // and let the page say so, or the player would find 1,000 chips and no word why.
         this.token = null;
+        this.forgotten = true;
       }
     }
     if (this.name) return this.identify(this.name);
