@@ -378,6 +378,8 @@ class App {
   /** @param {"signin" | "lobby" | "table"} view */
   show(view) {
     if (view === "table" && !(this.active && this.tables.has(this.active))) view = "lobby";
+    // A new view starts at its top, as a new page would (the lobby's form may be far down).
+    if (view !== this.view) scrollTo(0, 0);
     this.view = view;
     document.body.dataset.view = view;
     const hash = view === "table" && this.active ? `#/table/${this.active}` : view === "lobby" ? "#/" : "";

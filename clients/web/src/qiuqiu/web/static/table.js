@@ -28,11 +28,11 @@ import { TableState, explainResult } from "./state.js";
  * @type {Record<number, [number, number][]>}
  */
 const SPOTS = {
-  2: [[50, 83], [50, 17]],
-  3: [[50, 83], [16, 28], [84, 28]],
-  4: [[50, 83], [11, 50], [50, 17], [89, 50]],
-  5: [[50, 83], [11, 62], [24, 17], [76, 17], [89, 62]],
-  6: [[50, 83], [11, 68], [11, 27], [50, 15], [89, 27], [89, 68]],
+  2: [[50, 86], [50, 14]],
+  3: [[50, 86], [16, 27], [84, 27]],
+  4: [[50, 86], [11, 50], [50, 14], [89, 50]],
+  5: [[50, 86], [11, 62], [24, 15], [76, 15], [89, 62]],
+  6: [[50, 86], [11, 68], [11, 27], [50, 14], [89, 27], [89, 68]],
 };
 
 export class TableView {
@@ -131,9 +131,11 @@ export class TableView {
         h("strong", { text: `Table ${state.tableId}` }),
         h("span", { class: "stakes", text: stakes.join(" · ") }),
       ),
-      h("span", { class: `role ${state.you === null ? "watch" : "seated"}`, text: state.busted ? "Out of chips" : state.you === null ? "Watching" : `Seat ${state.you + 1}` }),
+      h("span", { class: `role ${state.busted ? "out" : state.you === null ? "watch" : "seated"}`, text: state.busted ? "Out of chips" : state.you === null ? "Watching" : `Seat ${state.you + 1}` }),
       h("button", { class: "ghost", type: "button", dataset: { action: "history" }, onclick: () => this.actions.history(state), text: "Hand history" }),
-      state.closed || state.busted
+      state.busted
+        ? ""
+        : state.closed
         ? h("span", { class: "role", text: "Closed" })
         : h("button", {
             class: "ghost leave",
@@ -269,7 +271,7 @@ export class TableView {
     return h(
       "div",
       { class: "center" },
-      h("div", { class: "brand-mark", text: "QiuQiu" }),
+      !hand && h("div", { class: "brand-mark", text: "QiuQiu" }),
       hand && hand.phase !== "ended" && h("div", { class: "pot" }, h("span", { class: "chip big" }), h("span", { class: "pot-label", text: "Pot" }), h("strong", { class: "pot-amount", text: chips(hand.pot) })),
       h("div", { class: "phase", text: phase }),
       outcome(state),
@@ -500,7 +502,7 @@ export class TableView {
         h("span", { class: "who", text: shown.name }),
         cutView(shown.cut.pairs, shown.cut.values, { size: "sm" }),
         h("span", { class: `value${CATEGORY_NAMES[shown.category] ? " special" : ""}`, text: handValue(shown.category, shown.cut.values) }),
-        won ? h("span", { class: "badge win", text: `Winner +${chips(won)}` }) : null,
+        won ? h("span", { class: "badge win", title: "chips taken from the pot, and the winner's gain after what they put in", text: winnerBadge(won, result.nets.get(shown.seat)) }) : null,
       );
     });
     let summary = "";
@@ -632,6 +634,12 @@ export class TableView {
     this.log.replaceChildren(...items);
     this.log.scrollTop = this.log.scrollHeight;
   }
+}
+
+/** A winner's take, and their gain once their own chips in the pot are counted.
+ * @param {number} won @param {number | undefined} net */
+function winnerBadge(won, net) {
+  return net === undefined || net === won ? `Wins ${chips(won)}` : `Wins ${chips(won)} · ${net >= 0 ? "+" : "−"}${chips(Math.abs(net))} net`;
 }
 
 /** @param {import("./state.js").Result} result */
