@@ -157,7 +157,7 @@ def test_a_pot_award_names_the_winners_and_their_shares() -> None:
     awarded = wire.PotAwarded(
         table_id="t1", seq=5, hand_id=3, amount=1000, eligible=(ME, BOT), shares=shares
     )
-    assert line(awarded, table()) == "Pot of 1000 to You (600) and Dealer (400)."
+    assert line(awarded, table()) == "You (600) and Dealer (400) split the pot of 1000."
 
 
 def test_a_player_leaving_is_named_from_the_message() -> None:
@@ -211,7 +211,8 @@ def test_the_table_shows_every_seat_with_its_stack_and_the_pot() -> None:
     assert "Dealer (D) (away)" in drawn
     assert "stack 990" in drawn
     assert "Pot 70" in drawn
-    assert "Dealer to act · 50 to call · 10 s left" in drawn
+    assert "Dealer to act | 50 to call | 10 s left" in drawn
+    assert drawn.isascii()
     assert "<- to act" in drawn
 
 

@@ -246,7 +246,7 @@ export class TableView {
       ),
       !seat.connected &&
         h("div", seat.awayUntil ? { class: "tag away", title: "disconnected: the seat is kept for the grace period", dataset: { awayUntil: String(seat.awayUntil) }, text: "away" } : { class: "tag away", text: "away" }),
-      seat.lastAction && !won && h("div", { class: "last-action", text: seat.lastAction }),
+      seat.lastAction && !value && !won && h("div", { class: "last-action", text: seat.lastAction }),
       tiles,
       value && h("div", { class: `seat-value${won ? " won" : ""}`, text: won ? `${value} · wins ${chips(seat.won)}` : value }),
       !value && won && h("div", { class: "seat-value won", text: `wins ${chips(seat.won)}` }),
@@ -618,10 +618,10 @@ export class TableView {
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "button", class: "ghost", dataset: { action: "replay-first" }, disabled: step === 1, onclick: () => go(1), text: "⏮ Start" }),
+        h("button", { type: "button", class: "ghost", dataset: { action: "replay-first" }, disabled: step === 1, onclick: () => go(1), text: "« Start" }),
         h("button", { type: "button", class: "ghost", dataset: { action: "replay-back" }, disabled: step === 1, onclick: () => go(step - 1), text: "◀ Back" }),
         h("button", { type: "button", class: "act call", dataset: { action: "replay-next" }, disabled: step === total, onclick: () => go(step + 1), text: "Next ▶" }),
-        h("button", { type: "button", class: "ghost", dataset: { action: "replay-end" }, disabled: step === total, onclick: () => go(total), text: "End ⏭" }),
+        h("button", { type: "button", class: "ghost", dataset: { action: "replay-end" }, disabled: step === total, onclick: () => go(total), text: "End »" }),
       ),
       state.result && step === total ? verdictView(state.result) : null,
       h("button", { type: "button", class: "ghost", dataset: { action: "history-list" }, onclick: () => { this.past.replay = null; this.drawHistory(); }, text: "All hands" }),
