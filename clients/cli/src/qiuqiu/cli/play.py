@@ -106,10 +106,7 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
         with LiveView(console, options.unicode, lambda: terminal.state) as screen:
             terminal.screen = screen
             await terminal.run(typed_lines(key_lines(screen)))
-        # What the live view showed last stays on screen; the farewell goes under it.
-        terminal.screen = None
-        for line in list(screen.events)[-2:]:
-            console.print(line)
+
     return None
 
 

@@ -13,12 +13,13 @@ import contextlib
 import sys
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 from qiuqiu.cli import render
-from qiuqiu.cli.bot import Action, Split, action_message, leave
+from qiuqiu.cli.bot import Action, Split, action_message
 from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, read
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Notice, Reconnected
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
@@ -70,6 +71,7 @@ class Terminal:
         self._turn_shown: tuple[int, int] | None = None
         self._answered: tuple[int, int | None] | None = None
         self.last_options = TableOptions()
+        self._leave_id: int | None = None
 
     @property
     def state(self) -> TableState | None:
@@ -80,11 +82,12 @@ class Terminal:
         self.say(Text("Type help for the commands. Good luck!", "dim"))
         messages = self.conn.messages()
         next_message = asyncio.ensure_future(anext(messages))
-        next_line = asyncio.ensure_future(anext(lines, None))
+        next_line: asyncio.Future[str | None] = asyncio.ensure_future(anext(lines, None))
         try:
             while True:
+                waiting: set[asyncio.Future[Any]] = {next_message, next_line}
                 done, _ = await asyncio.wait(
-                    {next_message, next_line}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
+                    waiting, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
                 )
                 if next_message in done:
                     if not self.show(next_message.result()):
@@ -93,8 +96,11 @@ class Terminal:
                 if next_line in done:
                     line = next_line.result()
                     if line is None or not await self.command(line):
-                        await self.quit()
-                        return
+                        if not await self.quit():
+                            return
+                        # Leaving: what is typed now is ignored until the seat has stood up.
+                        next_line = asyncio.get_running_loop().create_future()
+                        continue
                     next_line = asyncio.ensure_future(anext(lines, None))
                 self.remind()
                 self.prompt()
@@ -132,6 +138,7 @@ class Terminal:
         match message:
             case Closed(reason=reason):
                 self.say(Text(f"The connection is closed ({reason}).", "bold red"))
+                self.say_summary()
                 return False
             case Disconnected(reason=reason):
                 ellipsis = "…" if self.unicode else "..."
@@ -161,6 +168,14 @@ class Terminal:
             return True
         if getattr(message, "table_id", self.table_id) != self.table_id:
             return True
+        if (
+            isinstance(message, wire.Error)
+            and message.ref is not None
+            and message.ref == self._leave_id
+        ):
+            self.say(Text(f"Leaving was refused ({message.code}): {message.message}", "red"))
+            self.say_summary()
+            return False
         if isinstance(message, wire.Error):
             self._answered = None  # refused: the turn is still open
         self.last_options = state.options
@@ -174,6 +189,9 @@ class Terminal:
         if line is not None and line.plain:
             self.say(line)
         if isinstance(message, wire.PlayerLeft) and state.you is None:
+            if self._leave_id is not None:
+                return True  # the table_left with the balance is on its way
+            self.say_summary()
             return False
         if state.closed:
             return False
@@ -187,7 +205,7 @@ class Terminal:
         if hand is None or hand.deadline_ms is None:
             return
         if state.legal is None:
-            if hand.actor is not None:
+            if hand.actor is not None and self.screen is None:
                 left = render.seconds_left(hand.deadline_ms, now_ms())
                 self.say(Text(f"{render.who(state, hand.actor)} to act ({left} s).", "dim"))
             return
@@ -288,24 +306,26 @@ class Terminal:
                     )
                 )
 
-    async def quit(self) -> None:
+    async def quit(self) -> bool:
+        """Ask to stand up; ``False`` when there is nothing to wait for. The hand in play
+        and the ``table_left`` still come as messages, so the session counts every hand
+        the seat played, the one it is leaving in too."""
         state = self.state
-        if self.busted is not None:
+        if self.busted is not None or state is None:
             self.say_summary()
-            return
-        if state is not None and state.hand is not None and state.hand.phase != "ended":
+            return False
+        if state.hand is not None and state.hand.phase != "ended" and state.me is not None:
             ellipsis = "…" if self.unicode else "..."
             self.say(
                 Text(f"Leaving: your seat plays out this hand (check or fold){ellipsis}", "dim")
             )
+        self._leave_id = self.conn.next_id()
         try:
-            balance = await leave(self.conn, self.table_id)
+            await self.conn.send(cmd.LeaveTable(id=self._leave_id, table_id=self.table_id))
         except ConnectionLost:
-            balance = None
-        if balance is not None:
-            self.balance = balance
-            self.say(Text(f"You left the table. Your balance is {balance}.", "bold"))
-        self.say_summary()
+            self.say_summary()
+            return False
+        return True
 
     def say_summary(self) -> None:
         s = self.session
