@@ -150,10 +150,15 @@ async def test_ascii_means_every_character_on_screen(
     assert screen.text().isascii()
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="today a dealer-bot table closes when its last player busts, so the rebuy opens a "
+    "new table; the server core being rewritten keeps it open for the grace period: then "
+    "this passes, and this marker goes",
+)
 async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_same_table(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]
 ) -> None:
-    """Needs the dealer-bot table to stay open after its last player busts."""
     screen = Screen("bust", play(config_dir, server, "--buy-in", "100"), height=60)
     screens.append(screen)
     table_id = (await screen.wait_for(r"Table (t\w+): 2 seats")).group(1)

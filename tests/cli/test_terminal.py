@@ -108,6 +108,7 @@ def test_tiles_are_drawn_in_ascii_when_asked(config_dir: Path) -> None:
     child.expect(rf"You were dealt ({STYLE}\[\d\|\d\]{STYLE}(  )?){{3}}\.")
     child.expect(TURN)
     assert not re.search("[\U0001f031-\U0001f061]", str(child.before))
+    assert str(child.before).isascii(), str(child.before)
     child.sendline("quit")
     finish(child)
 

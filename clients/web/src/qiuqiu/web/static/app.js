@@ -267,6 +267,7 @@ class App {
     this.tables.delete(m.table_id);
     this.watching.delete(m.table_id);
     this.leaving.delete(m.table_id);
+    this.drawAccount();
     if (this.active === m.table_id) {
       this.active = null;
       this.show("lobby");
