@@ -13,7 +13,14 @@ from rich.text import Text
 from qiuqiu.cli import render
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
 from qiuqiu.engine import ALL_TILES, Category, Hand, parse_tiles, rank
-from qiuqiu.protocol import ChipRange, LegalActions, SeatAmount, TableOptions, commitment
+from qiuqiu.protocol import (
+    ChipRange,
+    CutView,
+    LegalActions,
+    SeatAmount,
+    TableOptions,
+    commitment,
+)
 from qiuqiu.protocol import server as wire
 
 ME, BOT = 0, 1
@@ -246,10 +253,11 @@ def shown(seat: int, tiles: str) -> wire.ShownHand:
         (str(cut.high_pair[0]), str(cut.high_pair[1])),
         (str(cut.low_pair[0]), str(cut.low_pair[1])),
     )
+    a, b, c, d = (str(t) for t in parse_tiles(tiles))
     return wire.ShownHand(
         seat=seat,
-        tiles=tuple(str(t) for t in parse_tiles(tiles)),
-        cut={"pairs": pairs, "values": ranked.pairs},
+        tiles=(a, b, c, d),
+        cut=CutView(pairs=pairs, values=ranked.pairs),
         category=ranked.category,
     )
 
@@ -303,7 +311,7 @@ def test_betting_round_ends_and_cuts_are_named_plainly() -> None:
         seq=5,
         hand_id=3,
         seat=ME,
-        cut={"pairs": (("6-3", "5-5"), ("2-1", "4-0")), "values": (9, 7)},
+        cut=CutView(pairs=(("6-3", "5-5"), ("2-1", "4-0")), values=(9, 7)),
     )
     assert line(mine, table()) == "You cut your hand: 9-7."
     theirs = wire.CutDeclared(table_id="t1", seq=5, hand_id=3, seat=BOT)
