@@ -433,3 +433,34 @@ async def test_the_session_figure_and_the_summary_on_leaving_match_the_servers_r
     await expect(page.locator(".session-net")).to_have_text(shown)
     await expect(page.locator(".session-hands")).to_contain_text(f"{len(hands)} hands")
     await page.screenshot(path=screenshot("farewell"))
+
+
+async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_words(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    port = server.port
+
+    await server.stop()
+    toast = page.locator("#toast .toast-item")
+    await expect(toast.filter(has_text="The server stopped.")).to_be_visible()
+    await expect(page.locator("#status")).to_have_attribute("data-status", "reconnecting")
+
+    # The same address, a new server that kept nothing: the page says so, then goes on.
+    config = ServerConfig(port=port, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
+    await again.start()
+    try:
+        await expect(
+            toast.filter(has_text="The server no longer knows your account")
+        ).to_be_visible(timeout=20_000)
+        await expect(page.locator(".lobby")).to_be_visible()
+        await expect(page.locator(".balance-amount")).to_have_text("1,000")
+        await page.screenshot(path=screenshot("server-restarted"))
+        assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, False]
+    finally:
+        await again.stop()

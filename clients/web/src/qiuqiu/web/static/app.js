@@ -105,7 +105,7 @@ class App {
     this.statusEl.title = info.detail;
     if (info.status === "need-name") this.show("signin");
     if (info.status === "stopped" && info.detail) this.toast(info.detail, "bad");
-    if (info.status === "reconnecting" && info.detail === "The server is restarting." && info.attempt === 1) {
+    if (info.status === "reconnecting" && info.code === 1001 && info.attempt === 1) {
       this.toast("The server stopped. Every hand in play was called off and your chips went back to your balance; this page reconnects when the server is back.", "bad");
     }
     if (info.status === "reconnecting") {
@@ -121,6 +121,7 @@ class App {
       this.toast(`The server no longer knows your account: it restarted without keeping accounts. You start again as a new player with ${chips(welcome.balance)} chips.`, "bad");
       this.session = new Tally();
       this.tallies.clear();
+      this.farewell = null;
       this.session.save(sessionStorage, "qiuqiu.session");
     }
     this.name = welcome.name;
@@ -230,7 +231,8 @@ class App {
   /** A hand ended at a table where this page sits: into the evening's tally. @param {TableState} state */
   record(state) {
     const result = state.result;
-    if (state.you === null || !result) return;
+    // A hand called off moved no chip: it is not one played.
+    if (state.you === null || !result || result.voided) return;
     const net = result.nets.get(state.you);
     if (net === undefined) return;
     const won = result.awards.flatMap((a) => a.shares).filter((x) => x.seat === state.you).reduce((sum, x) => sum + x.amount, 0);
@@ -260,7 +262,7 @@ class App {
     }
     if (m.seat !== undefined && m.seat !== null) {
       const tally = this.tallies.get(m.table_id) ?? new Tally();
-      const why = m.ref === undefined ? `You were stood up (the server stopped, or you were away past the grace period): your ${chips(m.cashed_out)} chips went back to your balance.` : `You left with ${chips(m.cashed_out)} chips.`;
+      const why = m.ref === undefined ? `You were stood up (the server is stopping, or you were away past the grace period): your ${chips(m.cashed_out)} chips went back to your balance.` : `You left with ${chips(m.cashed_out)} chips.`;
       this.farewell = { tableId: m.table_id, tally, balance: m.balance, why };
       this.tallies.delete(m.table_id);
     }

@@ -19,7 +19,7 @@ const FINAL_CLOSES = new Map([
 
 /**
  * @typedef {"connecting" | "need-name" | "online" | "reconnecting" | "stopped"} Status
- * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null}} StatusInfo
+ * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null, code?: number}} StatusInfo
  */
 
 /** A refused request: the server's `error`, as an exception. */
@@ -201,6 +201,7 @@ export class Connection {
     const wait = Math.round(delay * (0.8 + Math.random() * 0.4));
     this.info.attempt += 1;
     this.info.retryAt = Date.now() + wait;
+    this.info.code = code;
     this.setStatus("reconnecting", reason || (code === 1001 ? "The server is restarting." : "Connection lost."));
     this.retryTimer = setTimeout(() => this.open(), wait);
   }
