@@ -231,7 +231,7 @@ async def test_a_tie_is_explained_by_the_tile_that_settled_it_and_the_net_is_sho
         why = page.locator(".result .why li")
         await expect(why).to_have_count(1)
         await expect(why).to_contain_text(
-            f"equal hands ({high}-{low}): the highest tile decides, {tile} beats"
+            f"equal hands ({high}-{low}), the highest tile decides: {tile} beats"
         )
         ended = frames_of(ann, "hand_ended")[0]
         net = next(s["amount"] for s in ended["stacks"] if s["seat"] == 0) - 500

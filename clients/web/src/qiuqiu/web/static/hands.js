@@ -131,15 +131,15 @@ export function compareShown(a, b) {
  */
 export function whyItWon(winner, loser, split) {
   const [w, l] = [winner, loser].map((x) => handValue(x.category, x.cut.values));
-  if (split) return `equal hands (${w}): the pot is split`;
+  if (split) return `equal hands (${w}) share it`;
   if (winner.category !== loser.category) {
     return winner.category === "normal" ? `${w} beats ${l}` : `${w} beats ${loser.category === "normal" ? "any normal hand" : l}`;
   }
   if (winner.category === "normal" && winner.cut.values[0] !== loser.cut.values[0]) {
-    return `higher pair: ${winner.cut.values[0]} beats ${loser.cut.values[0]}`;
+    return `higher pair, ${winner.cut.values[0]} beats ${loser.cut.values[0]}`;
   }
   if (winner.category === "normal" && winner.cut.values[1] !== loser.cut.values[1]) {
     return `same higher pair (${winner.cut.values[0]}), lower pair ${winner.cut.values[1]} beats ${loser.cut.values[1]}`;
   }
-  return `equal hands (${w}): the highest tile decides, ${highestTile(winner.tiles)} beats ${highestTile(loser.tiles)}`;
+  return `equal hands (${w}), the highest tile decides: ${highestTile(winner.tiles)} beats ${highestTile(loser.tiles)}`;
 }
