@@ -10,7 +10,7 @@ what the engine adds and survives a change of machine:
 
 - ``compare``: :func:`qiuqiu.engine.compare` over N random pairs of disjoint
   hands (drawn before the clock starts); its floor is two bare dict look-ups
-  per pair in a table of the same size (DESIGN §6: comparing two hands is a
+  per pair in a table of the same size (BENCHMARKS.md: comparing two hands is a
   table look-up).
 - ``hand``: complete hands, 2 to 6 seats under a few table rules, each dealt
   from a seeded shuffle and played with random legal actions until it ends;

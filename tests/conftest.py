@@ -1,4 +1,4 @@
-"""A real Redis for the tests that need one (DESIGN §4: no mock stands in for Redis),
+"""A real Redis for the tests that need one (docs/ARCHITECTURE.md, "Storage": no mock stands in for Redis),
 and a real server in the test's own event loop, configured by each folder's
 ``config`` fixture.
 

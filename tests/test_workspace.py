@@ -1,4 +1,4 @@
-"""The project layout the rest of the work relies on (DESIGN §2)."""
+"""The project layout the rest of the work relies on (docs/ARCHITECTURE.md, "Layers")."""
 
 import importlib
 import importlib.util

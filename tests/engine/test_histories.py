@@ -4,7 +4,7 @@ Each file in ``tests/data/histories/`` is one hand: its rules, stacks, button
 and deck (all 28 tiles, in dealing order), the actions taken, every event the
 hand must produce and the stacks it must end with. Its ``description`` says
 who wins what and why, and those numbers were worked out by hand from the
-rules (DESIGN §1), not copied from the engine.
+rules (README, "The rules as the engine plays them"), not copied from the engine.
 
 To (re)write the ``events`` and ``final_stacks`` of histories from their actions::
 

@@ -1,5 +1,5 @@
 """What the bad-input tests share: the audit of "nothing changed", the assertions
-on the ``error`` a refusal gets, and the tables they set up (DESIGN §3).
+on the ``error`` a refusal gets, and the tables they set up (PROTOCOL.md).
 
 The audit compares balances, sessions, seats, each table's ``seq``, the hand in
 play and the chip total before and after a refusal. A test takes it at a moment

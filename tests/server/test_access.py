@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol.common import NAME_LENGTH
@@ -57,7 +58,7 @@ async def test_a_seat_takes_actions_only_from_its_own_account(
 
 
 async def test_a_resume_token_is_long_random_and_kept_only_as_its_hash(
-    redis_store: RedisStore,
+    redis_store: RedisStore, redis_url: str
 ) -> None:
     server = QiuQiuServer(FAST, store=redis_store)
     await server.start()
@@ -74,8 +75,9 @@ async def test_a_resume_token_is_long_random_and_kept_only_as_its_hash(
         # 32 random bytes, URL-safe base64: 256 bits nobody can guess.
         assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)
     stored = b""
-    async for key in redis_store.redis.scan_iter():
-        stored += key.encode() + repr(await redis_store.redis.dump(key)).encode()
+    async with Redis.from_url(redis_url, decode_responses=True) as redis:
+        async for key in redis.scan_iter():
+            stored += key.encode() + repr(await redis.dump(key)).encode()
     for token in tokens:
         assert token.encode() not in stored
         assert hashlib.sha256(token.encode()).hexdigest().encode() in stored

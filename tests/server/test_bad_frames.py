@@ -1,4 +1,4 @@
-"""Frames and messages the server cannot take, over real WebSocket connections (DESIGN §3).
+"""Frames and messages the server cannot take, over real WebSocket connections (PROTOCOL.md).
 
 Malformed JSON, a shape or a field that is not a message's, an ``id`` that is not an
 id, a binary frame, a wrong or missing ``hello``: each gets an ``error`` with a

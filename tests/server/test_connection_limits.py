@@ -1,4 +1,4 @@
-"""Connections the server closes, over real WebSocket connections (DESIGN §3).
+"""Connections the server closes, over real WebSocket connections (PROTOCOL.md).
 
 A frame over the size limit or a flood past the rate limit closes that one
 connection with a proper close code, and the other tables play on.
@@ -143,3 +143,26 @@ async def test_a_flood_at_the_default_rate_closes_that_connection_with_1008(
     finally:
         # Else the server's stop would wait out the lingering connection too.
         victim.transport.abort()
+
+
+async def test_an_honest_bot_at_full_speed_is_no_flood() -> None:
+    """Actions on the seat's own turn do not count against the rate limit: a bot that
+    answers at once, at a table with no pause between hands, plays on."""
+    config = FAST.model_copy(update={"rate": 1.0, "burst": 5})
+    server = QiuQiuServer(config)
+    await server.start()
+    try:
+        client = Client(await connect(server.url))
+        created = await client.hello("Quick")
+        assert created["type"] == "welcome"
+        made = await client.reply("create_table", options={}, buy_in=500)
+        table_id = made["table"]["table_id"]
+        for _ in range(40):
+            turn = await my_turn(client, table_id)
+            legal = turn["legal"]
+            kind = "check" if legal.get("check") else "call" if "call" in legal else "fold"
+            await client.send(kind, table_id=table_id, hand_id=turn["hand_id"])
+        assert client.connection.close_code is None
+        await client.close()
+    finally:
+        await server.stop()

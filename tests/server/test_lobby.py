@@ -84,8 +84,9 @@ async def test_a_player_who_leaves_mid_hand_is_played_out_and_paid_when_it_ends(
 ) -> None:
     client, turn = await at_bot_table(connect_client, buy_in=300)
     ref = await client.send("leave_table", table_id=turn["table_id"])
-    # Its own turn: the timer plays it at once (a check, since nobody has bet).
-    await client.expect("turn_timed_out", seat=0)
+    # Its own turn: it is played at once (a check, since nobody has bet), with no
+    # time-out, as no deadline passed.
+    await client.expect("checked", seat=0)
     ended = await client.expect("hand_ended")
     left = await client.expect("table_left")
     assert left["ref"] == ref

@@ -231,10 +231,12 @@ async def test_logs_are_one_json_object_a_line_naming_the_table_and_hand() -> No
         lines = (await proc.stderr.read()).decode().splitlines()
     entries = [json.loads(line) for line in lines]
     assert all({"time", "level", "logger", "message"} <= e.keys() for e in entries)
-    ended = [e for e in entries if e["message"].endswith("hand ended: played")]
+    ended = [e for e in entries if "hand 1 ended: seat" in e["message"]]
     assert ended[0]["table"] == table_id
     assert ended[0]["hand"] == 1
-    assert ended[0]["level"] == "DEBUG"
+    assert ended[0]["level"] == "INFO"
+    assert ended[0]["pot"] > 0
+    assert ended[0]["winners"]
     closed = next(e for e in entries if "closed:" in e["message"])
     assert closed["table"] == table_id
 

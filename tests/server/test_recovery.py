@@ -25,7 +25,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, SeatRecord, TableRecord
+from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, SeatRecord, TableCommit, TableRecord
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST
 from tests.server.processes import (
@@ -205,7 +205,8 @@ async def test_a_table_its_server_died_while_closing_is_closed_by_the_server_tha
     bot = SeatRecord(options.seats - 1, HOUSE, "Dealer", options.max_buy_in, is_bot=True)
     dead = await RedisStore.from_url(redis_url)
     assert await dead.acquire_table("t1", 0.2)
-    await dead.move_chips(HOUSE, options.max_buy_in, TableRecord("t1", options, (bot,)))
+    record = TableRecord("t1", options, (bot,))
+    await dead.commit(TableCommit("t1", record, ((HOUSE, options.max_buy_in),)))
     await dead.close()
     assert await chips_in_redis(redis_store) == 0
     server = QiuQiuServer(FAST.model_copy(update={"lease": 0.5}), store=redis_store)

@@ -1,30 +1,40 @@
-"""What the Redis store must keep beyond the contract in test_store.py: a change is
-one atomic step even with many writers at once, and what one store object writes
-another sees, as a second server process on the same Redis would."""
+"""What the Redis store must keep beyond the contract in test_store.py: a commit is
+one atomic step even with many writers at once, a commit whose answer was lost is
+applied once however often it is retried, and what one store object writes another
+sees, as a second server process on the same Redis would."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
+from typing import NoReturn
 
 import pytest
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-from qiuqiu.protocol import TableOptions
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, TableRecord
-
-GRANT = 1_000
-OPTIONS = TableOptions(seats=3, dealer_bot=False)
-
+from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
+from tests.server.store_helpers import (
+    GRANT,
+    OPTIONS,
+    buy_in,
+    chip_audit,
+    dropped,
+    saved,
+    seat,
+    seated,
+)
 
 HELD = 60.0
 """Seconds of a lease that outlasts the test that takes it."""
 
 
-def seated(table_id: str, account_id: str, stack: int) -> TableRecord:
-    return TableRecord(table_id, OPTIONS).with_seat(SeatRecord(0, account_id, "Ann", stack))
+def sitting_down(table_id: str, account_id: str, stack: int) -> TableCommit:
+    """``account_id`` buys in alone at a new table ``table_id``."""
+    return buy_in(TableRecord(table_id, OPTIONS), seat(0, account_id, stack))
 
 
 async def dump(url: str) -> dict[bytes, bytes | None]:
@@ -33,49 +43,60 @@ async def dump(url: str) -> dict[bytes, bytes | None]:
         return {key: await raw.dump(key) async for key in raw.scan_iter()}
 
 
-async def test_a_refused_move_leaves_every_key_in_redis_as_it_was(
+async def test_a_refused_commit_leaves_every_key_in_redis_as_it_was(
     redis_store: RedisStore, redis_url: str
 ) -> None:
-    await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    for account_id in ("ann", "bob"):
+        await redis_store.create_account(
+            account_id, account_id.title(), token_hash(account_id), GRANT
+        )
     for table_id in ("t1", "t2"):
         assert await redis_store.acquire_table(table_id, HELD)
-    saved = seated("t1", "ann", 400)
-    await redis_store.move_chips("ann", 400, saved)
+    first = sitting_down("t1", "ann", 400)
+    await redis_store.commit(first)
+    assert first.table is not None
+    table = first.table.with_seat(seat(1, "bob", 400))
+    await redis_store.commit(buy_in(first.table, seat(1, "bob", 400)))
     before = await dump(redis_url)
     with pytest.raises(Refused, match="insufficient_balance"):
-        await redis_store.move_chips("ann", 601, saved.with_seat(SeatRecord(1, "ann", "Ann", 601)))
+        await redis_store.commit(buy_in(table, seat(2, "ann", 601)))
     with pytest.raises(Refused, match="unknown_account"):
-        await redis_store.move_chips("nobody", 1, seated("t2", "nobody", 1))
+        await redis_store.commit(sitting_down("t2", "nobody", 1))
+    # Both cash out and the table closes with a hand, but one move is for nobody.
+    stacks = ((0, 400), (1, 400))
+    played = HandRecord("t1", 1, ((0, "ann"), (1, "bob")), stacks, stacks, (), voided=True)
+    closing = replace(dropped(table), hand=played)
+    with pytest.raises(Refused, match="unknown_account"):
+        await redis_store.commit(replace(closing, moves=(*closing.moves, ("nobody", -1))))
     assert await dump(redis_url) == before
     ann = await redis_store.account("ann")
     assert ann is not None
     assert ann.balance == GRANT - 400
-    assert await redis_store.table("t1") == saved
+    assert await redis_store.table("t1") == table
 
 
 async def test_two_hundred_buy_ins_at_once_never_overdraw_and_create_or_lose_no_chip(
     redis_store: RedisStore,
 ) -> None:
     await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
-    buy_in = 30
+    chips = 30
 
     async def buy_in_at(n: int) -> str | None:
         """None for a buy-in made, the code of its refusal otherwise."""
         try:
             assert await redis_store.acquire_table(f"t{n}", HELD)
-            await redis_store.move_chips("ann", buy_in, seated(f"t{n}", "ann", buy_in))
+            await redis_store.commit(sitting_down(f"t{n}", "ann", chips))
         except Refused as refused:
             return refused.code
         return None
 
     outcomes = await asyncio.gather(*(buy_in_at(n) for n in range(200)))
-    assert outcomes.count(None) == GRANT // buy_in
+    assert outcomes.count(None) == GRANT // chips
     assert set(outcomes) == {None, "insufficient_balance"}
     balances = await redis_store.balances()
-    assert balances["ann"] == GRANT % buy_in
-    tables = await redis_store.tables()
-    assert len(tables) == GRANT // buy_in
-    assert sum(balances.values()) + sum(s.stack for t in tables for s in t.seats) == 0
+    assert balances["ann"] == GRANT % chips
+    assert len(await redis_store.tables()) == GRANT // chips
+    assert await chip_audit(redis_store) == 0
 
 
 async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
@@ -84,9 +105,9 @@ async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
     await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
     table = seated("t1", "ann", 400)
     assert await redis_store.acquire_table("t1", HELD)
-    await redis_store.move_chips("ann", 400, table)
+    await redis_store.commit(sitting_down("t1", "ann", 400))
     hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 420),), ('{"type": "x"}',))
-    await redis_store.record_hand(hand)
+    await redis_store.commit(TableCommit("t1", table, hand=hand))
     other = await RedisStore.from_url(redis_url)
     try:
         # Opening it found the house there already and left its balance alone.
@@ -96,10 +117,11 @@ async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
         assert await other.account_hands("ann") == (hand,)
         await redis_store.release_table("t1")
         assert await other.acquire_table("t1", HELD)
-        await other.drop_table("t1")
+        assert await other.commit(dropped(table)) == {"ann": GRANT}
     finally:
         await other.close()
     assert await redis_store.table("t1") is None
+    assert await redis_store.seated_tables("ann") == ()
 
 
 async def test_stores_under_different_prefixes_share_a_redis_without_seeing_each_other(
@@ -110,7 +132,7 @@ async def test_stores_under_different_prefixes_share_a_redis_without_seeing_each
     try:
         await blue.create_account("ann", "Ann", token_hash("ann"), GRANT)
         assert await blue.acquire_table("t1", HELD)
-        await blue.save_table(TableRecord("t1", OPTIONS))
+        await blue.commit(saved(TableRecord("t1", OPTIONS)))
         assert await green.acquire_table("t1", HELD), "green's t1 is another table"
         assert await green.account("ann") is None
         assert await green.tables() == ()
@@ -127,14 +149,17 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
 ) -> None:
     await redis_store.create_account("ann", "Ann", "hash-of-anns-token", GRANT)
     await redis_store.acquire_table("t1", 10)
-    await redis_store.move_chips("ann", 400, seated("t1", "ann", 400))
-    await redis_store.record_hand(HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 400),), ()))
+    await redis_store.commit(sitting_down("t1", "ann", 400))
+    hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 400),), ())
+    last = TableCommit("t1", seated("t1", "ann", 400), hand=hand)
+    await redis_store.commit(last)
     await redis_store.claim_connection("ann", "process:session")
     async with Redis.from_url(redis_url, decode_responses=True) as raw:
         assert sorted(await raw.keys()) == [
             "qiuqiu:account:ann",
             "qiuqiu:account:house",
             "qiuqiu:accounts",
+            "qiuqiu:commit:t1",
             "qiuqiu:connection:ann",
             "qiuqiu:fence:t1",
             "qiuqiu:hands:account:ann",
@@ -149,6 +174,8 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
         assert await raw.get("qiuqiu:lease:t1") == f"{redis_store.owner}:1"
         assert await raw.hgetall("qiuqiu:account:ann") == {"name": "Ann", "balance": "600"}
         assert await raw.smembers("qiuqiu:seats:ann") == {"t1"}
+        assert await raw.get("qiuqiu:commit:t1") == last.commit_id
+        assert await raw.get("qiuqiu:version:t1") == "2"
 
 
 async def test_a_store_keeps_working_after_redis_forgets_its_scripts(
@@ -159,6 +186,56 @@ async def test_a_store_keeps_working_after_redis_forgets_its_scripts(
         await raw.script_flush()
     await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
     assert await redis_store.balances() == {HOUSE: -GRANT, "ann": GRANT}
+
+
+# -- a commit retried ----------------------------------------------------------------
+
+
+async def answer_lost(
+    store: RedisStore, commit: TableCommit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Send ``commit`` to Redis, which applies it, and lose the connection before its
+    answer comes back, as a table would see a Redis that dropped it just then."""
+    # The store's own script with the keys and arguments the store built: a copy of
+    # them here would test the copy.
+    script = store._commit
+
+    async def applied_then_cut(keys: list[str], args: list[int | str]) -> NoReturn:
+        await script(keys=keys, args=args)
+        raise RedisConnectionError("Connection closed by server.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "_commit", applied_then_cut)
+        with pytest.raises(StoreUnavailable):
+            await store.commit(commit)
+
+
+async def test_a_commit_whose_answer_was_lost_is_recognised_by_its_id_when_retried(
+    redis_store: RedisStore, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    await redis_store.create_account("bob", "Bob", token_hash("bob"), GRANT)
+    assert await redis_store.acquire_table("t1", HELD)
+    first = sitting_down("t1", "ann", 400)
+    await answer_lost(redis_store, first, monkeypatch)
+    applied = await dump(redis_url)
+    assert await redis_store.commit(first) == {"ann": GRANT - 400}
+    assert await dump(redis_url) == applied, "applied once"
+    # The retry told the store the version it wrote, so its next commit is not stale.
+    assert first.table is not None
+    second = buy_in(first.table, seat(1, "bob", 300))
+    assert await redis_store.commit(second) == {"bob": GRANT - 300}
+    assert second.table is not None
+    stacks = ((0, 400), (1, 300))
+    voided = HandRecord("t1", 1, ((0, "ann"), (1, "bob")), stacks, stacks, (), voided=True)
+    closing = replace(dropped(second.table), hand=voided)
+    await answer_lost(redis_store, closing, monkeypatch)
+    applied = await dump(redis_url)
+    assert await redis_store.commit(closing) == {"ann": GRANT, "bob": GRANT}
+    assert await dump(redis_url) == applied, "applied once"
+    assert await redis_store.table_hands("t1") == (voided,)
+    assert await redis_store.tables() == ()
+    assert await chip_audit(redis_store) == 0
 
 
 # -- leases: one writer per table ---------------------------------------------------
@@ -187,7 +264,7 @@ async def test_a_lease_not_renewed_runs_out_and_another_process_takes_the_table_
 ) -> None:
     first, second = await two_stores(redis_url)
     await first.acquire_table("t1", LEASE)
-    await first.save_table(TableRecord("t1", OPTIONS))
+    await first.commit(saved(TableRecord("t1", OPTIONS)))
     assert await second.orphaned_tables() == ()
     await asyncio.sleep(LEASE * 2)
     assert await second.orphaned_tables() == ("t1",)
@@ -213,22 +290,22 @@ async def test_the_process_that_lost_its_lease_writes_nothing_more(redis_url: st
     old, new = await two_stores(redis_url)
     await old.create_account("ann", "Ann", token_hash("ann"), GRANT)
     await old.acquire_table("t1", LEASE)
-    await old.save_table(TableRecord("t1", OPTIONS))
+    await old.commit(saved(TableRecord("t1", OPTIONS)))
     await asyncio.sleep(LEASE * 2)
     assert await new.acquire_table("t1", LEASE)
     before = await dump(redis_url)
     stale = seated("t1", "ann", 100)
     hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 100),), ((0, 100),), ())
     for write in (
-        old.save_table(stale),
-        old.move_chips("ann", 100, stale),
-        old.record_hand(hand, stale),
-        old.drop_table("t1"),
+        saved(stale),
+        sitting_down("t1", "ann", 100),
+        TableCommit("t1", stale, hand=hand),
+        TableCommit("t1", None),
     ):
         with pytest.raises(LeaseLost):
-            await write
+            await old.commit(write)
     assert await dump(redis_url) == before
-    await new.save_table(stale)
+    await new.commit(saved(stale))
     assert await new.table("t1") == stale
     await old.close()
     await new.close()
@@ -242,12 +319,12 @@ async def test_two_processes_racing_to_apply_the_same_change_only_one_wins(
     first, second = await two_stores(redis_url)
     await first.create_account("ann", "Ann", token_hash("ann"), GRANT)
     await first.acquire_table("t1", LEASE)
-    await first.save_table(TableRecord("t1", OPTIONS))
+    await first.commit(saved(TableRecord("t1", OPTIONS)))
     await asyncio.sleep(LEASE * 2)
     await second.acquire_table("t1", LEASE)
     outcomes = await asyncio.gather(
-        first.move_chips("ann", GRANT, seated("t1", "ann", GRANT)),
-        second.move_chips("ann", GRANT, seated("t1", "ann", GRANT)),
+        first.commit(sitting_down("t1", "ann", GRANT)),
+        second.commit(sitting_down("t1", "ann", GRANT)),
         return_exceptions=True,
     )
     assert isinstance(outcomes[0], LeaseLost)
@@ -265,11 +342,23 @@ async def test_a_released_lease_is_free_at_once_and_a_dropped_table_frees_its_le
     await first.acquire_table("t1", LEASE)
     await first.release_table("t1")
     assert await second.acquire_table("t1", LEASE)
-    await second.save_table(TableRecord("t1", OPTIONS))
-    await second.drop_table("t1")
+    await second.commit(saved(TableRecord("t1", OPTIONS)))
+    await second.commit(TableCommit("t1", None))
     assert await first.acquire_table("t1", LEASE)
     await first.close()
     await second.close()
+
+
+async def test_a_lease_taken_back_after_it_ran_out_keeps_its_fence(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    assert await redis_store.acquire_table("t1", LEASE)
+    await asyncio.sleep(LEASE * 2)
+    async with Redis.from_url(redis_url, decode_responses=True) as raw:
+        assert await raw.get("qiuqiu:lease:t1") is None
+        assert await redis_store.renew_tables(HELD) == ()
+        assert await raw.get("qiuqiu:lease:t1") == f"{redis_store.owner}:1"
+        assert await raw.get("qiuqiu:fence:t1") == "1"
 
 
 async def balance_of(store: RedisStore, account_id: str) -> int:

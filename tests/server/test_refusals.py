@@ -1,4 +1,4 @@
-"""Well-formed messages the rules refuse, over real WebSocket connections (DESIGN §3).
+"""Well-formed messages the rules refuse, over real WebSocket connections (PROTOCOL.md).
 
 Out of turn, a stale hand, an amount the table does not allow, a seat or a buy-in
 that cannot be had, a table that is not there or not yours, a repeated ``id``: each
@@ -422,3 +422,51 @@ async def test_options_that_contradict_each_other_get_invalid_message(
     error = await refused(client, create, "invalid_message")
     assert field in error["message"], error
     await assert_nothing_changed(server, client, before)
+
+
+async def test_a_buy_in_outside_the_range_says_what_the_balance_is(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    ann = await identified(connect_client, "Ann")
+    created = await ann.reply("create_table", options=THREE_SEATS)
+    join = {"type": "join_table", "table_id": created["table"]["table_id"], "buy_in": 99_999}
+    error = await refused(ann, join, "invalid_buy_in")
+    assert f"your balance is {STARTING_BALANCE}" in error["message"]
+
+
+async def test_the_hands_of_a_table_that_never_was_get_unknown_table(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    ann = await identified(connect_client, "Ann")
+    before = await world(server)
+    await refused(ann, {"type": "list_hands", "table_id": NOWHERE}, "unknown_table")
+    await assert_nothing_changed(server, ann, before)
+
+
+async def test_an_ante_no_buy_in_could_pay_gets_invalid_message(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    ann = await identified(connect_client, "Ann")
+    options = {"ante": 700, "min_buy_in": 100, "max_buy_in": 600}
+    error = await refused(ann, {"type": "create_table", "options": options}, "invalid_message")
+    assert "ante" in error["message"]
+
+
+async def test_a_hello_with_a_name_and_a_token_gets_invalid_message(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    ann = await connect_client()
+    token = (await ann.hello("Ann"))["token"]
+    again = await connect_client()
+    hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": "Bob", "token": token}
+    error = await refused(again, hello, "invalid_message")
+    assert "not both" in error["message"]
+
+
+@pytest.mark.parametrize("name", ["Dealer", "dealer", " DEALER "])
+async def test_the_dealer_bots_name_is_refused_to_players(
+    server: QiuQiuServer, connect_client: Connect, name: str
+) -> None:
+    client = await connect_client()
+    hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": name}
+    await refused(client, hello, "reserved_name")

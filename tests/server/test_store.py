@@ -1,23 +1,37 @@
-"""The contract every :class:`Store` keeps (DESIGN §4).
+"""The contract every :class:`Store` keeps (store.py; docs/ARCHITECTURE.md, "Storage").
 
 Each store test runs once per implementation in ``STORES``, each the name of a
 fixture that makes an empty one (the Redis one in a Redis emptied for the test);
 they use only the methods of the :class:`Store` protocol, so a store that passes
-here can stand in for any other. The chip audit sums what a test can name
-through the protocol: the balances of the accounts it opened, the house's, and
-every stack at every saved table.
+here can stand in for any other. A table is written only by :meth:`Store.commit`,
+with the commits built as a table builds them (tests/server/store_helpers.py).
+The chip audit sums every balance, the house's included, and every stack at
+every table in the lobby.
+
+A second process on the same store (``rival``) is a second :class:`RedisStore`
+on the same Redis; a store in memory cannot be shared by two processes, so its
+rival is a second :class:`MemoryStore` over the same accounts, tables and
+leases, holding leases of its own under another owner.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import contextlib
+import itertools
+import secrets
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
@@ -26,16 +40,32 @@ from qiuqiu.server.store import (
     MemoryStore,
     SeatRecord,
     Store,
+    TableCommit,
     TableRecord,
+)
+from tests.server.store_helpers import (
+    GRANT,
+    OPTIONS,
+    balance,
+    buy_in,
+    cash_out,
+    chip_audit,
+    dropped,
+    open_account,
+    saved,
+    seat,
 )
 
 STORES = ["memory_store", "redis_store"]
 
-GRANT = 1_000
-OPTIONS = TableOptions(seats=3, dealer_bot=False)
-
-
 TABLES = ("t1", "t2", "t3")
+
+SHORT = 0.05
+"""Seconds of a lease a test lets run out: it shortens its lease to this only once it
+has written what it needs, so that a slow machine cannot make that write fail."""
+
+RUN_OUT = SHORT * 2
+"""Seconds a test waits for a short lease to run out."""
 
 
 @pytest.fixture
@@ -56,29 +86,42 @@ async def leases(store: Store) -> None:
         assert await store.acquire_table(table_id, 60)
 
 
-async def chip_total(store: Store, account_ids: Iterable[str]) -> int:
-    """The balances of ``account_ids`` and the house, plus every stack at every saved
-    table: zero as long as no chip is created or lost."""
-    total = 0
-    for account_id in {HOUSE, *account_ids}:
-        account = await store.account(account_id)
-        assert account is not None, account_id
-        total += account.balance
-    return total + sum(s.stack for table in await store.tables() for s in table.seats)
+@pytest.fixture
+async def rival(store: Store, request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """Another process on the same store as ``store``, with leases of its own."""
+    if isinstance(store, MemoryStore):
+        yield replace(store, owner=secrets.token_hex(6), _holding={})
+        return
+    other = await RedisStore.from_url(request.getfixturevalue("redis_url"))
+    yield other
+    await other.close()
 
 
-async def balance(store: Store, account_id: str) -> int:
-    account = await store.account(account_id)
-    assert account is not None, account_id
-    return account.balance
+EmptyStores = Callable[[], contextlib.AbstractAsyncContextManager[Store]]
 
 
-async def open_account(store: Store, account_id: str = "ann", grant: int = GRANT) -> Account:
-    return await store.create_account(account_id, account_id.title(), token_hash(account_id), grant)
+@pytest.fixture
+def empty_stores(store: Store, request: pytest.FixtureRequest) -> EmptyStores:
+    """More empty stores of the kind ``store`` is, one per example of a property (the
+    Redis ones under a prefix of their own), each holding the leases on ``TABLES``."""
+    url = None if isinstance(store, MemoryStore) else request.getfixturevalue("redis_url")
+    prefixes = itertools.count()
 
+    @contextlib.asynccontextmanager
+    async def empty() -> AsyncIterator[Store]:
+        if url is None:
+            made: Store = MemoryStore()
+        else:
+            made = await RedisStore.from_url(url, prefix=f"example{next(prefixes)}:")
+        try:
+            for table_id in TABLES:
+                assert await made.acquire_table(table_id, 60)
+            yield made
+        finally:
+            if isinstance(made, RedisStore):
+                await made.close()
 
-def seat(number: int, account_id: str, stack: int) -> SeatRecord:
-    return SeatRecord(number, account_id, account_id.title(), stack)
+    return empty
 
 
 def hand(
@@ -100,8 +143,39 @@ def hand(
     )
 
 
+def played(finished: HandRecord) -> TableCommit:
+    """The commit that keeps ``finished``, with its table as a bare record after it."""
+    after = TableRecord(finished.table_id, OPTIONS, hand_id=finished.hand_id)
+    return TableCommit(finished.table_id, after, hand=finished)
+
+
 def hand_ids(hands: Iterable[HandRecord]) -> list[tuple[str, int]]:
     return [(h.table_id, h.hand_id) for h in hands]
+
+
+async def everything(
+    store: Store, table_ids: Iterable[str], account_ids: Iterable[str]
+) -> dict[str, Any]:
+    """All a commit may change, as the protocol shows it: to compare before and after."""
+    tables, accounts = sorted(table_ids), sorted({HOUSE, *account_ids})
+    return {
+        "balances": await store.balances(),
+        "lobby": sorted((t.table_id, t) for t in await store.tables()),
+        "table": {t: await store.table(t) for t in tables},
+        "table hands": {t: await store.table_hands(t) for t in tables},
+        "account hands": {a: await store.account_hands(a) for a in accounts},
+        "seated": {a: await store.seated_tables(a) for a in accounts},
+        "hosts": {t: await store.table_host(t) for t in tables},
+        "orphans": await store.orphaned_tables(),
+    }
+
+
+async def seated_by_records(store: Store, account_id: str) -> tuple[str, ...]:
+    """The tables whose record in the lobby has a seat of ``account_id``."""
+    tables = await store.tables()
+    return tuple(
+        sorted(t.table_id for t in tables if any(s.account_id == account_id for s in t.seats))
+    )
 
 
 # -- a new store -----------------------------------------------------------------------
@@ -124,7 +198,7 @@ async def test_a_new_account_is_granted_its_chips_by_the_house(store: Store) -> 
     assert ann == Account("ann", "Ann", GRANT)
     assert await store.account("ann") == ann
     assert await balance(store, HOUSE) == -GRANT
-    assert await chip_total(store, ["ann"]) == 0
+    assert await chip_audit(store) == 0
 
 
 async def test_every_grant_comes_from_the_house_so_the_balances_sum_to_zero(
@@ -133,7 +207,7 @@ async def test_every_grant_comes_from_the_house_so_the_balances_sum_to_zero(
     for n, grant in enumerate([1_000, 250, 1]):
         await open_account(store, f"player{n}", grant)
     assert await balance(store, HOUSE) == -1_251
-    assert await chip_total(store, ["player0", "player1", "player2"]) == 0
+    assert await chip_audit(store) == 0
 
 
 async def test_an_account_id_already_taken_is_refused_and_changes_nothing(store: Store) -> None:
@@ -157,7 +231,7 @@ async def test_a_negative_grant_is_a_mistake_and_changes_nothing(store: Store) -
 async def test_balances_lists_every_account_the_house_included(store: Store) -> None:
     await open_account(store, "ann")
     await open_account(store, "bob", 300)
-    await store.move_chips("bob", 100, TableRecord("t1", OPTIONS).with_seat(seat(0, "bob", 100)))
+    await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "bob", 100)))
     assert await store.balances() == {HOUSE: -1_300, "ann": GRANT, "bob": 200}
 
 
@@ -180,8 +254,7 @@ async def test_an_unknown_token_finds_no_account(store: Store) -> None:
 
 async def test_the_account_found_by_token_has_its_balance_as_it_is_now(store: Store) -> None:
     await store.create_account("ann", "Ann", token_hash("secret"), GRANT)
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 300))
-    await store.move_chips("ann", 300, table)
+    await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 300)))
     found = await store.account_for_token(token_hash("secret"))
     assert found == Account("ann", "Ann", GRANT - 300)
 
@@ -193,41 +266,39 @@ async def test_a_buy_in_moves_the_chips_and_saves_the_table_that_holds_them(
     store: Store,
 ) -> None:
     await open_account(store, "ann")
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 400))
-    account = await store.move_chips("ann", 400, table)
-    assert account == Account("ann", "Ann", GRANT - 400)
-    assert await store.account("ann") == account
-    assert await store.table("t1") == table
-    assert await chip_total(store, ["ann"]) == 0
+    commit = buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400))
+    assert await store.commit(commit) == {"ann": GRANT - 400}
+    assert await store.account("ann") == Account("ann", "Ann", GRANT - 400)
+    assert await store.table("t1") == commit.table
+    assert await chip_audit(store) == 0
 
 
 async def test_a_buy_in_of_the_whole_balance_is_allowed(store: Store) -> None:
     await open_account(store, "ann")
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", GRANT))
-    account = await store.move_chips("ann", GRANT, table)
-    assert account.balance == 0
-    assert await chip_total(store, ["ann"]) == 0
+    balances = await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", GRANT)))
+    assert balances == {"ann": 0}
+    assert await chip_audit(store) == 0
 
 
 async def test_a_buy_in_beyond_the_balance_is_refused_and_changes_nothing(store: Store) -> None:
     await open_account(store, "ann")
     await open_account(store, "bob")
-    saved = TableRecord("t1", OPTIONS).with_seat(seat(0, "bob", 500))
-    await store.move_chips("bob", 500, saved)
+    first = buy_in(TableRecord("t1", OPTIONS), seat(0, "bob", 500))
+    await store.commit(first)
+    assert first.table is not None
     with pytest.raises(Refused) as refused:
-        await store.move_chips("ann", GRANT + 1, saved.with_seat(seat(1, "ann", GRANT + 1)))
+        await store.commit(buy_in(first.table, seat(1, "ann", GRANT + 1)))
     assert refused.value.code == "insufficient_balance"
     assert str(GRANT) in refused.value.message
     assert await balance(store, "ann") == GRANT
-    assert await store.table("t1") == saved
-    assert await chip_total(store, ["ann", "bob"]) == 0
+    assert await store.table("t1") == first.table
+    assert await chip_audit(store) == 0
 
 
 async def test_a_refused_buy_in_at_a_new_table_saves_no_table(store: Store) -> None:
     await open_account(store, "ann")
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", GRANT + 1))
     with pytest.raises(Refused):
-        await store.move_chips("ann", GRANT + 1, table)
+        await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", GRANT + 1)))
     assert await store.table("t1") is None
     assert await store.tables() == ()
 
@@ -235,40 +306,243 @@ async def test_a_refused_buy_in_at_a_new_table_saves_no_table(store: Store) -> N
 async def test_a_move_for_an_unknown_account_is_refused_and_saves_no_table(
     store: Store,
 ) -> None:
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "nobody", 100))
     with pytest.raises(Refused) as refused:
-        await store.move_chips("nobody", 100, table)
+        await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "nobody", 100)))
     assert refused.value.code == "unknown_account"
     assert await store.account("nobody") is None
     assert await store.tables() == ()
     assert await balance(store, HOUSE) == 0
 
 
-async def test_a_negative_amount_pays_the_chips_back_to_the_balance(store: Store) -> None:
+async def test_a_cash_out_pays_the_whole_stack_back_to_the_balance(store: Store) -> None:
     await open_account(store, "ann")
     await open_account(store, "bob")
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 400))
-    await store.move_chips("ann", 400, table)
-    table = table.with_seat(seat(1, "bob", 400))
-    await store.move_chips("bob", 400, table)
+    table = TableRecord("t1", OPTIONS)
+    for sitting in (seat(0, "ann", 400), seat(1, "bob", 400)):
+        await store.commit(buy_in(table, sitting))
+        table = table.with_seat(sitting)
     # Ann wins 250 of Bob's chips; leaving, she is paid back her whole stack.
     table = table.with_seat(seat(0, "ann", 650)).with_seat(seat(1, "bob", 150))
-    await store.save_table(table)
-    left = table.without_seat(0)
-    account = await store.move_chips("ann", -650, left)
-    assert account.balance == GRANT + 250
-    assert await store.table("t1") == left
-    assert await chip_total(store, ["ann", "bob"]) == 0
+    await store.commit(saved(table))
+    leaving = cash_out(table, 0)
+    assert leaving.moves == (("ann", -650),)
+    assert await store.commit(leaving) == {"ann": GRANT + 250}
+    assert await store.table("t1") == table.without_seat(0)
+    assert await chip_audit(store) == 0
 
 
 async def test_the_house_may_go_below_zero_to_seat_the_dealer_bot(store: Store) -> None:
-    table = TableRecord("t1", OPTIONS).with_seat(
-        SeatRecord(2, HOUSE, "Dealer", 10_000, is_bot=True)
-    )
-    house = await store.move_chips(HOUSE, 10_000, table)
-    assert house.balance == -10_000
-    assert await store.table("t1") == table
-    assert await chip_total(store, []) == 0
+    commit = buy_in(TableRecord("t1", OPTIONS), SeatRecord(2, HOUSE, "Dealer", 10_000, True))
+    assert await store.commit(commit) == {HOUSE: -10_000}
+    assert await store.table("t1") == commit.table
+    assert await chip_audit(store) == 0
+
+
+async def test_two_moves_for_one_account_in_one_commit_cannot_overdraw_it(
+    store: Store,
+) -> None:
+    """Only the house may go below zero, however the chips it moves are split."""
+    await open_account(store, "ann")
+    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 1_200))
+    with pytest.raises(Refused) as refused:
+        await store.commit(TableCommit("t1", table, (("ann", 600), ("ann", 600))))
+    assert refused.value.code == "insufficient_balance"
+    assert await balance(store, "ann") == GRANT
+    assert await store.table("t1") is None
+
+
+# -- one commit, all or nothing --------------------------------------------------------
+
+BEFORE = TableRecord(
+    "t1", OPTIONS, (seat(0, "ann", 400), seat(1, "bob", 400), seat(2, HOUSE, 1_000))
+)
+"""Ann and Bob against the dealer bot, as the hand below starts."""
+
+ENDED = HandRecord(
+    table_id="t1",
+    hand_id=1,
+    accounts=((0, "ann"), (1, "bob"), (2, HOUSE)),
+    stacks_before=((0, 400), (1, 400), (2, 1_000)),
+    stacks_after=((0, 1_000), (1, 0), (2, 800)),
+    events=('{"type": "hand_ended", "hand_id": 1}',),
+)
+
+
+def hand_end() -> TableCommit:
+    """The end of ``ENDED``: Ann leaves with her winnings, Bob is out of chips, and the
+    house tops the bot up to 1,000 again; only the bot is left at the table."""
+    after = TableRecord("t1", OPTIONS, (seat(2, HOUSE, 1_000),), hand_id=1)
+    return TableCommit("t1", after, (("ann", -1_000), ("bob", 0), (HOUSE, 200)), ENDED)
+
+
+async def at_hand_end(store: Store) -> None:
+    """Ann, Bob and Cy with their grants; Ann, Bob and the bot at ``BEFORE``."""
+    for account_id in ("ann", "bob", "cy"):
+        await open_account(store, account_id)
+    table = TableRecord("t1", OPTIONS)
+    for sitting in BEFORE.seats:
+        await store.commit(buy_in(table, sitting))
+        table = table.with_seat(sitting)
+    assert await store.table("t1") == BEFORE
+    assert await chip_audit(store) == 0
+
+
+async def test_a_hands_end_moves_every_chip_and_keeps_the_hand_in_one_commit(
+    store: Store,
+) -> None:
+    await at_hand_end(store)
+    commit = hand_end()
+    assert await store.commit(commit) == {"ann": 1_600, "bob": 600, HOUSE: -4_200}
+    assert await store.table("t1") == commit.table
+    assert await store.table_hands("t1") == (ENDED,)
+    for account_id in ("ann", "bob", HOUSE):
+        assert await store.account_hands(account_id) == (ENDED,)
+    assert await store.seated_tables("ann") == ()
+    assert await store.seated_tables("bob") == ()
+    assert await chip_audit(store) == 0
+
+
+def short_of_chips(end: TableCommit) -> TableCommit:
+    """Cy sits down in Bob's seat with more than her balance in the same commit."""
+    assert end.table is not None
+    table = end.table.with_seat(seat(1, "cy", GRANT + 1))
+    return replace(end, table=table, moves=(*end.moves, ("cy", GRANT + 1)))
+
+
+def with_a_stranger(end: TableCommit) -> TableCommit:
+    """A cash-out for an account that does not exist."""
+    return replace(end, moves=(*end.moves, ("nobody", -50)))
+
+
+@pytest.mark.parametrize(
+    ("spoil", "code"),
+    [(short_of_chips, "insufficient_balance"), (with_a_stranger, "unknown_account")],
+    ids=["short of chips", "unknown account"],
+)
+@pytest.mark.parametrize("refused_move", ["first", "last"])
+async def test_one_refused_move_refuses_the_whole_commit_and_changes_nothing(
+    store: Store, spoil: Callable[[TableCommit], TableCommit], code: str, refused_move: str
+) -> None:
+    await at_hand_end(store)
+    commit = spoil(hand_end())
+    if refused_move == "first":
+        commit = replace(commit, moves=(commit.moves[-1], *commit.moves[:-1]))
+    accounts = ("ann", "bob", "cy", "nobody")
+    before = await everything(store, ["t1"], accounts)
+    with pytest.raises(Refused) as refused:
+        await store.commit(commit)
+    assert refused.value.code == code
+    assert await everything(store, ["t1"], accounts) == before
+    assert await chip_audit(store) == 0
+    # Refused is not done: the same commit without the bad move is applied whole.
+    assert await store.commit(hand_end()) == {"ann": 1_600, "bob": 600, HOUSE: -4_200}
+    assert await store.table_hands("t1") == (ENDED,)
+
+
+# -- the same commit twice -------------------------------------------------------------
+
+
+async def test_the_same_commit_twice_is_applied_once_and_answered_twice(store: Store) -> None:
+    """As when the answer to the first was lost and the table retried it."""
+    await at_hand_end(store)
+    commit = hand_end()
+    first = await store.commit(commit)
+    done = await everything(store, ["t1"], ["ann", "bob", "cy"])
+    assert await store.commit(commit) == first
+    assert await everything(store, ["t1"], ["ann", "bob", "cy"]) == done
+    assert await store.table_hands("t1") == (ENDED,)
+    assert await chip_audit(store) == 0
+
+
+async def test_the_same_buy_in_twice_takes_the_chips_once(store: Store) -> None:
+    await open_account(store, "ann")
+    commit = buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400))
+    assert await store.commit(commit) == {"ann": 600}
+    assert await store.commit(commit) == {"ann": 600}
+    assert await balance(store, "ann") == 600
+    assert await chip_audit(store) == 0
+
+
+async def test_a_dropped_tables_last_commit_again_is_answered_and_not_refused(
+    store: Store,
+) -> None:
+    """The drop gave the lease up, so only its id can tell the retry from a stale write."""
+    await open_account(store, "ann")
+    sitting = buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400))
+    await store.commit(sitting)
+    assert sitting.table is not None
+    drop = dropped(sitting.table)
+    assert await store.commit(drop) == {"ann": GRANT}
+    assert await store.commit(drop) == {"ann": GRANT}
+    assert await balance(store, "ann") == GRANT
+    assert await store.table("t1") is None
+    assert await chip_audit(store) == 0
+
+
+async def test_another_commit_with_the_same_content_is_applied_again(store: Store) -> None:
+    first = played(hand("t1", 1, {0: "ann"}))
+    twin = replace(first, commit_id=secrets.token_hex(8))
+    assert twin == replace(first, commit_id=twin.commit_id)
+    await store.commit(first)
+    await store.commit(twin)
+    assert hand_ids(await store.table_hands("t1")) == [("t1", 1), ("t1", 1)]
+    top_up = TableCommit("t2", TableRecord("t2", OPTIONS), ((HOUSE, 100),))
+    assert await store.commit(top_up) == {HOUSE: -100}
+    assert await store.commit(replace(top_up, commit_id=secrets.token_hex(8))) == {HOUSE: -200}
+
+
+# -- the seat index --------------------------------------------------------------------
+
+
+async def test_the_tables_an_account_sits_at_follow_the_record_of_each_commit(
+    store: Store,
+) -> None:
+    await open_account(store, "ann")
+    await open_account(store, "bob")
+    seen: list[dict[str, tuple[str, ...]]] = []
+
+    async def commit(made: TableCommit) -> None:
+        await store.commit(made)
+        indexed = {a: await store.seated_tables(a) for a in ("ann", "bob")}
+        assert indexed == {a: await seated_by_records(store, a) for a in ("ann", "bob")}
+        seen.append(indexed)
+
+    assert await store.seated_tables("ann") == ()
+    one = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 100))
+    await commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 100)))
+    two = TableRecord("t2", OPTIONS).with_seat(seat(0, "ann", 100))
+    await commit(buy_in(TableRecord("t2", OPTIONS), seat(0, "ann", 100)))
+    await commit(buy_in(two, seat(1, "bob", 100)))
+    two = two.with_seat(seat(1, "bob", 100))
+    # A hand starts at t2 (no chips move) and Bob loses everything in it.
+    await commit(saved(replace(two, hand_id=1, hand_open=True)))
+    lost = hand("t2", 1, {0: "ann", 1: "bob"}, won={0: 100, 1: -100})
+    after = replace(two.without_seat(1).with_seat(seat(0, "ann", 200)), hand_id=1)
+    await commit(TableCommit("t2", after, (("bob", 0),), lost))
+    await commit(cash_out(one, 0))
+    await commit(dropped(after))
+    assert seen == [
+        {"ann": ("t1",), "bob": ()},
+        {"ann": ("t1", "t2"), "bob": ()},
+        {"ann": ("t1", "t2"), "bob": ("t2",)},
+        {"ann": ("t1", "t2"), "bob": ("t2",)},
+        {"ann": ("t1", "t2"), "bob": ()},
+        {"ann": ("t2",), "bob": ()},
+        {"ann": (), "bob": ()},
+    ]
+
+
+async def test_the_index_follows_the_moves_and_leaves_the_house_out(store: Store) -> None:
+    """A seat is taken and given up only with chips, so the moves keep the index; the
+    house, which seats the dealer bot, sits nowhere."""
+    await open_account(store, "ann")
+    bot = SeatRecord(2, HOUSE, "Dealer", 1_000, True)
+    table = TableRecord("t1", OPTIONS).with_seat(bot).with_seat(seat(0, "ann", 100))
+    await store.commit(TableCommit("t1", table, ((HOUSE, 1_000), ("ann", 100))))
+    assert await store.seated_tables("ann") == ("t1",)
+    assert await store.seated_tables(HOUSE) == ()
+    await store.commit(TableCommit("t1", table.without_seat(0), (("ann", -100),)))
+    assert await store.seated_tables("ann") == ()
 
 
 # -- tables ----------------------------------------------------------------------------
@@ -284,35 +558,63 @@ async def test_a_saved_table_is_read_back_as_it_was_saved(store: Store) -> None:
         seq=41,
         created_by="ann",
     )
-    await store.save_table(table)
+    await store.commit(saved(table))
     assert await store.table("t1") == table
 
 
 async def test_an_unknown_table_is_none(store: Store) -> None:
-    await store.save_table(TableRecord("t1", OPTIONS))
+    await store.commit(saved(TableRecord("t1", OPTIONS)))
     assert await store.table("t2") is None
 
 
 async def test_saving_a_table_again_replaces_it(store: Store) -> None:
     first = TableRecord("t1", OPTIONS)
-    await store.save_table(first)
-    await store.save_table(TableRecord("t2", OPTIONS))
+    await store.commit(saved(first))
+    await store.commit(saved(TableRecord("t2", OPTIONS)))
     second = first.with_seat(seat(1, "ann", 0))
-    await store.save_table(second)
+    await store.commit(saved(second))
     assert await store.table("t1") == second
     by_id = {t.table_id: t for t in await store.tables()}
     assert by_id == {"t1": second, "t2": TableRecord("t2", OPTIONS)}
 
 
 async def test_a_dropped_table_is_gone_but_its_hands_stay(store: Store) -> None:
-    await store.save_table(TableRecord("t1", OPTIONS))
-    await store.save_table(TableRecord("t2", OPTIONS))
-    hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 100),), ((0, 120),), ())
-    await store.record_hand(hand)
-    await store.drop_table("t1")
+    await store.commit(saved(TableRecord("t1", OPTIONS)))
+    await store.commit(saved(TableRecord("t2", OPTIONS)))
+    kept = HandRecord("t1", 1, ((0, "ann"),), ((0, 100),), ((0, 120),), ())
+    await store.commit(TableCommit("t1", TableRecord("t1", OPTIONS, hand_id=1), hand=kept))
+    await store.commit(TableCommit("t1", None))
     assert await store.table("t1") is None
     assert [t.table_id for t in await store.tables()] == ["t2"]
-    assert await store.table_hands("t1") == (hand,)
+    assert await store.table_hands("t1") == (kept,)
+
+
+async def test_a_table_closed_with_its_hand_voided_keeps_the_hand_it_drops_with(
+    store: Store,
+) -> None:
+    await open_account(store, "ann")
+    table = TableRecord("t1", OPTIONS, (seat(0, "ann", 400),), hand_id=3, hand_open=True)
+    await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))
+    await store.commit(saved(table))
+    voided = HandRecord.voided_in(table)
+    assert await store.commit(replace(dropped(table), hand=voided)) == {"ann": GRANT}
+    assert await store.tables() == ()
+    assert await store.table_hands("t1") == (voided,)
+    assert await store.account_hands("ann") == (voided,)
+    assert await chip_audit(store) == 0
+
+
+async def test_dropping_a_table_gives_its_lease_up_at_once(store: Store, rival: Store) -> None:
+    await open_account(store, "ann")
+    await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))
+    await store.commit(played(hand("t1", 1, {0: "ann"})))
+    await store.commit(TableCommit("t1", None))
+    assert await store.table_host("t1") is None
+    assert await rival.acquire_table("t1", 60), "nobody holds the lease"
+    assert await store.table_host("t1") == rival.owner
+    assert await store.renew_tables(60) == (), "given up, not lost"
+    assert hand_ids(await store.table_hands("t1")) == [("t1", 1)]
+    assert await store.orphaned_tables() == ()
 
 
 # -- hand histories --------------------------------------------------------------------
@@ -328,7 +630,7 @@ async def test_a_recorded_hand_is_read_back_as_it_was_recorded(store: Store) -> 
         events=('{"type": "hand_voided"}', '{"type": "hand_ended", "hand_id": 7}'),
         voided=True,
     )
-    await store.record_hand(recorded)
+    await store.commit(played(recorded))
     assert await store.table_hands("t1") == (recorded,)
     assert await store.account_hands("ann") == (recorded,)
     assert await store.account_hands(HOUSE) == (recorded,)
@@ -336,13 +638,13 @@ async def test_a_recorded_hand_is_read_back_as_it_was_recorded(store: Store) -> 
 
 async def test_a_tables_hands_come_oldest_first(store: Store) -> None:
     for hand_id in (1, 2, 3):
-        await store.record_hand(hand("t1", hand_id, {0: "ann", 1: "bob"}))
+        await store.commit(played(hand("t1", hand_id, {0: "ann", 1: "bob"})))
     assert hand_ids(await store.table_hands("t1")) == [("t1", 1), ("t1", 2), ("t1", 3)]
 
 
 async def test_a_limit_gives_the_latest_hands_oldest_first(store: Store) -> None:
     for hand_id in range(1, 6):
-        await store.record_hand(hand("t1", hand_id, {0: "ann", 1: "bob"}))
+        await store.commit(played(hand("t1", hand_id, {0: "ann", 1: "bob"})))
     assert hand_ids(await store.table_hands("t1", limit=2)) == [("t1", 4), ("t1", 5)]
     assert hand_ids(await store.account_hands("bob", limit=2)) == [("t1", 4), ("t1", 5)]
 
@@ -350,7 +652,7 @@ async def test_a_limit_gives_the_latest_hands_oldest_first(store: Store) -> None
 async def test_only_the_last_history_length_hands_are_kept(store: Store) -> None:
     extra = 5
     for hand_id in range(1, HISTORY_LENGTH + extra + 1):
-        await store.record_hand(hand("t1", hand_id, {0: "ann", 1: "bob"}))
+        await store.commit(played(hand("t1", hand_id, {0: "ann", 1: "bob"})))
     kept = [("t1", n) for n in range(extra + 1, HISTORY_LENGTH + extra + 1)]
     assert hand_ids(await store.table_hands("t1")) == kept
     assert hand_ids(await store.account_hands("ann")) == kept
@@ -358,8 +660,8 @@ async def test_only_the_last_history_length_hands_are_kept(store: Store) -> None
 
 
 async def test_a_tables_hands_are_its_own(store: Store) -> None:
-    await store.record_hand(hand("t1", 1, {0: "ann", 1: "bob"}))
-    await store.record_hand(hand("t2", 1, {0: "cy", 1: "dee"}))
+    await store.commit(played(hand("t1", 1, {0: "ann", 1: "bob"})))
+    await store.commit(played(hand("t2", 1, {0: "cy", 1: "dee"})))
     assert hand_ids(await store.table_hands("t1")) == [("t1", 1)]
     assert hand_ids(await store.table_hands("t2")) == [("t2", 1)]
     assert await store.table_hands("t3") == ()
@@ -368,14 +670,23 @@ async def test_a_tables_hands_are_its_own(store: Store) -> None:
 async def test_an_accounts_hands_span_every_table_it_sat_at_in_the_order_played(
     store: Store,
 ) -> None:
-    await store.record_hand(hand("t1", 1, {0: "ann", 1: "bob"}))
-    await store.record_hand(hand("t2", 1, {0: "cy", 1: "ann"}))
-    await store.record_hand(hand("t1", 2, {0: "ann", 1: "bob"}))
-    await store.record_hand(hand("t2", 2, {0: "cy", 1: "dee"}))
+    await store.commit(played(hand("t1", 1, {0: "ann", 1: "bob"})))
+    await store.commit(played(hand("t2", 1, {0: "cy", 1: "ann"})))
+    await store.commit(played(hand("t1", 2, {0: "ann", 1: "bob"})))
+    await store.commit(played(hand("t2", 2, {0: "cy", 1: "dee"})))
     assert hand_ids(await store.account_hands("ann")) == [("t1", 1), ("t2", 1), ("t1", 2)]
     assert hand_ids(await store.account_hands("bob")) == [("t1", 1), ("t1", 2)]
     assert hand_ids(await store.account_hands("dee")) == [("t2", 2)]
     assert await store.account_hands("eve") == ()
+
+
+async def test_a_finished_hand_and_the_table_after_it_are_saved_in_one_step(
+    store: Store,
+) -> None:
+    after = TableRecord("t1", OPTIONS, seats=(seat(0, "ann", 510),), hand_id=1)
+    await store.commit(TableCommit("t1", after, hand=hand("t1", 1, {0: "ann"}, won={0: 10})))
+    assert await store.table("t1") == after
+    assert [h.hand_id for h in await store.table_hands("t1")] == [1]
 
 
 # -- the records themselves ------------------------------------------------------------
@@ -420,10 +731,18 @@ def test_seat_finds_a_seat_by_its_number() -> None:
     assert table.seat(0) is None
 
 
+def test_each_commit_has_an_id_of_its_own() -> None:
+    commits = [saved(TableRecord("t1", OPTIONS)) for _ in range(3)]
+    assert len({c.commit_id for c in commits}) == 3
+
+
+# -- leases ----------------------------------------------------------------------------
+
+
 async def test_a_table_nobody_holds_a_lease_on_is_an_orphan_until_a_store_takes_it(
     store: Store,
 ) -> None:
-    await store.save_table(TableRecord("t1", OPTIONS))
+    await store.commit(saved(TableRecord("t1", OPTIONS)))
     assert await store.orphaned_tables() == ()
     await store.release_table("t1")
     assert await store.orphaned_tables() == ("t1",)
@@ -434,44 +753,157 @@ async def test_a_table_nobody_holds_a_lease_on_is_an_orphan_until_a_store_takes_
 
 
 async def test_a_store_whose_lease_ran_out_cannot_write_the_table(store: Store) -> None:
-    assert await store.acquire_table("t1", 0.05)
-    await store.save_table(TableRecord("t1", OPTIONS))
-    await asyncio.sleep(0.1)
+    await store.commit(saved(TableRecord("t1", OPTIONS)))
+    assert await store.acquire_table("t1", SHORT)
+    await asyncio.sleep(RUN_OUT)
     with pytest.raises(LeaseLost):
-        await store.save_table(TableRecord("t1", OPTIONS, hand_id=1))
+        await store.commit(saved(TableRecord("t1", OPTIONS, hand_id=1)))
     assert await store.table("t1") == TableRecord("t1", OPTIONS)
     assert await store.renew_tables(10) == (), "the lost table is forgotten"
     # Forgotten is not free: with nobody holding the lease, a write still needs it.
+    await open_account(store, "ann")
     with pytest.raises(LeaseLost):
-        await store.move_chips("ann", 0, TableRecord("t1", OPTIONS, hand_id=2))
+        await store.commit(buy_in(TableRecord("t1", OPTIONS, hand_id=2), seat(0, "ann", 0)))
     with pytest.raises(LeaseLost):
-        await store.drop_table("t1")
+        await store.commit(TableCommit("t1", None))
     assert await store.table("t1") == TableRecord("t1", OPTIONS)
 
 
-async def test_a_finished_hand_and_the_table_after_it_are_saved_in_one_step(
-    store: Store,
-) -> None:
-    await store.acquire_table("t1", 10)
-    after = TableRecord("t1", OPTIONS, seats=(seat(0, "ann", 510),), hand_id=1)
-    await store.record_hand(hand("t1", 1, {0: "ann"}, won={0: 10}), after)
-    assert await store.table("t1") == after
-    assert [h.hand_id for h in await store.table_hands("t1")] == [1]
-
-
-async def test_the_tables_an_account_sits_at_follow_its_buy_ins_and_cash_outs(
-    store: Store,
+async def test_renewing_takes_back_a_lease_that_ran_out_if_nobody_took_it_since(
+    store: Store, rival: Store
 ) -> None:
     await open_account(store, "ann")
-    await open_account(store, "bob")
-    assert await store.seated_tables("ann") == ()
-    at_one = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 100))
-    await store.move_chips("ann", 100, at_one)
-    both = TableRecord("t2", OPTIONS).with_seat(seat(0, "ann", 100))
-    await store.move_chips("ann", 100, both)
-    await store.move_chips("bob", 100, both.with_seat(seat(1, "bob", 100)))
-    assert await store.seated_tables("ann") == ("t1", "t2")
-    assert await store.seated_tables("bob") == ("t2",)
-    # Ann cashes out of t1 (the table as saved has no seat of hers any more).
-    await store.move_chips("ann", -100, TableRecord("t1", OPTIONS))
-    assert await store.seated_tables("ann") == ("t2",)
+    await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))
+    assert await store.acquire_table("t1", SHORT)
+    await asyncio.sleep(RUN_OUT)
+    assert await store.table_host("t1") is None, "run out"
+    assert await store.renew_tables(60) == ()
+    assert await store.table_host("t1") == store.owner
+    assert not await rival.acquire_table("t1", 60)
+    # Its fence is the one it had: its writes still count.
+    table = TableRecord("t1", OPTIONS, (seat(0, "ann", 400),))
+    assert await store.commit(cash_out(table, 0)) == {"ann": GRANT}
+    assert await store.table("t1") == TableRecord("t1", OPTIONS)
+    assert await chip_audit(store) == 0
+
+
+@pytest.mark.parametrize("rival_keeps_it", [True, False], ids=["held", "run out again"])
+async def test_a_lease_another_store_took_meanwhile_is_lost_and_written_no_more(
+    store: Store, rival: Store, rival_keeps_it: bool
+) -> None:
+    """The rival still holds the table, or took it and let it run out in turn: either
+    way the lease this store had is not its to take back."""
+    await open_account(store, "ann")
+    table = TableRecord("t1", OPTIONS, (seat(0, "ann", 400),))
+    await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))
+    assert await store.acquire_table("t1", SHORT)
+    await asyncio.sleep(RUN_OUT)
+    assert await rival.acquire_table("t1", 60 if rival_keeps_it else SHORT)
+    if not rival_keeps_it:
+        await asyncio.sleep(RUN_OUT)
+    assert await store.renew_tables(60) == ("t1",)
+    assert await store.renew_tables(60) == (), "a lost table is forgotten"
+    before = await everything(store, ["t1"], ["ann"])
+    for stale in (
+        cash_out(table, 0),
+        played(hand("t1", 1, {0: "ann"})),
+        TableCommit("t1", None, (("ann", -400),)),
+    ):
+        with pytest.raises(LeaseLost):
+            await store.commit(stale)
+    assert await everything(store, ["t1"], ["ann"]) == before
+    assert await store.table_host("t1") == (rival.owner if rival_keeps_it else None)
+
+
+# -- the chip audit --------------------------------------------------------------------
+
+PLAYERS = ("ann", "bob", "cy")
+STEP = st.tuples(
+    st.sampled_from(["buy_in", "bot", "hand", "cash_out", "drop", "stranger"]),
+    st.sampled_from(("t1", "t2")),
+    st.sampled_from(PLAYERS),
+    st.integers(min_value=0, max_value=400),
+)
+"""What happens next, where, to whom, and how many chips it takes."""
+
+
+def next_commit(table: TableRecord, kind: str, account_id: str, chips: int) -> TableCommit | None:
+    """The commit a table would make for ``kind``, or ``None`` if it has none to make
+    (a seat that is not there, a hand with nobody to play it)."""
+    free = [n for n in range(table.options.seats) if table.seat(n) is None]
+    mine = next((s.seat for s in table.seats if s.account_id == account_id), None)
+    bot = next((s.seat for s in table.seats if s.account_id == HOUSE), None)
+    if kind == "buy_in" and mine is None and free:
+        return buy_in(table, seat(free[0], account_id, chips))
+    if kind == "bot" and bot is None and free:
+        return buy_in(table, seat(free[-1], HOUSE, chips))
+    if kind == "cash_out" and mine is not None:
+        return cash_out(table, mine)
+    if kind == "drop" and table.seats:
+        return dropped(table)
+    if kind == "stranger" and table.seats:
+        # A cash-out with a move for an account that does not exist: refused whole.
+        leaving = cash_out(table, table.seats[0].seat)
+        return replace(leaving, moves=(*leaving.moves, ("nobody", -chips)))
+    if kind == "hand" and len(table.seats) >= 2:
+        return hand_end_at(table, chips)
+    return None
+
+
+def hand_end_at(table: TableRecord, chips: int) -> TableCommit:
+    """A hand in which the first seat wins up to ``chips`` from the last; whoever is
+    out of chips leaves, and the house tops the bot back up to 400."""
+    winner, loser = table.seats[0], table.seats[-1]
+    won = min(chips, loser.stack)
+    stacks = {s.seat: s.stack for s in table.seats}
+    stacks[winner.seat] += won
+    stacks[loser.seat] -= won
+    finished = HandRecord(
+        table_id=table.table_id,
+        hand_id=table.hand_id + 1,
+        accounts=tuple((s.seat, s.account_id) for s in table.seats),
+        stacks_before=tuple((s.seat, s.stack) for s in table.seats),
+        stacks_after=tuple(sorted(stacks.items())),
+        events=(),
+    )
+    after = replace(table, hand_id=table.hand_id + 1)
+    moves: list[tuple[str, int]] = []
+    for s in table.seats:
+        if s.account_id == HOUSE and stacks[s.seat] < 400:
+            moves.append((HOUSE, 400 - stacks[s.seat]))
+            after = after.with_seat(replace(s, stack=400))
+        elif s.account_id != HOUSE and stacks[s.seat] == 0:
+            moves.append((s.account_id, 0))
+            after = after.without_seat(s.seat)
+        else:
+            after = after.with_seat(replace(s, stack=stacks[s.seat]))
+    return TableCommit(table.table_id, after, tuple(moves), finished)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=st.lists(STEP, max_size=15))
+async def test_no_sequence_of_commits_makes_or_loses_a_chip(
+    empty_stores: EmptyStores, steps: list[tuple[str, str, str, int]]
+) -> None:
+    """After every commit, applied or refused, the audit is zero; a refused one
+    changed nothing, an applied one left its record."""
+    async with empty_stores() as fresh:
+        for account_id in PLAYERS:
+            await open_account(fresh, account_id, 300)
+        for kind, table_id, account_id, chips in steps:
+            table = await fresh.table(table_id) or TableRecord(table_id, OPTIONS)
+            commit = next_commit(table, kind, account_id, chips)
+            if commit is None:
+                continue
+            before = await everything(fresh, ["t1", "t2"], PLAYERS)
+            try:
+                await fresh.commit(commit)
+            except Refused:
+                assert await everything(fresh, ["t1", "t2"], PLAYERS) == before
+            else:
+                assert await fresh.table(table_id) == commit.table
+                if commit.table is None:
+                    assert await fresh.acquire_table(table_id, 60)
+            assert await chip_audit(fresh) == 0

@@ -1,4 +1,4 @@
-"""What each viewer may see of a hand (DESIGN §2, "The server"), with the real engine.
+"""What each viewer may see of a hand (docs/ARCHITECTURE.md, "What each viewer sees").
 
 Hands are dealt from fixed decks and played by script, or at random over
 hypothesis-drawn seeds; every event and every state along the way is turned into
@@ -21,10 +21,10 @@ from qiuqiu import engine
 from qiuqiu.engine import Hand, HandState, Phase, TableRules, Tile, cuts, shuffled_deck
 from qiuqiu.protocol import MAX_CHIPS, ChipRange, LegalActions, encode
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.views import SharedFrames, Viewer, hand_event, legal_view, seat_views
+from qiuqiu.server.views import Audience, HandWire, SharedFrames, legal_view, seat_views
 
 SEATS = (0, 1, 2)
-VIEWERS: tuple[Viewer, ...] = (*SEATS, None)
+VIEWERS: tuple[Audience, ...] = (*SEATS, None)
 RULES = TableRules(betting_rounds=2, manual_split=True)
 STACKS = {0: 500, 1: 500, 2: 500}
 TILE_TEXT = re.compile(r'"([0-6]-[0-6])"')
@@ -114,8 +114,10 @@ def to_the_cut(seed: int) -> HandState:
     return hand
 
 
-def seen_by(event: engine.Event, viewer: Viewer) -> wire.HandEvent | None:
-    return hand_event(event, viewer, table_id="t1", seq=1, hand_id=1)
+def seen_by(event: engine.Event, viewer: Audience) -> wire.TableEvent | None:
+    """``event`` as ``viewer`` gets it, from the one translator of a hand's events."""
+    published = HandWire("t1", 1, "c0ffee", "5eed", ()).event(event, 1)
+    return None if published is None else published.for_seat(viewer)
 
 
 def tiles_of(hand: HandState, seat: int) -> set[str]:
@@ -141,7 +143,7 @@ def test_the_scripted_hands_hold_every_kind_of_engine_event() -> None:
     assert kinds == set(get_args(engine.Event))
 
 
-# -- hand_event ------------------------------------------------------------------------
+# -- HandWire.event ------------------------------------------------------------------------
 
 
 def test_hand_started_goes_to_nobody_so_the_deck_never_goes_out() -> None:

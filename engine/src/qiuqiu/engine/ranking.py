@@ -58,7 +58,7 @@ class Cut:
     """A hand cut into two pairs, the higher-valued pair first.
 
     The pairs may be given in either order; they are stored higher first, so a
-    cut is always judged as DESIGN §1 says, whoever wrote it down.
+    cut is always judged as README's rules say, whoever wrote it down.
     """
 
     high_pair: tuple[Tile, Tile]

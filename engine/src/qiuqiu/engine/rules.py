@@ -1,4 +1,4 @@
-"""The table options a hand is played under (DESIGN §1 variants)."""
+"""The table options a hand is played under (README, "The rules as the engine plays them")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The hand state machine: one hand of QiuQiu from the antes to the last pot.
 
-Rules this module enforces (DESIGN §1):
+Rules this module enforces (README, "The rules as the engine plays them"):
 
 1. Every seat antes (a short stack antes all it has and is all-in), then gets
    three tiles. Seat ``i`` in acting order is dealt ``deck[3i:3i+3]`` and, if it

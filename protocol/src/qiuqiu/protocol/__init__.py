@@ -18,7 +18,7 @@ from qiuqiu.protocol.common import (
     TableOptions,
     clean_name,
 )
-from qiuqiu.protocol.errors import BadMessage, ProtocolError
+from qiuqiu.protocol.errors import BadMessage, ErrorCode, ProtocolError
 from qiuqiu.protocol.fairness import commitment, verify_deal
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "BadMessage",
     "ChipRange",
     "CutView",
+    "ErrorCode",
     "LegalActions",
     "ProtocolError",
     "SeatAmount",

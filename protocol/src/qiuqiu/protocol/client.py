@@ -39,6 +39,12 @@ class Hello(ClientMessage):
     name: PlayerName | None = None
     token: Annotated[str, Field(min_length=1, max_length=128)] | None = None
 
+    @model_validator(mode="after")
+    def _one_way_in(self) -> Hello:
+        if self.name is not None and self.token is not None:
+            raise ValueError("say hello with a name (a new account) or a token (yours), not both")
+        return self
+
 
 class ListTables(ClientMessage):
     type: Literal["list_tables"] = "list_tables"

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from qiuqiu.protocol.client import CLIENT_MESSAGES, AnyClientMessage
 from qiuqiu.protocol.common import MessageId
-from qiuqiu.protocol.errors import BadMessage
+from qiuqiu.protocol.errors import BadMessage, ErrorCode
 from qiuqiu.protocol.server import SERVER_MESSAGES, AnyServerMessage
 
 
@@ -59,16 +59,18 @@ def _bad_message(error: ValidationError) -> BadMessage:
     first = error.errors(include_url=False)[0]
     kind = first["type"]
     if kind == "json_invalid":
-        return BadMessage("bad_json", f"not valid JSON: {first['msg']}")
+        return BadMessage(ErrorCode.BAD_JSON, f"not valid JSON: {first['msg']}")
     if kind == "union_tag_invalid":
         tag = first.get("ctx", {}).get("tag", "?")
-        return BadMessage("unknown_type", f"there is no message of type {tag!r}")
+        return BadMessage(ErrorCode.UNKNOWN_TYPE, f"there is no message of type {tag!r}")
     if kind in ("union_tag_not_found", "model_attributes_type"):
-        return BadMessage("invalid_message", "a message is a JSON object with a 'type' field")
+        return BadMessage(
+            ErrorCode.INVALID_MESSAGE, "a message is a JSON object with a 'type' field"
+        )
     problems = "; ".join(
         f"{_where(e['loc'][1:])}: {e['msg']}" for e in error.errors(include_url=False)[:3]
     )
-    return BadMessage("invalid_message", problems)
+    return BadMessage(ErrorCode.INVALID_MESSAGE, problems)
 
 
 def _where(loc: tuple[int | str, ...]) -> str:

@@ -45,7 +45,7 @@ class Message(BaseModel):
 
 
 def _tile_text(text: str) -> str:
-    # Either end first on input (DESIGN §1); always high end first on output.
+    # Either end first on input (README, "The rules as the engine plays them"); always high end first on output.
     return str(Tile.parse(text))
 
 
@@ -88,7 +88,7 @@ PlayerName = Annotated[str, StringConstraints(max_length=64), AfterValidator(cle
 
 
 class TableOptions(Message):
-    """How a table plays (DESIGN §1). The defaults are the classic web version:
+    """How a table plays (README, "The rules as the engine plays them"). The defaults are the classic web version:
     one player against the dealer bot, one betting round."""
 
     seats: Annotated[int, Field(ge=MIN_SEATS, le=MAX_SEATS)] = 2
@@ -120,6 +120,8 @@ class TableOptions(Message):
             raise ValueError(
                 f"max_buy_in ({self.max_buy_in}) times seats ({self.seats}) exceeds {MAX_CHIPS}"
             )
+        if self.ante > self.max_buy_in:
+            raise ValueError(f"ante ({self.ante}) exceeds max_buy_in ({self.max_buy_in})")
         if self.max_bet is not None and self.max_bet < self.min_bet:
             raise ValueError(f"max_bet ({self.max_bet}) is below min_bet ({self.min_bet})")
         return self

@@ -1,4 +1,4 @@
-"""Commit-reveal (DESIGN §5): how a client checks that a deal was fixed in advance.
+"""Commit-reveal (PROTOCOL.md, "Fairness"): how a client checks that a deal was fixed in advance.
 
 At ``hand_started`` the server publishes ``commitment(seed, deck)``; at
 ``hand_ended`` it reveals ``seed`` and ``deck``. The seed is 32 random bytes, so

@@ -37,6 +37,7 @@ from qiuqiu.protocol.common import (
     TableOptions,
     TileText,
 )
+from qiuqiu.protocol.errors import ErrorCode
 
 # -- the views a snapshot is made of ----------------------------------------------
 
@@ -115,8 +116,10 @@ class Reply(Message):
 
 class Welcome(Reply):
     """The session is open. ``token`` is sent once, when the account is made:
-    keep it to resume the account later. ``tables`` are where the account is
-    seated; a ``table_snapshot`` of each follows."""
+    keep it to resume the account later. ``tables`` are every table where the
+    account has a seat; a ``table_snapshot`` of each follows. ``moving`` are those
+    of them no server hosts right now (their host stopped and another is taking
+    them over): their snapshot follows once one does."""
 
     type: Literal["welcome"] = "welcome"
     version: int
@@ -126,6 +129,7 @@ class Welcome(Reply):
     token: str | None = None
     resumed: bool = False
     tables: tuple[TableId, ...] = ()
+    moving: tuple[TableId, ...] = ()
 
 
 class TableList(Reply):
@@ -205,7 +209,7 @@ class Error(Reply):
     ``message`` for people."""
 
     type: Literal["error"] = "error"
-    code: str
+    code: ErrorCode
     message: str
 
 

@@ -21,7 +21,7 @@ async def run(config: ServerConfig) -> None:
     if config.redis_url is None:
         await serve(config, MemoryStore())
         return
-    store = await RedisStore.from_url(config.redis_url)
+    store = await RedisStore.from_url(config.redis_url, timeout=config.store_timeout)
     try:
         await serve(config, store)
     finally:

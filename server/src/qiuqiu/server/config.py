@@ -54,6 +54,17 @@ class ServerConfig(BaseSettings):
         description="seconds a table's lease lasts unless renewed: a dead server's tables "
         "move to another server after this",
     )
+    stop_timeout: float = Field(
+        10.0,
+        gt=0,
+        description="seconds a stopping server spends closing its tables; what is not "
+        "written by then is left for the next start, which voids it with every chip back",
+    )
+    store_timeout: float = Field(
+        2.0,
+        gt=0,
+        description="seconds a call to Redis may take before it counts as Redis being away",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         "INFO", description="least severe log event written: DEBUG, INFO, WARNING or ERROR"
     )

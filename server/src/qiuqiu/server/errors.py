@@ -1,4 +1,4 @@
-"""Errors of the server package.
+"""Errors of the server package, named by whose fault they are.
 
 :class:`Refused` is a request the rules or the client's own state do not allow:
 it becomes an ``error`` reply with its code, the connection stays open, and
@@ -7,15 +7,18 @@ nothing has changed.
 
 from __future__ import annotations
 
+from qiuqiu.protocol import ErrorCode
+
 
 class ServerError(Exception):
     """The root of every error this package raises."""
 
 
 class Refused(ServerError):
-    """The client asked for something it may not have (its fault, not ours)."""
+    """The client asked for something it may not have (its fault, not ours), or for
+    something the server cannot do just now; either way nothing changed."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -33,4 +36,11 @@ class LeaseLost(ServerError):
 
 class StoreUnavailable(ServerError):
     """The store (Redis) cannot be reached just now: the server's trouble, not the
-    client's. The write that met it did not happen; trying again later may work."""
+    client's. ``unsent`` when the call never reached the store (it could not even
+    connect), so that nothing happened; otherwise whether it happened is not known,
+    and a table's commit is retried until the store answers (the same commit is
+    never applied twice)."""
+
+    def __init__(self, message: str, *, unsent: bool = False) -> None:
+        super().__init__(message)
+        self.unsent = unsent

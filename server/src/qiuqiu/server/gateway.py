@@ -9,6 +9,8 @@ a token bucket. The gateway alone decides when a connection must go:
 - a client that does not read its messages (the outbox fills up): closed with 1008;
 - the server stopping: hands in play are voided with every chip refunded,
   the last messages are flushed, then every connection is closed with 1001.
+  Stopping has a deadline (``stop_timeout``): with the store away, what could
+  not be written is left as it is in the store, for the next start to void.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from websockets.typing import Origin
 
 from qiuqiu.server import strategy
 from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
+from qiuqiu.server.leases import LeaseKeeper
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.metrics import Metrics
-from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
 from qiuqiu.server.store import MemoryStore, Store
@@ -56,6 +59,11 @@ class TokenBucket:
 
     def __post_init__(self) -> None:
         self.tokens = self.burst
+
+    def refund(self) -> None:
+        """Give back the token a message took (an action on the seat's own turn:
+        an honest bot at full speed is not a flood)."""
+        self.tokens = min(self.burst, self.tokens + 1)
 
     def take(self) -> bool:
         now = time.monotonic()
@@ -129,6 +137,7 @@ class QiuQiuServer:
         self.config = config or ServerConfig()
         self.store = store or MemoryStore()
         self.metrics = Metrics()
+        self.health = StoreHealth()
         c = self.config
         self.lobby = Lobby(
             self.store,
@@ -137,12 +146,22 @@ class QiuQiuServer:
             c.starting_balance,
             c.lease,
             metrics=self.metrics,
+            health=self.health,
         )
         self._keeper: asyncio.Task[None] | None = None
+        self.leases = LeaseKeeper(
+            self.store,
+            c.lease,
+            self.health,
+            lost=self.lobby.abandon,
+            adopt=self.lobby.adopt,
+            hosted=lambda: self.lobby.tables,
+        )
         self.relay: Relay | None = None
-        if isinstance(self.store, RedisStore):
-            # On Redis, other processes may host tables this one's clients play at.
-            self.relay = Relay(self.store, self.lobby)
+        bus = self.store.bus()
+        if bus is not None:
+            # Other processes share the store: they may host tables this one's clients play at.
+            self.relay = Relay(bus, self.lobby)
             self.lobby.on_adopted = self.relay.announce_adopted
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
@@ -171,6 +190,7 @@ class QiuQiuServer:
             max_size=c.max_frame,
             open_timeout=c.open_timeout,
             compression=None,
+            close_timeout=FLUSH_TIMEOUT,
             process_request=self._routes.respond,
             # Browsers always send Origin; other clients (bots) need none, and could
             # send any, so the check protects players' browsers, not the server.
@@ -179,7 +199,7 @@ class QiuQiuServer:
         if self.relay is not None:
             await self.relay.start()
         log.info("QiuQiu server listening on %s", self.url, extra={"url": self.url})
-        self._keeper = asyncio.create_task(self.lobby.keep_tables())
+        self._keeper = asyncio.create_task(self.leases.run())
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
@@ -198,7 +218,7 @@ class QiuQiuServer:
         log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
         # The leases are kept until every table is closed: closing them writes to them.
-        await self.lobby.close(lambda _: None)
+        await self._close_tables()
         if self._keeper is not None:
             self._keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -219,6 +239,28 @@ class QiuQiuServer:
         self._stopped.set()
         log.info("stopped")
 
+    async def _close_tables(self) -> None:
+        """Close every table within the stop deadline. One that cannot be written (the
+        store away, the lease lost) is left as the store has it: the next host reopens
+        it, voiding a hand in play with every chip back."""
+        tables = list(self.lobby.tables.values())
+        closing = [asyncio.ensure_future(t.close()) for t in tables]
+        if closing:
+            _, pending = await asyncio.wait(closing, timeout=self.config.stop_timeout)
+            for task in pending:
+                task.cancel()
+            left = [t.table_id for t in tables if not t.closed]
+            if left:
+                log.warning(
+                    "stopped with %d tables not closed (the store did not answer); "
+                    "the next start voids their hands with every chip back",
+                    len(left),
+                    extra={"tables": left},
+                )
+        for table in tables:
+            table.stop_work()
+            await table.wait_tasks()
+
     async def _handle(self, connection: ServerConnection) -> None:
         outbox = Outbox(connection)
         self._outboxes.add(outbox)
@@ -237,7 +279,8 @@ class QiuQiuServer:
                     flooded = True
                     outbox.close(CloseCode.POLICY_VIOLATION, "too many messages")
                     continue
-                await session.receive(frame)
+                if await session.receive(frame):
+                    bucket.refund()
         except ConnectionClosed:
             pass
         finally:
@@ -250,7 +293,7 @@ class QiuQiuServer:
             outbox.shut()
             if self.relay is not None:
                 self.relay.sessions.pop(session.session_id, None)
-            await session.disconnected()
+            session.disconnected()
 
 
 def _peer(connection: ServerConnection) -> str:

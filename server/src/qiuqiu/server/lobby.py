@@ -3,32 +3,31 @@
 A resume token is 32 random bytes, given to the client once; the store keeps
 only its sha256, so a leaked store does not let anyone in. One account has one
 live session: a second ``hello`` with the same token takes the account over
-and the older connection is closed.
+and the older connection is closed (on whichever process it is).
 
-This process hosts the tables it holds the lease of (see :mod:`qiuqiu.server.store`).
-:meth:`Lobby.keep_tables` renews those leases while the process lives, lets go
-of any it lost, and adopts the tables whose server died: their leases ran out.
+This process hosts the tables it holds the lease of (:mod:`qiuqiu.server.leases`
+keeps them and adopts the tables whose server died).
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.dealer import DealerBot
-from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
-from qiuqiu.server.seat import Viewer
 from qiuqiu.server.store import Account, Store, TableRecord
-from qiuqiu.server.table import MOVED, Random, Table, TableTimings
+from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
 from qiuqiu.server.views import SharedFrames
 
 log = logging.getLogger(__name__)
@@ -69,6 +68,7 @@ class Lobby:
     on_adopted: Callable[[str], None] | None = None
     """Told the id of each table this process adopts from a dead one."""
     metrics: Metrics = field(default_factory=Metrics)
+    health: StoreHealth = field(default_factory=StoreHealth)
     frames: SharedFrames = field(default_factory=SharedFrames)
     """How every session here writes its messages: an event shared by many, once."""
     tables: dict[str, Table] = field(default_factory=dict)
@@ -76,6 +76,8 @@ class Lobby:
 
     async def open_account(self, name: str) -> tuple[Account, str]:
         """A new account with the starting balance, and its resume token."""
+        if name.casefold() == BOT_NAME.casefold():
+            raise Refused(ErrorCode.RESERVED_NAME, f"{name!r} is the dealer bot's name")
         token = secrets.token_urlsafe(32)
         account = await self.store.create_account(
             f"a{secrets.token_hex(6)}", name, token_hash(token), self.starting_balance
@@ -85,13 +87,19 @@ class Lobby:
     async def resume_account(self, token: str) -> Account:
         account = await self.store.account_for_token(token_hash(token))
         if account is None:
-            raise Refused("unknown_token", "no account has this token: say hello with a name")
+            raise Refused(
+                ErrorCode.UNKNOWN_TOKEN, "no account has this token: say hello with a name"
+            )
         return account
 
-    def refusal(self, ref: MessageId | None, code: str, message: str) -> wire.Error:
+    def refusal(self, ref: MessageId | None, code: ErrorCode, message: str) -> wire.Error:
         """The ``error`` for a refused message, counted by its code."""
-        self.metrics.errors.labels(code).inc()
-        return wire.Error(ref=ref, code=code, message=message)
+        error = wire.Error(ref=ref, code=code, message=message)
+        self.count(error)
+        return error
+
+    def count(self, error: wire.Error) -> None:
+        self.metrics.errors.labels(error.code).inc()
 
     def attach(self, account_id: str, connection: Connection) -> None:
         """Make ``connection`` the account's one session, closing the one before it."""
@@ -109,22 +117,26 @@ class Lobby:
 
     async def create_table(self, options: TableOptions, created_by: str) -> Table:
         if len(self.tables) >= MAX_TABLES:
-            raise Refused("too_many_tables", "this server holds no more tables")
+            raise Refused(ErrorCode.TOO_MANY_TABLES, "this server holds no more tables")
         empty = [
             t
             for t in self.tables.values()
-            if t.created_by == created_by and all(s.is_bot for s in t.seats.values())
+            if t.core.created_by == created_by and all(s.is_bot for s in t.seats.values())
         ]
         if len(empty) >= EMPTY_TABLES_PER_ACCOUNT:
             raise Refused(
-                "too_many_tables",
+                ErrorCode.TOO_MANY_TABLES,
                 f"you have {len(empty)} tables open that nobody sits at: sit at one first",
             )
         table = self._table(new_table_id(), options, created_by)
         if not await self.store.acquire_table(table.table_id, self.lease):
             raise LeaseLost(table.table_id)  # a new random id is never leased: a bug
         self.tables[table.table_id] = table
-        await table.open()
+        try:
+            await table.open()
+        except BaseException:
+            self.tables.pop(table.table_id, None)
+            raise
         log.info("table %s opened: %s", table.table_id, options.model_dump_json(exclude_none=True))
         return table
 
@@ -135,55 +147,41 @@ class Lobby:
             self.store,
             self.rng,
             self.timings,
+            health=self.health,
             bot_factory=DealerBot,
             on_closed=self._forget,
             on_hand_ended=self.metrics.hands.inc,
+            on_error=self.count,
             created_by=created_by,
             frames=self.frames,
         )
 
-    async def keep_tables(self) -> None:
-        """Renew this process's leases and adopt orphaned tables for as long as the
-        process lives (cancel to stop). Two loops, so that adopting many tables at
-        once never holds a renewal back past the lease."""
-        await asyncio.gather(
-            self._every_third_lease(self.renew), self._every_third_lease(self.adopt)
-        )
-
-    async def _every_third_lease(self, work: Callable[[], Awaitable[None]]) -> None:
-        while True:
-            try:
-                await work()
-            except Exception:
-                # Redis away for a moment, say: the next round tries again, in time to
-                # keep the leases if it comes back within the lease.
-                log.exception("tending the table leases failed")
-            await asyncio.sleep(self.lease / 3)
-
-    async def renew(self) -> None:
-        """Renew this process's leases and let go of the tables whose lease it lost."""
-        for table_id in await self.store.renew_tables(self.lease):
-            self.abandon(table_id)
-
-    async def adopt(self) -> None:
-        """Adopt the tables nobody holds a lease on."""
-        for table_id in await self.store.orphaned_tables():
-            if table_id in self.tables or not await self.store.acquire_table(table_id, self.lease):
-                continue
+    async def adopt(self, table_id: str) -> None:
+        """Host a table whose host died; a player who came back here before it did is
+        seated again at once."""
+        if table_id in self.tables or not await self.store.acquire_table(table_id, self.lease):
+            return
+        try:
             record = await self.store.table(table_id)
-            if record is None:  # closed meanwhile by whoever held it
+            last = await self.store.table_hands(table_id, 1)
+        except BaseException:
+            # Let it go, or this process would keep renewing a lease on a table it never
+            # hosts; it is adopted on a later round.
+            with contextlib.suppress(Exception):
                 await self.store.release_table(table_id)
-                continue
-            table = self._table(table_id, record.options, record.created_by)
-            self.tables[table_id] = table
-            await table.adopt(record)
-            if self.on_adopted is not None:
-                self.on_adopted(table_id)
-            # A player who came back here before the table did is seated again at once.
-            for seat in record.seats:
-                session = self.sessions.get(seat.account_id)
-                if session is not None:
-                    await table.reconnect(seat.account_id, session)
+            raise
+        if record is None:  # closed meanwhile by whoever held it
+            await self.store.release_table(table_id)
+            return
+        table = self._table(table_id, record.options, record.created_by)
+        self.tables[table_id] = table
+        table.adopt(record, last[-1] if last else None)
+        if self.on_adopted is not None:
+            self.on_adopted(table_id)
+        for seat in record.seats:
+            session = self.sessions.get(seat.account_id)
+            if session is not None:
+                table.reconnect(seat.account_id, session)
 
     def abandon(self, table_id: str) -> None:
         """Another process hosts ``table_id`` now: stop hosting it here."""
@@ -191,32 +189,26 @@ class Lobby:
         if table is not None:
             table.abandon(MOVED)
 
-    async def discard(self, table: Table) -> None:
-        """Close a table nobody sat down at (the bot's chips go back to the house)."""
-        await table.close("nobody sat down")
-
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)
-        log.info("table %s closed", table.table_id)
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
         account = await self.store.account(account_id)
         balance = 0 if account is None else account.balance
         if balance < amount:
-            raise Refused("insufficient_balance", f"you have {balance} chips, not {amount}")
+            raise Refused(
+                ErrorCode.INSUFFICIENT_BALANCE,
+                f"your balance is {balance} chips, not enough for {amount}",
+            )
 
     def table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
         if table is None:
-            raise Refused("unknown_table", f"there is no table {table_id}")
+            raise Refused(ErrorCode.UNKNOWN_TABLE, f"there is no table {table_id}")
         return table
 
     def seated_at(self, account_id: str) -> list[Table]:
         return [t for t in self.tables.values() if t.seat_of(account_id) is not None]
-
-    async def seated_elsewhere(self, account_id: str) -> list[str]:
-        """The tables another process hosts where ``account_id`` has a seat."""
-        return [t for t in await self.store.seated_tables(account_id) if t not in self.tables]
 
     async def summaries(self) -> tuple[wire.TableSummary, ...]:
         """Every table in the lobby: this process's, then those other processes host."""
@@ -227,18 +219,6 @@ class Lobby:
             if record.table_id not in self.tables
         ]
         return (*here, *elsewhere)
-
-    async def close(self, goodbye: Callable[[Connection], None]) -> None:
-        """Close every table (voiding hands in play), then say goodbye to every session.
-        A table that cannot be closed (its lease lost, Redis away) is left to the
-        process that adopts it, which voids its hand: the others still close."""
-        for table in list(self.tables.values()):
-            try:
-                await table.close()
-            except (LeaseLost, StoreUnavailable):
-                log.exception("table %s could not be closed; its next host will", table.table_id)
-        for connection in list(self.sessions.values()):
-            goodbye(connection)
 
 
 def summary_of(record: TableRecord) -> wire.TableSummary:

@@ -1,13 +1,15 @@
-"""The store in Redis: durable, and shared by every process on the same Redis (DESIGN §4).
+"""The store in Redis: durable, and shared by every process on the same Redis
+(docs/ARCHITECTURE.md, "Storage").
 
 :class:`RedisStore` keeps the :class:`~qiuqiu.server.store.Store` contract with
 Redis as the source of truth, so whatever opens the same Redis and prefix finds
 every account, table and hand as it was left.
 
 Every change that touches more than one key is one Lua script, which Redis runs
-with nothing in between its commands: a buy-in cannot take the chips and then
-fail to save the table that holds them, and two buy-ins racing for the last
-chips of one balance cannot both pass the balance check. The scripts are
+with nothing in between its commands: a table's commit (:data:`_COMMIT`) saves
+its record, moves the chips, keeps the hand and updates the seat index, or
+does none of it, and two buy-ins racing for the last chips of one balance
+cannot both pass the balance check. The scripts are
 registered once and run by their SHA (EVALSHA), and use only commands that
 Redis 6.2 has, so the same code runs on Redis 7 and Valkey.
 
@@ -23,41 +25,51 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
 - ``lease:{id}``: who hosts the table (``owner:fence``), expiring unless renewed
 - ``fence:{id}``: the table's fencing counter, one up for each new lease
 - ``version:{id}``: one up for each write to the table
+- ``commit:{id}``: the id of the table's last commit, so that a commit retried
+  after its answer was lost is recognised as done (kept for a day)
 - ``seats:{account id}``: the set of the tables where the account has a seat,
   kept with its buy-ins and cash-outs, so a returning player's tables are found
   without reading every table
 - ``connection:{account id}``: the account's one connection
   (``owner:session``), the newest to say hello
 
-Every write to a table checks, in the same script, that the writer still
-holds the lease it took and that the version is the one it last wrote, so a
-process that lost its table cannot write it again.
+Every commit checks, in the same script, that the writer still holds the
+lease it took and that the version is the one it last wrote, so a process that
+lost its table cannot write it again.
+
+Every call has a timeout (the pool's ``socket_timeout``): a Redis that freezes
+is an outage the server sees, not a call that never returns. The channels
+between processes (:mod:`qiuqiu.server.bus`) have a connection of their own,
+which may stay quiet for as long as it likes.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable, Coroutine
-from functools import lru_cache
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import ErrorCode
+from qiuqiu.server.bus import RedisBus
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
     Account,
     HandRecord,
-    SeatRecord,
+    TableCommit,
     TableRecord,
 )
 
 PREFIX = "qiuqiu:"
+
+TIMEOUT = 2.0
+"""Seconds a call to Redis may take before it counts as Redis being away."""
 
 # KEYS: the house's account, the accounts set. ARGV: the house's id.
 _OPEN_HOUSE = """
@@ -80,72 +92,69 @@ redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
 return 1
 """
 
-# Every write to a table starts with this guard. KEYS[1]: the table's lease,
-# KEYS[2]: its version. ARGV[1]: the lease this store holds ('' for none: a
-# write needs the lease, even one nobody else holds), ARGV[2]: the version it
-# last wrote.
-_GUARD = """
+# One table commit, all or nothing.
+# KEYS: [1] lease, [2] version, [3] last commit's id, [4] table, [5] tables set, then
+# for each move its account and that account's seat index, then the hand lists.
+# ARGV: [1] the lease this store holds ('' for none), [2] the version it last wrote,
+# [3] this commit's id, [4] the table's JSON ('' drops the table), [5] table id,
+# [6] the number of moves, then for each move: account id, amount, minus the
+# amount, 1 if the balance may go below zero, 1 if the account sits at the table
+# after; then the hand's JSON ('' for none) and minus HISTORY_LENGTH.
+# A refusal is a reply rather than an error, so that it carries the balance.
+_COMMIT = """
+local moves = tonumber(ARGV[6])
+if redis.call('GET', KEYS[3]) == ARGV[3] then
+  local done = {'ok', redis.call('GET', KEYS[2]) or '0'}
+  for i = 1, moves do
+    done[#done + 1] = redis.call('HGET', KEYS[4 + 2 * i], 'balance') or '0'
+  end
+  return done
+end
 if ARGV[1] == '' or redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return {'lease_lost'}
 end
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
   return {'lease_lost'}
 end
-"""
-
-# KEYS[3]: the account, [4]: the table, [5]: the tables set, [6]: the account's
-# seats. ARGV[3]: amount, [4]: minus the amount, [5]: 1 if the balance may go
-# below zero, [6]: table JSON, [7]: table id, [8]: 1 if the account sits at the
-# table after the move. A refusal is a reply rather than an error, so that it
-# carries the balance.
-_MOVE_CHIPS = (
-    _GUARD
-    + """
-local balance = redis.call('HGET', KEYS[3], 'balance')
-if not balance then
-  return {'unknown_account'}
+local owed = {}
+for i = 1, moves do
+  local a = 2 + 5 * i
+  local balance = redis.call('HGET', KEYS[4 + 2 * i], 'balance')
+  if not balance then
+    return {'unknown_account', ARGV[a]}
+  end
+  owed[ARGV[a]] = (owed[ARGV[a]] or 0) + tonumber(ARGV[a + 1])
+  if ARGV[a + 3] == '0' and tonumber(balance) < owed[ARGV[a]] then
+    return {'insufficient_balance', ARGV[a], balance}
+  end
 end
-if ARGV[5] == '0' and tonumber(balance) < tonumber(ARGV[3]) then
-  return {'insufficient_balance', balance}
+local done = {'ok', redis.call('INCR', KEYS[2])}
+for i = 1, moves do
+  local a = 2 + 5 * i
+  done[#done + 1] = redis.call('HINCRBY', KEYS[4 + 2 * i], 'balance', ARGV[a + 2])
+  if ARGV[a + 4] == '1' then
+    redis.call('SADD', KEYS[5 + 2 * i], ARGV[5])
+  else
+    redis.call('SREM', KEYS[5 + 2 * i], ARGV[5])
+  end
 end
-redis.call('SET', KEYS[4], ARGV[6])
-redis.call('SADD', KEYS[5], ARGV[7])
-if ARGV[8] == '1' then
-  redis.call('SADD', KEYS[6], ARGV[7])
+if ARGV[4] == '' then
+  redis.call('DEL', KEYS[4], KEYS[1])
+  redis.call('SREM', KEYS[5], ARGV[5])
 else
-  redis.call('SREM', KEYS[6], ARGV[7])
+  redis.call('SET', KEYS[4], ARGV[4])
+  redis.call('SADD', KEYS[5], ARGV[5])
 end
-local name = redis.call('HGET', KEYS[3], 'name')
-local left = redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
-return {'ok', redis.call('INCR', KEYS[2]), name, left}
-"""
-)
-
-# KEYS[3]: the table, [4]: the tables set, then the hands lists a finished hand
-# goes to. ARGV[3]: table JSON, [4]: table id, [5]: hand JSON, [6]: minus
-# HISTORY_LENGTH.
-_SAVE_TABLE = (
-    _GUARD
-    + """
-redis.call('SET', KEYS[3], ARGV[3])
-redis.call('SADD', KEYS[4], ARGV[4])
-for i = 5, #KEYS do
-  redis.call('RPUSH', KEYS[i], ARGV[5])
-  redis.call('LTRIM', KEYS[i], ARGV[6], -1)
+local h = 7 + 5 * moves
+if ARGV[h] ~= '' then
+  for i = 6 + 2 * moves, #KEYS do
+    redis.call('RPUSH', KEYS[i], ARGV[h])
+    redis.call('LTRIM', KEYS[i], ARGV[h + 1], -1)
+  end
 end
-return {'ok', redis.call('INCR', KEYS[2])}
+redis.call('SET', KEYS[3], ARGV[3], 'EX', 86400)
+return done
 """
-)
-
-# KEYS[3]: the table, [4]: the tables set. ARGV[3]: table id.
-_DROP_TABLE = (
-    _GUARD
-    + """
-redis.call('DEL', KEYS[3], KEYS[1])
-redis.call('SREM', KEYS[4], ARGV[3])
-return {'ok', redis.call('INCR', KEYS[2])}
-"""
-)
 
 # KEYS: the lease, its fencing counter, the table's version. ARGV: the lease this
 # store holds or '', this store's owner id, the lease's length in milliseconds.
@@ -162,13 +171,21 @@ redis.call('SET', KEYS[1], holder, 'PX', ARGV[3])
 return {holder, redis.call('GET', KEYS[3]) or '0'}
 """
 
-# KEYS: leases. ARGV: the lease's length in milliseconds, then the holder of each.
+# KEYS: each lease, then each lease's fencing counter. ARGV: the lease's length in
+# milliseconds, then the holder of each (owner:fence). A lease that ran out is taken
+# back if nobody took it since: its fencing counter is still the holder's.
 # Returns 1 for each lease still held (and extended), 0 for each lost.
 _RENEW = """
 local kept = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[i + 1] then
-    redis.call('PEXPIRE', key, ARGV[1])
+local n = #KEYS / 2
+for i = 1, n do
+  local holder = ARGV[i + 1]
+  local current = redis.call('GET', KEYS[i])
+  if current == holder then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    kept[i] = 1
+  elseif not current and redis.call('GET', KEYS[n + i]) == string.match(holder, ':(%d+)$') then
+    redis.call('SET', KEYS[i], holder, 'PX', ARGV[1])
     kept[i] = 1
   else
     kept[i] = 0
@@ -195,14 +212,6 @@ end
 return found
 """
 
-# KEYS: the table's hands, then each account's. ARGV: hand JSON, minus HISTORY_LENGTH.
-_RECORD_HAND = """
-for _, key in ipairs(KEYS) do
-  redis.call('RPUSH', key, ARGV[1])
-  redis.call('LTRIM', key, ARGV[2], -1)
-end
-"""
-
 # KEYS: the accounts set. ARGV: the prefix of an account's key.
 # Reads keys it names itself, which a single Redis allows (a Cluster would not),
 # so that an audit sees every balance at one moment.
@@ -223,14 +232,18 @@ T = TypeVar("T")
 def _reachable(
     method: Callable[Concatenate[RedisStore, P], Coroutine[Any, Any, T]],
 ) -> Callable[Concatenate[RedisStore, P], Coroutine[Any, Any, T]]:
-    """Redis out of reach is :class:`StoreUnavailable`, which the server answers with an
-    error code: a write that could not reach Redis changed nothing."""
+    """Redis out of reach (or too slow to answer) is :class:`StoreUnavailable`, which
+    the server answers with an error code or, for a table's commit, a retry."""
 
     async def reaching(self: RedisStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return await method(self, *args, **kwargs)
-        except (RedisConnectionError, RedisTimeoutError) as error:
-            raise StoreUnavailable(str(error)) from error
+        except (RedisConnectionError, RedisTimeoutError, TimeoutError) as error:
+            text = str(error) or type(error).__name__
+            # redis-py says "Error N connecting to host:port" when it could not connect:
+            # then nothing was sent. Anything else may have reached Redis.
+            unsent = isinstance(error, RedisConnectionError) and " connecting to " in text
+            raise StoreUnavailable(text, unsent=unsent) from error
 
     return reaching
 
@@ -244,38 +257,47 @@ class RedisStore:
         prefix: str = PREFIX,
         owner: str | None = None,
         leases: Redis | None = None,
+        channels: Redis | None = None,
     ) -> None:
         self._redis = redis
         self._leases = leases or redis
         """Renewals go through their own connection when given one, so that they never
         queue behind table writes for a connection: a renewal late by a lease loses
         every table."""
+        self._channels = channels or redis
         self._prefix = prefix
         self.owner = owner or secrets.token_hex(6)
         self._holding: dict[str, str] = {}
         """The lease this store holds on each table it hosts (``owner:fence``)."""
         self._versions: dict[str, int] = {}
         """The version of each of those tables this store last wrote."""
+        self._bus: RedisBus | None = None
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = self._leases.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
         self._orphaned = redis.register_script(_ORPHANED)
         self._open_house = redis.register_script(_OPEN_HOUSE)
         self._create_account = redis.register_script(_CREATE_ACCOUNT)
-        self._move_chips = redis.register_script(_MOVE_CHIPS)
-        self._save_table = redis.register_script(_SAVE_TABLE)
-        self._drop_table = redis.register_script(_DROP_TABLE)
-        self._record_hand = redis.register_script(_RECORD_HAND)
+        self._commit = redis.register_script(_COMMIT)
         self._balances = redis.register_script(_BALANCES)
 
     @classmethod
-    async def from_url(cls, url: str, prefix: str = PREFIX) -> RedisStore:
+    async def from_url(cls, url: str, prefix: str = PREFIX, timeout: float = TIMEOUT) -> RedisStore:
         """Connect to ``url`` (``redis://host:port/db``) and open the house account
         at zero unless it is there already."""
-        # A burst of callers beyond the pool's connections waits for one, not fails.
-        pool = BlockingConnectionPool.from_url(url, decode_responses=True)
-        leases = BlockingConnectionPool.from_url(url, max_connections=1, decode_responses=True)
-        store = cls(Redis.from_pool(pool), prefix, leases=Redis.from_pool(leases))
+        limits: dict[str, Any] = {
+            "decode_responses": True,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            # A burst of callers beyond the pool's connections waits for one, not fails.
+            "timeout": timeout,
+        }
+        pool = BlockingConnectionPool.from_url(url, **limits)
+        leases = BlockingConnectionPool.from_url(url, max_connections=1, **limits)
+        channels = Redis.from_url(url, decode_responses=True, socket_connect_timeout=timeout)
+        store = cls(
+            Redis.from_pool(pool), prefix, leases=Redis.from_pool(leases), channels=channels
+        )
         try:
             keys = [store._account_key(HOUSE), store._key("accounts")]
             await store._open_house(keys=keys, args=[HOUSE])
@@ -285,9 +307,13 @@ class RedisStore:
         return store
 
     async def close(self) -> None:
-        await self._redis.aclose()
-        if self._leases is not self._redis:
-            await self._leases.aclose()
+        for client in {self._redis, self._leases, self._channels}:
+            await client.aclose()
+
+    def bus(self) -> RedisBus:
+        if self._bus is None:
+            self._bus = RedisBus(self._channels, self.owner, self._key("channel", ""))
+        return self._bus
 
     @_reachable
     async def ping(self) -> None:
@@ -306,7 +332,7 @@ class RedisStore:
             self._key("accounts"),
         ]
         if not await self._create_account(keys=keys, args=[account_id, name, grant, -grant]):
-            raise Refused("account_exists", f"account {account_id} or its token exists")
+            raise Refused(ErrorCode.ACCOUNT_EXISTS, f"account {account_id} or its token exists")
         return Account(account_id, name, grant)
 
     @_reachable
@@ -318,6 +344,11 @@ class RedisStore:
     async def account_for_token(self, token_hash: str) -> Account | None:
         account_id = await self._redis.get(self._key("token", token_hash))
         return None if account_id is None else await self.account(_text(account_id))
+
+    @_reachable
+    async def claim_connection(self, account_id: str, holder: str) -> str | None:
+        previous = await self._redis.set(self._key("connection", account_id), holder, get=True)
+        return previous if isinstance(previous, str) else None
 
     # -- leases ----------------------------------------------------------------------
 
@@ -339,6 +370,7 @@ class RedisStore:
             return ()
         table_ids = list(self._holding)
         keys = [self._key("lease", t) for t in table_ids]
+        keys += [self._key("fence", t) for t in table_ids]
         kept = await self._renew(
             keys=keys, args=[_ms(seconds), *(self._holding[t] for t in table_ids)]
         )
@@ -364,111 +396,64 @@ class RedisStore:
         holder = await self._redis.get(self._key("lease", table_id))
         return None if holder is None else _text(holder).rsplit(":", 1)[0]
 
-    # -- messages between processes -----------------------------------------------------
-
-    @property
-    def redis(self) -> Redis:
-        """The client, for :class:`~qiuqiu.server.relay.Relay`'s channels."""
-        return self._redis
+    # -- the one write to a table --------------------------------------------------------
 
     @_reachable
-    async def claim_connection(self, account_id: str, holder: str) -> str | None:
-        """Make ``holder`` the account's one connection; return the one it replaces.
-        Redis orders the claims, so of two at once each process agrees on the last."""
-        previous = await self._redis.set(self._key("connection", account_id), holder, get=True)
-        return previous if isinstance(previous, str) else None
-
-    def channel(self, *parts: str) -> str:
-        return self._key("channel", *parts)
-
-    # -- writes to a table, each behind the guard --------------------------------------
-
-    @_reachable
-    async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
+    async def commit(self, commit: TableCommit) -> dict[str, int]:
+        table_id, table = commit.table_id, commit.table
+        held = self._holding.get(table_id)
         keys = [
-            *self._guard_keys(table.table_id),
-            self._account_key(account_id),
-            self._key("table", table.table_id),
-            self._key("tables"),
-            self._key("seats", account_id),
-        ]
-        args: list[int | str] = [
-            *self._guard_args(table.table_id),
-            amount,
-            -amount,
-            int(account_id == HOUSE),
-            _table_json(table),
-            table.table_id,
-            int(any(seat.account_id == account_id for seat in table.seats)),
-        ]
-        outcome, *rest = await self._move_chips(keys=keys, args=args)
-        if outcome == "unknown_account":
-            raise Refused("unknown_account", f"there is no account {account_id}")
-        if outcome == "insufficient_balance":
-            raise Refused("insufficient_balance", f"you have {rest[0]} chips, not {amount}")
-        name, balance = self._written(table.table_id, outcome, rest)
-        return Account(account_id, name, balance)
-
-    @_reachable
-    async def save_table(self, table: TableRecord) -> None:
-        await self._save(table)
-
-    @_reachable
-    async def record_hand(self, hand: HandRecord, table: TableRecord | None = None) -> None:
-        account_ids = sorted({account for _, account in hand.accounts})
-        hands = [
-            self._key("hands", "table", hand.table_id),
-            *(self._key("hands", "account", a) for a in account_ids),
-        ]
-        if table is None:
-            await self._record_hand(keys=hands, args=[_hand_json(hand), -HISTORY_LENGTH])
-        else:
-            await self._save(table, hands, _hand_json(hand))
-
-    @_reachable
-    async def drop_table(self, table_id: str) -> None:
-        keys = [*self._guard_keys(table_id), self._key("table", table_id), self._key("tables")]
-        outcome, *rest = await self._drop_table(
-            keys=keys, args=[*self._guard_args(table_id), table_id]
-        )
-        self._written(table_id, outcome, rest)
-        self._forget(table_id)
-
-    async def _save(
-        self, table: TableRecord, hands: list[str] | None = None, hand: str = ""
-    ) -> None:
-        table_id = table.table_id
-        keys = [
-            *self._guard_keys(table_id),
+            self._key("lease", table_id),
+            self._key("version", table_id),
+            self._key("commit", table_id),
             self._key("table", table_id),
             self._key("tables"),
-            *(hands or ()),
         ]
-        args: list[int | str] = [*self._guard_args(table_id), _table_json(table), table_id]
-        args += [hand, -HISTORY_LENGTH]
-        outcome, *rest = await self._save_table(keys=keys, args=args)
-        self._written(table_id, outcome, rest)
-
-    def _guard_keys(self, table_id: str) -> list[str]:
-        return [self._key("lease", table_id), self._key("version", table_id)]
-
-    def _guard_args(self, table_id: str) -> list[str]:
-        held = self._holding.get(table_id)
-        return ["", ""] if held is None else [held, str(self._versions[table_id])]
-
-    def _written(self, table_id: str, outcome: str, rest: list[Any]) -> list[Any]:
-        """What a guarded write returned past its version, which is kept; a lost lease
-        is forgotten and raised."""
+        args: list[int | str] = [
+            "" if held is None else held,
+            "" if held is None else str(self._versions[table_id]),
+            commit.commit_id,
+            "" if table is None else table_json(table),
+            table_id,
+            len(commit.moves),
+        ]
+        seated = set() if table is None else {s.account_id for s in table.seats}
+        for account_id, amount in commit.moves:
+            keys += [self._account_key(account_id), self._key("seats", account_id)]
+            args += [account_id, amount, -amount, int(account_id == HOUSE)]
+            args.append(int(account_id in seated and account_id != HOUSE))
+        hand = commit.hand
+        if hand is not None:
+            keys.append(self._key("hands", "table", table_id))
+            keys += [
+                self._key("hands", "account", a)
+                for a in sorted({account for _, account in hand.accounts})
+            ]
+        args += ["" if hand is None else hand_json(hand), -HISTORY_LENGTH]
+        outcome, *rest = await self._commit(keys=keys, args=args)
         if outcome == "lease_lost":
             self._forget(table_id)
             raise LeaseLost(table_id)
-        if table_id in self._holding:
+        if outcome == "unknown_account":
+            raise Refused(ErrorCode.UNKNOWN_ACCOUNT, f"there is no account {rest[0]}")
+        if outcome == "insufficient_balance":
+            account_id, balance = rest
+            amount = sum(n for a, n in commit.moves if a == account_id)
+            raise Refused(
+                ErrorCode.INSUFFICIENT_BALANCE,
+                f"your balance is {balance} chips, not enough for {amount}",
+            )
+        if table is None:
+            self._forget(table_id)
+        elif table_id in self._holding:
             self._versions[table_id] = int(rest[0])
-        return rest[1:]
+        return {a: int(b) for (a, _), b in zip(commit.moves, rest[1:], strict=True)}
 
     def _forget(self, table_id: str) -> None:
         self._holding.pop(table_id, None)
         self._versions.pop(table_id, None)
+
+    # -- reads -------------------------------------------------------------------------
 
     @_reachable
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
@@ -478,7 +463,7 @@ class RedisStore:
     @_reachable
     async def table(self, table_id: str) -> TableRecord | None:
         text = await self._redis.get(self._key("table", table_id))
-        return None if text is None else _table(_text(text))
+        return None if text is None else table_from_json(_text(text))
 
     @_reachable
     async def tables(self) -> tuple[TableRecord, ...]:
@@ -488,7 +473,7 @@ class RedisStore:
             return ()
         texts = await self._redis.mget([self._key("table", t) for t in table_ids])
         # A table dropped between the two reads is gone, and so left out.
-        return tuple(_table(_text(text)) for text in texts if text is not None)
+        return tuple(table_from_json(_text(text)) for text in texts if text is not None)
 
     @_reachable
     async def table_hands(
@@ -511,7 +496,8 @@ class RedisStore:
     async def _last_hands(self, key: str, limit: int) -> tuple[HandRecord, ...]:
         if limit <= 0:
             return ()
-        return tuple(_hand(_text(text)) for text in await self._redis.lrange(key, -limit, -1))
+        texts = await self._redis.lrange(key, -limit, -1)
+        return tuple(hand_from_json(_text(text)) for text in texts)
 
     def _key(self, *parts: str) -> str:
         return self._prefix + ":".join(parts)
@@ -528,79 +514,3 @@ def _text(reply: bytes | str | None) -> str:
 
 def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
-
-
-# The records are written by hand rather than with ``dataclasses.asdict``, whose deep
-# copies were 8% of the CPU of a hand on Redis.
-
-
-def _table_json(table: TableRecord) -> str:
-    return json.dumps(
-        {
-            "table_id": table.table_id,
-            "options": _options(table.options),
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "account_id": s.account_id,
-                    "name": s.name,
-                    "stack": s.stack,
-                    "is_bot": s.is_bot,
-                }
-                for s in table.seats
-            ],
-            "hand_id": table.hand_id,
-            "hand_open": table.hand_open,
-            "seq": table.seq,
-            "created_by": table.created_by,
-        }
-    )
-
-
-@lru_cache(maxsize=1024)
-def _options(options: TableOptions) -> dict[str, Any]:
-    """A table's options as JSON data: the same for the table's life, so made once."""
-    return options.model_dump(mode="json")
-
-
-def _hand_json(hand: HandRecord) -> str:
-    return json.dumps(
-        {
-            "table_id": hand.table_id,
-            "hand_id": hand.hand_id,
-            "accounts": hand.accounts,
-            "stacks_before": hand.stacks_before,
-            "stacks_after": hand.stacks_after,
-            "events": hand.events,
-            "voided": hand.voided,
-        }
-    )
-
-
-def _table(text: str) -> TableRecord:
-    data = json.loads(text)
-    return TableRecord(
-        **{
-            **data,
-            "options": TableOptions.model_validate(data["options"]),
-            "seats": tuple(SeatRecord(**seat) for seat in data["seats"]),
-        }
-    )
-
-
-def _hand(text: str) -> HandRecord:
-    data = json.loads(text)
-    return HandRecord(
-        table_id=data["table_id"],
-        hand_id=data["hand_id"],
-        accounts=_pairs(data["accounts"]),
-        stacks_before=_pairs(data["stacks_before"]),
-        stacks_after=_pairs(data["stacks_after"]),
-        events=tuple(data["events"]),
-        voided=data["voided"],
-    )
-
-
-def _pairs(rows: list[list[Any]]) -> tuple[Any, ...]:
-    # JSON has no tuples: a pair comes back as a list and must compare equal again.
-    return tuple((first, second) for first, second in rows)

@@ -1,39 +1,38 @@
-"""Tables shared by every server process on one Redis.
+"""Tables shared by every server process on one store.
 
 A table is hosted by one process, the holder of its lease (see
 :mod:`qiuqiu.server.store`). A client connected to another process plays at it
-all the same:
+all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
 
-1. Its session sends each message for that table to the host's channel
-   (``channel:process:{owner}``), saying who sent it: process, session, account.
-2. The host serves the message as if the client were connected there, through a
-   :class:`RemoteViewer` that stands for that session; whatever the table sends
-   that viewer goes back to the session's process, which writes it out as is.
-3. A process that adopts the tables of a dead host says so on
-   ``channel:adopted``; every process whose sessions were at one of them asks
-   the new host to seat them again, and they get a snapshot.
-
-What a process publishes goes through one queue, sent in order by one task, so
-a client sees its table's events in ``seq`` order. Pub/sub reaches only those
-listening: a message to a process that has just died is lost, and its client
-sees the table again once another process adopts it.
+1. Its session sends each message for that table to the host, saying who sent
+   it (process, session, account and name): ``command``; and ``reconnect`` or
+   ``gone`` when its connection comes or goes.
+2. The host serves it as if the client were connected there, through a
+   :class:`RemoteViewer` that stands for that session: serving is a plain call
+   into the table's state machine, which returns at once, so a slow table never
+   holds back another's messages, and every command gets its reply or an
+   ``error``. Whatever the table sends that viewer goes back to the session's
+   process (``deliver``), which writes it out as it is.
+3. A process that adopts the tables of a dead host tells every process
+   (``adopted``); each whose sessions were at one of them asks the new host to
+   take them back, and they get the voided hand and a snapshot.
+4. An account has one connection: a newer ``hello`` anywhere closes the older
+   one (``taken_over``), after the seats have moved to the new one, so the other
+   players see ``player_reconnected`` and never ``player_disconnected``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 import logging
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from qiuqiu.protocol import BadMessage, ErrorCode, decode_client, encode
 from qiuqiu.protocol import client as cmd
-from qiuqiu.protocol import decode_client, encode
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.bus import ALL, Bus
+from qiuqiu.server.errors import Refused
 from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
-from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.table import MOVED
 
 if TYPE_CHECKING:
@@ -46,13 +45,17 @@ class Client(Protocol):
     """A local session, as the relay needs it."""
 
     session_id: str
-    remote_tables: set[str]
-    """The tables hosted elsewhere that this session sits or watches at."""
+    remote_tables: dict[str, str]
+    """The tables hosted elsewhere that this session sits or watches at, with their host."""
+    watching: set[str]
 
     @property
     def account_id(self) -> str | None: ...
 
-    def send_frame(self, frame: str) -> None: ...
+    @property
+    def name(self) -> str: ...
+
+    def send_frame(self, frame: str, table_id: str | None, seq: int | None) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
 
@@ -67,42 +70,30 @@ class RemoteViewer:
         self.session_id = session_id
 
     def deliver(self, message: wire.Reply) -> None:
-        self.relay.send(
-            self.process,
-            {
-                "kind": "deliver",
-                "session": self.session_id,
-                "frame": self.relay.lobby.frames.encode(message),
-            },
-        )
+        data: dict[str, Any] = {
+            "kind": "deliver",
+            "session": self.session_id,
+            "frame": self.relay.lobby.frames.encode(message),
+        }
+        if isinstance(message, wire.TableEvent):
+            data["table_id"], data["seq"] = message.table_id, message.seq
+        self.relay.bus.send(self.process, data)
 
 
 class Relay:
-    def __init__(self, store: RedisStore, lobby: Lobby) -> None:
-        self.store = store
+    def __init__(self, bus: Bus, lobby: Lobby) -> None:
+        self.bus = bus
         self.lobby = lobby
-        self.owner = store.owner
+        self.owner = bus.owner
         self.sessions: dict[str, Client] = {}
         """This process's sessions, by id, for the frames that come back for them."""
         self._viewers: dict[tuple[str, str], RemoteViewer] = {}
-        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._pubsub = store.redis.pubsub()
 
     async def start(self) -> None:
-        await self._pubsub.subscribe(self._process_channel(self.owner), self._adopted_channel)
-        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._publish())]
+        await self.bus.start(self._receive)
 
     async def stop(self) -> None:
-        """Send what is queued, then stop listening."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(2):
-                while not self._outbox.empty():
-                    await asyncio.sleep(0.01)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self._pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
+        await self.bus.stop()
 
     # -- what a session here asks of a table elsewhere -------------------------------
 
@@ -110,90 +101,60 @@ class Relay:
         self,
         host: str,
         client: Client,
-        account_id: str,
         table_id: str,
         kind: str,
         message: cmd.ClientMessage | None = None,
     ) -> None:
         """Send ``kind`` (``command`` with ``message``, ``reconnect`` or ``gone``) for
-        ``client`` to the process hosting ``table_id``."""
-        client.remote_tables.add(table_id)
-        self.send(
+        ``client`` to ``host``, the process hosting ``table_id``."""
+        if kind != "gone":
+            client.remote_tables[table_id] = host
+        self.bus.send(
             host,
             {
                 "kind": kind,
                 "process": self.owner,
                 "session": client.session_id,
-                "account_id": account_id,
+                "account_id": client.account_id,
+                "name": client.name,
                 "table_id": table_id,
+                "watching": table_id in client.watching,
                 "frame": None if message is None else encode(message),
             },
         )
 
-    async def take_over(self, account_id: str, client: Client) -> None:
-        """Make ``client`` the account's one connection on every process: the one
-        before it, wherever it is, closes (on this process the lobby has closed it)."""
-        holder = f"{self.owner}:{client.session_id}"
-        previous = await self.store.claim_connection(account_id, holder)
-        if previous is not None:
-            process, _, session = previous.partition(":")
-            if process != self.owner:
-                self.send(process, {"kind": "taken_over", "session": session})
+    def take_over(self, previous: str | None) -> None:
+        """Close the account's previous connection, if another process has it."""
+        if previous is None:
+            return
+        process, _, session = previous.partition(":")
+        if process != self.owner:
+            self.bus.send(process, {"kind": "taken_over", "session": session})
 
     def announce_adopted(self, table_id: str) -> None:
-        payload = json.dumps({"table_id": table_id, "host": self.owner})
-        self._outbox.put_nowait((self._adopted_channel, payload))
-
-    def send(self, process: str, data: dict[str, Any]) -> None:
-        self._outbox.put_nowait((self._process_channel(process), json.dumps(data)))
+        self.bus.send(ALL, {"kind": "adopted", "table_id": table_id, "host": self.owner})
 
     # -- inside ------------------------------------------------------------------------
 
-    @property
-    def _adopted_channel(self) -> str:
-        return self.store.channel("adopted")
-
-    def _process_channel(self, process: str) -> str:
-        return self.store.channel("process", process)
-
-    async def _publish(self) -> None:
-        while True:
-            channel, payload = await self._outbox.get()
-            try:
-                await self.store.redis.publish(channel, payload)
-            except Exception:
-                log.exception("relay: could not publish to %s", channel)
-
-    async def _listen(self) -> None:
-        while True:
-            try:
-                async for item in self._pubsub.listen():
-                    if item["type"] == "message":
-                        await self._handle(item["channel"], item["data"])
-            except Exception:
-                # The connection to Redis dropped: redis-py subscribes again on the next read.
-                log.exception("relay: listening failed; listening again")
-                await asyncio.sleep(0.5)
-
-    async def _handle(self, channel: str, payload: str) -> None:
+    def _receive(self, data: dict[str, Any]) -> None:
         try:
-            data = json.loads(payload)
-            if channel == self._adopted_channel:
-                self._adopted(data["table_id"], data["host"])
-            elif data["kind"] in ("deliver", "taken_over"):
-                client = self.sessions.get(data["session"])
-                if client is None:
-                    return  # gone already
-                if data["kind"] == "deliver":
-                    client.send_frame(data["frame"])
-                else:
-                    client.close(TAKEN_OVER, TAKEN_OVER_REASON)
-            else:
-                await self._serve(data)
+            match data["kind"]:
+                case "deliver" | "taken_over":
+                    client = self.sessions.get(data["session"])
+                    if client is None:
+                        return  # gone already
+                    if data["kind"] == "deliver":
+                        client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
+                    else:
+                        client.close(TAKEN_OVER, TAKEN_OVER_REASON)
+                case "adopted":
+                    self._adopted(data["table_id"], data["host"])
+                case _:
+                    self._serve(data)
         except Exception:
-            log.exception("relay: could not handle %r", payload)
+            log.exception("relay: could not handle %r", data)
 
-    async def _serve(self, data: dict[str, Any]) -> None:
+    def _serve(self, data: dict[str, Any]) -> None:
         """Do what a session on another process asked of a table hosted here."""
         key = (data["process"], data["session"])
         viewer = self._viewers.get(key) or self._viewers.setdefault(key, RemoteViewer(self, *key))
@@ -204,33 +165,37 @@ class Relay:
                 self._viewers.pop(key, None)
                 if table is not None:
                     table.forget(viewer)
-                    await table.disconnect(account_id, viewer)
+                    table.disconnect(account_id, viewer)
                 return
             case "reconnect":
-                if table is not None:
-                    await table.reconnect(account_id, viewer)
+                if table is None:
+                    return
+                if table.seat_of(account_id) is not None:
+                    table.reconnect(account_id, viewer)
+                elif data["watching"] and not table.sees(viewer):
+                    table.serve(account_id, data["name"], viewer, cmd.WatchTable(table_id=table_id))
                 return
         arrived = time.perf_counter()
-        message = decode_client(data["frame"])
+        try:
+            message = decode_client(data["frame"])
+        except BadMessage as bad:  # checked by the sender: only a bug gets here
+            viewer.deliver(self.lobby.refusal(None, bad.code, bad.message))
+            return
         if not isinstance(message, cmd.TableMessage):
             return
         try:
             if table is None:
-                raise Refused("table_moved", MOVED)
-            account = await self.lobby.store.account(account_id)
-            await table.serve(account_id, account.name if account else "", viewer, message)
+                raise Refused(ErrorCode.TABLE_MOVED, MOVED)
+            table.serve(account_id, data["name"], viewer, message)
             self.lobby.metrics.served(message, arrived)
         except Refused as refused:
             viewer.deliver(self.lobby.refusal(message.id, refused.code, refused.message))
-        except LeaseLost:
-            self.lobby.abandon(table_id)
-            viewer.deliver(self.lobby.refusal(message.id, "table_moved", MOVED))
 
     def _adopted(self, table_id: str, host: str) -> None:
-        for client in self.sessions.values():
-            if table_id not in client.remote_tables:
+        for client in list(self.sessions.values()):
+            if table_id not in client.remote_tables or client.account_id is None:
                 continue
             if host == self.owner:
-                client.remote_tables.discard(table_id)  # seated here by the lobby already
-            elif client.account_id is not None:
-                self.forward(host, client, client.account_id, table_id, "reconnect")
+                del client.remote_tables[table_id]  # seated here again by the lobby
+            else:
+                self.forward(host, client, table_id, "reconnect")

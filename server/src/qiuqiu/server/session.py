@@ -22,15 +22,21 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_client, message_id
+from qiuqiu.protocol import (
+    PROTOCOL_VERSION,
+    BadMessage,
+    ErrorCode,
+    TableOptions,
+    decode_client,
+    message_id,
+)
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.lobby import Lobby
-from qiuqiu.server.seat import verify_buy_in
 from qiuqiu.server.store import Account, HandRecord
-from qiuqiu.server.table import MOVED, Table
+from qiuqiu.server.table import MOVED, Table, verify_buy_in
 
 if TYPE_CHECKING:
     from qiuqiu.server.relay import Relay
@@ -56,10 +62,13 @@ class Session:
         self._close = close
         self.session_id = secrets.token_hex(8)
         self.account: Account | None = None
-        self._watching: set[Table] = set()
-        self.remote_tables: set[str] = set()
+        self.watching: set[str] = set()
+        """The tables this session watches, here or elsewhere, by id."""
+        self.remote_tables: dict[str, str] = {}
         """Tables hosted by another process that this session sits or watches at."""
         self._recent_ids: OrderedDict[MessageId, None] = OrderedDict()
+        self._seqs: dict[str, int] = {}
+        """The last seq this connection was sent for each table."""
         self._arrived = 0.0
         """When the frame being handled arrived (``time.perf_counter``)."""
 
@@ -67,123 +76,179 @@ class Session:
     def account_id(self) -> str | None:
         return None if self.account is None else self.account.account_id
 
+    @property
+    def name(self) -> str:
+        return "" if self.account is None else self.account.name
+
     # -- the Viewer and Connection protocols -----------------------------------------
 
     def deliver(self, message: wire.Reply) -> None:
+        if isinstance(message, wire.TableEvent | wire.TableSnapshot):
+            table_id = (
+                message.table_id
+                if isinstance(message, wire.TableEvent)
+                else (message.table.table_id)
+            )
+            if not self._in_order(table_id, message.seq, isinstance(message, wire.TableEvent)):
+                return
         self._send(self.lobby.frames.encode(message))
 
-    def send_frame(self, frame: str) -> None:
-        """A message made by the process hosting a table, sent on as it is."""
+    def send_frame(self, frame: str, table_id: str | None = None, seq: int | None = None) -> None:
+        """A message made by the process hosting a table, sent on as it is; ``seq`` is an
+        event's (with ``table_id``), ``None`` for anything else."""
+        if table_id is not None and seq is not None and not self._in_order(table_id, seq, True):
+            return
         self._send(frame)
+
+    def _in_order(self, table_id: str, seq: int, event: bool) -> bool:
+        """Whether a table's event is above every seq this connection was sent for that
+        table (a snapshot always is the new start): a table that a new host adopted tells
+        whoever comes back how its last hand ended, and one who saw it needs no repeat."""
+        last = self._seqs.get(table_id, -1)
+        if event and seq <= last:
+            return False
+        self._seqs[table_id] = max(seq, last)
+        return True
 
     def close(self, code: int, reason: str) -> None:
         self._close(code, reason)
 
     # -- frames in -------------------------------------------------------------------
 
-    async def receive(self, frame: str | bytes) -> None:
+    async def receive(self, frame: str | bytes) -> bool:
+        """Handle one frame; True if it was an action played on the seat's own turn,
+        which the gateway does not count against the connection's rate limit."""
         self._arrived = time.perf_counter()
         if isinstance(frame, bytes):
-            self._refuse(None, "binary_frame", "send JSON in text frames")
-            return
+            self._refuse(None, ErrorCode.BINARY_FRAME, "send JSON in text frames")
+            return False
         try:
             message = decode_client(frame)
         except BadMessage as bad:
             self._refuse(message_id(frame), bad.code, bad.message)
-            return
+            return False
         try:
-            await self._dispatch(message)
+            return await self._dispatch(message)
         except Refused as refused:
             self._refuse(message.id, refused.code, refused.message)
         except LeaseLost as lost:
             self.lobby.abandon(lost.table_id)
-            self._refuse(message.id, "table_moved", MOVED)
-        except StoreUnavailable:
-            self._refuse(message.id, "store_unavailable", UNAVAILABLE)
+            self._refuse(message.id, ErrorCode.TABLE_MOVED, MOVED)
+        except StoreUnavailable as error:
+            self.lobby.health.failed(error)
+            self._refuse(message.id, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+        return False
 
-    def _refuse(self, ref: MessageId | None, code: str, text: str) -> None:
+    def _refuse(self, ref: MessageId | None, code: ErrorCode, text: str) -> None:
         self.deliver(self.lobby.refusal(ref, code, text))
 
-    async def disconnected(self) -> None:
-        """The connection is gone: seats keep their grace period, watching stops."""
-        for table in self._watching:
-            table.forget(self)
-        if self.account is None:
+    def disconnected(self) -> None:
+        """The connection is gone: seats keep their grace period, watching stops.
+        Nothing here waits on the store, so a store away changes none of it."""
+        for table_id in self.watching:
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                table.forget(self)
+        account_id = self.account_id
+        if account_id is None:
             return
-        account_id = self.account.account_id
         if self.relay is not None:
-            for table_id in self.remote_tables:
-                host = await self.lobby.store.table_host(table_id)
-                if host is not None:
-                    self.relay.forward(host, self, account_id, table_id, "gone")
-        if not self.lobby.detach(account_id, self):
-            return
+            for table_id, host in self.remote_tables.items():
+                if host:
+                    self.relay.forward(host, self, table_id, "gone")
+        self.lobby.detach(account_id, self)
         for table in self.lobby.seated_at(account_id):
-            await table.disconnect(account_id)
+            table.disconnect(account_id, self)
 
     # -- what each message does ------------------------------------------------------
 
-    async def _dispatch(self, message: cmd.AnyClientMessage) -> None:
+    async def _dispatch(self, message: cmd.AnyClientMessage) -> bool:
         if isinstance(message, cmd.Hello):
             await self._hello(message)
-            return
+            return False
         if self.account is None:
-            raise Refused("hello_required", "say hello first")
+            raise Refused(ErrorCode.HELLO_REQUIRED, "say hello first")
         account_id = self.account.account_id
         if message.id is not None and not self._first_time(message.id):
-            raise Refused("duplicate_id", f"message {message.id!r} was already handled")
+            raise Refused(ErrorCode.DUPLICATE_ID, f"message {message.id!r} was already handled")
         match message:
             case cmd.ListTables():
                 tables = await self.lobby.summaries()
                 self.deliver(wire.TableList(ref=message.id, tables=tables))
             case cmd.ListHands(table_id=table_id, limit=limit):
-                store = self.lobby.store
-                if table_id is None:
-                    hands = await store.account_hands(account_id, limit)
-                else:
-                    hands = await store.table_hands(table_id, limit)
-                self.deliver(wire.HandList(ref=message.id, hands=tuple(map(played, hands))))
+                await self._list_hands(message.id, table_id, limit)
             case cmd.CreateTable(options=options, buy_in=buy_in):
-                if buy_in is not None:
-                    # Checked first, so a refused buy-in leaves no empty table behind.
-                    verify_buy_in(options, buy_in)
-                    await self.lobby.verify_balance(account_id, buy_in)
-                table = await self.lobby.create_table(options, account_id)
-                self.deliver(wire.TableCreated(ref=message.id, table=table.summary()))
-                if buy_in is not None:
-                    try:
-                        await table.sit(
-                            account_id, self.account.name, self, buy_in, None, message.id
-                        )
-                    except Refused:
-                        await self.lobby.discard(table)
-                        raise
+                await self._create_table(message, options, buy_in)
             case _:
-                await self._at_table(account_id, self.account.name, message)
+                return await self._at_table(account_id, message)
+        return False
 
-    async def _at_table(self, account_id: str, name: str, message: cmd.TableMessage) -> None:
+    async def _list_hands(self, ref: MessageId | None, table_id: str | None, limit: int) -> None:
+        store = self.lobby.store
+        if table_id is None:
+            hands = await store.account_hands(self.account_id or "", limit)
+        else:
+            hands = await store.table_hands(table_id, limit)
+            known = hands or table_id in self.lobby.tables or await store.table(table_id)
+            if not known:
+                raise Refused(ErrorCode.UNKNOWN_TABLE, f"there is no table {table_id}")
+        self.deliver(wire.HandList(ref=ref, hands=tuple(map(played, hands))))
+
+    async def _create_table(
+        self, message: cmd.CreateTable, options: TableOptions, buy_in: int | None
+    ) -> None:
+        account_id = self.account_id or ""
+        if buy_in is not None:
+            # Checked first, so a refused buy-in leaves no empty table behind.
+            try:
+                verify_buy_in(options, buy_in)
+            except Refused as refused:
+                raise await self._with_balance(refused) from None
+            await self.lobby.verify_balance(account_id, buy_in)
+        table = await self.lobby.create_table(options, account_id)
+        self.deliver(wire.TableCreated(ref=message.id, table=table.summary()))
+        if buy_in is not None:
+            join = cmd.JoinTable(id=message.id, table_id=table.table_id, buy_in=buy_in)
+            table.serve(account_id, self.name, self, join)
+
+    async def _with_balance(self, refused: Refused) -> Refused:
+        """A refused buy-in, saying what the balance is."""
+        account = await self.lobby.store.account(self.account_id or "")
+        balance = 0 if account is None else account.balance
+        return Refused(refused.code, f"{refused.message}; your balance is {balance}")
+
+    async def _at_table(self, account_id: str, message: cmd.TableMessage) -> bool:
         """Serve a message about one table here, or send it to the process hosting it."""
-        table = self.lobby.tables.get(message.table_id)
-        if table is None:
-            host = await self._host_elsewhere(message.table_id)
-            if host is not None:
-                assert self.relay is not None
-                self.relay.forward(host, self, account_id, message.table_id, "command", message)
-                return
-        table = self.lobby.table(message.table_id)
-        await table.serve(account_id, name, self, message)
+        table_id = message.table_id
+        table = self.lobby.tables.get(table_id)
+        if table is None and self.relay is not None:
+            host = await self.lobby.store.table_host(table_id)
+            if host is not None and host != self.relay.owner:
+                self.relay.forward(host, self, table_id, "command", message)
+                self._track(table_id, message)
+                return False
+            if host is None and await self.lobby.store.table(table_id) is not None:
+                raise Refused(
+                    ErrorCode.TABLE_MOVING,
+                    f"table {table_id} is moving to another server: its snapshot comes shortly",
+                )
+        table = self.lobby.table(table_id)
+        own_turn = isinstance(message, cmd.TableAction) and _on_turn(table, account_id)
+        try:
+            table.serve(account_id, self.name, self, message)
+        except Refused as refused:
+            if refused.code is ErrorCode.INVALID_BUY_IN:
+                raise await self._with_balance(refused) from None
+            raise
         self.lobby.metrics.served(message, self._arrived)
-        if isinstance(message, cmd.WatchTable):
-            self._watching.add(table)
-        elif isinstance(message, cmd.LeaveTable):
-            self._watching.discard(table)
+        self._track(table_id, message)
+        return own_turn
 
-    async def _host_elsewhere(self, table_id: str) -> str | None:
-        """The process hosting ``table_id``, when it is another one this one can reach."""
-        if self.relay is None:
-            return None
-        host = await self.lobby.store.table_host(table_id)
-        return host if host is not None and host != self.relay.owner else None
+    def _track(self, table_id: str, message: cmd.TableMessage) -> None:
+        if isinstance(message, cmd.WatchTable):
+            self.watching.add(table_id)
+        elif isinstance(message, cmd.LeaveTable):
+            self.watching.discard(table_id)
 
     def _first_time(self, message_id: MessageId) -> bool:
         """True the first time this connection uses ``message_id`` (of its last 1,024):
@@ -197,10 +262,10 @@ class Session:
 
     async def _hello(self, hello: cmd.Hello) -> None:
         if self.account is not None:
-            raise Refused("already_identified", f"you are {self.account.name} already")
+            raise Refused(ErrorCode.ALREADY_IDENTIFIED, f"you are {self.account.name} already")
         if hello.version != PROTOCOL_VERSION:
             raise Refused(
-                "unsupported_version",
+                ErrorCode.UNSUPPORTED_VERSION,
                 f"this server speaks protocol version {PROTOCOL_VERSION}, not {hello.version}",
             )
         token: str | None = None
@@ -209,22 +274,25 @@ class Session:
         elif hello.name is not None:
             account, token = await self.lobby.open_account(hello.name)
         else:
-            raise Refused("name_required", "say hello with a name, or with your token")
+            raise Refused(ErrorCode.NAME_REQUIRED, "say hello with a name, or with your token")
+        store, previous = self.lobby.store, None
+        if self.relay is not None:
+            holder = f"{self.relay.owner}:{self.session_id}"
+            previous = await store.claim_connection(account.account_id, holder)
+        elsewhere: dict[str, str | None] = {}
+        if self.relay is not None:
+            for table_id in await store.seated_tables(account.account_id):
+                if table_id not in self.lobby.tables:
+                    host = await store.table_host(table_id)
+                    elsewhere[table_id] = None if host == self.relay.owner else host
         self.lobby.attach(account.account_id, self)
-        if self.relay is not None:
-            try:
-                await self.relay.take_over(account.account_id, self)
-            except StoreUnavailable:
-                self.lobby.detach(account.account_id, self)
-                raise
         self.account = account
-        tables = self.lobby.seated_at(account.account_id)
-        elsewhere = {}
-        if self.relay is not None:
-            for table_id in await self.lobby.seated_elsewhere(account.account_id):
-                host = await self._host_elsewhere(table_id)
-                if host is not None:
-                    elsewhere[table_id] = host
+        here = self.lobby.seated_at(account.account_id)
+        for table in here:  # adopted here while this hello waited on the store
+            elsewhere.pop(table.table_id, None)
+        for table_id, host in elsewhere.items():
+            if host is None:
+                self.remote_tables[table_id] = ""  # reattached when its new host says so
         self.deliver(
             wire.Welcome(
                 ref=hello.id,
@@ -234,14 +302,25 @@ class Session:
                 balance=account.balance,
                 token=token,
                 resumed=token is None,
-                tables=(*(t.table_id for t in tables), *elsewhere),
+                tables=(*(t.table_id for t in here), *elsewhere),
+                moving=tuple(t for t, host in elsewhere.items() if host is None),
             )
         )
-        for table in tables:
-            await table.reconnect(account.account_id, self)
-        for table_id, host in elsewhere.items():
-            assert self.relay is not None
-            self.relay.forward(host, self, account.account_id, table_id, "reconnect")
+        for table in here:
+            table.reconnect(account.account_id, self)
+        if self.relay is not None:
+            for table_id, host in elsewhere.items():
+                if host is not None:
+                    self.relay.forward(host, self, table_id, "reconnect")
+            # Last, so the seats have moved to this connection before the old one goes.
+            self.relay.take_over(previous)
+
+
+def _on_turn(table: Table, account_id: str) -> bool:
+    hand, seat = table.core.hand, table.seat_of(account_id)
+    if hand is None or seat is None or not table.playing:
+        return False
+    return hand.actor == seat.seat or seat.seat in hand.pending_cuts
 
 
 def played(hand: HandRecord) -> wire.PlayedHand:

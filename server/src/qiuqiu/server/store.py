@@ -1,26 +1,31 @@
-"""Where the server keeps what must outlive a connection (DESIGN §4).
+"""Where the server keeps what must outlive a connection (docs/ARCHITECTURE.md, "Storage").
 
 :class:`Store` is the whole contract; :class:`MemoryStore` keeps it in this
 process (the default), :class:`~qiuqiu.server.redis_store.RedisStore` in Redis.
-Chips move only through :meth:`Store.move_chips`, which changes one balance and
-writes the table it moves to or from in one step, so a buy-in or a cash-out
-never half-happens.
+
+A table is written only by :meth:`Store.commit`, one atomic step that saves the
+table's record (or drops it), moves chips between balances and the table,
+keeps a finished hand and updates the per-account seat index, all or nothing.
+A hand costs two commits: a small one when it starts (``hand_open`` set, every
+stack as before it) and one when it ends (the hand, every stack, every
+cash-out, the dealer bot's top-up). A server that dies between the two leaves
+a table that its next host reopens with that hand voided: every chip back
+where it was before it.
+
+A commit carries an id, so a commit retried after an answer was lost (Redis
+applied it, then the connection dropped) is recognised and not applied twice.
 
 The house is an account like any other, except that its balance may go below
 zero: new accounts are granted their chips from it and the dealer bot buys in
-from it. So the sum of every balance, every stack at every table and every pot
-is always zero, which is what the chip audits check.
+from it. So the sum of every balance and every stack in every table record is
+always zero, at every moment, which is what the chip audits check.
 
 A table has one writer at a time: the process holding its lease
 (:meth:`Store.acquire_table`). Each lease carries a fencing token that every
-write to the table checks, so a process that lost its lease (it stalled, and
-another took the table over) cannot write the table again: it gets
+commit checks, so a process that lost its lease (it stalled, and another took
+the table over) cannot write the table again: it gets
 :class:`~qiuqiu.server.errors.LeaseLost` and nothing changes. Nor can a process
-whose lease ran out while nobody else took the table: a write needs the lease.
-
-While a hand is played, the saved record keeps every stack as it was when the
-hand began (with ``hand_open`` set): a server that dies mid-hand leaves the
-table exactly as if the hand had been voided, every chip back where it was.
+whose lease ran out while nobody else took the table, until it renews it.
 """
 
 from __future__ import annotations
@@ -30,10 +35,13 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.server.errors import LeaseLost, Refused
+
+if TYPE_CHECKING:
+    from qiuqiu.server.bus import Bus
 
 HOUSE = "house"
 """The account the dealer bot plays for and new accounts are granted chips from."""
@@ -68,8 +76,9 @@ class TableRecord:
     hand_id: int = 0
     """The last hand dealt here, so hand ids go on after a restart."""
     hand_open: bool = False
-    """A hand was being played when this was saved; the stacks are from before it."""
+    """Hand ``hand_id`` was in play when this was saved; the stacks are from before it."""
     seq: int = 0
+    """No event of this table was sent with a higher ``seq``: the next host counts on from it."""
     created_by: str = ""
 
     def seat(self, number: int) -> SeatRecord | None:
@@ -86,7 +95,7 @@ class TableRecord:
 @dataclass(frozen=True, slots=True)
 class HandRecord:
     """A finished hand: who sat where, the stacks before and after, and every
-    event as a spectator saw it (the deck and seed are in the last one)."""
+    event as a spectator saw it."""
 
     table_id: str
     hand_id: int
@@ -118,6 +127,21 @@ class HandRecord:
         return sum(after[seat] - before[seat] for seat in seats)
 
 
+@dataclass(frozen=True, slots=True)
+class TableCommit:
+    """One atomic write of a table: everything it says happens, or nothing does."""
+
+    table_id: str
+    table: TableRecord | None
+    """The table as it is after the commit; ``None`` drops it from the lobby."""
+    moves: tuple[tuple[str, int], ...] = ()
+    """``(account, chips)``: chips onto the table from the account's balance (a buy-in,
+    the house topping the bot up), or off it when negative (a cash-out)."""
+    hand: HandRecord | None = None
+    """A finished hand to keep, in the table's and each of its accounts' histories."""
+    commit_id: str = field(default_factory=lambda: secrets.token_hex(8))
+
+
 class Store(Protocol):
     owner: str
     """This process, as the holder of the leases it takes."""
@@ -127,8 +151,9 @@ class Store(Protocol):
         this store holds it now. Taking it anew gives a new fencing token."""
 
     async def renew_tables(self, seconds: float) -> tuple[str, ...]:
-        """Extend every lease this store holds by ``seconds``; return the tables whose
-        lease it had lost (they are forgotten)."""
+        """Extend every lease this store holds by ``seconds``, taking back one that ran
+        out if nobody took it since; return the tables whose lease another process
+        took (they are forgotten)."""
 
     async def release_table(self, table_id: str) -> None:
         """Give the lease up (if this store holds it)."""
@@ -149,26 +174,25 @@ class Store(Protocol):
 
     async def account_for_token(self, token_hash: str) -> Account | None: ...
 
-    async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
-        """Take ``amount`` chips from the balance (give them back if negative) and save
-        ``table``, which holds them now, in one step. Raises :class:`Refused`
-        (``insufficient_balance``, ``unknown_account``) and changes nothing if the
-        balance is short or there is no such account. Only the house may go below zero."""
+    async def claim_connection(self, account_id: str, holder: str) -> str | None:
+        """Make ``holder`` the account's one connection; return the one it replaces.
+        The store orders the claims, so of two at once every process agrees on the last."""
 
-    async def save_table(self, table: TableRecord) -> None: ...
+    async def commit(self, commit: TableCommit) -> dict[str, int]:
+        """Write ``commit`` in one step and return the balance of each account it moved
+        chips for. Raises :class:`Refused` (``insufficient_balance``,
+        ``unknown_account``) and changes nothing if a balance is short or an account
+        missing (only the house may go below zero); :class:`LeaseLost` if this store
+        does not hold the table's lease. The same commit again is not applied twice."""
 
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
-        """The tables where ``account_id`` has a seat, by id."""
+        """The tables where ``account_id`` has a seat, by id: kept by the commits that
+        move its chips, as a seat is taken and given up only with chips. The house,
+        which seats the dealer bot, has none."""
 
     async def table(self, table_id: str) -> TableRecord | None: ...
 
     async def tables(self) -> tuple[TableRecord, ...]: ...
-
-    async def drop_table(self, table_id: str) -> None:
-        """Forget a closed table (its seats were cashed out first); its hands stay."""
-
-    async def record_hand(self, hand: HandRecord, table: TableRecord | None = None) -> None:
-        """Keep a finished hand and, in the same step, save ``table`` as it is after it."""
 
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
@@ -186,6 +210,10 @@ class Store(Protocol):
     async def ping(self) -> None:
         """Return once the store answers; raise :class:`StoreUnavailable` if it cannot."""
 
+    def bus(self) -> Bus | None:
+        """How this process reaches the others sharing the store; ``None`` when no other
+        process can share it (the store lives in this one)."""
+
 
 @dataclass
 class MemoryStore:
@@ -201,6 +229,9 @@ class MemoryStore:
     _account_hands: defaultdict[str, deque[HandRecord]] = field(
         default_factory=lambda: defaultdict(lambda: deque(maxlen=HISTORY_LENGTH))
     )
+    _connections: dict[str, str] = field(default_factory=dict)
+    _commits: dict[str, str] = field(default_factory=dict)
+    """The id of each table's last commit, so a retried one is recognised."""
 
     _leases: dict[str, tuple[str, float]] = field(default_factory=dict)
     """Each leased table's holder (``owner:fence``) and when the lease runs out."""
@@ -209,6 +240,9 @@ class MemoryStore:
 
     def __post_init__(self) -> None:
         self._accounts.setdefault(HOUSE, Account(HOUSE, "House", 0))
+
+    def bus(self) -> Bus | None:
+        return None
 
     async def acquire_table(self, table_id: str, seconds: float) -> bool:
         holder = self._holder(table_id)
@@ -221,12 +255,19 @@ class MemoryStore:
         return True
 
     async def renew_tables(self, seconds: float) -> tuple[str, ...]:
-        lost = tuple(t for t in self._holding if self._holder(t) != self._holding[t])
+        lost = tuple(t for t, mine in self._holding.items() if not self._still_mine(t, mine))
         for table_id in lost:
             del self._holding[table_id]
         for table_id, holder in self._holding.items():
             self._leases[table_id] = (holder, time.monotonic() + seconds)
         return lost
+
+    def _still_mine(self, table_id: str, mine: str) -> bool:
+        """Held, or run out with nobody taking it since (the fence is still ours)."""
+        holder = self._holder(table_id)
+        if holder is None:
+            return mine == f"{self.owner}:{self._fences[table_id]}"
+        return holder == mine
 
     async def release_table(self, table_id: str) -> None:
         holder = self._holding.pop(table_id, None)
@@ -244,20 +285,13 @@ class MemoryStore:
         holder, until = self._leases.get(table_id, (None, 0.0))
         return holder if until > time.monotonic() else None
 
-    def _guard(self, table_id: str) -> None:
-        """Refuse a write to a table whose lease this store does not hold (now)."""
-        mine = self._holding.get(table_id)
-        if mine is None or self._holder(table_id) != mine:
-            self._holding.pop(table_id, None)
-            raise LeaseLost(table_id)
-
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
         if grant < 0:
             raise ValueError(f"a grant is never negative, not {grant}")
         if account_id in self._accounts or token_hash in self._tokens:
-            raise Refused("account_exists", f"account {account_id} or its token exists")
+            raise Refused(ErrorCode.ACCOUNT_EXISTS, f"account {account_id} or its token exists")
         self._credit(HOUSE, -grant)
         account = self._accounts[account_id] = Account(account_id, name, grant)
         self._tokens[token_hash] = account_id
@@ -270,26 +304,51 @@ class MemoryStore:
         account_id = self._tokens.get(token_hash)
         return None if account_id is None else self._accounts[account_id]
 
-    async def move_chips(self, account_id: str, amount: int, table: TableRecord) -> Account:
-        self._guard(table.table_id)
-        account = self._accounts.get(account_id)
-        if account is None:
-            raise Refused("unknown_account", f"there is no account {account_id}")
-        if account_id != HOUSE and account.balance < amount:
-            raise Refused("insufficient_balance", f"you have {account.balance} chips, not {amount}")
-        self._tables[table.table_id] = table
-        return self._credit(account_id, -amount)
+    async def claim_connection(self, account_id: str, holder: str) -> str | None:
+        previous = self._connections.get(account_id)
+        self._connections[account_id] = holder
+        return previous
 
-    async def save_table(self, table: TableRecord) -> None:
-        self._guard(table.table_id)
-        self._tables[table.table_id] = table
+    async def commit(self, commit: TableCommit) -> dict[str, int]:
+        table_id = commit.table_id
+        if self._commits.get(table_id) == commit.commit_id:
+            return {a: self._accounts[a].balance for a, _ in commit.moves}
+        mine = self._holding.get(table_id)
+        if mine is None or self._holder(table_id) != mine:
+            self._holding.pop(table_id, None)
+            raise LeaseLost(table_id)
+        owed: dict[str, int] = {}
+        for account_id, amount in commit.moves:
+            account = self._accounts.get(account_id)
+            if account is None:
+                raise Refused(ErrorCode.UNKNOWN_ACCOUNT, f"there is no account {account_id}")
+            owed[account_id] = owed.get(account_id, 0) + amount
+            if account_id != HOUSE and account.balance < owed[account_id]:
+                raise Refused(
+                    ErrorCode.INSUFFICIENT_BALANCE,
+                    f"your balance is {account.balance} chips, not enough for {owed[account_id]}",
+                )
+        for account_id, amount in commit.moves:
+            self._credit(account_id, -amount)
+        if commit.table is None:
+            self._tables.pop(table_id, None)
+            self._leases.pop(table_id, None)
+            self._holding.pop(table_id, None)
+        else:
+            self._tables[table_id] = commit.table
+        if commit.hand is not None:
+            self._table_hands[table_id].append(commit.hand)
+            for account_id in {account for _, account in commit.hand.accounts}:
+                self._account_hands[account_id].append(commit.hand)
+        self._commits[table_id] = commit.commit_id
+        return {a: self._accounts[a].balance for a, _ in commit.moves}
 
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
         return tuple(
             sorted(
                 table_id
                 for table_id, table in self._tables.items()
-                if any(seat.account_id == account_id for seat in table.seats)
+                if account_id != HOUSE and any(s.account_id == account_id for s in table.seats)
             )
         )
 
@@ -298,18 +357,6 @@ class MemoryStore:
 
     async def tables(self) -> tuple[TableRecord, ...]:
         return tuple(self._tables.values())
-
-    async def drop_table(self, table_id: str) -> None:
-        self._guard(table_id)
-        self._tables.pop(table_id, None)
-        await self.release_table(table_id)
-
-    async def record_hand(self, hand: HandRecord, table: TableRecord | None = None) -> None:
-        if table is not None:
-            await self.save_table(table)
-        self._table_hands[hand.table_id].append(hand)
-        for account_id in {account for _, account in hand.accounts}:
-            self._account_hands[account_id].append(hand)
 
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH

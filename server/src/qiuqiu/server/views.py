@@ -1,22 +1,25 @@
 """Engine events and state, as one viewer may see them.
 
-This module is where hidden information is kept hidden: every wire message a
-client or the dealer bot gets about a hand is made here, for one ``viewer``
-seat (``None`` for a spectator). A seat's tiles appear only in its own copy
-until the showdown; the deck never appears before ``hand_ended``.
+This module is where hidden information is kept hidden, and the one place
+where engine events become wire messages: every message a client or the
+dealer bot gets about a hand is made here (:class:`HandWire`), for every
+audience at once. A seat's tiles appear only in its own copy until the
+showdown; the deck never appears before ``hand_ended``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
 from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount, encode
 from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import MessageId
 
-Viewer = int | None
+Audience = int | None
 """The seat a message is made for; ``None`` is a spectator."""
 
 
@@ -52,27 +55,104 @@ _PRIVATE = (engine.TilesDealt, engine.FourthTileDealt, engine.CutDeclared)
 """Events whose seat sees more in its own copy than anyone else sees in theirs."""
 
 
-def sees_more(event: engine.Event, viewer: Viewer) -> bool:
-    """Whether ``viewer``'s copy of ``event`` differs from everyone else's: a table
-    makes that copy apart, and one shared copy for all the others (messages are
-    frozen), since building pydantic models is much of what a hand costs."""
-    return isinstance(event, _PRIVATE) and event.seat == viewer
+@dataclass(frozen=True, slots=True)
+class Publication:
+    """One table event: the copy every viewer gets, and the seats that get their own
+    (their tiles, or the ``ref`` of the action that caused it). Messages are frozen,
+    so one shared copy serves every other viewer: building pydantic models is much
+    of what a hand costs."""
+
+    public: wire.TableEvent
+    own: Mapping[int, wire.TableEvent] = field(default_factory=dict)
+
+    def for_seat(self, seat: Audience) -> wire.TableEvent:
+        return self.public if seat is None else self.own.get(seat, self.public)
 
 
-def hand_event(
-    event: engine.Event, viewer: Viewer, *, table_id: str, seq: int, hand_id: int
-) -> wire.HandEvent | None:
-    """``event`` as ``viewer`` sees it, or ``None`` for events the wire does not carry
-    (``HandStarted`` holds the deck: the table sends its own ``hand_started``)."""
-    own = sees_more(event, viewer)
-    return _message(event, own, table_id=table_id, seq=seq, hand_id=hand_id)
+class HandWire:
+    """Every wire message about one hand is made here, for every audience at once.
+
+    ``pot`` follows the events as they are translated: ``betting_round_ended``
+    carries the pot as of itself, while the engine's pot is as of its last event."""
+
+    __slots__ = ("_ids", "commitment", "deck", "pot", "seed")
+
+    def __init__(
+        self, table_id: str, hand_id: int, commitment: str, seed: str, deck: tuple[str, ...]
+    ) -> None:
+        self._ids: dict[str, Any] = {"table_id": table_id, "hand_id": hand_id}
+        self.commitment, self.seed, self.deck = commitment, seed, deck
+        self.pot = 0
+
+    def started(self, seq: int, button: int, stacks: Iterable[tuple[int, int]]) -> Publication:
+        return Publication(
+            wire.HandStarted(
+                **self._ids,
+                seq=seq,
+                button=button,
+                stacks=amounts(stacks),
+                commitment=self.commitment,
+            )
+        )
+
+    def event(
+        self,
+        event: engine.Event,
+        seq: int,
+        *,
+        actor: Audience = None,
+        ref: MessageId | None = None,
+        deadline_ms: int | None = None,
+        reason: str = "",
+    ) -> Publication | None:
+        """``event`` for every audience, or ``None`` for an event the wire does not
+        carry (``HandStarted`` holds the deck: :meth:`started` announces the hand)."""
+        self.pot += pot_change(event)
+        ids: dict[str, Any] = {**self._ids, "seq": seq}
+        public: wire.TableEvent | None
+        match event:
+            case engine.HandStarted():
+                return None
+            case engine.BettingRoundEnded(round):
+                public = wire.BettingRoundEnded(**ids, round=round, pot=self.pot)
+            case engine.CuttingStarted(seats):
+                public = wire.CuttingStarted(**ids, seats=seats, deadline_ms=deadline_ms or 0)
+            case engine.HandVoided(refunds):
+                public = wire.HandVoided(**ids, reason=reason, refunds=amounts(refunds))
+            case engine.HandEnded(stacks):
+                public = wire.HandEnded(
+                    **ids, stacks=amounts(stacks), seed=self.seed, deck=self.deck
+                )
+            case _:
+                public = _message(event, False, ids)
+        assert public is not None
+        own: dict[int, wire.TableEvent] = {}
+        if isinstance(event, _PRIVATE):
+            mine = _message(event, True, ids)
+            assert mine is not None
+            own[event.seat] = mine
+        if actor is not None and ref is not None:
+            own[actor] = own.get(actor, public).model_copy(update={"ref": ref})
+        return Publication(public, own)
+
+    def turn(self, hand: HandState, seq: int, deadline_ms: int) -> Publication:
+        actor = hand.actor
+        assert actor is not None
+        public = wire.TurnStarted(
+            **self._ids,
+            seq=seq,
+            seat=actor,
+            to_call=hand.to_call(actor),
+            deadline_ms=deadline_ms,
+            pot=hand.pot,
+            seats=seat_chips(hand),
+        )
+        legal = legal_view(hand.legal_actions(actor))
+        return Publication(public, {actor: public.model_copy(update={"legal": legal})})
 
 
-def _message(
-    event: engine.Event, own: bool, *, table_id: str, seq: int, hand_id: int
-) -> wire.HandEvent | None:
+def _message(event: engine.Event, own: bool, ids: dict[str, Any]) -> wire.TableEvent | None:
     """``event`` as its own seat sees it (``own``) or as everyone else does."""
-    ids: dict[str, Any] = {"table_id": table_id, "seq": seq, "hand_id": hand_id}
     match event:
         case engine.AnteTaken(seat, amount, all_in):
             return wire.AnteTaken(**ids, seat=seat, amount=amount, all_in=all_in)
@@ -117,17 +197,13 @@ def _message(
             return wire.Showdown(**ids, hands=faces)
         case engine.PotAwarded(amount, eligible, shares):
             return wire.PotAwarded(**ids, amount=amount, eligible=eligible, shares=amounts(shares))
-        case _:
-            # HandStarted, BettingRoundEnded, CuttingStarted, HandVoided and HandEnded
-            # need what only the table knows (the commitment, the pot, deadlines, the
-            # reason, the seed): the table makes those itself.
-            return None
+    return None
 
 
 def seat_views(
     hand: HandState | None,
     seats: Iterable[wire.SeatView],
-    viewer: Viewer,
+    viewer: Audience,
 ) -> tuple[wire.SeatView, ...]:
     """Fill in each seat's part in the hand, hiding the tiles of every seat but ``viewer``'s."""
     if hand is None:
@@ -208,7 +284,7 @@ class SharedFrames:
     """Writes messages as frames, once for each run of deliveries of one message.
 
     A table sends one event object to every viewer who sees the same thing (see
-    :func:`sees_more`), one viewer after another: remembering the last message is
+    :class:`Publication`), one viewer after another: remembering the last message is
     enough to write it once. Messages are frozen, and the one remembered is held,
     so no other object can come to have its identity."""
 

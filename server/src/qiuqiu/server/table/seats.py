@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Protocol
 
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
@@ -14,7 +13,8 @@ from qiuqiu.server.store import SeatRecord
 
 
 class Viewer(Protocol):
-    """Whoever gets a table's messages: a client connection or the dealer bot."""
+    """Whoever gets a table's messages: a client connection, one on another process
+    (through the relay), or the dealer bot. Compared by identity."""
 
     def deliver(self, message: wire.Reply) -> None:
         """Queue ``message``; never blocks, never raises."""
@@ -26,14 +26,15 @@ class Seat:
     account_id: str
     name: str
     stack: int
+    """Chips in front of the seat between hands; in a hand, as it was before it."""
     is_bot: bool = False
     viewer: Viewer | None = None
     connected: bool = True
     leaving: bool = False
+    """Stands up (is cashed out) as soon as it is not in a hand."""
     leave_ref: MessageId | None = None
-    grace: asyncio.TimerHandle | None = None
     grace_ran_out: bool = False
-    """Leaving because its grace period ran out mid-hand, not by choice: coming back undoes it."""
+    """Leaving because its grace period ran out, not by choice: coming back undoes it."""
 
     @property
     def ready(self) -> bool:
@@ -43,8 +44,21 @@ class Seat:
         return SeatRecord(self.seat, self.account_id, self.name, self.stack, self.is_bot)
 
 
+@dataclass(frozen=True, slots=True)
+class BuyIn:
+    """A seat asked for, waiting for its chips to be written."""
+
+    account_id: str
+    name: str
+    seat: int
+    chips: int
+    viewer: Viewer
+    ref: MessageId | None
+
+
 def verify_buy_in(options: TableOptions, buy_in: int) -> None:
     if not options.min_buy_in <= buy_in <= options.max_buy_in:
         raise Refused(
-            "invalid_buy_in", f"buy in with {options.min_buy_in} to {options.max_buy_in} chips"
+            ErrorCode.INVALID_BUY_IN,
+            f"buy in with {options.min_buy_in} to {options.max_buy_in} chips, not {buy_in}",
         )

@@ -1,0 +1,104 @@
+"""Messages between the server processes that share a store.
+
+:class:`Bus` is all the relay (:mod:`qiuqiu.server.relay`) needs: send a
+message to one process, or to all, and be handed the messages sent to this
+one. :class:`RedisBus` carries them over Redis pub/sub, on a connection of its
+own; a store that lives in one process has no bus. Messages are JSON objects;
+what each means is the relay's business.
+
+Pub/sub reaches only those listening: a message to a process that has just
+died is lost. Everything sent from one process goes out in order, through one
+queue and one task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from redis.asyncio import Redis
+
+log = logging.getLogger(__name__)
+
+ALL = "all"
+"""The channel every process listens to, besides its own."""
+
+
+class Bus(Protocol):
+    owner: str
+    """This process, as other processes address it."""
+
+    async def start(self, receive: Callable[[dict[str, Any]], None]) -> None:
+        """Hand every message for this process (or for all) to ``receive``, in order."""
+
+    def send(self, process: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` for ``process`` (:data:`ALL` for every one); never blocks."""
+
+    async def stop(self) -> None:
+        """Send what is queued (for a moment at most), then stop listening."""
+
+
+class RedisBus:
+    def __init__(self, redis: Redis, owner: str, prefix: str) -> None:
+        self.owner = owner
+        self._redis = redis
+        self._prefix = prefix
+        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._pubsub = redis.pubsub()
+
+    async def start(self, receive: Callable[[dict[str, Any]], None]) -> None:
+        await self._pubsub.subscribe(self._channel(self.owner), self._channel(ALL))
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._listen(receive)), loop.create_task(self._publish())]
+
+    def send(self, process: str, message: dict[str, Any]) -> None:
+        self._outbox.put_nowait((self._channel(process), json.dumps(message)))
+
+    async def stop(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(2):
+                while not self._outbox.empty():
+                    await asyncio.sleep(0.01)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
+
+    def _channel(self, process: str) -> str:
+        return f"{self._prefix}process:{process}"
+
+    async def _publish(self) -> None:
+        failing = False
+        while True:
+            channel, payload = await self._outbox.get()
+            try:
+                await self._redis.publish(channel, payload)
+                failing = False
+            except Exception as error:
+                # Redis away: the message is lost, as it would be to a dead listener.
+                if not failing:
+                    log.warning("could not publish to other processes: %s", error)
+                failing = True
+
+    async def _listen(self, receive: Callable[[dict[str, Any]], None]) -> None:
+        failing = False
+        while True:
+            try:
+                async for item in self._pubsub.listen():
+                    failing = False
+                    if item["type"] == "message":
+                        receive(json.loads(item["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                # The connection dropped: redis-py subscribes again on the next read.
+                if not failing:
+                    log.warning("listening to other processes failed: %s", error)
+                failing = True
+                await asyncio.sleep(0.5)

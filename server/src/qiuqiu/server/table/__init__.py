@@ -1,0 +1,21 @@
+"""A table: its state machine without I/O (:mod:`.core`, on :mod:`.ledger` and
+:mod:`.audience`) and the asyncio runner that carries it out (:mod:`.runner`)."""
+
+from qiuqiu.server.table.audience import TableState, TableTimings
+from qiuqiu.server.table.core import BOT_NAME, MOVED, TableCore
+from qiuqiu.server.table.deal import Random
+from qiuqiu.server.table.runner import Table
+from qiuqiu.server.table.seats import Seat, Viewer, verify_buy_in
+
+__all__ = [
+    "BOT_NAME",
+    "MOVED",
+    "Random",
+    "Seat",
+    "Table",
+    "TableCore",
+    "TableState",
+    "TableTimings",
+    "Viewer",
+    "verify_buy_in",
+]

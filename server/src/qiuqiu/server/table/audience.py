@@ -1,0 +1,197 @@
+"""Who is at a table, and what each of them is sent.
+
+The base of the table's state machine (:mod:`.core`): the table's states and
+the outputs it hands the runner, its seats and spectators, its ``seq``, and
+the one way a table event reaches its viewers (:meth:`Audience._publish`), each
+in its own view (:mod:`qiuqiu.server.views`). Nothing here decides anything.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from qiuqiu.engine import HandState, TableRules
+from qiuqiu.protocol import ErrorCode, TableOptions
+from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import MessageId
+from qiuqiu.server.table.deal import Random
+from qiuqiu.server.table.seats import Seat, Viewer
+from qiuqiu.server.views import HandWire, Publication, hand_view, legal_view, seat_views
+
+
+class TableState(StrEnum):
+    OPENING = "opening"
+    WAITING = "waiting"
+    STARTING = "starting"
+    PLAYING = "playing"
+    SETTLING = "settling"
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class TableTimings:
+    """How long things take. Tests shorten them; production keeps the defaults."""
+
+    hand_pause: float = 2.0
+    """Seconds between one hand's end and the next hand's start, to see the showdown."""
+    grace: float = 60.0
+    """Seconds a disconnected player keeps the seat, and a table whose last player
+    went bust stays open for a rebuy."""
+    bot_delay: float = 0.5
+    """Seconds the dealer bot waits before it acts, so people can follow."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    kind: Literal["turn", "next_hand", "grace", "deserted"]
+    account_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Arm:
+    timer: Timer
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Disarm:
+    timer: Timer
+
+
+TURN, NEXT_HAND, DESERTED = Timer("turn"), Timer("next_hand"), Timer("deserted")
+
+ENDS_KEPT = 4
+"""Hands whose end a seat coming back is told again: more than pass in a reconnect."""
+
+
+class Audience:
+    def __init__(
+        self,
+        table_id: str,
+        options: TableOptions,
+        rng: Random,
+        clock: Callable[[], float],
+        encode: Callable[[wire.Reply], str],
+        timings: TableTimings,
+        created_by: str = "",
+    ) -> None:
+        self.table_id, self.options, self.created_by = table_id, options, created_by
+        self.rules = TableRules(
+            ante=options.ante,
+            min_bet=options.min_bet,
+            max_bet=options.max_bet,
+            max_raises=options.max_raises,
+            betting_rounds=options.betting_rounds,
+            tie_rule=options.tie_rule,
+            manual_split=options.manual_split,
+        )
+        self._rng, self._clock, self._encode, self.timings = rng, clock, encode, timings
+        self.state = TableState.OPENING
+        self.seats: dict[int, Seat] = {}
+        self.spectators: dict[Viewer, None] = {}
+        self.hand: HandState | None = None
+        """The hand in play, or the last one played here."""
+        self._wire: HandWire | None = None
+        self.hand_id = self.seq = 0
+        self._deadline_ms: int | None = None
+        self._ends: deque[tuple[frozenset[str], wire.TableEvent]] = deque(maxlen=ENDS_KEPT)
+        """How the last hands ended (``hand_ended``, or ``hand_voided`` for one a dead host
+        left open), with the accounts dealt into each: whoever of them comes back is told
+        again, as its old connection may have gone before it was."""
+        self._adopted_until = 0.0
+        """Spectators who come back until then (the grace period after an adoption) are
+        told how the hand the dead host was playing ended."""
+        """The accounts seated in that hand that have not come back since."""
+        self._deliveries: list[tuple[Viewer, wire.Reply]] = []
+        self._timers: list[Arm | Disarm] = []
+
+    def take_outputs(self) -> tuple[list[tuple[Viewer, wire.Reply]], list[Arm | Disarm]]:
+        """What to deliver and which timers to change, in order, since the last call."""
+        out = self._deliveries, self._timers
+        self._deliveries, self._timers = [], []
+        return out
+
+    @property
+    def bot_seat(self) -> int | None:
+        """The dealer bot sits in the last seat, so the players' seats come first."""
+        return self.options.seats - 1 if self.options.dealer_bot else None
+
+    def seat_of(self, account_id: str) -> Seat | None:
+        return next(
+            (s for s in self.seats.values() if s.account_id == account_id and not s.is_bot), None
+        )
+
+    def sees(self, viewer: Viewer) -> bool:
+        return viewer in self.spectators or any(s.viewer is viewer for s in self.seats.values())
+
+    def viewers(self) -> list[tuple[Viewer, int | None]]:
+        """Everyone the table's events go to, with the seat each sees it from."""
+        seated = [(s.viewer, s.seat) for s in self.seats.values() if s.viewer is not None]
+        return [*seated, *((v, None) for v in self.spectators)]
+
+    def snapshot(self, viewer: Viewer, ref: MessageId | None) -> wire.TableSnapshot:
+        """The table as ``viewer`` may see it, as of the last event it was sent."""
+        you = next((s.seat for s in self.seats.values() if s.viewer is viewer), None)
+        seats = (
+            wire.SeatView(
+                seat=s.seat, name=s.name, is_bot=s.is_bot, connected=s.connected, stack=s.stack
+            )
+            for s in sorted(self.seats.values(), key=lambda s: s.seat)
+        )
+        hand, made = self.hand, self._wire
+        table = wire.TableView(
+            table_id=self.table_id,
+            options=self.options,
+            seats=seat_views(hand, seats, you),
+            you=you,
+            hand=None
+            if hand is None or made is None
+            else hand_view(hand, self.hand_id, made.commitment, self._deadline_ms),
+            legal=None if hand is None or you is None else legal_view(hand.legal_actions(you)),
+        )
+        return wire.TableSnapshot(ref=ref, seq=self.seq, table=table)
+
+    def _next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def _publish(self, published: Publication) -> None:
+        for viewer, seat in self.viewers():
+            self._deliveries.append((viewer, published.for_seat(seat)))
+
+    def _deliver(self, viewer: Viewer, message: wire.Reply) -> None:
+        self._deliveries.append((viewer, message))
+
+    def _greet(self, viewer: Viewer, account_id: str | None = None) -> None:
+        """What a viewer gets first: how the last hands it was dealt into ended, then the
+        table. A connection that saw an end drops it by its ``seq`` (the session does),
+        so only one that missed it gets it."""
+        spectator = account_id is None and self._clock() < self._adopted_until
+        for accounts, end in self._ends:
+            if account_id in accounts or spectator:
+                self._deliver(viewer, end)
+        self._deliver(viewer, self.snapshot(viewer, None))
+
+    def _ended(self, accounts: Iterable[str], end: wire.TableEvent) -> None:
+        self._ends.append((frozenset(accounts), end))
+
+    def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:
+        self.spectators[viewer] = None
+        self._deliver(viewer, wire.TableWatched(ref=ref, table_id=self.table_id))
+        self._greet(viewer)
+
+    def _error(self, ref: MessageId | None, code: ErrorCode, message: str) -> wire.Error:
+        return wire.Error(ref=ref, code=code, message=message)
+
+    def _closed_event(self, reason: str) -> wire.TableClosed:
+        return wire.TableClosed(table_id=self.table_id, seq=self._next_seq(), reason=reason)
+
+    def _voided_event(self, hand_id: int, reason: str) -> wire.HandVoided:
+        return wire.HandVoided(
+            table_id=self.table_id, seq=self._next_seq(), hand_id=hand_id, reason=reason, refunds=()
+        )

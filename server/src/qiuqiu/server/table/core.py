@@ -1,0 +1,489 @@
+"""One table's whole behaviour as a state machine, without I/O.
+
+As ``websockets`` keeps its protocol apart from its asyncio wrappers, this
+module only takes inputs and says what must happen; :mod:`.runner` carries it
+out (docs/ARCHITECTURE.md, "The table"). Inputs are the methods: a request
+(:meth:`sit`, :meth:`leave`, :meth:`watch`, :meth:`act`, :meth:`show`), a
+connection lost or back, a timer firing (:meth:`fire`), the outcome of the
+write it asked for (:meth:`written`, :meth:`refused`, :meth:`lease_lost`), the
+store going away or coming back, and :meth:`close`. Outputs are taken by the
+runner after each input: messages to deliver, timers to arm or disarm
+(:meth:`take_outputs`), and the next store write (:meth:`next_write`).
+
+States::
+
+    OPENING ─▶ WAITING ─▶ STARTING ─▶ PLAYING ─▶ SETTLING ─▶ WAITING ...
+                  └────────────┴───────────┴──────────┴─▶ CLOSING ─▶ CLOSED
+
+- OPENING: the table's first write (its record, the bot's chips) is in flight.
+- WAITING: between hands.
+- STARTING: a hand is wanted; its start is written before anyone sees it.
+- PLAYING: a hand is in play; the engine alone moves chips.
+- SETTLING: the hand is over and its one end commit is pending; its last
+  events (showdown, pots, ``hand_ended``) wait for it.
+- CLOSING: the closing commit is pending; CLOSED: nothing more happens.
+
+Rules:
+
+1. An input is checked first: a refusal raises :class:`Refused` and changes
+   nothing.
+2. Nobody is told of anything before the write it depends on is done: a seat
+   appears when its buy-in is written, a hand when its start is, a hand's end
+   and the cash-outs after it when its end is. So no error ever follows an
+   event about the same thing, and a server that dies with a write pending
+   leaves a record the next host turns into what the clients saw.
+3. One write at a time, chosen from the state when the last is done
+   (:meth:`next_write`), so it always holds every seat as it is then. A failed
+   write is retried by the runner, the same write, until the store answers.
+4. While the store is away, requests that need a write are refused with
+   ``store_unavailable``; hands in play go on (their end waits), none starts.
+5. Every table event takes the next ``seq``. Each write reserves
+   :data:`SEQ_WINDOW` more in the record, and a table adopted after its host
+   died counts on from there: ``seq`` never goes back for anyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from qiuqiu import engine
+from qiuqiu.engine import HandState, IllegalAction, Phase
+from qiuqiu.protocol import ErrorCode, decode_server
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import MessageId
+from qiuqiu.server.errors import Refused
+from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
+from qiuqiu.server.table.audience import (
+    DESERTED,
+    NEXT_HAND,
+    TURN,
+    Arm,
+    Disarm,
+    TableState,
+    Timer,
+)
+from qiuqiu.server.table.deal import cut_for, engine_action
+from qiuqiu.server.table.ledger import Ledger, Write, WriteKind
+from qiuqiu.server.table.seats import BuyIn, Seat, Viewer, verify_buy_in
+from qiuqiu.server.views import HandWire, Publication
+
+BOT_NAME = "Dealer"
+
+MOVED = "the table moved to another server: reconnect to go on playing"
+UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
+CUTTING = -1
+"""The log length in the turn timer's key during a cutting phase, which has one deadline."""
+
+
+class TableCore(Ledger):
+    """A table, fed one input at a time by its runner (see the module's rules)."""
+
+    _turn_key: tuple[int, int] | None = None
+
+    @property
+    def playing(self) -> bool:
+        return self.state is TableState.PLAYING
+
+    # -- what the lobby asks of a table ----------------------------------------------
+
+    def open(self, bot: Viewer | None) -> None:
+        """A new table: its record and, at a dealer-bot table, the bot's chips."""
+        moves: tuple[tuple[str, int], ...] = ()
+        if self.bot_seat is not None and bot is not None:
+            chips = self.options.max_buy_in
+            self.seats[self.bot_seat] = Seat(self.bot_seat, HOUSE, BOT_NAME, chips, True, bot)
+            moves = ((HOUSE, chips),)
+        self._first = Write(WriteKind.OPEN, self._commit(moves=moves))
+
+    def adopt(
+        self, record: TableRecord, bot: Viewer | None, last: HandRecord | None = None
+    ) -> None:
+        """Reopen a table whose host died. Every player is away, with the grace period to
+        come back; a hand that was in play is voided, its chips where they were before it,
+        and whoever comes back is told so before anything else. If the hand had ended
+        (``last``), whoever comes back is told its end again: the host may have died
+        before it reached them, and a client that saw it ignores it by its ``seq``."""
+        self.hand_id, self.seq = record.hand_id, record.seq
+        self._reserved, self._had_players = record.seq, True
+        for kept in record.seats:
+            seat = Seat(kept.seat, kept.account_id, kept.name, kept.stack, kept.is_bot)
+            self.seats[seat.seat] = seat
+            if seat.is_bot:
+                seat.viewer = bot
+            else:
+                seat.connected = False
+                self._arm(Timer("grace", seat.account_id), self.timings.grace)
+        self.state = TableState.WAITING
+        if not self._humans():
+            self.close("the last player left")  # its host died closing it
+        if last is not None and last.hand_id == record.hand_id and last.events:
+            ended = decode_server(last.events[-1])
+            if isinstance(ended, wire.HandEnded) and not record.hand_open:
+                self._ended((account for _, account in last.accounts), ended)
+                self._adopted_until = self._clock() + self.timings.grace
+        if record.hand_open:
+            self.state = TableState.SETTLING
+            self._first = Write(
+                WriteKind.HAND_END,
+                self._commit(hand=HandRecord.voided_in(record), hand_open=False),
+            )
+
+    def close(self, reason: str) -> None:
+        """Void the hand in play (every chip back to who put it in), cash every seat out
+        and drop the table: each a write, once the write in flight is done."""
+        if self._closing is not None or self.state is TableState.CLOSED:
+            return
+        self._closing = reason
+        while self._buy_ins:
+            buy_in = self._buy_ins.popleft()
+            self._deliver(buy_in.viewer, self._error(buy_in.ref, ErrorCode.TABLE_CLOSED, reason))
+        for timer in (TURN, NEXT_HAND, DESERTED):
+            self._timers.append(Disarm(timer))
+        if self.state is TableState.STARTING and self.deal is None:
+            self.state = TableState.WAITING
+        if self.playing and self.hand is not None:
+            self._after(self.hand.void(), reason=reason)
+
+    def lease_lost(self) -> None:
+        """Another process hosts the table now: stop, and say so to everyone here."""
+        self._held.clear()
+        self._publish(Publication(self._closed_event(MOVED)))
+        self.state = TableState.CLOSED
+        self._forget_everyone()
+
+    def store_changed(self, up: bool) -> None:
+        self.store_up = up
+        if up:
+            self._schedule_hand()
+
+    # -- requests ----------------------------------------------------------------------
+
+    def sit(
+        self,
+        account_id: str,
+        name: str,
+        viewer: Viewer,
+        chips: int,
+        wanted: int | None = None,
+        ref: MessageId | None = None,
+    ) -> None:
+        self._verify_open()
+        if self.seat_of(account_id) is not None or any(
+            b.account_id == account_id for b in self._buy_ins
+        ):
+            raise Refused(ErrorCode.ALREADY_SEATED, f"you have a seat at table {self.table_id}")
+        number = self._free_seat(wanted)
+        verify_buy_in(self.options, chips)
+        self._verify_store()
+        self._buy_ins.append(BuyIn(account_id, name, number, chips, viewer, ref))
+        self._timers.append(Disarm(DESERTED))
+
+    def leave(self, account_id: str, viewer: Viewer, ref: MessageId | None = None) -> None:
+        """Stand up; a seat in the hand stands up when the hand ends, played meanwhile
+        (check if it can, else fold). Stopping to watch is :meth:`unwatch`."""
+        seat = self.seat_of(account_id)
+        if seat is None:
+            raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
+        self._verify_open()
+        if not self._in_hand(seat.seat):
+            self._verify_store()
+        seat.leaving, seat.leave_ref, seat.viewer, seat.grace_ran_out = True, ref, viewer, False
+        if self.state is TableState.PLAYING and self._in_hand(seat.seat):
+            self._after(())
+
+    def watch(self, viewer: Viewer, ref: MessageId | None = None) -> None:
+        self._verify_open()
+        if any(s.viewer is viewer for s in self.seats.values()):
+            raise Refused(ErrorCode.ALREADY_SEATED, "you are seated here: you see the table")
+        self._when_settled(lambda: self._watched(viewer, ref))
+
+    def unwatch(self, viewer: Viewer) -> bool:
+        """Stop sending ``viewer`` the table (a spectator left, or its connection closed)."""
+        return self.spectators.pop(viewer, False) is None
+
+    def show(self, viewer: Viewer, ref: MessageId | None = None) -> None:
+        """Send ``viewer`` the table as it may see it (``request_snapshot``)."""
+        if not self.sees(viewer):
+            raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
+        self._when_settled(lambda: self._deliver(viewer, self.snapshot(viewer, ref)))
+
+    def act(self, account_id: str, action: cmd.TableAction) -> None:
+        """Play ``action`` for the seat of ``account_id`` (the house plays the bot's)."""
+        if account_id == HOUSE:
+            seat = None if self.bot_seat is None else self.seats.get(self.bot_seat)
+        else:
+            seat = self.seat_of(account_id)
+        if seat is None:
+            raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
+        hand = self.hand
+        if hand is None or not self.playing or action.hand_id != self.hand_id:
+            raise Refused(
+                ErrorCode.STALE_HAND,
+                f"hand {action.hand_id} is not in play at table {self.table_id}"
+                + (f" (hand {self.hand_id} is)" if self.playing else ""),
+            )
+        if seat.seat not in hand.seats:
+            raise Refused(ErrorCode.NOT_IN_HAND, "you were not dealt into this hand")
+        try:
+            events = engine_action(hand, seat.seat, action)
+        except IllegalAction as error:
+            raise Refused(ErrorCode(error.code), error.message) from None
+        self._after(events, actor=seat.seat, ref=action.id)
+
+    # -- connections -------------------------------------------------------------------
+
+    def disconnect(self, account_id: str, viewer: Viewer) -> None:
+        """The seat's connection ``viewer`` dropped: the seat keeps its grace period. A
+        connection the seat has moved on from changes nothing."""
+        seat = self.seat_of(account_id)
+        if seat is None or not seat.connected or seat.viewer is not viewer:
+            return
+        seat.connected, seat.viewer = False, None
+        grace = self.timings.grace
+        self._arm(Timer("grace", account_id), grace)
+        self._publish(
+            Publication(
+                wire.PlayerDisconnected(
+                    table_id=self.table_id,
+                    seq=self._next_seq(),
+                    seat=seat.seat,
+                    grace_ms=int(grace * 1000),
+                )
+            )
+        )
+
+    def reconnect(self, account_id: str, viewer: Viewer) -> None:
+        """The seat's player is back, on this connection or another (on any process):
+        the others are told, and ``viewer`` gets the table first."""
+        self._when_settled(lambda: self._reconnected(account_id, viewer))
+
+    def _reconnected(self, account_id: str, viewer: Viewer) -> None:
+        seat = self.seat_of(account_id)
+        if seat is None or self.state is TableState.CLOSED:
+            return
+        self._timers.append(Disarm(Timer("grace", account_id)))
+        cashing = self._writing is not None and seat.seat in self._writing.seats
+        if seat.grace_ran_out and not cashing:
+            seat.leaving = seat.grace_ran_out = False
+        if not seat.connected or seat.viewer is not viewer:
+            seat.connected = True
+            self._publish(
+                Publication(
+                    wire.PlayerReconnected(
+                        table_id=self.table_id, seq=self._next_seq(), seat=seat.seat
+                    )
+                )
+            )
+        seat.viewer = viewer
+        self._greet(viewer, account_id)
+        self._schedule_hand()
+
+    # -- timers ------------------------------------------------------------------------
+
+    def fire(self, timer: Timer) -> None:
+        match timer.kind:
+            case "turn":
+                self._time_out()
+            case "next_hand":
+                if self.state is TableState.WAITING and self.store_up and self._ready():
+                    self.state = TableState.STARTING
+            case "grace":
+                seat = self.seat_of(timer.account_id)
+                if seat is not None and not seat.connected and not seat.leaving:
+                    seat.leaving = seat.grace_ran_out = True
+                    if self.state is TableState.PLAYING and self._in_hand(seat.seat):
+                        self._after(())
+            case "deserted":
+                if not self._humans() and not self._buy_ins:
+                    self.close("nobody bought in again")
+
+    def _time_out(self) -> None:
+        hand = self.hand
+        if hand is None or not self.playing or self._turn_key is None:
+            return
+        if self._turn_key == (self.hand_id, CUTTING) and hand.phase is Phase.CUTTING:
+            events = tuple(e for n in hand.pending_cuts for e in hand.time_out(n))
+        elif self._turn_key == (self.hand_id, len(hand.log)) and hand.actor is not None:
+            events = hand.time_out(hand.actor)
+        else:
+            return
+        self._after(events)
+
+    # -- the write's outcome -----------------------------------------------------------
+
+    def written(self, write: Write, balances: dict[str, int]) -> None:
+        self._writing = None
+        commit = write.commit
+        if commit.table is not None:
+            self._reserved = commit.table.seq
+        match write.kind:
+            case WriteKind.OPEN:
+                self.state = TableState.WAITING
+            case WriteKind.BUY_IN:
+                self._seated(self._buy_ins.popleft(), balances)
+            case WriteKind.HAND_START:
+                self._hand_started()
+            case WriteKind.HAND_END:
+                self._hand_settled(write, balances)
+            case WriteKind.CASH_OUT:
+                self._cashed_out(write.seats, balances)
+            case WriteKind.CLOSE:
+                self._closed(balances)
+                return
+        self._after_write()
+
+    def refused(self, write: Write, refusal: Refused) -> None:
+        """A buy-in the store refused (the balance is short) or certainly never got (it
+        was away): nothing changed."""
+        self._writing = None
+        assert write.kind is WriteKind.BUY_IN, write
+        buy_in = self._buy_ins.popleft()
+        self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
+        self._after_write()
+
+    def _after_write(self) -> None:
+        if self._closing is None and not self._humans() and not self._buy_ins:
+            if self._bust_out:
+                self._arm(DESERTED, self.timings.grace)
+            elif self._had_players:
+                self.close("the last player left")
+        self._schedule_hand()
+
+    # -- what each write makes happen ----------------------------------------------------
+
+    def _hand_started(self) -> None:
+        deal = self.deal
+        assert deal is not None
+        self.hand_id = deal.hand_id
+        if self._closing is not None:
+            return  # nobody saw it: the close writes it voided
+        self.hand = HandState.start(self.rules, dict(deal.stacks), deal.button, deal.deck)
+        self._wire = HandWire(self.table_id, deal.hand_id, deal.commitment, deal.seed, deal.text)
+        self._frames = []
+        self.state = TableState.PLAYING
+        started = self._wire.started(self._next_seq(), deal.button, deal.stacks)
+        self._record(started)
+        self._publish(started)
+        self._after(self.hand.log[1:])
+
+    # -- the hand ----------------------------------------------------------------------
+
+    def _after(
+        self,
+        events: tuple[engine.Event, ...],
+        *,
+        actor: int | None = None,
+        ref: MessageId | None = None,
+        reason: str = "",
+    ) -> None:
+        """Publish what the engine did (held, if it ended the hand: rule 2), then play
+        for the seats that are leaving, or start the next turn."""
+        hand, wire_ = self.hand, self._wire
+        assert hand is not None
+        assert wire_ is not None
+        while True:
+            for event in events:
+                if isinstance(event, engine.CuttingStarted):
+                    self._deadline_ms = self._deadline()
+                published = wire_.event(
+                    event,
+                    self._next_seq(),
+                    actor=actor,
+                    ref=ref,
+                    deadline_ms=self._deadline_ms,
+                    reason=reason,
+                )
+                if published is not None:
+                    self._record(published)
+                    if hand.is_over:
+                        self._held.append(published)
+                    else:
+                        self._publish(published)
+            if hand.is_over:
+                self._timers.append(Disarm(TURN))
+                self._turn_key = None
+                if self.state is TableState.PLAYING:
+                    self.state = TableState.SETTLING
+                return
+            forced = self._leavers_move(hand)
+            if not forced:
+                if events:
+                    self._start_turn(hand, wire_)
+                return
+            events, actor, ref = forced, None, None
+
+    def _leavers_move(self, hand: HandState) -> tuple[engine.Event, ...]:
+        """What the seats that are leaving do, now that it is their turn: check if they
+        can, else fold; at a cutting phase, their best cut (no time-out: nobody waited)."""
+        if hand.phase is Phase.CUTTING:
+            return tuple(
+                e
+                for n in hand.pending_cuts
+                if self.seats[n].leaving
+                for e in hand.declare_cut(n, cut_for(hand, n))
+            )
+        actor = hand.actor
+        if actor is None or not self.seats[actor].leaving:
+            return ()
+        return hand.check(actor) if hand.can_check(actor) else hand.fold(actor)
+
+    def _start_turn(self, hand: HandState, wire_: HandWire) -> None:
+        if hand.phase is Phase.CUTTING:
+            # One deadline for the whole cutting phase: a declared cut does not reset it.
+            if self._turn_key != (self.hand_id, CUTTING):
+                self._turn_key = (self.hand_id, CUTTING)
+                self._arm(TURN, self.options.turn_seconds)
+            return
+        if hand.actor is None:
+            return
+        self._deadline_ms = self._deadline()
+        published = wire_.turn(hand, self._next_seq(), self._deadline_ms)
+        self._record(published)
+        self._publish(published)
+        self._turn_key = (self.hand_id, len(hand.log))
+        self._arm(TURN, self.options.turn_seconds)
+
+    def _record(self, published: Publication) -> None:
+        self._frames.append(self._encode(published.public))
+
+    def _schedule_hand(self) -> None:
+        if self.state is TableState.WAITING and self._closing is None and self._ready():
+            self._arm(NEXT_HAND, self.timings.hand_pause if self.hand is not None else 0.0)
+
+    # -- small helpers -----------------------------------------------------------------
+
+    def _verify_open(self) -> None:
+        if self._closing is not None or self.state in (TableState.CLOSING, TableState.CLOSED):
+            raise Refused(ErrorCode.TABLE_CLOSED, f"table {self.table_id} is closing")
+
+    def _verify_store(self) -> None:
+        if not self.store_up:
+            raise Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+
+    def _free_seat(self, wanted: int | None) -> int:
+        taken = {*self.seats, *(b.seat for b in self._buy_ins)}
+        free = [n for n in range(self.options.seats) if n not in taken and n != self.bot_seat]
+        if wanted is None:
+            if not free:
+                raise Refused(ErrorCode.TABLE_FULL, f"table {self.table_id} has no free seat")
+            return free[0]
+        if not 0 <= wanted < self.options.seats:
+            raise Refused(ErrorCode.NO_SUCH_SEAT, f"the seats are 0 to {self.options.seats - 1}")
+        if wanted not in free:
+            raise Refused(ErrorCode.SEAT_TAKEN, f"seat {wanted} is not free (free: {free})")
+        return wanted
+
+    def _when_settled(self, work: Callable[[], None]) -> None:
+        """Do ``work`` now, or once the hand's end is written if it is being written:
+        what it sends must not show an end nobody else has seen yet (rule 2)."""
+        if self.state is TableState.SETTLING:
+            self._deferred.append(work)
+        else:
+            work()
+
+    def _arm(self, timer: Timer, seconds: float) -> None:
+        self._timers.append(Arm(timer, seconds))
+
+    def _deadline(self) -> int:
+        return int((self._clock() + self.options.turn_seconds) * 1000)

@@ -1,0 +1,314 @@
+"""What a table writes to the store, and what each write makes happen.
+
+The middle layer of the table's state machine (:mod:`.core`): the one write in
+flight, the choice of the next from the state as it is when the last is done,
+the commit each kind of write makes (docs/ARCHITECTURE.md, "Commit points"),
+and what the table tells its viewers once a write is done.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from qiuqiu import engine
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
+from qiuqiu.server.table.audience import Audience, Disarm, TableState, Timer
+from qiuqiu.server.table.deal import Deal
+from qiuqiu.server.table.seats import BuyIn, Seat
+from qiuqiu.server.views import Publication
+
+SEQ_WINDOW = 1_000_000
+"""Seqs each write reserves above the current one, so that a table adopted after its
+host died counts on above any seq that host sent."""
+
+LOST = "the server hosting the table stopped; every chip is back where it was"
+
+
+class WriteKind(StrEnum):
+    OPEN = "open"
+    BUY_IN = "buy_in"
+    CASH_OUT = "cash_out"
+    HAND_START = "hand_start"
+    HAND_END = "hand_end"
+    CLOSE = "close"
+    RESERVE = "reserve"
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    kind: WriteKind
+    commit: TableCommit
+    seats: tuple[int, ...] = ()
+    """The seats it cashes out."""
+    stacks: tuple[tuple[int, int], ...] = ()
+    """A hand's end: every seat's stack after it, those cashed out included."""
+
+
+class Ledger(Audience):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deal: Deal | None = None
+        """The hand whose start is written (or being written) and whose end is not."""
+        self.store_up = True
+        self._reserved = 0
+        """The ``seq`` the store's record allows this table to reach."""
+        self._buy_ins: deque[BuyIn] = deque()
+        self._first: Write | None = None
+        """A write that must come before any other (the table's opening)."""
+        self._writing: Write | None = None
+        self._closing: str | None = None
+        self._held: list[Publication] = []
+        """The hand's last events, waiting for its end to be written."""
+        self._deferred: list[Callable[[], None]] = []
+        self._frames: list[str] = []
+        """The hand's events as a spectator saw them, for its record."""
+        self._had_players = self._bust_out = False
+
+    def _seated(self, b: BuyIn, balances: dict[str, int]) -> None:
+        seat = Seat(b.seat, b.account_id, b.name, b.chips)
+        self.seats[b.seat] = seat
+        self._had_players, self._bust_out = True, False
+        self.spectators.pop(b.viewer, None)
+        self._publish(
+            Publication(
+                wire.PlayerSeated(
+                    table_id=self.table_id,
+                    seq=self._next_seq(),
+                    seat=b.seat,
+                    name=b.name,
+                    is_bot=False,
+                    stack=b.chips,
+                )
+            )
+        )
+        # Seen only now, so the snapshot below holds the seat and no event repeats it.
+        seat.viewer = b.viewer
+        joined = wire.TableJoined(
+            ref=b.ref,
+            table_id=self.table_id,
+            seat=b.seat,
+            buy_in=b.chips,
+            balance=balances.get(b.account_id, 0),
+        )
+        self._deliver(b.viewer, joined)
+        self._deliver(b.viewer, self.snapshot(b.viewer, None))
+
+    def _hand_settled(self, write: Write, balances: dict[str, int]) -> None:
+        for number, chips in write.stacks:
+            self.seats[number].stack = chips
+        hand = write.commit.hand
+        if hand is not None and hand.voided and self.deal is None:
+            # Adopted with it open: voided here, and told to whoever comes back.
+            self._ended((a for _, a in hand.accounts), self._voided_event(hand.hand_id, LOST))
+            self._adopted_until = self._clock() + self.timings.grace
+        elif hand is not None:
+            ended = next(p.public for p in self._held if isinstance(p.public, wire.HandEnded))
+            self._ended((a for _, a in hand.accounts), ended)
+        self.deal, self.state = None, TableState.WAITING
+        held, self._held = self._held, []
+        for publication in held:
+            self._publish(publication)
+        self._cashed_out(write.seats, balances)
+        deferred, self._deferred = self._deferred, []
+        for work in deferred:
+            work()
+
+    def _cashed_out(self, numbers: tuple[int, ...], balances: dict[str, int]) -> None:
+        for number in numbers:
+            seat = self.seats.pop(number)
+            self._bust_out = seat.stack == 0 and not seat.leaving
+            self._timers.append(Disarm(Timer("grace", seat.account_id)))
+            if seat.viewer is not None:
+                left = wire.TableLeft(
+                    ref=seat.leave_ref,
+                    table_id=self.table_id,
+                    seat=number,
+                    cashed_out=seat.stack,
+                    balance=balances.get(seat.account_id, 0),
+                )
+                self._deliver(seat.viewer, left)
+            self._publish(
+                Publication(
+                    wire.PlayerLeft(
+                        table_id=self.table_id,
+                        seq=self._next_seq(),
+                        seat=number,
+                        name=seat.name,
+                        cashed_out=seat.stack,
+                    )
+                )
+            )
+
+    @property
+    def closing_reason(self) -> str | None:
+        return self._closing
+
+    def _closed(self, balances: dict[str, int]) -> None:
+        held, self._held = self._held, []
+        for publication in held:
+            self._publish(publication)
+        for seat in self.seats.values():
+            if seat.viewer is not None and not seat.is_bot:
+                left = wire.TableLeft(
+                    table_id=self.table_id,
+                    seat=seat.seat,
+                    cashed_out=seat.stack,
+                    balance=balances.get(seat.account_id, 0),
+                )
+                self._deliver(seat.viewer, left)
+        self._publish(Publication(self._closed_event(self._closing or "")))
+        self.state, self.deal = TableState.CLOSED, None
+        self._forget_everyone()
+
+    def _forget_everyone(self) -> None:
+        """A closed table holds no viewer: the dealer bot holds the table, and a closed
+        table must go with its last reference, not wait for the cycle collector."""
+        self.seats.clear()
+        self.spectators.clear()
+        self._deferred.clear()
+        self._held.clear()
+
+    def next_write(self) -> Write | None:
+        """The write to make now, if none is in flight (rule 3); it is in flight then."""
+        if self._writing is not None or self.state is TableState.CLOSED:
+            return None
+        write = self._first or self._choose_write()
+        self._first, self._writing = None, write
+        return write
+
+    def _humans(self) -> list[Seat]:
+        return [s for s in self.seats.values() if not s.is_bot]
+
+    def _choose_write(self) -> Write | None:
+        if self.state is TableState.SETTLING:
+            return self._end_write()
+        if self._closing is not None and self.state is not TableState.OPENING:
+            return self._close_write()
+        if self._buy_ins:
+            b = self._buy_ins[0]
+            seat = Seat(b.seat, b.account_id, b.name, b.chips)
+            return Write(WriteKind.BUY_IN, self._commit(((b.account_id, b.chips),), add=seat))
+        leavers = tuple(
+            n for n, s in self.seats.items() if s.leaving and not self._in_hand(n) and not s.is_bot
+        )
+        if leavers:
+            moves = tuple((self.seats[n].account_id, -self.seats[n].stack) for n in leavers)
+            return Write(WriteKind.CASH_OUT, self._commit(moves, drop=leavers), leavers)
+        if self.state is TableState.STARTING:
+            return self._start_write()
+        if self.seq > self._reserved - SEQ_WINDOW // 2:
+            return Write(WriteKind.RESERVE, self._commit())
+        return None
+
+    def _start_write(self) -> Write | None:
+        ready = self._ready()
+        if not ready:
+            self.state = TableState.WAITING
+            return None
+        self.deal = Deal.shuffle(self._rng, self.hand_id + 1, self._button(ready), ready)
+        return Write(WriteKind.HAND_START, self._commit(hand_id=self.hand_id + 1))
+
+    def _end_write(self) -> Write:
+        """The hand's one end commit: the hand, every stack, the cash-outs, the top-up."""
+        hand, deal = self.hand, self.deal
+        assert hand is not None
+        assert deal is not None
+        ended = hand.log[-1]
+        assert isinstance(ended, engine.HandEnded)
+        after = dict(ended.stacks)
+        stacks = {n: after.get(n, s.stack) for n, s in self.seats.items()}
+        out = tuple(
+            n for n, s in self.seats.items() if not s.is_bot and (s.leaving or stacks[n] == 0)
+        )
+        moves = [(self.seats[n].account_id, -stacks[n]) for n in out]
+        bot = self.bot_seat
+        if bot is not None and bot in self.seats and stacks[bot] < self.options.max_buy_in:
+            moves.append((HOUSE, self.options.max_buy_in - stacks[bot]))
+            stacks[bot] = self.options.max_buy_in
+        record = HandRecord(
+            table_id=self.table_id,
+            hand_id=self.hand_id,
+            accounts=tuple((n, self.seats[n].account_id) for n, _ in deal.stacks),
+            stacks_before=deal.stacks,
+            stacks_after=ended.stacks,
+            events=tuple(self._frames),
+            voided=any(isinstance(e, engine.HandVoided) for e in hand.log),
+        )
+        commit = self._commit(tuple(moves), drop=out, stacks=stacks, hand=record, hand_open=False)
+        return Write(WriteKind.HAND_END, commit, out, tuple(stacks.items()))
+
+    def _close_write(self) -> Write:
+        """Every seat cashed out (the bot's chips back to the house) and the table
+        dropped. A hand in play was voided first, with its own end write; one whose
+        start was written while the table began to close was never dealt."""
+        record: HandRecord | None = None
+        if self.deal is not None:
+            record = HandRecord(
+                table_id=self.table_id,
+                hand_id=self.deal.hand_id,
+                accounts=tuple((n, self.seats[n].account_id) for n, _ in self.deal.stacks),
+                stacks_before=self.deal.stacks,
+                stacks_after=self.deal.stacks,
+                events=(),
+                voided=True,
+            )
+        self.state = TableState.CLOSING
+        moves = tuple((s.account_id, -s.stack) for s in self.seats.values())
+        commit = TableCommit(self.table_id, None, moves, record)
+        return Write(WriteKind.CLOSE, commit, tuple(self.seats))
+
+    def _commit(
+        self,
+        moves: tuple[tuple[str, int], ...] = (),
+        *,
+        add: Seat | None = None,
+        drop: tuple[int, ...] = (),
+        stacks: dict[int, int] | None = None,
+        hand: HandRecord | None = None,
+        hand_id: int | None = None,
+        hand_open: bool | None = None,
+    ) -> TableCommit:
+        seats = [
+            replace(s.record(), stack=s.stack if stacks is None else stacks[n])
+            for n, s in self.seats.items()
+            if n not in drop
+        ]
+        if add is not None:
+            seats.append(add.record())
+        record = TableRecord(
+            self.table_id,
+            self.options,
+            tuple(sorted(seats, key=lambda s: s.seat)),
+            hand_id=self.hand_id if hand_id is None else hand_id,
+            hand_open=(self.deal is not None) if hand_open is None else hand_open,
+            seq=self.seq + SEQ_WINDOW,
+            created_by=self.created_by,
+        )
+        return TableCommit(self.table_id, record, moves, hand)
+
+    def _ready(self) -> dict[int, int]:
+        """The seats a hand would deal in now, with their stacks."""
+        ready = {n: s.stack for n, s in sorted(self.seats.items()) if s.ready}
+        if len(ready) < self.options.min_players:
+            return {}
+        if self.bot_seat is not None and all(self.seats[n].is_bot for n in ready):
+            return {}
+        return ready
+
+    def _button(self, ready: dict[int, int]) -> int:
+        """At a dealer-bot table the bot is the button, so the player acts first."""
+        if self.bot_seat is not None:
+            return self.bot_seat
+        seats = sorted(ready)
+        if self.hand is None:
+            return seats[-1]  # so the first hand opens with the lowest seat
+        return next((n for n in seats if n > self.hand.button), seats[0])
+
+    def _in_hand(self, seat: int) -> bool:
+        """Dealt into the hand whose end is not written: its stack is the engine's."""
+        return self.deal is not None and any(n == seat for n, _ in self.deal.stacks)

@@ -1,0 +1,377 @@
+"""A table on the event loop: the thin asyncio shell around :class:`.core.TableCore`.
+
+It feeds the core one input at a time and carries out what the core asks
+(docs/ARCHITECTURE.md, "The table"):
+
+- it delivers the core's messages, in order, to viewers that never block;
+- it arms and disarms the core's timers with ``loop.call_later``;
+- it makes the core's writes, one at a time, in a writer task of its own, so
+  no request ever waits on the store inside the table. A write that meets
+  :class:`StoreUnavailable` is retried, the same commit, with capped
+  exponential backoff, until the store answers; :class:`LeaseLost` means
+  another process hosts the table now, and this one lets it go.
+
+Every input is a plain method call that returns at once: two never interleave,
+because the core changes only between awaits, and none needs a lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from functools import partial
+from typing import Any
+
+from qiuqiu.engine import HandState
+from qiuqiu.protocol import ErrorCode, TableOptions
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.health import StoreHealth
+from qiuqiu.server.logs import TableLog
+from qiuqiu.server.store import HandRecord, Store, TableRecord
+from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
+from qiuqiu.server.table.core import MOVED, UNAVAILABLE, TableCore
+from qiuqiu.server.table.deal import Random
+from qiuqiu.server.table.ledger import Write, WriteKind
+from qiuqiu.server.table.seats import Seat, Viewer
+from qiuqiu.server.views import SharedFrames
+
+log = logging.getLogger("qiuqiu.server.table")
+
+RETRY_MIN, RETRY_MAX = 0.05, 2.0
+"""Seconds between tries of a write, doubling up to the most."""
+
+
+class Table:
+    """A table, compared by identity: there is one object per table in a process."""
+
+    def __init__(
+        self,
+        table_id: str,
+        options: TableOptions,
+        store: Store,
+        rng: Random,
+        timings: TableTimings | None = None,
+        *,
+        health: StoreHealth | None = None,
+        bot_factory: Callable[[Table, int], Viewer] | None = None,
+        on_closed: Callable[[Table], None] | None = None,
+        on_hand_ended: Callable[[], None] | None = None,
+        on_error: Callable[[wire.Error], None] | None = None,
+        created_by: str = "",
+        frames: SharedFrames | None = None,
+    ) -> None:
+        self.table_id, self.options, self.store = table_id, options, store
+        self.timings = timings or TableTimings()
+        self.frames = frames or SharedFrames()
+        self.health = health or StoreHealth()
+        self.core = TableCore(
+            table_id, options, rng, time.time, self.frames.encode, self.timings, created_by
+        )
+        self._bot_factory, self._on_closed = bot_factory, on_closed
+        self._on_hand_ended, self._on_error = on_hand_ended, on_error
+        self._handles: dict[Timer, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._writer: asyncio.Task[None] | None = None
+        self._opened: asyncio.Future[None] | None = None
+        self._closed = asyncio.Event()
+        self.health.listen(self._store_changed)
+        self.core.store_up = self.health.up
+
+    # -- what the lobby, sessions and the dealer bot ask of it ---------------------------
+
+    @property
+    def log(self) -> TableLog:
+        """A logger naming the table and its hand; made on each use, so a closed table
+        is no reference cycle and goes with its last reference."""
+        return TableLog(log, self.core)
+
+    @property
+    def seats(self) -> dict[int, Seat]:
+        return self.core.seats
+
+    @property
+    def hand(self) -> HandState | None:
+        return self.core.hand
+
+    @property
+    def seq(self) -> int:
+        return self.core.seq
+
+    @property
+    def hand_id(self) -> int:
+        return self.core.hand_id
+
+    @property
+    def playing(self) -> bool:
+        return self.core.playing
+
+    @property
+    def closed(self) -> bool:
+        return self.core.state is TableState.CLOSED
+
+    @property
+    def bot_seat(self) -> int | None:
+        return self.core.bot_seat
+
+    def seat_of(self, account_id: str) -> Seat | None:
+        return self.core.seat_of(account_id)
+
+    def sees(self, viewer: Viewer) -> bool:
+        return self.core.sees(viewer)
+
+    def summary(self) -> wire.TableSummary:
+        return wire.TableSummary(
+            table_id=self.table_id,
+            options=self.options,
+            seats=tuple(
+                wire.SeatSummary(seat=s.seat, name=s.name, is_bot=s.is_bot, stack=s.stack)
+                for s in sorted(self.seats.values(), key=lambda s: s.seat)
+            ),
+            free_seats=self.options.seats - len(self.seats),
+            playing=self.playing,
+        )
+
+    async def open(self) -> None:
+        """Write the new table (and the bot's chips): done when this returns."""
+        self._opened = asyncio.get_running_loop().create_future()
+        bot = None if self._bot_factory is None else self._bot_factory(self, self.options.seats - 1)
+        self._input(lambda: self.core.open(bot))
+        await self._opened
+
+    def adopt(self, record: TableRecord, last: HandRecord | None = None) -> None:
+        """Host a table whose server died (see :meth:`TableCore.adopt`)."""
+        bot = None
+        if self.options.dealer_bot and self._bot_factory is not None:
+            bot = self._bot_factory(self, self.options.seats - 1)
+        self._input(lambda: self.core.adopt(record, bot, last))
+        self.log.info(
+            "adopted with %d seats%s",
+            len(record.seats),
+            f"; hand {record.hand_id} was in play and is voided" if record.hand_open else "",
+        )
+
+    def serve(self, account_id: str, name: str, viewer: Viewer, message: cmd.TableMessage) -> None:
+        """Do what a client's message about this table asks, for ``account_id``,
+        connected here or elsewhere (``viewer`` is how it gets its answers). Returns at
+        once; raises :class:`Refused` when nothing changed."""
+        core = self.core
+        match message:
+            case cmd.JoinTable(buy_in=buy_in, seat=seat):
+                self._input(lambda: core.sit(account_id, name, viewer, buy_in, seat, message.id))
+            case cmd.LeaveTable() if core.seat_of(account_id) is None:
+                if viewer not in core.spectators:
+                    raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
+                self.spawn(self._stop_watching(account_id, viewer, message))
+            case cmd.LeaveTable():
+                self._input(lambda: core.leave(account_id, viewer, message.id))
+            case cmd.WatchTable():
+                self._input(lambda: core.watch(viewer, message.id))
+            case cmd.RequestSnapshot():
+                self._input(lambda: core.show(viewer, message.id))
+            case _:
+                self._input(lambda: core.act(account_id, message))
+
+    async def act(self, account_id: str, action: cmd.TableAction) -> None:
+        """Play ``action`` (the dealer bot's way in: it awaits, like a client would)."""
+        self._input(lambda: self.core.act(account_id, action))
+
+    def snapshot(self, viewer: Viewer) -> wire.TableSnapshot:
+        """The table as ``viewer`` may see it now."""
+        if not self.core.sees(viewer):
+            raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
+        return self.core.snapshot(viewer, None)
+
+    def disconnect(self, account_id: str, viewer: Viewer) -> None:
+        self._input(lambda: self.core.disconnect(account_id, viewer))
+
+    def reconnect(self, account_id: str, viewer: Viewer) -> None:
+        self._input(lambda: self.core.reconnect(account_id, viewer))
+
+    def forget(self, viewer: Viewer) -> None:
+        """A spectator's connection closed."""
+        self.core.unwatch(viewer)
+
+    async def close(self, reason: str = "the server is shutting down") -> None:
+        """Void the hand in play, cash every seat out and drop the table; returns once
+        that is written (the caller bounds the wait: the store may be away)."""
+        self._input(lambda: self.core.close(reason))
+        await self._closed.wait()
+
+    def abandon(self, reason: str = MOVED) -> None:
+        """Stop hosting the table without writing to it: another process hosts it now."""
+        if not self.closed:
+            self._input(self.core.lease_lost)
+            self.log.warning("abandoned: %s", reason)
+
+    def stop_work(self) -> None:
+        """Stop writing, timing and every background task: the process is stopping."""
+        if self._writer is not None:
+            self._writer.cancel()
+        for handle in self._handles.values():
+            handle.cancel()
+        self._handles.clear()
+        for task in list(self._tasks):
+            task.cancel()
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background until the table closes."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    # -- inside ------------------------------------------------------------------------
+
+    def _input(self, work: Callable[[], None]) -> None:
+        try:
+            work()
+        finally:
+            self._carry_out()
+
+    def _carry_out(self) -> None:
+        deliveries, timers = self.core.take_outputs()
+        for viewer, message in deliveries:
+            if isinstance(message, wire.Error) and self._on_error is not None:
+                self._on_error(message)
+            viewer.deliver(message)
+        loop = asyncio.get_running_loop()
+        for change in timers:
+            handle = self._handles.pop(change.timer, None)
+            if handle is not None:
+                handle.cancel()
+            if isinstance(change, Arm):
+                self._handles[change.timer] = loop.call_later(
+                    change.seconds, self._fire, change.timer
+                )
+        if self.closed:
+            self._shut()
+        elif self._writer is None and (write := self.core.next_write()) is not None:
+            self._writer = loop.create_task(self._write(write))
+
+    def _fire(self, timer: Timer) -> None:
+        self._handles.pop(timer, None)
+        try:
+            self._input(lambda: self.core.fire(timer))
+        except Exception:
+            self.log.exception("timer %s failed", timer)
+
+    async def _write(self, first: Write) -> None:
+        """Make the core's writes one after another, for as long as it has one."""
+        write: Write | None = first
+        try:
+            while write is not None:
+                await self._commit(write)
+                write = None if self.closed else self.core.next_write()
+        finally:
+            self._writer = None
+
+    async def _commit(self, write: Write) -> None:
+        delay = RETRY_MIN
+        while True:
+            try:
+                balances = await self.store.commit(write.commit)
+            except Refused as refusal:
+                self.health.answered()
+                self._input(partial(self.core.refused, write, refusal))
+                return
+            except LeaseLost:
+                self.health.answered()
+                self.abandon()
+                return
+            except StoreUnavailable as error:
+                self.health.failed(error)
+                if error.unsent and write.kind is WriteKind.BUY_IN:
+                    # Certainly not written: the player is told so now, not after the outage.
+                    away = Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+                    self._input(partial(self.core.refused, write, away))
+                    return
+            except Exception:
+                self.log.exception("a %s write failed; trying again", write.kind)
+            else:
+                self.health.answered()
+                self._input(partial(self.core.written, write, balances))
+                self._written(write)
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX)
+
+    def _written(self, write: Write) -> None:
+        if write.kind is WriteKind.OPEN and self._opened is not None:
+            self._opened.set_result(None)
+        hand = write.commit.hand
+        if write.kind is WriteKind.HAND_END and hand is not None:
+            if self._on_hand_ended is not None:
+                self._on_hand_ended()
+            self.log.info("hand %d ended: %s", hand.hand_id, _result(hand), extra=_fields(hand))
+
+    def _store_changed(self, up: bool) -> None:
+        if not self.closed:
+            self._input(lambda: self.core.store_changed(up))
+
+    async def _stop_watching(
+        self, account_id: str, viewer: Viewer, message: cmd.LeaveTable
+    ) -> None:
+        """A spectator leaves: its balance is read first, so that a store away means an
+        error with nothing changed (it still watches)."""
+        try:
+            account = await self.store.account(account_id)
+        except StoreUnavailable as error:
+            self.health.failed(error)
+            viewer.deliver(
+                wire.Error(
+                    ref=message.id,
+                    code=ErrorCode.STORE_UNAVAILABLE,
+                    message="the server cannot reach its storage just now; nothing changed",
+                )
+            )
+            return
+        if self.core.unwatch(viewer):
+            balance = 0 if account is None else account.balance
+            viewer.deliver(wire.TableLeft(ref=message.id, table_id=self.table_id, balance=balance))
+
+    def _shut(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        self.health.ignore(self._store_changed)
+        for handle in self._handles.values():
+            handle.cancel()
+        self._handles.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._opened is not None and not self._opened.done():
+            self._opened.set_exception(LeaseLost(self.table_id))
+        self.log.info("closed: %s", self.core.closing_reason or MOVED)
+        if self._on_closed is not None:
+            self._on_closed(self)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.log.error("background work failed", exc_info=task.exception())
+
+    async def wait_tasks(self) -> None:
+        """Let the background work that was cancelled finish unwinding."""
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _result(hand: HandRecord) -> str:
+    if hand.voided:
+        return "voided"
+    before = dict(hand.stacks_before)
+    return ", ".join(f"seat {seat} {after - before[seat]:+d}" for seat, after in hand.stacks_after)
+
+
+def _fields(hand: HandRecord) -> dict[str, Any]:
+    before = dict(hand.stacks_before)
+    net = {seat: after - before[seat] for seat, after in hand.stacks_after}
+    return {
+        "voided": hand.voided,
+        "pot": sum(-n for n in net.values() if n < 0),
+        "winners": [seat for seat, n in net.items() if n > 0],
+    }

@@ -1,0 +1,484 @@
+"""The table's state machine driven directly: no socket, no event loop, no store.
+
+Each test feeds :class:`TableCore` inputs and reads what it asks for (messages,
+timers, the next write), then says how the write went, as the runner would.
+That is how the rules in the core's docstring are held: nothing is told before
+the write it depends on, one write at a time, seq never going back.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from qiuqiu.protocol import ErrorCode, TableOptions, encode
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.errors import Refused
+from qiuqiu.server.store import HOUSE, SeatRecord, TableRecord
+from qiuqiu.server.table import TableCore, TableState, TableTimings
+from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Arm, Timer
+from qiuqiu.server.table.ledger import SEQ_WINDOW, Write, WriteKind
+
+NOW = 1_800_000_000.0
+
+
+class Watcher:
+    """A viewer that keeps what it is sent."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.got: list[wire.Reply] = []
+
+    def deliver(self, message: wire.Reply) -> None:
+        self.got.append(message)
+
+    def types(self) -> list[str]:
+        return [str(m.model_dump()["type"]) for m in self.got]
+
+    def take(self) -> list[str]:
+        types, self.got = self.types(), []
+        return types
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Harness:
+    """A core with the runner's part played by hand."""
+
+    def __init__(self, **options: Any) -> None:
+        self.core = TableCore(
+            "t1",
+            TableOptions(**options),
+            random.Random(7),
+            lambda: NOW,
+            encode,
+            TableTimings(hand_pause=0, grace=30, bot_delay=0),
+        )
+        self.timers: dict[Timer, float] = {}
+        self.balances = {HOUSE: -2000, "ann": 1000, "bob": 1000}  # granted by the house
+
+    def outputs(self) -> None:
+        deliveries, timers = self.core.take_outputs()
+        for viewer, message in deliveries:
+            viewer.deliver(message)
+        for change in timers:
+            if isinstance(change, Arm):
+                self.timers[change.timer] = change.seconds
+            else:
+                self.timers.pop(change.timer, None)
+
+    def do(self, work: Any, *args: Any, **kwargs: Any) -> None:
+        work(*args, **kwargs)
+        self.outputs()
+
+    def write(self, kind: WriteKind | None = None) -> Write:
+        """Take the next write and make it, as the store would."""
+        write = self.core.next_write()
+        assert write is not None, "a write was expected"
+        if kind is not None:
+            assert write.kind is kind, write
+        self.written(write)
+        return write
+
+    def written(self, write: Write) -> None:
+        for account, amount in write.commit.moves:
+            self.balances[account] -= amount
+        moved = {account: self.balances[account] for account, _ in write.commit.moves}
+        self.do(self.core.written, write, moved)
+
+    def fire(self, timer: Timer) -> None:
+        assert timer in self.timers, f"{timer} is not armed"
+        del self.timers[timer]
+        self.do(self.core.fire, timer)
+
+
+def opened(**options: Any) -> Harness:
+    h = Harness(**options)
+    h.do(h.core.open, Watcher("bot") if h.core.options.dealer_bot else None)
+    h.write(WriteKind.OPEN)
+    return h
+
+
+def seated(h: Harness, account: str, viewer: Watcher, chips: int = 300) -> None:
+    h.do(h.core.sit, account, account.title(), viewer, chips, None, f"{account}-sits")
+    h.write(WriteKind.BUY_IN)
+
+
+def duel(**options: Any) -> tuple[Harness, Watcher, Watcher]:
+    """Ann and Bob at a table without the bot, the first hand dealt."""
+    h = opened(dealer_bot=False, **options)
+    ann, bob = Watcher("ann"), Watcher("bob")
+    seated(h, "ann", ann)
+    seated(h, "bob", bob)
+    h.fire(NEXT_HAND)
+    h.write(WriteKind.HAND_START)
+    return h, ann, bob
+
+
+def action(kind: type[cmd.TableAction], h: Harness, **fields: Any) -> cmd.TableAction:
+    return kind(table_id="t1", hand_id=h.core.hand_id, **fields)
+
+
+def actor(h: Harness) -> str:
+    hand = h.core.hand
+    assert hand is not None
+    assert hand.actor is not None
+    return h.core.seats[hand.actor].account_id
+
+
+def state(h: Harness) -> TableState:
+    """Read afresh each time (mypy would take one read for the next)."""
+    return h.core.state
+
+
+def chips(h: Harness) -> int:
+    """Every balance and every stack the table's record would hold: always zero."""
+    return sum(h.balances.values()) + sum(s.stack for s in h.core.seats.values())
+
+
+# -- opening and seating ---------------------------------------------------------------
+
+
+def test_a_dealer_bot_table_opens_with_one_write_that_funds_the_bot_from_the_house() -> None:
+    h = Harness()
+    h.do(h.core.open, Watcher("bot"))
+    assert state(h) is TableState.OPENING
+    write = h.core.next_write()
+    assert write is not None
+    assert write.kind is WriteKind.OPEN
+    assert write.commit.moves == ((HOUSE, 10_000),)
+    assert write.commit.table is not None
+    assert [s.account_id for s in write.commit.table.seats] == [HOUSE]
+    assert h.core.next_write() is None, "one write at a time"
+    h.written(write)
+    assert state(h) is TableState.WAITING
+    assert chips(h) == 0
+
+
+def test_a_seat_appears_only_once_its_buy_in_is_written() -> None:
+    h = opened()
+    ann, spectator = Watcher("ann"), Watcher("spectator")
+    h.do(h.core.watch, spectator)
+    spectator.take()
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, 1)
+    assert ann.got == [], "nothing is told before the write"
+    assert spectator.got == []
+    assert h.core.seat_of("ann") is None
+    write = h.core.next_write()
+    assert write is not None
+    assert write.commit.moves == (("ann", 500),)
+    h.written(write)
+    assert ann.types() == ["table_joined", "table_snapshot"]
+    assert spectator.types() == ["player_seated"]
+    assert h.balances["ann"] == 500
+    assert NEXT_HAND in h.timers
+
+
+def test_a_buy_in_the_store_refuses_gets_its_error_and_changes_nothing() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, 1)
+    write = h.core.next_write()
+    assert write is not None
+    refusal = Refused(ErrorCode.INSUFFICIENT_BALANCE, "your balance is 100 chips")
+    h.do(h.core.refused, write, refusal)
+    assert [getattr(m, "code", None) for m in ann.got] == [ErrorCode.INSUFFICIENT_BALANCE]
+    assert h.core.seat_of("ann") is None
+    assert h.core.next_write() is None
+
+
+def test_a_request_that_needs_a_write_is_refused_while_the_store_is_away() -> None:
+    h = opened()
+    h.do(h.core.store_changed, False)
+    with pytest.raises(Refused) as refused:
+        h.core.sit("ann", "Ann", Watcher("ann"), 500)
+    assert refused.value.code is ErrorCode.STORE_UNAVAILABLE
+    assert h.core.next_write() is None
+    h.do(h.core.store_changed, True)
+    seated(h, "ann", Watcher("ann"))
+
+
+@pytest.mark.parametrize(
+    ("wanted", "code"),
+    [(5, ErrorCode.NO_SUCH_SEAT), (1, ErrorCode.SEAT_TAKEN)],
+)
+def test_a_seat_that_cannot_be_had_is_refused(wanted: int, code: ErrorCode) -> None:
+    h = opened()
+    with pytest.raises(Refused) as refused:
+        h.core.sit("ann", "Ann", Watcher("ann"), 500, wanted)
+    assert refused.value.code is code
+
+
+def test_a_seat_asked_for_twice_is_refused_while_the_first_is_written() -> None:
+    h = opened(dealer_bot=False, seats=3)
+    h.do(h.core.sit, "ann", "Ann", Watcher("ann"), 300)
+    with pytest.raises(Refused) as refused:
+        h.core.sit("ann", "Ann", Watcher("ann again"), 300)
+    assert refused.value.code is ErrorCode.ALREADY_SEATED
+
+
+# -- a hand --------------------------------------------------------------------------
+
+
+def test_a_hand_is_seen_only_once_its_start_is_written() -> None:
+    h = opened(dealer_bot=False)
+    ann, bob = Watcher("ann"), Watcher("bob")
+    seated(h, "ann", ann)
+    seated(h, "bob", bob)
+    ann.take()
+    h.fire(NEXT_HAND)
+    assert state(h) is TableState.STARTING
+    write = h.core.next_write()
+    assert write is not None
+    assert write.kind is WriteKind.HAND_START
+    assert write.commit.table is not None
+    assert write.commit.table.hand_open
+    assert write.commit.table.hand_id == 1
+    h.do(h.core.show, ann)
+    snapshot = ann.got[-1]
+    assert isinstance(snapshot, wire.TableSnapshot)
+    assert snapshot.table.hand is None, "no commitment shown before it is written"
+    ann.take()
+    h.written(write)
+    assert state(h) is TableState.PLAYING
+    assert ann.types()[:2] == ["hand_started", "ante_taken"]
+    assert "turn_started" in ann.types()
+    assert TURN in h.timers
+
+
+def test_a_hands_end_is_told_only_once_its_one_commit_is_written() -> None:
+    h, ann, bob = duel()
+    ann.take(), bob.take()
+    first = actor(h)
+    h.do(h.core.act, first, action(cmd.Bet, h, amount=50))
+    second = actor(h)
+    h.do(h.core.act, second, action(cmd.Call, h))
+    assert state(h) is TableState.SETTLING
+    caller = ann if second == "ann" else bob
+    assert "called" not in caller.types(), "the call ended the hand: it waits for the write"
+    write = h.core.next_write()
+    assert write is not None
+    assert write.kind is WriteKind.HAND_END
+    assert write.commit.hand is not None
+    assert write.commit.table is not None
+    assert not write.commit.table.hand_open
+    events = [m for m in caller.got if isinstance(m, wire.TableEvent)]
+    h.written(write)
+    told = caller.types()[len(events) :]
+    assert told[0] == "called"
+    assert told[-1] == "hand_ended"
+    assert "showdown" in told
+    assert chips(h) == 0
+    assert NEXT_HAND in h.timers
+
+
+def test_a_bust_seat_is_cashed_out_in_the_hands_own_commit_after_its_showdown() -> None:
+    h, ann, bob = duel()
+    while state(h) is TableState.PLAYING:
+        who = actor(h)
+        legal = h.core.hand.legal_actions(h.core.seat_of(who).seat)  # type: ignore[union-attr]
+        if legal.bet is not None:
+            h.do(h.core.act, who, action(cmd.Bet, h, amount=legal.bet.high))
+        else:
+            h.do(h.core.act, who, action(cmd.Call, h))
+    write = h.core.next_write()
+    assert write is not None
+    assert write.kind is WriteKind.HAND_END
+    assert len(write.seats) == 1, "one of two all-in stacks is bust"
+    loser = h.core.seats[write.seats[0]].account_id
+    assert write.commit.moves == ((loser, 0),)
+    watcher, other = (ann, bob) if loser == "ann" else (bob, ann)
+    watcher.take(), other.take()
+    h.written(write)
+    told = watcher.types()
+    assert told.index("hand_ended") < told.index("table_left")
+    assert other.types()[-1] == "player_left"
+    assert h.core.seat_of(loser) is None
+    assert chips(h) == 0
+
+
+def test_a_leaver_is_played_at_once_without_a_time_out_and_paid_at_the_hands_end() -> None:
+    h, ann, bob = duel()
+    first = actor(h)
+    viewer = ann if first == "ann" else bob
+    h.do(h.core.leave, first, viewer, "bye")
+    names = viewer.types()
+    assert "turn_timed_out" not in names
+    assert names[-1] in ("checked", "turn_started")
+    # The other seat plays on; the hand ends with the leaver folded or checked down.
+    while state(h) is TableState.PLAYING:
+        h.do(h.core.act, actor(h), action(cmd.Check, h))
+    write = h.write(WriteKind.HAND_END)
+    assert h.core.seats.get(write.seats[0]) is None
+    left = next(m for m in viewer.got if isinstance(m, wire.TableLeft))
+    assert left.ref == "bye"
+    assert chips(h) == 0
+
+
+def test_a_turn_times_out_only_for_the_turn_it_was_armed_for() -> None:
+    h, ann, _ = duel()
+    h.fire(TURN)
+    assert "turn_timed_out" in ann.types()
+    ann.take()
+    h.do(h.core.fire, TURN)  # a stale timer the runner could not cancel in time
+    assert "turn_timed_out" not in ann.types()
+
+
+# -- connections -----------------------------------------------------------------------
+
+
+def test_a_connection_the_seat_moved_away_from_changes_nothing_when_it_drops() -> None:
+    h, ann, bob = duel()
+    moved = Watcher("ann elsewhere")
+    h.do(h.core.reconnect, "ann", moved)
+    assert "player_reconnected" in bob.types()
+    assert moved.types()[-1] == "table_snapshot"
+    bob.take()
+    h.do(h.core.disconnect, "ann", ann)  # the old connection closes after the move
+    assert "player_disconnected" not in bob.types()
+    assert h.core.seat_of("ann").connected  # type: ignore[union-attr]
+    assert Timer("grace", "ann") not in h.timers
+
+
+def test_a_seat_whose_grace_runs_out_is_cashed_out_by_a_write() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    seated(h, "ann", ann)
+    h.do(h.core.disconnect, "ann", ann)
+    assert Timer("grace", "ann") in h.timers
+    h.fire(Timer("grace", "ann"))
+    write = h.core.next_write()
+    assert write is not None
+    assert write.kind is WriteKind.CASH_OUT
+    assert write.commit.moves == (("ann", -300),)
+    h.written(write)
+    assert h.core.seat_of("ann") is None
+    assert chips(h) == 0
+
+
+# -- closing, moving, adopting ---------------------------------------------------------
+
+
+def test_closing_mid_hand_voids_it_then_cashes_everyone_out_and_then_says_so() -> None:
+    h, ann, _ = duel()
+    ann.take()
+    h.do(h.core.close, "maintenance")
+    assert ann.got == [], "the void waits for its write"
+    h.write(WriteKind.HAND_END)
+    assert ann.types()[:2] == ["hand_voided", "hand_ended"]
+    ann.take()
+    write = h.write(WriteKind.CLOSE)
+    assert write.commit.table is None
+    assert ann.types() == ["table_left", "table_closed"]
+    assert state(h) is TableState.CLOSED
+    assert h.core.next_write() is None
+    assert chips(h) == 0
+    with pytest.raises(Refused) as refused:
+        h.core.sit("ann", "Ann", ann, 300)
+    assert refused.value.code is ErrorCode.TABLE_CLOSED
+
+
+def test_a_lost_lease_closes_the_table_here_without_a_write() -> None:
+    h, ann, _ = duel()
+    ann.take()
+    h.do(h.core.lease_lost)
+    assert ann.types() == ["table_closed"]
+    assert state(h) is TableState.CLOSED
+    assert h.core.next_write() is None
+
+
+def test_an_adopted_hand_is_voided_first_and_whoever_comes_back_is_told_so_above_any_seq() -> None:
+    options = TableOptions(dealer_bot=False)
+    record = TableRecord(
+        "t1",
+        options,
+        (SeatRecord(0, "ann", "Ann", 300), SeatRecord(1, "bob", "Bob", 300)),
+        hand_id=4,
+        hand_open=True,
+        seq=SEQ_WINDOW + 120,
+    )
+    h = Harness(dealer_bot=False)
+    h.do(h.core.adopt, record, None)
+    ann = Watcher("ann")
+    h.do(h.core.reconnect, "ann", ann)
+    assert ann.got == [], "the void is written before anyone is told"
+    write = h.write(WriteKind.HAND_END)
+    assert write.commit.hand is not None
+    assert write.commit.hand.voided
+    assert write.commit.hand.hand_id == 4
+    assert ann.types() == ["hand_voided", "table_snapshot"]
+    assert all(getattr(m, "seq", record.seq + 1) > record.seq for m in ann.got)
+
+
+def test_every_write_reserves_seqs_above_the_current_one() -> None:
+    h, _, _ = duel()
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
+    h.do(h.core.act, actor(h), action(cmd.Fold, h))
+    write = h.core.next_write()
+    assert write is not None
+    assert write.commit.table is not None
+    assert write.commit.table.seq == h.core.seq + SEQ_WINDOW
+
+
+def play_all_in_hands_until_bust(h: Harness, account: str) -> None:
+    """``account`` shoves every hand against the bot, who calls: within a few hands it
+    is bust (each is about a coin flip, and a win only doubles a short stack)."""
+    for _ in range(60):
+        h.fire(NEXT_HAND)
+        h.write(WriteKind.HAND_START)
+        while state(h) is TableState.PLAYING:
+            hand = h.core.hand
+            assert hand is not None
+            assert hand.actor is not None
+            legal = hand.legal_actions(hand.actor)
+            who = h.core.seats[hand.actor].account_id
+            if legal.bet is not None and who == account:
+                move: cmd.TableAction = action(cmd.Bet, h, amount=legal.bet.high)
+            elif legal.call is not None:
+                move = action(cmd.Call, h)
+            else:
+                move = action(cmd.Check, h)
+            h.do(h.core.act, who, move)
+        write = h.write(WriteKind.HAND_END)
+        if write.seats:
+            return
+    raise AssertionError(f"{account} never went bust")
+
+
+def test_a_bot_table_whose_last_player_went_bust_waits_for_a_rebuy() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    seated(h, "ann", ann, 100)
+    play_all_in_hands_until_bust(h, "ann")
+    assert h.core.seat_of("ann") is None
+    assert state(h) is TableState.WAITING, "the table stays open for a rebuy"
+    assert DESERTED in h.timers
+    seated(h, "ann", ann, 100)
+    assert DESERTED not in h.timers
+    assert chips(h) == 0
+
+
+def test_a_bot_table_nobody_buys_into_again_closes_when_its_wait_is_over() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    seated(h, "ann", ann, 100)
+    play_all_in_hands_until_bust(h, "ann")
+    h.fire(DESERTED)
+    h.write(WriteKind.CLOSE)
+    assert state(h) is TableState.CLOSED
+    assert chips(h) == 0
+
+
+def test_a_table_whose_last_player_leaves_closes_at_once() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    seated(h, "ann", ann)
+    h.do(h.core.leave, "ann", ann)
+    h.write(WriteKind.CASH_OUT)
+    h.write(WriteKind.CLOSE)
+    assert state(h) is TableState.CLOSED
+    assert chips(h) == 0
