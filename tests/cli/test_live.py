@@ -150,12 +150,6 @@ async def test_ascii_means_every_character_on_screen(
     assert screen.text().isascii()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="today a dealer-bot table closes when its last player busts, so the rebuy opens a "
-    "new table; the server core being rewritten keeps it open for the grace period: then "
-    "this passes, and this marker goes",
-)
 async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_same_table(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]
 ) -> None:

@@ -29,6 +29,7 @@ from qiuqiu.server.store import MemoryStore
 from tests.web.conftest import PHONE, SCREENS, Player, screenshot
 from tests.web.test_browser import (
     CHECK_OR_CALL,
+    MY_TURN,
     frames_of,
     my_tiles,
     no_sideways_scroll,
@@ -464,3 +465,40 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
         assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, False]
     finally:
         await again.stop()
+
+
+async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
+    open_player: OpenPlayer,
+) -> None:
+    config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=30.0)
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(7))
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        await page.fill("input[name=buy_in]", "100")
+        table_id = await open_table(page)
+        # Everything in on every turn: Max and bet, or call, until the chips are gone.
+        async with asyncio.timeout(HAND_LIMIT * 4):
+            while not await page.locator(".bust").count():
+                bet = page.locator(f"{MY_TURN} [data-action=bet]:enabled")
+                call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
+                if await bet.count():
+                    await page.click(f"{MY_TURN} .chipbtn >> text=Max")
+                    await bet.click()
+                elif await call.count():
+                    await call.click()
+                await asyncio.sleep(0.05)
+        last = frames_of(ann, "showdown")[-1]
+        await expect(page.locator(".result")).to_have_attribute("data-hand", str(last["hand_id"]))
+        await expect(page.locator(".result .shown-hand")).to_have_count(2)
+        await expect(page.locator(".bust-title")).to_have_text("You're out of chips")
+        assert not frames_of(ann, "table_closed")
+        await page.click("[data-action=rebuy]")
+        await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
+        assert frames_of(ann, "table_joined")[-1]["table_id"] == table_id
+        assert len(frames_of(ann, "table_created")) == 1
+    finally:
+        await server.stop()
