@@ -1,4 +1,5 @@
-"""A real Redis for the tests that need one (docs/ARCHITECTURE.md, "Storage": no mock stands in for Redis),
+"""A real Redis for the tests that need one (no mock stands in for Redis: see
+docs/ARCHITECTURE.md, "Storage"),
 and a real server in the test's own event loop, configured by each folder's
 ``config`` fixture.
 

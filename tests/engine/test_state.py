@@ -61,12 +61,12 @@ FOUR_DOUBLES = "6-6 5-5 4-4 1-1"
 PURE_SMALL = "0-0 1-0 2-0 3-0"
 EIGHT_ONE = "6-5 6-4 2-1 3-2"
 
-# README, "The rules as the engine plays them": both make 9-5; the second holds the higher top tile (6-2 over 5-3).
+# README's rules: both make 9-5; the second holds the higher top tile (6-2 over 5-3).
 NINE_FIVE_LOW = "4-1 4-0 6-1 5-3"
 NINE_FIVE_HIGH = "1-0 2-0 6-2 3-0"
 EIGHT_FIVE = "6-6 5-4 6-3 2-1"  # shares no tile with either 9-5
 
-# README, "The rules as the engine plays them": both make 9-8; 5-5 beats 2-2.
+# README's rules: both make 9-8; 5-5 beats 2-2.
 NINE_EIGHT_LOW = "4-0 6-5 2-2 6-2"
 NINE_EIGHT_HIGH = "2-1 4-4 5-5 5-1"
 
@@ -728,7 +728,7 @@ def test_a_seat_that_times_out_at_the_cut_is_given_its_best_cut() -> None:
 
 def test_a_declared_cut_is_judged_higher_pair_first_however_it_is_written() -> None:
     # 5-4 6-1 is a 6 and 1-1 3-2 is a 7: written low pair first, it is still a 7-6,
-    # which beats the 7-1 it meets (README, "The rules as the engine plays them": compare the higher pair first).
+    # which beats the 7-1 it meets (README's rules: compare the higher pair first).
     low_first = Cut(parse_tiles("5-4 6-1"), parse_tiles("1-1 3-2"))  # type: ignore[arg-type]
     state = table(1000, 1000, ante=10, manual_split=True, deck=deal(NINE_FOUR, NINE_NINE))
     check_around(state)

@@ -45,7 +45,7 @@ class Message(BaseModel):
 
 
 def _tile_text(text: str) -> str:
-    # Either end first on input (README, "The rules as the engine plays them"); always high end first on output.
+    # Either end first on input, always high end first on output (README's rules).
     return str(Tile.parse(text))
 
 
@@ -88,7 +88,7 @@ PlayerName = Annotated[str, StringConstraints(max_length=64), AfterValidator(cle
 
 
 class TableOptions(Message):
-    """How a table plays (README, "The rules as the engine plays them"). The defaults are the classic web version:
+    """How a table plays (README, "The rules"). The defaults are the classic web version:
     one player against the dealer bot, one betting round."""
 
     seats: Annotated[int, Field(ge=MIN_SEATS, le=MAX_SEATS)] = 2

@@ -1,5 +1,6 @@
-"""A table: its state machine without I/O (:mod:`.core`, on :mod:`.ledger` and
-:mod:`.audience`) and the asyncio runner that carries it out (:mod:`.runner`)."""
+"""A table: its state machine without I/O (:mod:`.core`, built on :mod:`.hand`,
+:mod:`.ledger` and :mod:`.audience`) and the asyncio runner that carries it out
+(:mod:`.runner`)."""
 
 from qiuqiu.server.table.audience import TableState, TableTimings
 from qiuqiu.server.table.core import BOT_NAME, MOVED, TableCore

@@ -1,0 +1,158 @@
+"""The Lua scripts the Redis store runs, each one step that Redis runs with
+nothing in between its commands (see :mod:`qiuqiu.server.redis_store`).
+
+Only commands that Redis 6.2 has, so the same scripts run on Redis 7 and Valkey.
+"""
+
+# KEYS: the house's account, the accounts set. ARGV: the house's id.
+OPEN_HOUSE = """
+redis.call('HSETNX', KEYS[1], 'name', 'House')
+redis.call('HSETNX', KEYS[1], 'balance', 0)
+redis.call('SADD', KEYS[2], ARGV[1])
+"""
+
+# KEYS: the account, its token, the house's account, the accounts set.
+# ARGV: id, name, grant, minus the grant (negated by the caller: Lua would hand
+# Redis a large number in exponent form, which HINCRBY refuses).
+CREATE_ACCOUNT = """
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'name', ARGV[2], 'balance', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[1])
+redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
+return 1
+"""
+
+# One table commit, all or nothing.
+# KEYS: [1] lease, [2] version, [3] last commit's id, [4] table, [5] tables set, then
+# for each move its account and that account's seat index, then the hand lists.
+# ARGV: [1] the lease this store holds ('' for none), [2] the version it last wrote,
+# [3] this commit's id, [4] the table's JSON ('' drops the table), [5] table id,
+# [6] the number of moves, then for each move: account id, amount, minus the
+# amount, 1 if the balance may go below zero, 1 if the account sits at the table
+# after; then the hand's JSON ('' for none) and minus HISTORY_LENGTH.
+# A refusal is a reply rather than an error, so that it carries the balance.
+COMMIT = """
+local moves = tonumber(ARGV[6])
+if redis.call('GET', KEYS[3]) == ARGV[3] then
+  local done = {'ok', redis.call('GET', KEYS[2]) or '0'}
+  for i = 1, moves do
+    done[#done + 1] = redis.call('HGET', KEYS[4 + 2 * i], 'balance') or '0'
+  end
+  return done
+end
+if ARGV[1] == '' or redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return {'lease_lost'}
+end
+if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
+  return {'lease_lost'}
+end
+local owed = {}
+for i = 1, moves do
+  local a = 2 + 5 * i
+  local balance = redis.call('HGET', KEYS[4 + 2 * i], 'balance')
+  if not balance then
+    return {'unknown_account', ARGV[a]}
+  end
+  owed[ARGV[a]] = (owed[ARGV[a]] or 0) + tonumber(ARGV[a + 1])
+  if ARGV[a + 3] == '0' and tonumber(balance) < owed[ARGV[a]] then
+    return {'insufficient_balance', ARGV[a], balance}
+  end
+end
+local done = {'ok', redis.call('INCR', KEYS[2])}
+for i = 1, moves do
+  local a = 2 + 5 * i
+  done[#done + 1] = redis.call('HINCRBY', KEYS[4 + 2 * i], 'balance', ARGV[a + 2])
+  if ARGV[a + 4] == '1' then
+    redis.call('SADD', KEYS[5 + 2 * i], ARGV[5])
+  else
+    redis.call('SREM', KEYS[5 + 2 * i], ARGV[5])
+  end
+end
+if ARGV[4] == '' then
+  redis.call('DEL', KEYS[4], KEYS[1])
+  redis.call('SREM', KEYS[5], ARGV[5])
+else
+  redis.call('SET', KEYS[4], ARGV[4])
+  redis.call('SADD', KEYS[5], ARGV[5])
+end
+local h = 7 + 5 * moves
+if ARGV[h] ~= '' then
+  for i = 6 + 2 * moves, #KEYS do
+    redis.call('RPUSH', KEYS[i], ARGV[h])
+    redis.call('LTRIM', KEYS[i], ARGV[h + 1], -1)
+  end
+end
+redis.call('SET', KEYS[3], ARGV[3], 'EX', 86400)
+return done
+"""
+
+# KEYS: the lease, its fencing counter, the table's version. ARGV: the lease this
+# store holds or '', this store's owner id, the lease's length in milliseconds.
+ACQUIRE = """
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] then
+  return false
+end
+local holder = current
+if not current then
+  holder = ARGV[2] .. ':' .. redis.call('INCR', KEYS[2])
+end
+redis.call('SET', KEYS[1], holder, 'PX', ARGV[3])
+return {holder, redis.call('GET', KEYS[3]) or '0'}
+"""
+
+# KEYS: each lease, then each lease's fencing counter. ARGV: the lease's length in
+# milliseconds, then the holder of each (owner:fence). A lease that ran out is taken
+# back if nobody took it since: its fencing counter is still the holder's.
+# Returns 1 for each lease still held (and extended), 0 for each lost.
+RENEW = """
+local kept = {}
+local n = #KEYS / 2
+for i = 1, n do
+  local holder = ARGV[i + 1]
+  local current = redis.call('GET', KEYS[i])
+  if current == holder then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    kept[i] = 1
+  elseif not current and redis.call('GET', KEYS[n + i]) == string.match(holder, ':(%d+)$') then
+    redis.call('SET', KEYS[i], holder, 'PX', ARGV[1])
+    kept[i] = 1
+  else
+    kept[i] = 0
+  end
+end
+return kept
+"""
+
+# KEYS: the lease. ARGV: its holder.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+end
+"""
+
+# KEYS: the tables set. ARGV: the prefix of a lease's key.
+ORPHANED = """
+local found = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 0 then
+    found[#found + 1] = id
+  end
+end
+return found
+"""
+
+# KEYS: the accounts set. ARGV: the prefix of an account's key.
+# Reads keys it names itself, which a single Redis allows (a Cluster would not),
+# so that an audit sees every balance at one moment.
+BALANCES = """
+local found = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  found[#found + 1] = id
+  found[#found + 1] = redis.call('HGET', ARGV[1] .. id, 'balance')
+end
+return found
+"""

@@ -1,0 +1,144 @@
+"""A hand's flow through the engine, the middle of the table's state machine.
+
+Once a hand's start is written (:mod:`.ledger`), this deals it, publishes what
+the engine does (holding back the events of the action that ends it until its
+end is written), starts each turn with its timer, and plays at once for the
+seats that are leaving: check if they can, else fold; at a cutting phase,
+their best cut. None of that is a time-out, as nobody waited.
+"""
+
+from __future__ import annotations
+
+from qiuqiu import engine
+from qiuqiu.engine import HandState, Phase
+from qiuqiu.protocol.common import MessageId
+from qiuqiu.server.table.audience import NEXT_HAND, TURN, Arm, Disarm, TableState, Timer
+from qiuqiu.server.table.deal import cut_for
+from qiuqiu.server.table.ledger import Ledger
+from qiuqiu.server.views import HandWire, Publication
+
+CUTTING = -1
+"""The log length in the turn timer's key during a cutting phase, which has one deadline."""
+
+
+class HandFlow(Ledger):
+    _turn_key: tuple[int, int] | None = None
+
+    @property
+    def playing(self) -> bool:
+        return self.state is TableState.PLAYING
+
+    def _hand_started(self) -> None:
+        deal = self.deal
+        assert deal is not None
+        self.hand_id = deal.hand_id
+        if self._closing is not None:
+            return  # nobody saw it: the close writes it voided
+        self.hand = HandState.start(self.rules, dict(deal.stacks), deal.button, deal.deck)
+        self._wire = HandWire(self.table_id, deal.hand_id, deal.commitment, deal.seed, deal.text)
+        self._frames = []
+        self.state = TableState.PLAYING
+        started = self._wire.started(self._next_seq(), deal.button, deal.stacks)
+        self._record(started)
+        self._publish(started)
+        self._after(self.hand.log[1:])
+
+    def _after(
+        self,
+        events: tuple[engine.Event, ...],
+        *,
+        actor: int | None = None,
+        ref: MessageId | None = None,
+        reason: str = "",
+    ) -> None:
+        """Publish what the engine did (held, if it ended the hand: rule 2), then play
+        for the seats that are leaving, or start the next turn."""
+        hand, wire_ = self.hand, self._wire
+        assert hand is not None
+        assert wire_ is not None
+        while True:
+            for event in events:
+                if isinstance(event, engine.CuttingStarted):
+                    self._deadline_ms = self._deadline()
+                published = wire_.event(
+                    event,
+                    self._next_seq(),
+                    actor=actor,
+                    ref=ref,
+                    deadline_ms=self._deadline_ms,
+                    reason=reason,
+                )
+                if published is not None:
+                    self._record(published)
+                    if hand.is_over:
+                        self._held.append(published)
+                    else:
+                        self._publish(published)
+            if hand.is_over:
+                self._timers.append(Disarm(TURN))
+                self._turn_key = None
+                if self.state is TableState.PLAYING:
+                    self.state = TableState.SETTLING
+                return
+            forced = self._leavers_move(hand)
+            if not forced:
+                if events:
+                    self._start_turn(hand, wire_)
+                return
+            events, actor, ref = forced, None, None
+
+    def _leavers_move(self, hand: HandState) -> tuple[engine.Event, ...]:
+        """What the seats that are leaving do, now that it is their turn: check if they
+        can, else fold; at a cutting phase, their best cut (no time-out: nobody waited)."""
+        if hand.phase is Phase.CUTTING:
+            return tuple(
+                e
+                for n in hand.pending_cuts
+                if self.seats[n].leaving
+                for e in hand.declare_cut(n, cut_for(hand, n))
+            )
+        actor = hand.actor
+        if actor is None or not self.seats[actor].leaving:
+            return ()
+        return hand.check(actor) if hand.can_check(actor) else hand.fold(actor)
+
+    def _start_turn(self, hand: HandState, wire_: HandWire) -> None:
+        if hand.phase is Phase.CUTTING:
+            # One deadline for the whole cutting phase: a declared cut does not reset it.
+            if self._turn_key != (self.hand_id, CUTTING):
+                self._turn_key = (self.hand_id, CUTTING)
+                self._arm(TURN, self.options.turn_seconds)
+            return
+        if hand.actor is None:
+            return
+        self._deadline_ms = self._deadline()
+        published = wire_.turn(hand, self._next_seq(), self._deadline_ms)
+        self._record(published)
+        self._publish(published)
+        self._turn_key = (self.hand_id, len(hand.log))
+        self._arm(TURN, self.options.turn_seconds)
+
+    def _record(self, published: Publication) -> None:
+        self._frames.append(self._encode(published.public))
+
+    def _time_out(self) -> None:
+        hand = self.hand
+        if hand is None or not self.playing or self._turn_key is None:
+            return
+        if self._turn_key == (self.hand_id, CUTTING) and hand.phase is Phase.CUTTING:
+            events = tuple(e for n in hand.pending_cuts for e in hand.time_out(n))
+        elif self._turn_key == (self.hand_id, len(hand.log)) and hand.actor is not None:
+            events = hand.time_out(hand.actor)
+        else:
+            return
+        self._after(events)
+
+    def _schedule_hand(self) -> None:
+        if self.state is TableState.WAITING and self._closing is None and self._ready():
+            self._arm(NEXT_HAND, self.timings.hand_pause if self.hand is not None else 0.0)
+
+    def _arm(self, timer: Timer, seconds: float) -> None:
+        self._timers.append(Arm(timer, seconds))
+
+    def _deadline(self) -> int:
+        return int((self._clock() + self.options.turn_seconds) * 1000)
