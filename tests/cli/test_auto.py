@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 from qiuqiu.server.gateway import QiuQiuServer
@@ -17,21 +18,26 @@ RUN_LIMIT = 120.0
 
 async def qiuqiu(*args: str, status: int = 0) -> str:
     """Run ``qiuqiu`` with ``args``, its output piped; check it ends with ``status``
-    and without a traceback, and return what it printed."""
+    and without a traceback, and return what it printed on standard output."""
+    return (await qiuqiu_both(*args, status=status))[0]
+
+
+async def qiuqiu_both(*args: str, status: int = 0) -> tuple[str, str]:
+    """As :func:`qiuqiu`, both standard output and standard error."""
     process = await asyncio.create_subprocess_exec(
         QIUQIU, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     out, err = await asyncio.wait_for(process.communicate(), RUN_LIMIT)
     assert process.returncode == status, err.decode()
     assert b"Traceback" not in out + err, err.decode()
-    return out.decode()
+    return out.decode(), err.decode()
 
 
 async def test_the_summary_of_auto_play_is_the_servers_own_record_of_those_hands(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
     out = await qiuqiu("play", "--server", server.url, "--name", "Auto", "--auto", "20", "--json")
-    summary = json.loads(out.splitlines()[-1])
+    summary = json.loads(out)
     token = json.loads((config_dir / "tokens.json").read_text())[server.url]
     account = await server.store.account_for_token(token_hash(token))
     assert account is not None
@@ -53,12 +59,10 @@ async def test_the_summary_of_auto_play_is_the_servers_own_record_of_those_hands
 async def test_the_next_run_continues_the_same_account_from_the_saved_token(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
-    first = json.loads(
-        (await qiuqiu("play", "--server", server.url, "--auto", "3", "--json")).splitlines()[-1]
-    )
-    out = await qiuqiu("play", "--server", server.url, "--auto", "2", "--json")
-    second = json.loads(out.splitlines()[-1])
-    assert "Welcome back" in out
+    first = json.loads(await qiuqiu("play", "--server", server.url, "--auto", "3", "--json"))
+    out, err = await qiuqiu_both("play", "--server", server.url, "--auto", "2", "--json")
+    second = json.loads(out)
+    assert "Welcome back" in err
     assert second["balance"] == first["balance"] + second["net"]
     token = json.loads((config_dir / "tokens.json").read_text())[server.url]
     account = await server.store.account_for_token(token_hash(token))
@@ -77,7 +81,7 @@ async def test_piped_output_is_plain_text_with_a_readable_summary(
 
 async def test_the_embedded_server_plays_without_any_server_running(config_dir: Path) -> None:
     out = await qiuqiu("play", "--auto", "5", "--json")
-    summary = json.loads(out.splitlines()[-1])
+    summary = json.loads(out)
     assert summary["hands"] == 5
     assert summary["balance"] == 1_000 + summary["net"]
     assert not config_dir.exists(), "an embedded server's token is worth nothing later"
@@ -93,3 +97,18 @@ async def test_an_unreachable_server_is_one_clear_line_and_exit_status_1(
 async def test_impossible_table_options_are_refused_before_connecting(config_dir: Path) -> None:
     out = await qiuqiu("play", "--min-bet", "50", "--max-bet", "20", "--auto", "1", status=2)
     assert "max_bet (20) is below min_bet (50)" in out
+
+
+async def test_auto_json_is_one_json_document_that_json_tool_reads(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    command = (
+        f"{QIUQIU} play --server {server.url} --auto 20 --json | {sys.executable} -m json.tool"
+    )
+    process = await asyncio.create_subprocess_shell(
+        command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), RUN_LIMIT)
+    assert process.returncode == 0, err.decode()
+    assert json.loads(out)["hands"] >= 20
+    assert "Welcome" in err.decode()

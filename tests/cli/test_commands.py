@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qiuqiu.cli.bot import Bet, Call, Check, Fold, Raise, Split
-from qiuqiu.cli.commands import Help, Nothing, Quit, Refusal, read
+from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, read
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
 from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
@@ -70,16 +70,22 @@ def test_an_unknown_verb_is_refused_with_a_pointer_to_help() -> None:
 
 
 @pytest.mark.parametrize(
-    "state",
+    ("state", "reason"),
     [
-        pytest.param(None, id="no-table"),
-        pytest.param(table(None), id="not-my-turn"),
-        pytest.param(table(OPENING, hand=False), id="no-hand"),
+        pytest.param(None, "no hand is being played yet: wait for the deal", id="no-table"),
+        pytest.param(table(None), "it is not your turn", id="not-my-turn"),
+        pytest.param(
+            table(OPENING, hand=False),
+            "no hand is being played yet: wait for the deal",
+            id="no-hand",
+        ),
     ],
 )
 @pytest.mark.parametrize("line", ["check", "call", "fold", "bet 10", "raise 100", "split"])
-def test_an_action_when_it_is_not_your_turn_is_refused(line: str, state: TableState | None) -> None:
-    assert "not your turn" in refused(line, state)
+def test_an_action_when_it_is_not_your_turn_is_refused(
+    line: str, state: TableState | None, reason: str
+) -> None:
+    assert refused(line, state).startswith(reason)
 
 
 def test_check_is_refused_when_there_is_a_bet() -> None:
@@ -240,3 +246,18 @@ def test_betting_while_cutting_is_refused(line: str) -> None:
     reason = refused(line, cutting())
     assert "cut" in reason
     assert "split" in reason
+
+
+def test_a_split_naming_a_tile_you_do_not_hold_says_which() -> None:
+    state = table(CUTTING, tiles=MY_TILES)
+    assert refused("split 6-3 6-6", state) == "6-6 is not your tile: yours are 6-3 2-1 5-5 4-0"
+
+
+def test_rebuy_takes_an_optional_amount() -> None:
+    assert read("rebuy", table(None)) == Rebuy()
+    assert read("rebuy 300", table(None)) == Rebuy(300)
+    assert "rebuy N" in refused("rebuy lots", table(None))
+
+
+def test_help_says_fold_is_refused_when_a_check_is_free() -> None:
+    assert "refused when you may check for free" in HELP

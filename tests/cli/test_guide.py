@@ -28,13 +28,31 @@ async def run(*args: str | Path) -> tuple[str, str]:
     return out.decode(), err.decode()
 
 
-async def test_the_guides_bot_runs_as_written(server: QiuQiuServer, tmp_path: Path) -> None:
+async def test_the_guides_bot_plays_the_default_rules_and_reports_each_hand(
+    server: QiuQiuServer, tmp_path: Path
+) -> None:
     bot = tmp_path / "my_bot.py"
     bot.write_text(PYTHON_BLOCKS[0])
-    out, _ = await run(bot, "--server", server.url, "--hands", "3")
-    summary = json.loads(out)
-    assert summary["hands"] == 3
+    out, err = await run(bot, "--server", server.url, "--hands", "12", "--name", "Hunter")
+    summary = json.loads(out)  # standard output is the summary alone
+    assert summary["hands"] == 12
     assert summary["balance"] == 1_000 + summary["net"]
+    progress = re.findall(r"hand (\d+) of 12: ([+-]\d+) \(net ([+-]\d+), stack \d+\)", err)
+    assert [int(n) for n, _, _ in progress] == list(range(1, 13))
+    assert int(progress[-1][2]) == summary["net"]
+    # At the default rules the betting is over before the fourth tile: the bot must
+    # judge three tiles, and it does more than check and fold.
+    (hunter,) = [
+        account
+        for account_id in await server.store.balances()
+        if (account := await server.store.account(account_id)) and account.name == "Hunter"
+    ]
+    moves = []
+    for hand in await server.store.account_hands(hunter.account_id):
+        (seat,) = [seat for seat, account_id in hand.accounts if account_id == hunter.account_id]
+        events = [json.loads(event) for event in hand.events]
+        moves += [e["type"] for e in events if e.get("seat") == seat]
+    assert {"bet_placed", "called"} & set(moves), moves
 
 
 async def test_the_example_bots_meet_at_a_table_one_opens_and_the_other_joins(

@@ -13,7 +13,14 @@ from rich.text import Text
 from qiuqiu.cli import render
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
 from qiuqiu.engine import ALL_TILES, Category, Hand, parse_tiles, rank
-from qiuqiu.protocol import ChipRange, LegalActions, SeatAmount, TableOptions, commitment
+from qiuqiu.protocol import (
+    ChipRange,
+    CutView,
+    LegalActions,
+    SeatAmount,
+    TableOptions,
+    commitment,
+)
 from qiuqiu.protocol import server as wire
 
 ME, BOT = 0, 1
@@ -157,7 +164,7 @@ def test_a_pot_award_names_the_winners_and_their_shares() -> None:
     awarded = wire.PotAwarded(
         table_id="t1", seq=5, hand_id=3, amount=1000, eligible=(ME, BOT), shares=shares
     )
-    assert line(awarded, table()) == "Pot of 1000 to You (600) and Dealer (400)."
+    assert line(awarded, table()) == "You (600) and Dealer (400) split the pot of 1000."
 
 
 def test_a_player_leaving_is_named_from_the_message() -> None:
@@ -211,7 +218,8 @@ def test_the_table_shows_every_seat_with_its_stack_and_the_pot() -> None:
     assert "Dealer (D) (away)" in drawn
     assert "stack 990" in drawn
     assert "Pot 70" in drawn
-    assert "Dealer to act · 50 to call · 10 s left" in drawn
+    assert "Dealer to act | 50 to call | 10 s left" in drawn
+    assert drawn.isascii()
     assert "<- to act" in drawn
 
 
@@ -233,3 +241,87 @@ def test_a_table_between_hands_renders_without_a_pot() -> None:
 def test_an_event_line_is_rich_text() -> None:
     checked = wire.Checked(table_id="t1", seq=5, hand_id=3, seat=BOT)
     assert isinstance(render.event(checked, table(), unicode=True), Text)
+
+
+# -- what each result means ------------------------------------------------------------------
+
+
+def shown(seat: int, tiles: str) -> wire.ShownHand:
+    ranked = rank(Hand(parse_tiles(tiles)))
+    cut = ranked.cut
+    pairs = (
+        (str(cut.high_pair[0]), str(cut.high_pair[1])),
+        (str(cut.low_pair[0]), str(cut.low_pair[1])),
+    )
+    a, b, c, d = (str(t) for t in parse_tiles(tiles))
+    return wire.ShownHand(
+        seat=seat,
+        tiles=(a, b, c, d),
+        cut=CutView(pairs=pairs, values=ranked.pairs),
+        category=ranked.category,
+    )
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "why"),
+    [
+        ("6-3 2-1 5-5 4-0", "6-2 1-1 5-0 4-1", "higher pair, 9 beats 7"),
+        ("6-3 2-1 5-5 4-0", "6-2 1-1 5-3 4-3", "same higher pair (9), lower pair 7 beats 6"),
+        (
+            "6-6 4-3 2-1 1-0",
+            "0-0 1-1 2-0 5-4",
+            "equal hands (9-4), the highest tile decides: 6-6 beats 1-1",
+        ),
+        ("3-3 4-2 5-1 6-0", "6-3 2-1 5-5 4-0", "Six Gods beats any normal hand"),
+    ],
+)
+def test_a_pot_says_why_it_was_won(mine: str, theirs: str, why: str) -> None:
+    state = table()
+    assert state.hand is not None
+    state.hand.shown = (shown(ME, mine), shown(BOT, theirs))
+    awarded = wire.PotAwarded(
+        table_id="t1",
+        seq=5,
+        hand_id=3,
+        amount=140,
+        eligible=(ME, BOT),
+        shares=(SeatAmount(seat=ME, amount=140),),
+    )
+    assert line(awarded, state).startswith(f"You win the pot of 140: {why}")
+
+
+def test_a_hand_ends_with_what_it_meant_for_you_and_a_voided_one_is_not_called_verified() -> None:
+    ended = wire.HandEnded(table_id="t1", seq=6, hand_id=3, stacks=(), seed=SEED, deck=DECK)
+    state = table(verified=True)
+    assert state.hand is not None
+    state.hand.stacks_before = {ME: 500, BOT: 1000}
+    assert line(ended, state).splitlines() == [
+        "For you: -10 net this hand.",
+        "Deal verified: the seed and deck match the commitment.",
+    ]
+    state.hand.voided = True
+    assert line(ended, state) == ""
+
+
+def test_betting_round_ends_and_cuts_are_named_plainly() -> None:
+    over = wire.BettingRoundEnded(table_id="t1", seq=5, hand_id=3, round=1, pot=40)
+    assert line(over, table()) == "Betting round 1 is over; the pot is 40."
+    mine = wire.CutDeclared(
+        table_id="t1",
+        seq=5,
+        hand_id=3,
+        seat=ME,
+        cut=CutView(pairs=(("6-3", "5-5"), ("2-1", "4-0")), values=(9, 7)),
+    )
+    assert line(mine, table()) == "You cut your hand: 9-7."
+    theirs = wire.CutDeclared(table_id="t1", seq=5, hand_id=3, seat=BOT)
+    assert line(theirs, table()) == "Dealer cut their hand."
+
+
+def test_a_hand_started_in_ascii_is_ascii() -> None:
+    started = wire.HandStarted(
+        table_id="t1", seq=1, hand_id=3, button=BOT, stacks=(), commitment=commitment(SEED, DECK)
+    )
+    drawn = line(started, table())
+    assert drawn.isascii()
+    assert "-- Hand #3 --" in drawn

@@ -24,7 +24,7 @@ TURN = re.compile(rf"Your turn: {STYLE}([^\r\n\x1b]*)")
 def start(config_dir: Path, *args: str) -> pexpect.spawn[str]:
     child = pexpect.spawn(
         str(QIUQIU),
-        ["play", "--name", "Ann", *args],
+        ["play", "--name", "Ann", "--plain", *args],
         env={"QIUQIU_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", "PATH": ""},
         encoding="utf-8",
         timeout=PATIENCE,
@@ -78,9 +78,11 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
     assert "You were dealt" in screen
     assert "Your fourth tile" in screen
     assert "Showdown:" in screen
-    assert re.search(r"Pot of \d+ to (You|Dealer)", screen)
+    assert re.search(r"(You win|Dealer wins) the pot of \d+", screen)
+    assert re.search(r"For you: [+-]?\d+ net this hand\.", screen)
     assert "Traceback" not in screen
-    assert balance > 1_000 if "to You" in screen else balance < 1_000
+    assert balance > 1_000 if "You win the pot" in screen else balance < 1_000
+    assert re.search(r"This session: 1 hand, won [01], lost [01], net [+-]\d+", screen)
 
 
 def test_quitting_mid_hand_plays_the_seat_out_and_returns_its_chips(config_dir: Path) -> None:
@@ -106,6 +108,7 @@ def test_tiles_are_drawn_in_ascii_when_asked(config_dir: Path) -> None:
     child.expect(rf"You were dealt ({STYLE}\[\d\|\d\]{STYLE}(  )?){{3}}\.")
     child.expect(TURN)
     assert not re.search("[\U0001f031-\U0001f061]", str(child.before))
+    assert str(child.before).isascii(), str(child.before)
     child.sendline("quit")
     finish(child)
 

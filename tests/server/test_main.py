@@ -280,3 +280,46 @@ def test_the_server_freezes_what_start_up_made_out_of_the_collectors_sight() -> 
         assert gc.get_freeze_count() > 10_000  # modules and the ranked hands, at least
     finally:
         gc.unfreeze()
+
+
+async def test_each_connection_opened_and_closed_is_an_info_line() -> None:
+    async with server_process("--log-level", "info") as (proc, url):
+        async with connect(url) as ws:
+            await ws.send(json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "Ann"}))
+            await ws.recv()
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 10) == 0
+        assert proc.stderr is not None
+        entries = [json.loads(line) for line in (await proc.stderr.read()).splitlines()]
+    opened = [e for e in entries if e["message"].startswith("connection opened from 127.0.0.1:")]
+    closed = [
+        e
+        for e in entries
+        if re.match(r"connection from 127\.0\.0\.1:\d+ closed \(1000\)", e["message"])
+    ]
+    assert len(opened) == len(closed) == 1
+    assert opened[0]["level"] == closed[0]["level"] == "INFO"
+    assert opened[0]["peer"] == closed[0]["peer"]
+    assert closed[0]["code"] == 1000
+
+
+async def test_a_port_in_use_is_one_line_on_stderr_and_exit_status_2() -> None:
+    async with server_process() as (_, url):
+        port = url.rsplit(":", 1)[1]
+        taken = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "qiuqiu.server",
+            "--port",
+            port,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(taken.communicate(), 20)
+    assert taken.returncode == 2
+    assert out == b""
+    lines = [line for line in err.decode().splitlines() if '"level"' not in line]
+    assert lines == [
+        f"qiuqiu-server: port {port} on 127.0.0.1 is already in use: "
+        "pick another with --port or QIUQIU_PORT (0 picks a free one)"
+    ]

@@ -47,8 +47,11 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WAIT_MS = 10_000
 """How long a test waits for something to appear before it fails (not a timing assertion)."""
 
-DESKTOP: ViewportSize = {"width": 1280, "height": 860}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+LAPTOP: ViewportSize = {"width": 1366, "height": 768}
 PHONE: ViewportSize = {"width": 390, "height": 844}
+SCREENS = {"desktop": DESKTOP, "laptop": LAPTOP, "phone": PHONE}
+"""The sizes every layout is checked at."""
 
 
 @pytest.fixture
@@ -110,12 +113,15 @@ class Player:
 async def open_player(browser: Browser, page_url: str) -> AsyncIterator[Any]:
     players: list[Player] = []
 
-    async def make(viewport: ViewportSize = DESKTOP, *, phone: bool = False) -> Player:
+    async def make(
+        viewport: ViewportSize = DESKTOP, *, phone: bool = False, reduced_motion: bool = False
+    ) -> Player:
         context = await browser.new_context(
             viewport=viewport,
             is_mobile=phone,
             has_touch=phone,
             device_scale_factor=2 if phone else 1,
+            reduced_motion="reduce" if reduced_motion else "no-preference",
         )
         context.set_default_timeout(WAIT_MS)
         page = await context.new_page()

@@ -4,8 +4,10 @@ accounts, tables and hands in memory or, given ``--redis-url``, in Redis."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import gc
 import signal
+import sys
 from collections.abc import Sequence
 
 from qiuqiu.server import logs
@@ -50,7 +52,19 @@ def freeze_start_up_heap() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
-    asyncio.run(run(config))
+    try:
+        asyncio.run(run(config))
+    except OSError as error:
+        if error.errno not in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
+            raise
+        # Like a setting that does not fit: one line and status 2, not a traceback.
+        reason = "is already in use" if error.errno == errno.EADDRINUSE else "cannot be used"
+        print(
+            f"qiuqiu-server: port {config.port} on {config.host} {reason}: "
+            "pick another with --port or QIUQIU_PORT (0 picks a free one)",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

@@ -269,6 +269,8 @@ class QiuQiuServer:
             self.relay.sessions[session.session_id] = session
         bucket = TokenBucket(self.config.rate, self.config.burst)
         flooded = False
+        peer = _peer(connection)
+        log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
             async for frame in connection:
                 if flooded:
@@ -282,12 +284,21 @@ class QiuQiuServer:
         except ConnectionClosed:
             pass
         finally:
-            self.metrics.closes.labels(str(first_close_code(connection))).inc()
+            code = first_close_code(connection)
+            log.info(
+                "connection from %s closed (%d)", peer, code, extra={"peer": peer, "code": code}
+            )
+            self.metrics.closes.labels(str(code)).inc()
             self._outboxes.discard(outbox)
             outbox.shut()
             if self.relay is not None:
                 self.relay.sessions.pop(session.session_id, None)
             session.disconnected()
+
+
+def _peer(connection: ServerConnection) -> str:
+    address = connection.remote_address
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else "?"
 
 
 def first_close_code(connection: ServerConnection) -> int:

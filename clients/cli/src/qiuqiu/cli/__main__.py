@@ -40,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
     add_table_options(cmd)
     cmd.add_argument("--auto", type=int, metavar="N", help="let a simple bot play N hands")
     cmd.add_argument("--json", action="store_true", help="with --auto: the summary as JSON")
-    cmd.add_argument("--ascii", action="store_true", help="draw tiles as [6|1], not U+1F031")
+    cmd.add_argument("--ascii", action="store_true", help="ASCII only: tiles as [6|1], not U+1F031")
+    cmd.add_argument("--plain", action="store_true", help="one line per event, no live table view")
     cmd.add_argument(
         "--new-account", action="store_true", help="do not resume the account saved for --server"
     )
@@ -53,7 +54,8 @@ def _default_name() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    console = Console(highlight=False, emoji=False)
+    # With --json, standard output carries the summary alone: everything else goes to stderr.
+    console = Console(highlight=False, emoji=False, stderr=args.json)
     try:
         options = PlayOptions.from_args(args, console)
     except ValueError as error:

@@ -225,7 +225,16 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             if isinstance(message, wire.HandStarted) and stack is not None:
                 stacks_before[message.hand_id] = stack
             elif message.hand_id in stacks_before and stack is not None:
-                summary.record(message.hand_id, stack - stacks_before.pop(message.hand_id))
+                net = stack - stacks_before.pop(message.hand_id)
+                summary.record(message.hand_id, net)
+                log.info(
+                    "hand %d%s: %+d (net %+d, stack %d)",
+                    summary.hands,
+                    "" if hands is None else f" of {hands}",
+                    net,
+                    summary.net,
+                    stack,
+                )
         if not leaving and hands is not None and summary.hands >= hands:
             leaving = True
             await conn.send(cmd.LeaveTable(id=conn.next_id(), table_id=table_id))

@@ -19,9 +19,10 @@ Commands:
   bet N          bet N chips
   call           match the bet in front of you
   raise N        raise this round's bet to N in all
-  fold           give up the hand
+  fold           give up the hand (refused when you may check for free)
   split A-B C-D  cut your four tiles: A-B and C-D make one pair, the other two the other
   split          cut your four tiles the best way
+  rebuy [N]      after losing every chip: buy in again at this table (N chips, 500)
   help           this list
   quit           leave the table (your stack goes back to your balance) and exit"""
 
@@ -42,13 +43,20 @@ class Nothing:
 
 
 @dataclass(frozen=True, slots=True)
+class Rebuy:
+    """Buy in again at the table that took every chip; ``amount`` unless the default."""
+
+    amount: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Refusal:
     """Why the line cannot be played, in one line."""
 
     reason: str
 
 
-Command = Action | Split | Quit | Help | Nothing | Refusal
+Command = Action | Split | Quit | Help | Nothing | Rebuy | Refusal
 
 
 def read(line: str, state: TableState | None) -> Command:
@@ -60,9 +68,20 @@ def read(line: str, state: TableState | None) -> Command:
         return Quit()
     if verb in ("help", "h", "?"):
         return Help()
+    if verb == "rebuy":
+        if not args:
+            return Rebuy()
+        if len(args) == 1 and args[0].isascii() and args[0].isdigit() and len(args[0]) < 16:
+            return Rebuy(int(args[0]))
+        return Refusal("say how much: rebuy N (or rebuy for 500)")
     if verb not in ("check", "bet", "call", "raise", "fold", "split"):
         return Refusal(f"unknown command {verb!r}: type help for the list")
-    if state is None or state.hand is None or state.legal is None:
+    if state is None or state.hand is None or state.hand.phase == "ended":
+        return Refusal("no hand is being played yet: wait for the deal")
+    if state.legal is None:
+        hand = state.hand
+        if hand.actor is not None:
+            return Refusal(f"it is not your turn: {state.name(hand.actor)} is to act")
         return Refusal("it is not your turn")
     return _action(verb, args, state)
 
@@ -113,7 +132,13 @@ def _split(args: list[str], state: TableState) -> Command:
             chosen = [Tile.parse(arg) for arg in args]
         except InvalidTiles:
             return Refusal("name two tiles like 6-3: split 6-3 2-1 pairs those two")
-        if len(chosen) != 2 or any(t not in hand.tiles for t in chosen):
+        strangers = [str(t) for t in chosen if t not in hand.tiles]
+        if strangers:
+            return Refusal(
+                f"{' and '.join(strangers)} {'is' if len(strangers) == 1 else 'are'} not "
+                f"your tile{'s' * (len(strangers) > 1)}: yours are {' '.join(me.tiles)}"
+            )
+        if len(chosen) != 2:
             return Refusal(f"pick two of your tiles ({' '.join(me.tiles)}) to pair together")
         if len(set(chosen)) != len(chosen):
             return Refusal("pick two different tiles")

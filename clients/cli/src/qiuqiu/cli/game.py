@@ -65,6 +65,10 @@ class HandInPlay:
     cutting: tuple[int, ...] = ()
     deal_verified: bool | None = None
     """Set at ``hand_ended``: whether the revealed seed and deck match the commitment."""
+    stacks_before: dict[int, int] = field(default_factory=dict)
+    """Each seat's stack as the hand began; empty when the hand came in a snapshot."""
+    voided: bool = False
+    shown: tuple[wire.ShownHand, ...] = ()
 
 
 @dataclass
@@ -145,7 +149,12 @@ class TableState:
             case wire.TableClosed():
                 self.closed, self.hand, self.legal = True, None, None
             case wire.HandStarted(hand_id=hand_id, button=button, stacks=stacks):
-                self.hand = HandInPlay(hand_id, button, event.commitment)
+                self.hand = HandInPlay(
+                    hand_id,
+                    button,
+                    event.commitment,
+                    stacks_before={entry.seat: entry.amount for entry in stacks},
+                )
                 self.legal = None
                 for seat_state in seats.values():
                     seat_state.clear_hand()
@@ -205,7 +214,7 @@ class TableState:
                 if seat == self.you:
                     self.legal = None
             case wire.Showdown(hands=shown) if hand:
-                hand.phase = "showdown"
+                hand.phase, hand.shown = "showdown", shown
                 for shown_hand in shown:
                     s = seats[shown_hand.seat]
                     s.tiles, s.cut = shown_hand.tiles, shown_hand.cut
@@ -217,7 +226,7 @@ class TableState:
             case wire.HandVoided(refunds=refunds) if hand:
                 for refund in refunds:
                     seats[refund.seat].stack += refund.amount
-                hand.pot = 0
+                hand.pot, hand.voided = 0, True
             case wire.HandEnded(stacks=stacks, seed=seed, deck=deck) if hand:
                 hand.phase, hand.actor, self.legal = "ended", None, None
                 hand.deal_verified = verify_deal(hand.commitment, seed, deck)
@@ -225,6 +234,12 @@ class TableState:
                     if entry.seat in seats:
                         seats[entry.seat].stack = entry.amount
                         seats[entry.seat].bet = 0
+
+    def net(self, seat: int) -> int | None:
+        """What ``seat`` won (below zero: lost) in the hand so far, if its start is known."""
+        if self.hand is None or seat not in self.hand.stacks_before or seat not in self.seats:
+            return None
+        return self.seats[seat].stack - self.hand.stacks_before[seat]
 
     def _put_in(self, seat: int, amount: int, all_in: bool, *, into_bet: bool) -> None:
         state = self.seats[seat]

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import signal
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from qiuqiu.cli.arguments import table_options
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.live import LiveView, key_lines
 from qiuqiu.cli.terminal import Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
 from qiuqiu.engine import rank
@@ -41,6 +43,8 @@ class PlayOptions:
     auto: int | None
     unicode: bool
     resume: bool
+    live: bool
+    """Draw the live table view (a terminal on both ends, and not ``--plain``)."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, console: Console) -> PlayOptions:
@@ -60,6 +64,7 @@ class PlayOptions:
             auto=args.auto,
             unicode=not args.ascii and encoding.startswith("utf"),
             resume=not args.new_account,
+            live=console.is_terminal and sys.stdin.isatty() and not args.plain,
         )
 
 
@@ -94,7 +99,14 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
         table_id = await sit_down(conn, options, console)
         if options.auto is not None:
             return await play_bot(Steady(), conn, table_id, options.auto)
-        await Terminal(conn, table_id, console, options.unicode).run(typed_lines())
+        if not options.live:
+            await Terminal(conn, table_id, console, options.unicode).run(typed_lines(stdin_lines()))
+            return None
+        terminal = Terminal(conn, table_id, console, options.unicode)
+        with LiveView(console, options.unicode, lambda: terminal.state) as screen:
+            terminal.screen = screen
+            await terminal.run(typed_lines(key_lines(screen)))
+
     return None
 
 
@@ -148,14 +160,14 @@ async def embedded_server(*, fast: bool) -> AsyncIterator[str]:
         await server.stop()
 
 
-async def typed_lines() -> AsyncIterator[str]:
-    """Standard input's lines, with Ctrl-C read as ``quit`` so leaving is always clean."""
+async def typed_lines(source: AsyncIterator[str]) -> AsyncIterator[str]:
+    """``source``'s lines, with Ctrl-C read as ``quit`` so leaving is always clean."""
     queue: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, queue.put_nowait, "quit\n")
 
     async def pump() -> None:
-        async for line in stdin_lines():
+        async for line in source:
             queue.put_nowait(line)
         queue.put_nowait(None)
 

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.engine import Category, Hand, parse_tiles, rank
-from qiuqiu.protocol import LegalActions
+from qiuqiu.protocol import LegalActions, SeatAmount
 from qiuqiu.protocol import server as wire
 
 DOMINO_FACES = 0x1F031
@@ -65,7 +65,7 @@ def hand_value(texts: Sequence[str], unicode: bool) -> Text:
     return Text.assemble(drawn, "  = ", (value, "bold green" if special else "bold"))
 
 
-def legal(actions: LegalActions) -> str:
+def legal(actions: LegalActions, unicode: bool = True) -> str:
     """The commands the prompt accepts now, with their amounts."""
     choices = []
     if actions.check:
@@ -80,7 +80,7 @@ def legal(actions: LegalActions) -> str:
         choices.append("fold")
     if actions.declare_cut:
         choices.append("split [A-B C-D]")
-    return " · ".join(choices)
+    return (" · " if unicode else " | ").join(choices)
 
 
 def _range(low: int, high: int) -> str:
@@ -99,13 +99,14 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
         grid.add_row(*_seat_row(state, seat, unicode))
     lines: list[RenderableType] = [grid]
     if hand is not None:
+        dot = " · " if unicode else " | "
         status = Text.assemble(("Pot ", "dim"), (str(hand.pot), "bold yellow"))
         if hand.actor is not None:
-            status.append(f" · {who(state, hand.actor)} to act", "cyan")
+            status.append(f"{dot}{who(state, hand.actor)} to act", "cyan")
             if hand.to_call:
-                status.append(f" · {hand.to_call} to call")
+                status.append(f"{dot}{hand.to_call} to call")
         if hand.deadline_ms is not None and (hand.actor is not None or hand.phase == "cutting"):
-            status.append(f" · {seconds_left(hand.deadline_ms, now_ms)} s left", "dim")
+            status.append(f"{dot}{seconds_left(hand.deadline_ms, now_ms)} s left", "dim")
         lines.append(status)
     me = state.me
     if me is not None and me.tiles:
@@ -163,12 +164,11 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
         case wire.TableClosed(reason=reason):
             return Text(f"The table closed: {reason}.", "bold red")
         case wire.HandStarted(hand_id=hand_id, button=button):
+            rule = "──" if unicode else "--"
             return Text.assemble(
-                ("\n── Hand #", "bold"),
-                (str(hand_id), "bold"),
-                (" ──", "bold"),
+                (f"\n{rule} Hand #{hand_id} {rule}", "bold"),
                 (f"  button: {name(button)}", "dim"),
-                (f"  commitment {message.commitment[:16]}…", "dim"),
+                (f"  commitment {message.commitment[:16]}{'…' if unicode else '...'}", "dim"),
             )
         case wire.AnteTaken(seat=seat, amount=amount):
             return Text(f"{name(seat)} put in the ante of {amount}.", "dim")
@@ -197,8 +197,8 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
             return Text(f"{name(seat)} ran out of time.", "red")
         case wire.BetReturned(seat=seat, amount=amount):
             return Text(f"{amount} unmatched chips went back to {name(seat)}.", "dim")
-        case wire.BettingRoundEnded(pot=pot):
-            return Text(f"Betting is over; the pot is {pot}.", "dim")
+        case wire.BettingRoundEnded(round=number, pot=pot):
+            return Text(f"Betting round {number} is over; the pot is {pot}.", "dim")
         case wire.CuttingStarted(seats=cutting):
             if state.you in cutting:
                 return Text(
@@ -206,23 +206,19 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
                     "cyan",
                 )
             return Text("Players are cutting their hands.")
-        case wire.CutDeclared(seat=seat):
-            return Text(f"{name(seat)} cut their hand.", "dim")
+        case wire.CutDeclared(seat=seat, cut=cut):
+            if seat != state.you:
+                return Text(f"{name(seat)} cut their hand.", "dim")
+            worth = f": {cut.values[0]}-{cut.values[1]}" if cut is not None else ""
+            return Text(f"You cut your hand{worth}.", "dim")
         case wire.Showdown(hands=shown):
             return showdown(shown, state, unicode)
-        case wire.PotAwarded(amount=amount, shares=shares):
-            winners = " and ".join(f"{name(s.seat)} ({s.amount})" for s in shares)
-            return Text.assemble(
-                ("Pot of ", "bold"),
-                (str(amount), "bold yellow"),
-                " to ",
-                (winners, "bold green"),
-                ".",
-            )
+        case wire.PotAwarded(amount=amount, shares=shares, eligible=eligible):
+            return award(amount, shares, eligible, state)
         case wire.HandVoided(reason=reason):
             return Text(f"The hand was called off ({reason}); every chip went back.", "bold red")
         case wire.HandEnded():
-            return verdict(state)
+            return hand_over(state)
         case wire.Error(code=code, message=text):
             return Text(f"Refused ({code}): {text}", "red")
     return None
@@ -241,10 +237,77 @@ def showdown(shown: Sequence[wire.ShownHand], state: TableState, unicode: bool) 
     return lines
 
 
-def verdict(state: TableState) -> Text:
-    """The commit-reveal check of the hand that just ended, loud when it fails."""
+def award(
+    amount: int, shares: Sequence[SeatAmount], eligible: Sequence[int], state: TableState
+) -> Text:
+    """Who took a pot, and why: the winner's hand against the best one it beat."""
+    winners = [s.seat for s in shares]
+    names = " and ".join(who(state, seat) for seat in winners)
+    if len(winners) > 1:
+        names = " and ".join(f"{who(state, s.seat)} ({s.amount})" for s in shares)
+        line = Text.assemble((names, "bold green"), " split the pot of ", (str(amount), "bold"))
+    else:
+        verb = "win" if winners[0] == state.you else "wins"
+        line = Text.assemble((names, "bold green"), f" {verb} the pot of ", (str(amount), "bold"))
+    shown = {entry.seat: entry for entry in state.hand.shown} if state.hand else {}
+    rivals = [shown[seat] for seat in eligible if seat not in winners and seat in shown]
+    if winners[0] not in shown:
+        line.append(": everyone else folded" if not shown and len(winners) == 1 else "")
+    elif len(winners) > 1 and winners[1] in shown:
+        line.append(f": {why(shown[winners[0]], shown[winners[1]], split=True)}")
+    elif rivals:
+        best = max(rivals, key=lambda entry: _strength(entry))
+        line.append(f": {why(shown[winners[0]], best, split=False)}")
+    line.append(".")
+    return line
+
+
+def _strength(entry: wire.ShownHand) -> tuple[int, tuple[int, ...], int]:
+    ranked = rank(Hand(parse_tiles(" ".join(entry.tiles))))
+    normal = entry.category is Category.NORMAL
+    return (ranked.strength // 100, tuple(entry.cut.values) if normal else (), ranked.tiebreak)
+
+
+def why(winner: wire.ShownHand, loser: wire.ShownHand, *, split: bool) -> str:
+    """Why ``winner`` beat ``loser``, in the words a player reads at a glance."""
+    w, lo = _worth(winner), _worth(loser)
+    if split:
+        return f"equal hands ({w}) share it"
+    if winner.category is not loser.category:
+        return f"{w} beats {lo if loser.category is not Category.NORMAL else 'any normal hand'}"
+    (wh, wl), (lh, ll) = winner.cut.values, loser.cut.values
+    if winner.category is Category.NORMAL and wh != lh:
+        return f"higher pair, {wh} beats {lh}"
+    if winner.category is Category.NORMAL and wl != ll:
+        return f"same higher pair ({wh}), lower pair {wl} beats {ll}"
+    best = rank(Hand(parse_tiles(" ".join(winner.tiles)))).highest
+    other = rank(Hand(parse_tiles(" ".join(loser.tiles)))).highest
+    return f"equal hands ({w}), the highest tile decides: {best} beats {other}"
+
+
+def _worth(entry: wire.ShownHand) -> str:
+    special = CATEGORY_NAMES[entry.category]
+    return special or f"{entry.cut.values[0]}-{entry.cut.values[1]}"
+
+
+def hand_over(state: TableState) -> Text:
+    """What the hand meant for this player, and the check of its deal."""
+    lines = Text()
+    net = None if state.you is None else state.net(state.you)
     hand = state.hand
-    if hand is None or hand.deal_verified is None:
+    if net is not None and hand is not None and not hand.voided:
+        sign = "+" if net > 0 else "-" if net < 0 else ""
+        lines.append(f"For you: {sign}{abs(net)} net this hand.", "bold")
+        lines.append("\n")
+    lines.append_text(verdict(state))
+    return lines
+
+
+def verdict(state: TableState) -> Text:
+    """The commit-reveal check of the hand that just ended, loud when it fails. A
+    voided hand dealt nothing that counted, so it is not said to be verified."""
+    hand = state.hand
+    if hand is None or hand.deal_verified is None or (hand.voided and hand.deal_verified):
         return Text("")
     if hand.deal_verified:
         return Text("Deal verified: the seed and deck match the commitment.", "green")

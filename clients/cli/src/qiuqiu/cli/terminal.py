@@ -13,17 +13,24 @@ import contextlib
 import sys
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 from qiuqiu.cli import render
-from qiuqiu.cli.bot import Action, Split, action_message, leave
-from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Refusal, read
+from qiuqiu.cli.bot import Action, Split, action_message
+from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, read
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Notice, Reconnected
-from qiuqiu.cli.errors import ConnectionLost
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused
 from qiuqiu.cli.game import TableState
+from qiuqiu.cli.live import LiveView
+from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+
+DEFAULT_REBUY = 500
 
 REMINDERS = (20, 10, 5)
 """Seconds left on the player's turn at which the timer is shown again."""
@@ -41,15 +48,30 @@ async def stdin_lines() -> AsyncIterator[str]:
 class Terminal:
     """Shows the table at ``table_id`` and plays what the person types."""
 
-    def __init__(self, conn: Connection, table_id: str, console: Console, unicode: bool) -> None:
+    def __init__(
+        self,
+        conn: Connection,
+        table_id: str,
+        console: Console,
+        unicode: bool,
+        screen: LiveView | None = None,
+    ) -> None:
         self.conn = conn
         self.table_id = table_id
         self.console = console
         self.unicode = unicode
+        self.screen = screen
+        """The live table view; ``None`` in line mode (pipes, ``--plain``)."""
+        self.session = Session()
+        self.balance = conn.welcome.balance if conn.welcome else 0
+        self.busted: TableOptions | None = None
+        """The options of the table that took every chip, while a rebuy is on offer."""
         self._prompt_open = False
         self._reminded: set[int] = set()
         self._turn_shown: tuple[int, int] | None = None
         self._answered: tuple[int, int | None] | None = None
+        self.last_options = TableOptions()
+        self._leave_id: int | None = None
 
     @property
     def state(self) -> TableState | None:
@@ -60,11 +82,12 @@ class Terminal:
         self.say(Text("Type help for the commands. Good luck!", "dim"))
         messages = self.conn.messages()
         next_message = asyncio.ensure_future(anext(messages))
-        next_line = asyncio.ensure_future(anext(lines, None))
+        next_line: asyncio.Future[str | None] = asyncio.ensure_future(anext(lines, None))
         try:
             while True:
+                waiting: set[asyncio.Future[Any]] = {next_message, next_line}
                 done, _ = await asyncio.wait(
-                    {next_message, next_line}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
+                    waiting, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
                 )
                 if next_message in done:
                     if not self.show(next_message.result()):
@@ -73,8 +96,11 @@ class Terminal:
                 if next_line in done:
                     line = next_line.result()
                     if line is None or not await self.command(line):
-                        await self.quit()
-                        return
+                        if not await self.quit():
+                            return
+                        # Leaving: what is typed now is ignored until the seat has stood up.
+                        next_line = asyncio.get_running_loop().create_future()
+                        continue
                     next_line = asyncio.ensure_future(anext(lines, None))
                 self.remind()
                 self.prompt()
@@ -87,6 +113,9 @@ class Terminal:
     # -- output --------------------------------------------------------------------
 
     def say(self, renderable: RenderableType) -> None:
+        if self.screen is not None:
+            self.screen.add(renderable)
+            return
         if self._prompt_open:
             self.console.print()
             self._prompt_open = False
@@ -94,9 +123,11 @@ class Terminal:
 
     def prompt(self) -> None:
         state = self.state
-        if self._prompt_open or state is None or state.legal is None:
+        if self.screen is not None or self._prompt_open:
             return
-        if self._answered is not None and self._answered == _turn_key(state):
+        if self.busted is None and (state is None or state.legal is None):
+            return
+        if state is not None and self._answered is not None and self._answered == _turn_key(state):
             return  # answered; the server has not said so yet
         self.console.print("> ", end="")
         self._prompt_open = True
@@ -107,26 +138,60 @@ class Terminal:
         match message:
             case Closed(reason=reason):
                 self.say(Text(f"The connection is closed ({reason}).", "bold red"))
+                self.say_summary()
                 return False
             case Disconnected(reason=reason):
-                self.say(Text(f"Connection lost ({reason}); reconnecting…", "red"))
+                ellipsis = "…" if self.unicode else "..."
+                self.say(Text(f"Connection lost ({reason}); reconnecting{ellipsis}", "red"))
                 return True
             case Reconnected():
                 self.say(Text("Reconnected.", "green"))
                 return True
+            case wire.TableLeft(table_id=self.table_id, balance=balance, cashed_out=0, ref=None):
+                self.balance = balance
+                self.busted = self.last_options
+                self.say(
+                    Text(
+                        f"You're out of chips. Your balance is {balance}: type rebuy to buy in "
+                        f"again at this table with {DEFAULT_REBUY} (rebuy N for another amount), "
+                        "or quit.",
+                        "bold yellow",
+                    )
+                )
+                return True
             case wire.TableLeft(table_id=self.table_id, balance=balance):
+                self.balance = balance
                 self.say(Text(f"You left the table. Your balance is {balance}.", "bold"))
+                self.say_summary()
                 return False
         if state is None:
             return True
         if getattr(message, "table_id", self.table_id) != self.table_id:
             return True
+        if (
+            isinstance(message, wire.Error)
+            and message.ref is not None
+            and message.ref == self._leave_id
+        ):
+            self.say(Text(f"Leaving was refused ({message.code}): {message.message}", "red"))
+            self.say_summary()
+            return False
         if isinstance(message, wire.Error):
             self._answered = None  # refused: the turn is still open
+        self.last_options = state.options
+        if isinstance(message, wire.PotAwarded) and state.you in {s.seat for s in message.shares}:
+            self.session.pot_won(message.hand_id, message.amount)
+        if isinstance(message, wire.HandEnded) and state.you is not None:
+            net = state.net(state.you)
+            if net is not None and state.hand is not None and not state.hand.voided:
+                self.session.record(message.hand_id, net)
         line = render.event(message, state, self.unicode)
         if line is not None and line.plain:
             self.say(line)
         if isinstance(message, wire.PlayerLeft) and state.you is None:
+            if self._leave_id is not None:
+                return True  # the table_left with the balance is on its way
+            self.say_summary()
             return False
         if state.closed:
             return False
@@ -140,20 +205,22 @@ class Terminal:
         if hand is None or hand.deadline_ms is None:
             return
         if state.legal is None:
-            if hand.actor is not None:
+            if hand.actor is not None and self.screen is None:
                 left = render.seconds_left(hand.deadline_ms, now_ms())
                 self.say(Text(f"{render.who(state, hand.actor)} to act ({left} s).", "dim"))
             return
         key = (hand.hand_id, hand.deadline_ms)
-        if key == self._turn_shown:
-            return
+        if key == self._turn_shown or self.screen is not None:
+            return  # the live view shows the table and the turn all the time
         self._turn_shown, self._reminded = key, set()
         self.say(render.table(state, now_ms(), self.unicode))
-        self.say(Text.assemble(("Your turn: ", "bold cyan"), render.legal(state.legal)))
+        self.say(
+            Text.assemble(("Your turn: ", "bold cyan"), render.legal(state.legal, self.unicode))
+        )
 
     def remind(self) -> None:
         state = self.state
-        if state is None or state.legal is None or state.hand is None:
+        if self.screen is not None or state is None or state.legal is None or state.hand is None:
             return
         if state.hand.deadline_ms is None:
             return
@@ -178,13 +245,42 @@ class Terminal:
                 return False
             case Help():
                 self.say(HELP)
+            case Rebuy(amount=amount):
+                await self.rebuy(DEFAULT_REBUY if amount is None else amount)
             case Nothing():
                 pass
             case Refusal(reason=reason):
                 self.say(Text(reason, "red"))
+            case action if self.busted is not None:
+                self.say(Text("You have no seat: type rebuy to buy in again, or quit.", "red"))
             case action:
                 await self.act(action)
         return True
+
+    async def rebuy(self, amount: int) -> None:
+        options = self.busted
+        if options is None:
+            self.say(Text("You still have chips here: rebuy is for after losing them.", "red"))
+            return
+        try:
+            joined = await self.conn.request(
+                cmd.JoinTable(table_id=self.table_id, buy_in=amount), wire.TableJoined
+            )
+            table_id = joined.table_id
+        except ServerRefused as refused:
+            if refused.code not in ("unknown_table", "table_closed"):
+                self.say(Text(f"Refused ({refused.code}): {refused.message}", "red"))
+                return
+            created = await self.conn.request(
+                cmd.CreateTable(options=options, buy_in=amount), wire.TableCreated
+            )
+            table_id = created.table.table_id
+            self.say(Text(f"Table {self.table_id} has closed: opened {table_id} like it.", "dim"))
+        except ConnectionLost:
+            self.say(Text("Not connected; try again in a moment.", "red"))
+            return
+        self.busted, self.table_id = None, table_id
+        self.say(Text(f"You sat down again at table {table_id} with {amount} chips.", "bold"))
 
     async def act(self, action: Action | Split) -> None:
         state = self.state
@@ -195,17 +291,86 @@ class Terminal:
             self._answered = _turn_key(state)
         except ConnectionLost:
             self.say(Text("Not connected; try again in a moment.", "red"))
+            return
+        me = state.me
+        if isinstance(action, Split) and me is not None and len(me.tiles) == 4:
+            hand = Hand(parse_tiles(" ".join(me.tiles)))
+            chosen = cut_with(hand, Tile.parse(action.first[0]), Tile.parse(action.first[1]))
+            best = rank(hand).cut
+            if chosen.pairs < best.pairs:
+                self.say(
+                    Text(
+                        f"Note: {chosen.pairs[0]}-{chosen.pairs[1]} is worse than your best cut, "
+                        f"{best.pairs[0]}-{best.pairs[1]}; a declared cut is final.",
+                        "yellow",
+                    )
+                )
 
-    async def quit(self) -> None:
+    async def quit(self) -> bool:
+        """Ask to stand up; ``False`` when there is nothing to wait for. The hand in play
+        and the ``table_left`` still come as messages, so the session counts every hand
+        the seat played, the one it is leaving in too."""
         state = self.state
-        if state is not None and state.hand is not None and state.hand.phase != "ended":
-            self.say(Text("Leaving: your seat plays out this hand (check or fold)…", "dim"))
+        if self.busted is not None or state is None:
+            self.say_summary()
+            return False
+        if state.hand is not None and state.hand.phase != "ended" and state.me is not None:
+            ellipsis = "…" if self.unicode else "..."
+            self.say(
+                Text(f"Leaving: your seat plays out this hand (check or fold){ellipsis}", "dim")
+            )
+        self._leave_id = self.conn.next_id()
         try:
-            balance = await leave(self.conn, self.table_id)
+            await self.conn.send(cmd.LeaveTable(id=self._leave_id, table_id=self.table_id))
         except ConnectionLost:
-            balance = None
-        if balance is not None:
-            self.say(Text(f"You left the table. Your balance is {balance}.", "bold"))
+            self.say_summary()
+            return False
+        return True
+
+    def say_summary(self) -> None:
+        s = self.session
+        self.say(
+            Text(
+                f"This session: {s.hands} hand{'s' * (s.hands != 1)}, won {s.won}, lost {s.lost}, "
+                f"net {s.net:+d}, biggest pot won {s.biggest}. Balance: {self.balance}.",
+                "bold",
+            )
+        )
+
+
+class Session:
+    """The evening at the table: every hand this player finished, and the biggest pot won."""
+
+    def __init__(self) -> None:
+        self.nets: dict[int, int] = {}
+        self.pots: dict[int, int] = {}
+        self.biggest = 0
+
+    def pot_won(self, hand_id: int, amount: int) -> None:
+        self.pots[hand_id] = self.pots.get(hand_id, 0) + amount
+
+    def record(self, hand_id: int, net: int) -> None:
+        # Hand ids restart at a new table (a rebuy at a table like the last): count by order.
+        self.nets[len(self.nets)] = net
+        if net > 0:
+            self.biggest = max(self.biggest, self.pots.get(hand_id, 0))
+        self.pots.pop(hand_id, None)
+
+    @property
+    def hands(self) -> int:
+        return len(self.nets)
+
+    @property
+    def won(self) -> int:
+        return sum(net > 0 for net in self.nets.values())
+
+    @property
+    def lost(self) -> int:
+        return sum(net < 0 for net in self.nets.values())
+
+    @property
+    def net(self) -> int:
+        return sum(self.nets.values())
 
 
 def _turn_key(state: TableState) -> tuple[int, int | None] | None:

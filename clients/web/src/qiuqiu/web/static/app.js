@@ -5,6 +5,7 @@ import { Connection, Refused } from "./connection.js";
 import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
+import { Tally } from "./tally.js";
 import { h, chips } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
@@ -33,9 +34,16 @@ class App {
     this.view = "signin";
     this.balance = 0;
     this.name = "";
+    this.accountId = "";
     /** @type {any[]} */
     this.lobbyTables = [];
     this.online = false;
+    /** This browser tab's evening: every hand it saw you play, at any table. */
+    this.session = Tally.load(sessionStorage, "qiuqiu.session");
+    /** @type {Map<string, Tally>} the same, table by table, for the summary on leaving */
+    this.tallies = new Map();
+    /** @type {{tableId: string, tally: Tally, balance: number, why: string} | null} */
+    this.farewell = null;
 
     this.main = /** @type {HTMLElement} */ (document.getElementById("main"));
     this.statusEl = /** @type {HTMLElement} */ (document.getElementById("status"));
@@ -51,6 +59,8 @@ class App {
       act: (state, action) => this.act(state, action),
       leave: (state) => this.leave(state),
       lobby: () => this.show("lobby"),
+      rebuy: (state, buyIn) => this.rebuy(state, buyIn),
+      history: (state) => this.history(state),
     });
     this.lobbyView = new LobbyView({
       create: (options, buyIn) => this.create(options, buyIn),
@@ -58,6 +68,10 @@ class App {
       watch: (id) => this.watch(id),
       open: (id) => this.open(id),
       refresh: () => this.refreshLobby(),
+      dismiss: () => {
+        this.farewell = null;
+        this.drawLobby();
+      },
     });
     this.signin = this.signinView();
 
@@ -91,6 +105,9 @@ class App {
     this.statusEl.title = info.detail;
     if (info.status === "need-name") this.show("signin");
     if (info.status === "stopped" && info.detail) this.toast(info.detail, "bad");
+    if (info.status === "reconnecting" && info.code === 1001 && info.attempt === 1) {
+      this.toast("The server stopped. Every hand in play was called off and your chips went back to your balance; this page reconnects when the server is back.", "bad");
+    }
     if (info.status === "reconnecting") {
       for (const state of this.tables.values()) if (state.log.at(-1)?.text !== "Connection lost: reconnecting…") state.note("Connection lost: reconnecting…", "warn");
     }
@@ -99,7 +116,16 @@ class App {
 
   /** @param {any} welcome */
   welcome(welcome) {
+    if (this.conn.forgotten) {
+      this.conn.forgotten = false;
+      this.toast(`The server no longer knows your account: it restarted without keeping accounts. You start again as a new player with ${chips(welcome.balance)} chips.`, "bad");
+      this.session = new Tally();
+      this.tallies.clear();
+      this.farewell = null;
+      this.session.save(sessionStorage, "qiuqiu.session");
+    }
     this.name = welcome.name;
+    this.accountId = welcome.account_id;
     this.balance = welcome.balance;
     this.drawAccount();
     this.awaiting.clear();
@@ -143,6 +169,9 @@ class App {
       case "table_left":
         this.tableLeft(m);
         break;
+      case "hand_list":
+        this.tableView.showHistory(m.hands, this.accountId);
+        break;
       case "error":
         this.tableView.refused();
         this.toast(m.message, "bad");
@@ -156,9 +185,9 @@ class App {
     const before = this.tables.get(id);
     const state = new TableState(m, () => this.redraw());
     if (before) {
-      // The log and the last result outlive a reconnect: they are this page's own.
+      // The log and the last result outlive a reconnect or a rebuy: they are this page's own.
       state.log = before.log;
-      state.result = before.result?.handId === state.hand?.handId ? before.result : null;
+      state.result = before.result;
       state.skewMs = before.skewMs;
       if (before.log.at(-1)?.text.startsWith("Connection lost")) state.note("Back online.", "ok");
     }
@@ -180,8 +209,14 @@ class App {
       this.conn.send({ type: "request_snapshot", table_id: m.table_id });
     }
     if (applied !== "applied") return;
-    if (m.type === "hand_ended") this.leaving.delete(m.table_id);
-    if (m.type === "table_closed") {
+    if (m.type === "hand_ended") {
+      this.leaving.delete(m.table_id);
+      this.record(state);
+    }
+    if (m.type === "table_closed" && state.busted) {
+      // The showdown that broke this seat stays on screen; a rebuy opens a new table.
+      this.tables.set(m.table_id, state);
+    } else if (m.type === "table_closed") {
       this.tables.delete(m.table_id);
       this.watching.delete(m.table_id);
       if (this.active === m.table_id) {
@@ -193,16 +228,48 @@ class App {
     if (this.active === m.table_id && this.view === "table") this.redraw();
   }
 
+  /** A hand ended at a table where this page sits: into the evening's tally. @param {TableState} state */
+  record(state) {
+    const result = state.result;
+    // A hand called off moved no chip: it is not one played.
+    if (state.you === null || !result || result.voided) return;
+    const net = result.nets.get(state.you);
+    if (net === undefined) return;
+    const won = result.awards.flatMap((a) => a.shares).filter((x) => x.seat === state.you).reduce((sum, x) => sum + x.amount, 0);
+    const pot = result.awards.reduce((sum, a) => sum + a.amount, 0);
+    this.session.add(`${state.tableId}:${result.handId}`, net, won > 0 ? pot : 0);
+    if (!this.tallies.has(state.tableId)) this.tallies.set(state.tableId, new Tally());
+    this.tallies.get(state.tableId)?.add(`${state.tableId}:${result.handId}`, net, won > 0 ? pot : 0);
+    this.session.save(sessionStorage, "qiuqiu.session");
+    this.drawAccount();
+  }
+
   /** @param {any} m */
   tableLeft(m) {
     if (m.balance !== undefined) this.balance = m.balance;
     this.drawAccount();
+    const state = this.tables.get(m.table_id);
+    const stoodUp = m.ref === undefined && m.seat !== undefined && m.seat !== null;
+    if (stoodUp && m.cashed_out === 0 && state) {
+      // Busted: the showdown stays on screen with the offer to buy in again.
+      state.busted = true;
+      state.bustedSeat = m.seat;
+      state.you = null;
+      state.legal = null;
+      this.leaving.delete(m.table_id);
+      this.redraw();
+      return;
+    }
+    if (m.seat !== undefined && m.seat !== null) {
+      const tally = this.tallies.get(m.table_id) ?? new Tally();
+      const why = m.ref === undefined ? `You were stood up (the server is stopping, or you were away past the grace period): your ${chips(m.cashed_out)} chips went back to your balance.` : `You left with ${chips(m.cashed_out)} chips.`;
+      this.farewell = { tableId: m.table_id, tally, balance: m.balance, why };
+      this.tallies.delete(m.table_id);
+    }
     this.tables.delete(m.table_id);
     this.watching.delete(m.table_id);
     this.leaving.delete(m.table_id);
-    if (m.seat !== undefined && m.seat !== null) {
-      this.toast(m.ref === undefined ? `You were stood up with ${chips(m.cashed_out)} chips back in your balance.` : `You left with ${chips(m.cashed_out)} chips.`);
-    }
+    this.drawAccount();
     if (this.active === m.table_id) {
       this.active = null;
       this.show("lobby");
@@ -256,8 +323,36 @@ class App {
     this.show("table");
   }
 
+  /** Buy in again at the table that broke this seat. @param {TableState} state @param {number} buyIn */
+  async rebuy(state, buyIn) {
+    try {
+      await this.conn.request({ type: "join_table", table_id: state.tableId, buy_in: buyIn });
+    } catch (error) {
+      this.refusal(error);
+      if (error instanceof Refused && (error.code === "unknown_table" || error.code === "table_closed")) {
+        // The table is gone: open one like it instead.
+        const { seats, dealer_bot, min_players, ante, min_bet, max_bet, max_raises, betting_rounds, tie_rule, manual_split, turn_seconds, min_buy_in, max_buy_in } = state.options;
+        this.tables.delete(state.tableId);
+        await this.create({ seats, dealer_bot, min_players, ante, min_bet, max_bet, max_raises, betting_rounds, tie_rule, manual_split, turn_seconds, min_buy_in, max_buy_in }, buyIn);
+      }
+    }
+  }
+
+  /** Ask for the table's past hands, for the history and the replayer. @param {TableState} state */
+  history(state) {
+    this.conn.send({ type: "list_hands", table_id: state.tableId });
+  }
+
   /** @param {TableState} state */
   async leave(state) {
+    if (state.busted) {
+      this.tables.delete(state.tableId);
+      this.farewell = { tableId: state.tableId, tally: this.tallies.get(state.tableId) ?? new Tally(), balance: this.balance, why: "You ran out of chips at this table." };
+      this.tallies.delete(state.tableId);
+      this.active = null;
+      this.show("lobby");
+      return;
+    }
     if (state.you !== null && state.hand && state.hand.phase !== "ended" && state.me?.inHand) this.leaving.add(state.tableId);
     this.redraw();
     try {
@@ -286,6 +381,8 @@ class App {
   /** @param {"signin" | "lobby" | "table"} view */
   show(view) {
     if (view === "table" && !(this.active && this.tables.has(this.active))) view = "lobby";
+    // A new view starts at its top, as a new page would (the lobby's form may be far down).
+    if (view !== this.view) scrollTo(0, 0);
     this.view = view;
     document.body.dataset.view = view;
     const hash = view === "table" && this.active ? `#/table/${this.active}` : view === "lobby" ? "#/" : "";
@@ -319,19 +416,34 @@ class App {
   redraw() {
     if (this.view === "table" && this.active) {
       const state = this.tables.get(this.active);
-      if (state) this.tableView.render(state, { online: this.online, leaving: this.leaving.has(this.active) });
+      if (state) this.tableView.render(state, { online: this.online, leaving: this.leaving.has(this.active), balance: this.balance });
     }
   }
 
   drawLobby() {
     const seatedAt = new Set([...this.tables.values()].filter((s) => s.you !== null).map((s) => s.tableId));
-    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt });
+    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt, farewell: this.farewell, session: this.session });
   }
 
   drawAccount() {
+    const atTables = [...this.tables.values()].reduce((sum, t) => sum + (t.me?.stack ?? 0), 0);
+    const s = this.session;
     this.accountEl.replaceChildren(
       h("span", { class: "who", text: this.name }),
-      h("span", { class: "balance", title: "chips not at a table" }, h("span", { class: "chip" }), chips(this.balance)),
+      h(
+        "span",
+        { class: "balance", title: "chips in your balance, not at a table" },
+        h("span", { class: "chip" }),
+        h("span", { class: "balance-amount", text: chips(this.balance) }),
+        atTables ? h("small", { class: "at-table", text: ` + ${chips(atTables)} at the table` }) : null,
+      ),
+      h(
+        "span",
+        { class: `session ${s.net > 0 ? "up" : s.net < 0 ? "down" : ""}`, title: `This evening: ${s.hands} hands, won ${s.won}, lost ${s.lost}, biggest pot won ${chips(s.biggest)}` },
+        h("span", { class: "session-label", text: "Session" }),
+        h("strong", { class: "session-net", text: signed(s.net) }),
+        h("small", { class: "session-hands", text: `${s.hands} hands · ${s.won}W ${s.lost}L · top ${chips(s.biggest)}` }),
+      ),
     );
   }
 
@@ -364,6 +476,9 @@ class App {
     setTimeout(() => item.remove(), 5000);
   }
 }
+
+/** @param {number} n */
+const signed = (n) => (n > 0 ? `+${chips(n)}` : n < 0 ? `−${chips(-n)}` : "±0");
 
 // One app per page; exposed for debugging from the console.
 /** @type {any} */ (window).qiuqiu = new App();

@@ -19,7 +19,7 @@ const FINAL_CLOSES = new Map([
 
 /**
  * @typedef {"connecting" | "need-name" | "online" | "reconnecting" | "stopped"} Status
- * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null}} StatusInfo
+ * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null, code?: number}} StatusInfo
  */
 
 /** A refused request: the server's `error`, as an exception. */
@@ -52,6 +52,8 @@ export class Connection {
     this.info = { status: "connecting", detail: "", attempt: 0, retryAt: null };
     /** @type {ReturnType<typeof setTimeout> | null} */
     this.retryTimer = null;
+    /** Set when the server no longer knew this page's account and a new one was opened. */
+    this.forgotten = false;
     /** How many sessions this page has had: more than one means it came back by itself. */
     this.sessions = 0;
     // A laptop waking up or a phone back on the network: try at once.
@@ -102,8 +104,10 @@ export class Connection {
         return this.welcomed(await this.request({ type: "hello", version: PROTOCOL_VERSION, token }));
       } catch (error) {
         if (!(error instanceof Refused) || error.code !== "unknown_token") return this.failed(error);
-        // The server forgot the account (it restarted without Redis): start a new one.
+        // The server forgot the account (it restarted without Redis): start a new one,
+        // and let the page say so, or the player would find 1,000 chips and no word why.
         this.token = null;
+        this.forgotten = true;
       }
     }
     if (this.name) return this.identify(this.name);
@@ -197,6 +201,7 @@ export class Connection {
     const wait = Math.round(delay * (0.8 + Math.random() * 0.4));
     this.info.attempt += 1;
     this.info.retryAt = Date.now() + wait;
+    this.info.code = code;
     this.setStatus("reconnecting", reason || (code === 1001 ? "The server is restarting." : "Connection lost."));
     this.retryTimer = setTimeout(() => this.open(), wait);
   }

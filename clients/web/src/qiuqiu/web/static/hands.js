@@ -80,3 +80,66 @@ export function bestCut(tiles) {
 export function handValue(category, values) {
   return CATEGORY_NAMES[category] || `${values[0]}-${values[1]}`;
 }
+
+const CATEGORY_ORDER = { six_gods: 5, four_doubles: 4, pure_big: 3, pure_small: 2, normal: 1 };
+
+/**
+ * How strong one tile is for the highest-tile tie rule: any double over any
+ * non-double; doubles by spots; others by spots, then by the higher end.
+ * @param {string} text
+ * @returns {[number, number, number]}
+ */
+export function tileStrength(text) {
+  const [high, low] = parseTile(text);
+  return [high === low ? 1 : 0, high + low, high];
+}
+
+/** @param {number[]} a @param {number[]} b */
+function compareKeys(a, b) {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] > b[i] ? 1 : -1;
+  return 0;
+}
+
+/** The strongest of some tiles by the tie rule. @param {string[]} tiles */
+export function highestTile(tiles) {
+  return tiles.map(normalTile).reduce((best, t) => (compareKeys(tileStrength(t), tileStrength(best)) > 0 ? t : best));
+}
+
+/**
+ * @typedef {{tiles: string[], cut: {values: number[]}, category: Category}} Shown
+ */
+
+/**
+ * Which of two shown hands ranks higher, as the engine compares them: category,
+ * then (normal hands) higher pair, lower pair, then the highest tile.
+ * @param {Shown} a @param {Shown} b
+ * @returns {number} above 0 when `a` is higher
+ */
+export function compareShown(a, b) {
+  const byCategory = CATEGORY_ORDER[a.category] - CATEGORY_ORDER[b.category];
+  if (byCategory) return byCategory;
+  if (a.category === "normal") {
+    const byPairs = compareKeys(a.cut.values, b.cut.values);
+    if (byPairs) return byPairs;
+  }
+  return compareKeys(tileStrength(highestTile(a.tiles)), tileStrength(highestTile(b.tiles)));
+}
+
+/**
+ * Why `winner` beat `loser`, in words a player reads at a glance.
+ * @param {Shown} winner @param {Shown} loser @param {boolean} split the pot was shared
+ */
+export function whyItWon(winner, loser, split) {
+  const [w, l] = [winner, loser].map((x) => handValue(x.category, x.cut.values));
+  if (split) return `equal hands (${w}) share it`;
+  if (winner.category !== loser.category) {
+    return winner.category === "normal" ? `${w} beats ${l}` : `${w} beats ${loser.category === "normal" ? "any normal hand" : l}`;
+  }
+  if (winner.category === "normal" && winner.cut.values[0] !== loser.cut.values[0]) {
+    return `higher pair, ${winner.cut.values[0]} beats ${loser.cut.values[0]}`;
+  }
+  if (winner.category === "normal" && winner.cut.values[1] !== loser.cut.values[1]) {
+    return `same higher pair (${winner.cut.values[0]}), lower pair ${winner.cut.values[1]} beats ${loser.cut.values[1]}`;
+  }
+  return `equal hands (${w}), the highest tile decides: ${highestTile(winner.tiles)} beats ${highestTile(loser.tiles)}`;
+}

@@ -8,7 +8,7 @@ import { h, chips } from "./dom.js";
  * @typedef {{create: (options: Record<string, unknown>, buyIn: number) => void,
  *            join: (tableId: string, buyIn: number) => void,
  *            watch: (tableId: string) => void, open: (tableId: string) => void,
- *            refresh: () => void}} LobbyActions
+ *            refresh: () => void, dismiss: () => void}} LobbyActions
  */
 
 export class LobbyView {
@@ -17,9 +17,11 @@ export class LobbyView {
     this.actions = actions;
     this.list = h("div", { class: "table-list", "aria-live": "polite" });
     this.form = this.createForm();
+    this.farewell = h("div", { class: "farewell-slot" });
     this.root = h(
       "section",
       { class: "lobby" },
+      this.farewell,
       h(
         "div",
         { class: "card tables-card" },
@@ -43,14 +45,18 @@ export class LobbyView {
     const seats = h("select", { name: "seats" }, [2, 3, 4, 5, 6].map((n) => h("option", { value: String(n), text: `${n} seats` })));
     const bot = h("input", { type: "checkbox", name: "dealer_bot", checked: true });
     const rounds = h("select", { name: "betting_rounds" }, h("option", { value: "1", text: "1 (classic)" }), h("option", { value: "2", text: "2 (after the 4th tile too)" }));
+    const tie = h("select", { name: "tie_rule" }, h("option", { value: "highest_tile", text: "highest tile wins" }), h("option", { value: "split", text: "split the pot" }));
+    const split = h("input", { type: "checkbox", name: "manual_split" });
     const form = /** @type {HTMLFormElement} */ (
       h(
         "form",
         { class: "create", onsubmit: (/** @type {Event} */ e) => this.submit(e) },
         h("div", { class: "grid" }, field("Seats", seats), h("label", { class: "field check" }, bot, h("span", { text: "Play against the dealer bot" }))),
         h("div", { class: "grid" }, field("Ante", num("ante", 10, 0, 100000)), field("Min bet", num("min_bet", 10, 1, 100000)), field("Max bet", num("max_bet", "", 1, 1000000, { placeholder: "no limit" }))),
-        h("div", { class: "grid" }, field("Betting rounds", rounds), field("Seconds per turn", num("turn_seconds", 30, 5, 600))),
-        h("div", { class: "grid" }, field("Your buy-in", num("buy_in", 500, 100, 10000))),
+        h("div", { class: "grid" }, field("Betting rounds", rounds), field("Raises a round", num("max_raises", "", 0, 100, { placeholder: "no limit" })), field("Seconds per turn", num("turn_seconds", 30, 5, 600))),
+        h("div", { class: "grid" }, field("Equal hands", tie), h("label", { class: "field check" }, split, h("span", { text: "Players cut their own hands" }))),
+        h("div", { class: "grid" }, field("Players to start", num("min_players", 2, 2, 6), "without the bot"), field("Buy-in from", num("min_buy_in", 100, 1, 1000000)), field("Buy-in up to", num("max_buy_in", 10000, 1, 1000000))),
+        h("div", { class: "grid" }, field("Your buy-in", num("buy_in", 500, 1, 1000000))),
         h("button", { type: "submit", class: "primary", dataset: { action: "create" }, text: "Open the table and sit down" }),
       )
     );
@@ -68,27 +74,56 @@ export class LobbyView {
     const options = {
       seats,
       dealer_bot: withBot,
-      // Without the bot, a hand starts as soon as two players sit down.
-      min_players: 2,
+      // With the bot a hand starts at once; without it, when this many have sat down.
+      min_players: withBot ? 2 : Math.min(seats, value("min_players")),
       ante: value("ante"),
       min_bet: value("min_bet"),
       betting_rounds: value("betting_rounds"),
+      tie_rule: data.get("tie_rule"),
+      manual_split: data.get("manual_split") === "on",
       turn_seconds: value("turn_seconds"),
+      min_buy_in: value("min_buy_in"),
+      max_buy_in: value("max_buy_in"),
     };
     if (data.get("max_bet")) options.max_bet = value("max_bet");
+    if (data.get("max_raises")) options.max_raises = value("max_raises");
     this.actions.create(options, value("buy_in"));
   }
 
   /**
    * @param {any[]} tables the `table_list` entries
-   * @param {{balance: number, seatedAt: Set<string>}} me
+   * @param {{balance: number, seatedAt: Set<string>, farewell: any, session: import("./tally.js").Tally}} me
    */
   render(tables, me) {
+    this.drawFarewell(me.farewell, me.session);
     if (!tables.length) {
       this.list.replaceChildren(h("p", { class: "muted empty", text: "No tables yet. Open one, with the dealer bot or for friends to join." }));
       return;
     }
     this.list.replaceChildren(...tables.map((t) => this.row(t, me)));
+  }
+
+  /** What the table you just left came to, and the evening so far.
+   * @param {{tableId: string, tally: import("./tally.js").Tally, balance: number, why: string} | null} farewell
+   * @param {import("./tally.js").Tally} session */
+  drawFarewell(farewell, session) {
+    if (!farewell) {
+      this.farewell.replaceChildren();
+      return;
+    }
+    const t = farewell.tally;
+    const signed = (/** @type {number} */ n) => `${n > 0 ? "+" : n < 0 ? "−" : "±"}${chips(Math.abs(n))}`;
+    this.farewell.replaceChildren(
+      h(
+        "div",
+        { class: "card farewell", role: "status" },
+        h("h2", { text: `You left table ${farewell.tableId}` }),
+        h("p", { text: farewell.why }),
+        h("p", { class: "farewell-table", text: `At that table: ${t.hands} ${t.hands === 1 ? "hand" : "hands"}, won ${t.won}, lost ${t.lost}, net ${signed(t.net)}, biggest pot won ${chips(t.biggest)}.` }),
+        h("p", { class: "farewell-session muted", text: `This evening: ${session.hands} hands, net ${signed(session.net)}. Your balance: ${chips(farewell.balance)}.` }),
+        h("button", { type: "button", class: "ghost small", onclick: () => this.actions.dismiss(), text: "Dismiss" }),
+      ),
+    );
   }
 
   /** @param {any} t @param {{balance: number, seatedAt: Set<string>}} me */
@@ -122,6 +157,7 @@ export class LobbyView {
           h("span", { class: `badge ${t.playing ? "live" : "idle"}`, text: t.playing ? "playing" : "waiting" }),
         ),
         h("div", { class: "t-stakes", text: `Ante ${o.ante} · bets ${o.min_bet}${o.max_bet ? `–${o.max_bet}` : "+"} · ${o.betting_rounds === 2 ? "2 rounds" : "1 round"} · buy-in ${chips(o.min_buy_in)}–${chips(o.max_buy_in)}` }),
+        h("div", { class: "t-rules muted small", text: [o.tie_rule === "split" ? "equal hands split" : "highest tile breaks ties", o.manual_split ? "players cut their own hands" : "best cut automatic", o.max_raises != null ? `${o.max_raises} raises a round` : ""].filter(Boolean).join(" · ") }),
         h("div", { class: "t-seats" }, h("span", { class: "t-count", text: `${o.seats - t.free_seats}/${o.seats} seats` }), seatChips),
       ),
       h(

@@ -10,7 +10,7 @@
 //    `turn_started` or snapshot corrects any drift.
 
 import { verifyHand } from "./verify.js";
-import { handValue } from "./hands.js";
+import { handValue, compareShown, whyItWon } from "./hands.js";
 
 /**
  * @typedef {{min: number, max: number}} ChipRange
@@ -19,16 +19,19 @@ import { handValue } from "./hands.js";
  * @typedef {{seat: number, name: string, isBot: boolean, stack: number, connected: boolean,
  *            bet: number, inHand: boolean, folded: boolean, allIn: boolean, tileCount: number,
  *            tiles: string[], cut: {pairs: string[][], values: number[]} | null,
- *            category: import("./hands.js").Category | null, won: number}} Seat
+ *            category: import("./hands.js").Category | null, won: number,
+ *            lastAction: string, awayUntil: number | null}} Seat
  * @typedef {{handId: number, button: number, commitment: string, phase: string, round: number,
  *            pot: number, currentBet: number, actor: number | null, toCall: number,
- *            deadlineMs: number | null, dealtSeats: number[] | null}} Hand
+ *            deadlineMs: number | null, dealtSeats: number[] | null,
+ *            startStacks: Map<number, number> | null}} Hand
  * @typedef {{seat: number, name: string, tiles: string[], cut: {pairs: string[][], values: number[]},
  *            category: import("./hands.js").Category}} ShownHand
  * @typedef {{handId: number, shown: boolean, hands: ShownHand[], voided: string | null,
- *            awards: {amount: number, shares: {seat: number, amount: number}[]}[],
+ *            awards: {amount: number, eligible: number[], shares: {seat: number, amount: number}[]}[],
  *            verdict: import("./verify.js").Verdict | null, verifying: boolean,
- *            seed: string, commitment: string}} Result
+ *            seed: string, commitment: string, nets: Map<number, number>,
+ *            ended: boolean}} Result
  * @typedef {{text: string, kind: string}} LogLine
  */
 
@@ -50,6 +53,12 @@ export class TableState {
     /** Bumped whenever `legal` is set anew, so the buttons are rebuilt once per turn. */
     this.turnKey = `${snapshot.seq}`;
     this.closed = false;
+    /** Set when this page's seat ran out of chips here: the showdown stays, with a rebuy. */
+    this.busted = false;
+    /** Set on a replayed hand's state: no live timer is drawn on it. */
+    this.replaying = false;
+    /** @type {number | null} the seat this page had before it busted */
+    this.bustedSeat = null;
     this.onChange = onChange;
     /** @type {Map<number, Seat>} */
     this.seats = new Map();
@@ -63,6 +72,7 @@ export class TableState {
         allIn: seat.all_in,
         tileCount: seat.tile_count,
         tiles: seat.tiles ?? [],
+        awayUntil: seat.connected ? null : Date.now(),
       });
     }
     /** @type {Hand | null} */
@@ -82,6 +92,8 @@ export class TableState {
         deadlineMs: hand.deadline_ms ?? null,
         // A seat that sat down mid-hand is not in it; every seat still marked in was dealt.
         dealtSeats: hand.phase === "ended" ? null : [...this.seats.values()].filter((s) => s.inHand).map((s) => s.seat),
+        // Not known from a snapshot: the hand's net is then not worked out.
+        startStacks: null,
       };
       const actor = this.hand.actor === null ? undefined : this.seats.get(this.hand.actor);
       if (actor) this.hand.toCall = Math.max(0, this.hand.currentBet - actor.bet);
@@ -100,7 +112,7 @@ export class TableState {
 
   /** @param {number} seat */
   name(seat) {
-    if (seat === this.you) return "You";
+    if (seat === this.you || seat === this.bustedSeat) return "You";
     return this.seats.get(seat)?.name ?? `Seat ${seat + 1}`;
   }
 
@@ -148,11 +160,11 @@ export class TableState {
         this.note(`${e.name} left with ${e.cashed_out}.`, "dim");
         break;
       case "player_disconnected":
-        if (seat) seat.connected = false;
+        if (seat) Object.assign(seat, { connected: false, awayUntil: Date.now() + e.grace_ms });
         this.note(`${who} lost the connection (${Math.round(e.grace_ms / 1000)} s to come back).`, "warn");
         break;
       case "player_reconnected":
-        if (seat) seat.connected = true;
+        if (seat) Object.assign(seat, { connected: true, awayUntil: null });
         this.note(`${who} is back.`);
         break;
       case "table_closed":
@@ -174,6 +186,7 @@ export class TableState {
           toCall: 0,
           deadlineMs: null,
           dealtSeats: e.stacks.map((/** @type {{seat: number}} */ x) => x.seat),
+          startStacks: new Map(e.stacks.map((/** @type {{seat: number, amount: number}} */ x) => [x.seat, x.amount])),
         };
         // The last hand's result stays on show (beside the table) until this one ends.
         this.legal = null;
@@ -225,27 +238,32 @@ export class TableState {
         this.turnKey = `${e.seq}`;
         break;
       case "checked":
+        if (seat) seat.lastAction = "Check";
         this.note(`${who} checked.`);
         this.turnOver();
         break;
       case "bet_placed":
         this.putIn(e.seat, e.amount, e.all_in, true);
+        if (seat) seat.lastAction = `Bet ${e.amount}${allIn}`;
         this.note(`${who} bet ${e.amount}${allIn}.`, "bet");
         break;
       case "called":
         this.putIn(e.seat, e.amount, e.all_in, true);
+        if (seat) seat.lastAction = `Call ${e.amount}${allIn}`;
         this.note(`${who} called ${e.amount}${allIn}.`);
         break;
       case "raised":
         this.putIn(e.seat, e.amount, e.all_in, true);
+        if (seat) seat.lastAction = `Raise to ${e.to}${allIn}`;
         this.note(`${who} raised to ${e.to}${allIn}.`, "bet");
         break;
       case "folded":
-        if (seat) seat.folded = true;
+        if (seat) Object.assign(seat, { folded: true, lastAction: "Fold" });
         this.note(`${who} folded.`, "dim");
         this.turnOver();
         break;
       case "turn_timed_out":
+        if (seat) seat.lastAction = "Out of time";
         this.note(`${who} ran out of time.`, "warn");
         this.turnOver();
         break;
@@ -275,6 +293,7 @@ export class TableState {
         break;
       case "cut_declared":
         if (seat && e.cut) seat.cut = e.cut;
+        if (seat) seat.lastAction = "Cut";
         if (e.seat === this.you) this.legal = null;
         break;
       case "showdown":
@@ -293,7 +312,7 @@ export class TableState {
         break;
       case "pot_awarded":
         if (hand) hand.pot -= e.amount;
-        this.ensureResult(e.hand_id).awards.push({ amount: e.amount, shares: e.shares });
+        this.ensureResult(e.hand_id).awards.push({ amount: e.amount, eligible: e.eligible ?? [], shares: e.shares });
         for (const share of e.shares) {
           const s = seats.get(share.seat);
           if (s) {
@@ -322,6 +341,14 @@ export class TableState {
           hand.phase = "ended";
           hand.actor = null;
           this.checkDeal(e, hand);
+          const result = this.ensureResult(e.hand_id);
+          result.ended = true;
+          if (hand.startStacks) {
+            for (const { seat: n, amount } of e.stacks) {
+              const before = hand.startStacks.get(n);
+              if (before !== undefined) result.nets.set(n, amount - before);
+            }
+          }
         }
         this.legal = null;
         for (const { seat: n, amount } of e.stacks) {
@@ -345,6 +372,8 @@ export class TableState {
         verifying: false,
         seed: "",
         commitment: this.hand?.commitment ?? "",
+        nets: new Map(),
+        ended: false,
       };
     }
     return this.result;
@@ -397,6 +426,34 @@ export class TableState {
   }
 }
 
+/**
+ * Why each pot went where it did, one line per pot: the winner's hand against the
+ * best hand it beat among the seats that could win that pot.
+ * @param {Result} result @param {(seat: number) => string} name
+ * @returns {string[]}
+ */
+export function explainResult(result, name) {
+  const shown = new Map(result.hands.map((x) => [x.seat, x]));
+  const lines = [];
+  for (const award of result.awards) {
+    const winners = award.shares.map((x) => x.seat);
+    const who = winners.map(name).join(" and ");
+    const rivals = award.eligible.filter((n) => !winners.includes(n) && shown.has(n)).map((n) => /** @type {ShownHand} */ (shown.get(n)));
+    const top = shown.get(winners[0]);
+    if (!result.shown || !top) {
+      lines.push(`${who}: everyone else folded.`);
+    } else if (winners.length > 1 && winners.every((n) => shown.has(n))) {
+      lines.push(`${who} split ${award.amount}: ${whyItWon(top, /** @type {ShownHand} */ (shown.get(winners[1])), true)}.`);
+    } else if (!rivals.length) {
+      lines.push(`${who} took ${award.amount} back: no one else could win it.`);
+    } else {
+      const best = rivals.reduce((a, b) => (compareShown(a, b) >= 0 ? a : b));
+      lines.push(`${who} won ${award.amount}: ${whyItWon(top, best, false)}.`);
+    }
+  }
+  return lines;
+}
+
 /** @param {number} seat @param {string} name @param {boolean} isBot @param {number} stack @returns {Seat} */
 function newSeat(seat, name, isBot, stack) {
   return {
@@ -414,10 +471,12 @@ function newSeat(seat, name, isBot, stack) {
     cut: null,
     category: null,
     won: 0,
+    lastAction: "",
+    awayUntil: null,
   };
 }
 
 /** @param {Seat} s */
 function clearHand(s) {
-  Object.assign(s, { bet: 0, inHand: false, folded: false, allIn: false, tileCount: 0, tiles: [], cut: null, category: null, won: 0 });
+  Object.assign(s, { bet: 0, inHand: false, folded: false, allIn: false, tileCount: 0, tiles: [], cut: null, category: null, won: 0, lastAction: "" });
 }

@@ -6,7 +6,8 @@
 
 import { h, chips } from "./dom.js";
 import { dominoRow, cutView } from "./dominoes.js";
-import { bestCut, handValue, CATEGORY_NAMES } from "./hands.js";
+import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
+import { TableState, explainResult } from "./state.js";
 
 /** @typedef {import("./state.js").TableState} TableState */
 /** @typedef {import("./state.js").Seat} Seat */
@@ -15,8 +16,24 @@ import { bestCut, handValue, CATEGORY_NAMES } from "./hands.js";
 /**
  * What the view asks of the page.
  * @typedef {{act: (state: TableState, action: Record<string, unknown>) => boolean,
- *            leave: (state: TableState) => void, lobby: () => void}} TableActions
+ *            leave: (state: TableState) => void, lobby: () => void,
+ *            rebuy: (state: TableState, buyIn: number) => void,
+ *            history: (state: TableState) => void}} TableActions
  */
+
+/**
+ * Where each seat sits on the felt, in % of its width and height, counted clockwise
+ * from the viewer's own seat at the bottom: laid out per table size so no two seat
+ * boxes meet, on a phone as on a desktop.
+ * @type {Record<number, [number, number][]>}
+ */
+const SPOTS = {
+  2: [[50, 86], [50, 14]],
+  3: [[50, 86], [16, 27], [84, 27]],
+  4: [[50, 86], [11, 50], [50, 14], [89, 50]],
+  5: [[50, 86], [11, 62], [24, 15], [76, 15], [89, 62]],
+  6: [[50, 86], [11, 68], [11, 27], [50, 14], [89, 27], [89, 68]],
+};
 
 export class TableView {
   /** @param {TableActions} actions */
@@ -28,13 +45,19 @@ export class TableView {
     this.panel = h("section", { class: "actions", "aria-live": "polite" });
     this.result = h("section", { class: "result", "aria-live": "polite" });
     this.log = h("ol", { class: "log" });
+    this.history = h("section", { class: "history", hidden: true, "aria-label": "hand history" });
     this.root = h(
       "section",
       { class: "table-view" },
       this.bar,
       h("div", { class: "play" }, this.felt, this.mine, this.panel),
       h("aside", { class: "side" }, this.result, h("details", { class: "log-box", open: true }, h("summary", { text: "Table log" }), this.log)),
+      this.history,
     );
+    /** What was on the felt at the last redraw, so only what is new moves. */
+    this.shown = new Set();
+    /** @type {{hands: any[], accountId: string, replay: {hand: any, step: number, state: TableState} | null}} */
+    this.past = { hands: [], accountId: "", replay: null };
     this.panelKey = "";
     /** Set while an action is on its way, so a second click cannot send it twice. */
     this.sent = false;
@@ -42,12 +65,19 @@ export class TableView {
     this.state = null;
   }
 
-  /** @param {TableState} state @param {{online: boolean, leaving: boolean}} page */
+  /** @param {TableState} state @param {{online: boolean, leaving: boolean, balance: number}} page */
   render(state, page) {
-    if (this.state?.tableId !== state.tableId) this.panelKey = "";
+    if (this.state?.tableId !== state.tableId) {
+      this.panelKey = "";
+      this.history.hidden = true;
+    }
     this.state = state;
+    this.balance = page.balance;
+    const phase = state.hand?.phase;
     this.root.classList.toggle("offline", !page.online);
-    this.root.classList.toggle("watching", state.you === null);
+    this.root.classList.toggle("watching", state.you === null && !state.busted);
+    // On a phone the showdown goes straight under the felt while it is news.
+    this.root.classList.toggle("result-now", state.busted || phase === "showdown" || phase === "ended");
     this.drawBar(state, page.leaving);
     this.drawFelt(state);
     this.drawMine(state);
@@ -78,6 +108,10 @@ export class TableView {
       if (text) text.textContent = `${Math.ceil(left / 1000)} s`;
       timer.classList.toggle("urgent", left < Math.min(5000, total / 3));
     }
+    for (const el of this.root.querySelectorAll("[data-away-until]")) {
+      const until = Number(/** @type {HTMLElement} */ (el).dataset.awayUntil);
+      el.textContent = `away · ${Math.max(0, Math.ceil((until - Date.now()) / 1000))} s`;
+    }
   }
 
   /** @param {TableState} state @param {boolean} leaving */
@@ -97,8 +131,11 @@ export class TableView {
         h("strong", { text: `Table ${state.tableId}` }),
         h("span", { class: "stakes", text: stakes.join(" · ") }),
       ),
-      h("span", { class: `role ${state.you === null ? "watch" : "seated"}`, text: state.you === null ? "Watching" : `Seat ${state.you + 1}` }),
-      state.closed
+      h("span", { class: `role ${state.busted ? "out" : state.you === null ? "watch" : "seated"}`, text: state.busted ? "Out of chips" : state.you === null ? "Watching" : `Seat ${state.you + 1}` }),
+      h("button", { class: "ghost", type: "button", dataset: { action: "history" }, onclick: () => this.actions.history(state), text: "Hand history" }),
+      state.busted
+        ? ""
+        : state.closed
         ? h("span", { class: "role", text: "Closed" })
         : h("button", {
             class: "ghost leave",
@@ -112,25 +149,59 @@ export class TableView {
 
   /** @param {TableState} state */
   drawFelt(state) {
-    const hand = state.hand;
+    this.fillFelt(this.felt, state);
+    this.markNew(state);
+  }
+
+  /** Draw `state`'s seats and middle into a felt (the live one, or the replayer's).
+   * @param {HTMLElement} felt @param {TableState} state */
+  fillFelt(felt, state) {
     const count = state.options.seats;
-    const anchor = state.you ?? 0;
+    const anchor = state.you ?? state.bustedSeat ?? 0;
     const seats = [];
     for (let n = 0; n < count; n++) {
       // Seat numbers go clockwise; the viewer sits at the bottom, as at a real table.
-      const angle = Math.PI / 2 + (((n - anchor + count) % count) * 2 * Math.PI) / count;
-      const x = 50 + 41 * Math.cos(angle);
-      const y = 50 + 39 * Math.sin(angle);
+      const [x, y] = SPOTS[count][(n - anchor + count) % count];
       const seat = state.seats.get(n);
+      const side = x < 30 ? " left" : x > 70 ? " right" : "";
       seats.push(
         h(
           "div",
-          { class: `seat-spot${y < 45 ? " upper" : ""}`, style: `left:${x.toFixed(2)}%;top:${y.toFixed(2)}%` },
+          { class: `seat-spot${y < 45 ? " upper" : ""}${side}`, style: `left:${x}%;top:${y}%` },
           seat ? this.seatBox(state, seat) : h("div", { class: "seat empty", dataset: { seat: String(n) }, text: "Empty seat" }),
         ),
       );
     }
-    this.felt.replaceChildren(...seats, this.center(state, hand));
+    felt.dataset.seats = String(count);
+    felt.replaceChildren(...seats, this.center(state, state.hand));
+  }
+
+  /** Tiles dealt and chips bet since the last redraw get a short move (none when the
+   * system asks for reduced motion: style.css). @param {TableState} state */
+  markNew(state) {
+    const handId = state.hand?.handId ?? 0;
+    const now = new Set();
+    for (const seatEl of this.felt.querySelectorAll(".seat[data-seat]")) {
+      const seat = /** @type {HTMLElement} */ (seatEl).dataset.seat;
+      seatEl.querySelectorAll(".seat-tiles .domino").forEach((tile, i) => {
+        const key = `${handId}:${seat}:tile${i}`;
+        now.add(key);
+        if (!this.shown.has(key)) tile.classList.add("fresh");
+      });
+      const bet = seatEl.querySelector(".seat-bet");
+      if (bet) {
+        const key = `${handId}:${seat}:bet${bet.textContent}`;
+        now.add(key);
+        if (!this.shown.has(key)) bet.classList.add("fresh");
+      }
+    }
+    const pot = this.felt.querySelector(".pot-amount");
+    if (pot) {
+      const key = `${handId}:pot${pot.textContent}`;
+      now.add(key);
+      if (!this.shown.has(key)) pot.parentElement?.classList.add("fresh");
+    }
+    this.shown = now;
   }
 
   /** @param {TableState} state @param {Seat} seat */
@@ -172,13 +243,15 @@ export class TableView {
         { class: "seat-line" },
         h("span", { class: "seat-stack", text: chips(seat.stack) }),
         seat.folded ? h("span", { class: "tag", text: "folded" }) : seat.allIn ? h("span", { class: "tag allin", text: "all in" }) : null,
-        !seat.connected && h("span", { class: "tag away", text: "away" }),
       ),
+      !seat.connected &&
+        h("div", seat.awayUntil ? { class: "tag away", title: "disconnected: the seat is kept for the grace period", dataset: { awayUntil: String(seat.awayUntil) }, text: "away" } : { class: "tag away", text: "away" }),
+      seat.lastAction && !value && !won && h("div", { class: "last-action", text: seat.lastAction }),
       tiles,
       value && h("div", { class: `seat-value${won ? " won" : ""}`, text: won ? `${value} · wins ${chips(seat.won)}` : value }),
       !value && won && h("div", { class: "seat-value won", text: `wins ${chips(seat.won)}` }),
       seat.bet > 0 && h("div", { class: "seat-bet" }, h("span", { class: "chip" }), chips(seat.bet)),
-      isActor && timer(),
+      isActor && !state.replaying && timer(),
     );
   }
 
@@ -198,7 +271,7 @@ export class TableView {
     return h(
       "div",
       { class: "center" },
-      h("div", { class: "brand-mark", text: "QiuQiu" }),
+      !hand && h("div", { class: "brand-mark", text: "QiuQiu" }),
       hand && hand.phase !== "ended" && h("div", { class: "pot" }, h("span", { class: "chip big" }), h("span", { class: "pot-label", text: "Pot" }), h("strong", { class: "pot-amount", text: chips(hand.pot) })),
       h("div", { class: "phase", text: phase }),
       outcome(state),
@@ -209,6 +282,10 @@ export class TableView {
   /** @param {TableState} state */
   drawMine(state) {
     const me = state.me;
+    if (state.busted) {
+      this.mine.replaceChildren(h("p", { class: "muted", text: "Your seat is empty: the last hand took your chips." }));
+      return;
+    }
     if (state.you === null) {
       this.mine.replaceChildren(h("p", { class: "muted", text: "You are watching: players' tiles stay face down until the showdown." }));
       return;
@@ -239,10 +316,15 @@ export class TableView {
   /** @param {TableState} state @param {boolean} online */
   drawPanel(state, online) {
     const legal = state.legal;
-    const key = legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}`;
+    const key = state.busted ? `busted|${state.tableId}|${this.balance}|${state.closed}` : legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}`;
     if (key === this.panelKey) return;
     this.panelKey = key;
     this.sent = false;
+    if (state.busted) {
+      this.panel.classList.remove("my-turn");
+      this.panel.replaceChildren(this.rebuyOffer(state));
+      return;
+    }
     if (!legal || !online) {
       this.panel.classList.remove("my-turn");
       const hand = state.hand;
@@ -278,6 +360,28 @@ export class TableView {
     const range = legal.bet ?? legal.raise_to;
     const amount = range ? this.amountControl(state, legal.bet ? "bet" : "raise", range, send) : null;
     return [head, buttons, amount];
+  }
+
+  /** Out of chips: the hand that did it stays on screen, and buying in again is one click.
+   * @param {TableState} state */
+  rebuyOffer(state) {
+    const o = state.options;
+    const most = Math.min(o.max_buy_in, this.balance);
+    const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "rebuy", min: o.min_buy_in, max: most, step: 1, value: String(Math.max(o.min_buy_in, Math.min(500, most))), inputMode: "numeric", "aria-label": "buy-in" }));
+    const can = this.balance >= o.min_buy_in;
+    return h(
+      "div",
+      { class: "bust" },
+      h("strong", { class: "bust-title", text: "You're out of chips" }),
+      h("p", { class: "muted", text: can ? `Your balance is ${chips(this.balance)}. Buy in again at this table (${chips(o.min_buy_in)} to ${chips(o.max_buy_in)})${state.closed ? ": it has closed, so a new one like it opens" : ""}, or go back to the lobby.` : `Your balance is ${chips(this.balance)}, less than this table's ${chips(o.min_buy_in)} buy-in.` }),
+      h(
+        "div",
+        { class: "buttons" },
+        can && buyIn,
+        can && h("button", { type: "button", class: "act call", dataset: { action: "rebuy" }, onclick: () => this.actions.rebuy(state, Number(buyIn.value)), text: "Buy in again" }),
+        h("button", { type: "button", class: "ghost", dataset: { action: "lobby" }, onclick: () => this.actions.leave(state), text: "Back to the lobby" }),
+      ),
+    );
   }
 
   /**
@@ -339,29 +443,39 @@ export class TableView {
     );
   }
 
-  /** At a manual-split table: the three ways to cut, best first. @param {TableState} state @param {(a: Record<string, unknown>) => void} send */
+  /** At a manual-split table: the ways to cut, best first, each pair with its tiles and
+   * value; cuts worth the same are shown once. @param {TableState} state @param {(a: Record<string, unknown>) => void} send */
   cutChooser(state, send) {
     const tiles = state.me?.tiles ?? [];
     if (tiles.length !== 4) return h("p", { text: "Waiting for your fourth tile…" });
     const [a, b, c, d] = tiles;
-    const options = [
+    const pairValue = (/** @type {string[]} */ p) => (spots(p[0]) + spots(p[1])) % 10;
+    const all = [
       [[a, b], [c, d]],
       [[a, c], [b, d]],
       [[a, d], [b, c]],
-    ].map((pairs) => {
-      const values = pairs.map((p) => p.reduce((sum, t) => sum + t.split("-").reduce((x, y) => x + Number(y), 0), 0) % 10);
-      return { pairs, values, score: Math.max(...values) * 10 + Math.min(...values) };
+    ].map((cut) => {
+      const pairs = pairValue(cut[0]) >= pairValue(cut[1]) ? cut : [cut[1], cut[0]];
+      const values = pairs.map(pairValue);
+      return { pairs, values, score: values[0] * 10 + values[1] };
     });
-    options.sort((x, y) => y.score - x.score);
+    all.sort((x, y) => y.score - x.score);
+    const options = all.filter((o, i) => all.findIndex((x) => x.score === o.score) === i);
+    const category = bestCut(tiles).category;
+    const special = CATEGORY_NAMES[category];
     return h(
       "div",
       { class: "cuts" },
-      h("p", { text: "Cut your hand into two pairs (binding):" }),
+      h("p", { text: special ? `You hold ${special}: it wins as a special hand however you cut it.` : "Cut your hand into two pairs. The cut you pick is final." }),
       options.map((o, i) =>
         h(
           "button",
-          { type: "button", class: `act cut-option${i === 0 ? " best" : ""}`, dataset: { action: "declare_cut" }, onclick: () => send({ type: "declare_cut", pairs: o.pairs }) },
-          cutView(o.pairs, o.values, { size: "sm" }),
+          { type: "button", class: `act cut-option${i === 0 ? " best" : ""}`, dataset: { action: "declare_cut", value: `${o.values[0]}-${o.values[1]}` }, onclick: () => send({ type: "declare_cut", pairs: o.pairs }) },
+          o.pairs.map((pair, n) =>
+            h("span", { class: "cut-pair" }, dominoRow(pair, { size: "sm" }), h("span", { class: "cut-pair-value", text: `${n === 0 ? "high" : "low"} pair ${o.values[n]}` })),
+          ),
+          h("span", { class: "cut-total", text: `${o.values[0]}-${o.values[1]}` }),
+          h("span", { class: `cut-note${i === 0 ? " best" : ""}`, text: i === 0 ? "Best" : `worse than ${options[0].values[0]}-${options[0].values[1]}` }),
         ),
       ),
     );
@@ -388,21 +502,129 @@ export class TableView {
         h("span", { class: "who", text: shown.name }),
         cutView(shown.cut.pairs, shown.cut.values, { size: "sm" }),
         h("span", { class: `value${CATEGORY_NAMES[shown.category] ? " special" : ""}`, text: handValue(shown.category, shown.cut.values) }),
-        won ? h("span", { class: "badge win", text: `Winner +${chips(won)}` }) : null,
+        won ? h("span", { class: "badge win", title: "chips taken from the pot, and the winner's gain after what they put in", text: winnerBadge(won, result.nets.get(shown.seat)) }) : null,
       );
     });
     let summary = "";
     if (result.voided) summary = `The hand was called off (${result.voided}); every chip went back.`;
     else if (!result.shown && winners.size) summary = `${[...winners.keys()].map((s) => state.name(s)).join(" and ")} ${winners.size === 1 && [...winners.keys()][0] === state.you ? "take" : "takes"} the pot: everyone else folded, no tiles are shown.`;
-    else if (winners.size) summary = `${[...winners].map(([s, n]) => `${state.name(s)} ${s === state.you ? "win" : "wins"} ${chips(n)}`).join(", ")}.`;
+    const reasons = result.voided || !result.shown ? [] : explainResult(result, (n) => state.name(n));
+    const me = state.you ?? state.bustedSeat;
+    const mine = me === null ? undefined : result.nets.get(me);
     const hand = state.hand;
     const later = hand && hand.handId !== result.handId && hand.phase !== "ended";
     this.result.replaceChildren(
       h("h3", { text: `${later ? "Last hand" : "Hand"} #${result.handId} · ${result.voided ? "voided" : result.shown ? "showdown" : "no showdown"}` }),
       rows.length ? h("ul", { class: "showdown" }, rows) : "",
       summary ? h("p", { class: "summary", text: summary }) : "",
+      reasons.length ? h("ul", { class: "why" }, reasons.map((line) => h("li", { text: line }))) : "",
+      mine !== undefined && !result.voided ? h("p", { class: `net ${mine > 0 ? "up" : mine < 0 ? "down" : ""}`, text: `For you: ${mine > 0 ? "+" : mine < 0 ? "−" : "±"}${chips(Math.abs(mine))} net this hand` }) : "",
       verdictView(result) ?? "",
       later ? h("p", { class: "muted small", text: `Hand #${hand.handId} is committed to ${hand.commitment.slice(0, 16)}…` }) : "",
+    );
+  }
+
+  /**
+   * The table's past hands (a `hand_list`), newest first, each with what it meant for
+   * you and a button to replay it.
+   * @param {any[]} hands @param {string} accountId
+   */
+  showHistory(hands, accountId) {
+    this.past = { hands, accountId, replay: null };
+    this.drawHistory();
+    this.history.hidden = false;
+    this.history.scrollIntoView({ block: "start" });
+  }
+
+  drawHistory() {
+    const { hands, accountId, replay } = this.past;
+    const close = h("button", { type: "button", class: "ghost", dataset: { action: "close-history" }, onclick: () => (this.history.hidden = true), text: "Close" });
+    if (replay) {
+      this.history.replaceChildren(this.replayView(replay), close);
+      return;
+    }
+    const rows = [...hands].reverse().map((hand) => {
+      const mine = hand.seats.find((/** @type {any} */ x) => x.account_id === accountId);
+      const net = mine ? mine.after - mine.before : null;
+      const pot = hand.events.filter((/** @type {any} */ e) => e.type === "pot_awarded").reduce((sum, /** @type {any} */ e) => sum + e.amount, 0);
+      return h(
+        "li",
+        { class: "past-hand", dataset: { hand: String(hand.hand_id) } },
+        h("strong", { text: `Hand #${hand.hand_id}` }),
+        h("span", { class: "muted", text: hand.voided ? "voided: every chip went back" : `pot ${chips(pot)} · ${hand.seats.length} seats` }),
+        h("span", { class: `net ${net === null ? "" : net > 0 ? "up" : net < 0 ? "down" : ""}`, text: net === null ? "not yours" : `${net > 0 ? "+" : net < 0 ? "−" : "±"}${chips(Math.abs(net))}` }),
+        !hand.voided && hand.events.length ? h("button", { type: "button", class: "ghost small", dataset: { action: "replay" }, onclick: () => this.startReplay(hand), text: "Replay" }) : null,
+      );
+    });
+    this.history.replaceChildren(
+      h("h3", { text: "Hand history" }),
+      rows.length ? h("ol", { class: "past-hands" }, rows) : h("p", { class: "muted", text: "No hand has ended at this table yet." }),
+      close,
+    );
+  }
+
+  /** @param {any} hand a `hand_list` entry */
+  startReplay(hand) {
+    this.past.replay = { hand, step: 1, state: this.replayState(hand, 1) };
+    this.drawHistory();
+  }
+
+  /**
+   * The table as a spectator saw it after the first `step` events of `hand`: the same
+   * folding of events as the live table, so the replay is the hand as it was played.
+   * @param {any} hand @param {number} step
+   */
+  replayState(hand, step) {
+    const me = hand.seats.find((/** @type {any} */ x) => x.account_id === this.past.accountId);
+    const names = this.state?.seats;
+    const snapshot = {
+      seq: hand.events[0].seq - 1,
+      table: {
+        table_id: hand.table_id,
+        options: this.state?.options,
+        you: me ? me.seat : null,
+        seats: hand.seats.map((/** @type {any} */ x) => ({ seat: x.seat, name: names?.get(x.seat)?.name ?? `Seat ${x.seat + 1}`, is_bot: names?.get(x.seat)?.isBot ?? false, stack: x.before, connected: true, bet: 0, in_hand: false, folded: false, all_in: false, tile_count: 0 })),
+        hand: null,
+      },
+    };
+    const state = new TableState(snapshot, () => {
+      if (this.past.replay?.state === state) this.drawHistory();
+    });
+    state.replaying = true;
+    for (const event of hand.events.slice(0, step)) state.apply(event);
+    return state;
+  }
+
+  /** @param {{hand: any, step: number, state: TableState}} replay */
+  replayView(replay) {
+    const { hand, step, state } = replay;
+    const total = hand.events.length;
+    const go = (/** @type {number} */ to) => {
+      const next = Math.max(1, Math.min(total, to));
+      this.past.replay = { hand, step: next, state: this.replayState(hand, next) };
+      this.drawHistory();
+    };
+    const felt = h("div", { class: "felt replay-felt", "aria-label": "replayed table" });
+    this.fillFelt(felt, state);
+    const event = hand.events[step - 1];
+    const said = state.log.slice(-3).map((line) => h("li", { class: line.kind, text: line.text }));
+    return h(
+      "div",
+      { class: "replay", dataset: { hand: String(hand.hand_id), step: String(step), total: String(total) } },
+      h("h3", { text: `Replay of hand #${hand.hand_id}` }),
+      felt,
+      h("p", { class: "replay-step", text: `Step ${step} of ${total}: ${event.type.replaceAll("_", " ")}` }),
+      h("ol", { class: "log replay-log" }, said),
+      h(
+        "div",
+        { class: "buttons" },
+        h("button", { type: "button", class: "ghost", dataset: { action: "replay-first" }, disabled: step === 1, onclick: () => go(1), text: "« Start" }),
+        h("button", { type: "button", class: "ghost", dataset: { action: "replay-back" }, disabled: step === 1, onclick: () => go(step - 1), text: "◀ Back" }),
+        h("button", { type: "button", class: "act call", dataset: { action: "replay-next" }, disabled: step === total, onclick: () => go(step + 1), text: "Next ▶" }),
+        h("button", { type: "button", class: "ghost", dataset: { action: "replay-end" }, disabled: step === total, onclick: () => go(total), text: "End »" }),
+      ),
+      state.result && step === total ? verdictView(state.result) : null,
+      h("button", { type: "button", class: "ghost", dataset: { action: "history-list" }, onclick: () => { this.past.replay = null; this.drawHistory(); }, text: "All hands" }),
     );
   }
 
@@ -412,6 +634,12 @@ export class TableView {
     this.log.replaceChildren(...items);
     this.log.scrollTop = this.log.scrollHeight;
   }
+}
+
+/** A winner's take, and their gain once their own chips in the pot are counted.
+ * @param {number} won @param {number | undefined} net */
+function winnerBadge(won, net) {
+  return net === undefined || net === won ? `Wins ${chips(won)}` : `Wins ${chips(won)} · ${net >= 0 ? "+" : "−"}${chips(Math.abs(net))} net`;
 }
 
 /** @param {import("./state.js").Result} result */

@@ -1,0 +1,142 @@
+"""The live table view: the table stays on screen while you play, the events below it.
+
+On a terminal (not ``--plain``, not piped) ``qiuqiu play`` draws one picture with
+``rich``'s live display: a panel with every seat, stack and bet, the pot, the
+timer, your tiles and the commands you may type; under it the latest events;
+and at the bottom the line being typed. The keys are read one by one (the
+terminal in cbreak mode, so the picture and the typing never fight over the
+cursor) and a line is handed on when Enter is pressed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import termios
+import time
+import tty
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.panel import Panel
+from rich.text import Text
+
+from qiuqiu.cli import render
+from qiuqiu.cli.game import TableState
+
+EVENT_LINES = 200
+"""Lines of events kept; the screen shows as many of the last as fit."""
+
+
+class LiveView:
+    """The picture: ``state()`` gives the table to draw (``None`` when there is none)."""
+
+    def __init__(
+        self, console: Console, unicode: bool, state: Callable[[], TableState | None]
+    ) -> None:
+        self.console = console
+        self.unicode = unicode
+        self.state = state
+        self.events: deque[Text] = deque(maxlen=EVENT_LINES)
+        self.typed = ""
+        self.hint = Text("")
+        self._live = Live(
+            console=console,
+            get_renderable=self.picture,
+            refresh_per_second=4,
+            vertical_overflow="crop",
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+
+    def __enter__(self) -> LiveView:
+        self._live.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._live.stop()
+
+    def add(self, renderable: RenderableType) -> None:
+        if isinstance(renderable, Text):
+            for line in renderable.split("\n"):
+                self.events.append(line)
+        else:
+            for segments in self.console.render_lines(renderable, pad=False):
+                line = Text()
+                for segment in segments:
+                    line.append(segment.text, segment.style)
+                self.events.append(line)
+        self._live.refresh()
+
+    def refresh(self) -> None:
+        self._live.refresh()
+
+    def picture(self) -> RenderableType:
+        state = self.state()
+        height = self.console.size.height
+        parts: list[RenderableType] = []
+        used = 2  # the line being typed, and the one above it
+        if state is not None:
+            body: list[RenderableType] = [render.table(state, now_ms(), self.unicode)]
+            if state.legal is not None:
+                body.append(
+                    Text.assemble(
+                        ("Your turn: ", "bold cyan"), render.legal(state.legal, self.unicode)
+                    )
+                )
+            hand = state.hand
+            title = f"Table {state.table_id}" + (f"  Hand #{hand.hand_id}" if hand else "")
+            parts.append(
+                Panel(
+                    Group(*body),
+                    title=title,
+                    title_align="left",
+                    box=box.ROUNDED if self.unicode else box.ASCII,
+                )
+            )
+            used += len(state.seats) + 6
+        room = max(3, height - used)
+        parts.append(Text("\n").join(list(self.events)[-room:]))
+        parts.append(Text.assemble(("> ", "bold"), self.typed, ("_", "blink")))
+        return Group(*parts)
+
+
+async def key_lines(view: LiveView) -> AsyncIterator[str]:
+    """Lines typed at the live view, echoed into its picture as they are typed."""
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    loop = asyncio.get_running_loop()
+    keys: asyncio.Queue[bytes] = asyncio.Queue()
+    tty.setcbreak(fd)
+    loop.add_reader(fd, lambda: keys.put_nowait(os.read(fd, 1024)))
+    try:
+        while True:
+            chunk = await keys.get()
+            for char in chunk.decode(errors="replace"):
+                if char in "\r\n":
+                    line, view.typed = view.typed, ""
+                    view.refresh()
+                    yield line + "\n"
+                elif char == "\x04":  # Ctrl-D: the end of input, as in line mode
+                    if not view.typed:
+                        return
+                elif char in "\x7f\x08":
+                    view.typed = view.typed[:-1]
+                elif char == "\x15":  # Ctrl-U
+                    view.typed = ""
+                elif char.isprintable():
+                    view.typed += char
+            view.refresh()
+    finally:
+        loop.remove_reader(fd)
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

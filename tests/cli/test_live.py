@@ -1,0 +1,183 @@
+"""The live table view of the real ``qiuqiu play``, in a real terminal: tmux runs it
+in a pseudo-terminal of its own and shows what is on its screen at any moment.
+
+The server runs in the test's event loop (tmux runs the client apart, so nothing
+blocks the loop) and its own records are what the client's session summary is
+checked against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.lobby import token_hash
+from tests.cli.conftest import QIUQIU
+
+PATIENCE = 30.0
+"""Seconds to wait for what the screen should show next (never a timing assertion)."""
+
+if shutil.which("tmux") is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("tmux is missing: .ci/run installs Debian's tmux package")
+    pytest.skip("tmux is missing (apt-get install tmux)", allow_module_level=True)
+
+
+class Screen:
+    """One program in a tmux window of ``width`` x ``height``, on a tmux server of
+    this test's own (``-L``), so no one else's sessions are touched."""
+
+    def __init__(self, name: str, command: str, width: int = 110, height: int = 40) -> None:
+        self.tmux = ["tmux", "-L", f"qiuqiu-{name}-{os.getpid()}"]
+        # The pane outlives the program, so its last words and its status can be read.
+        shell = f"{command}; echo EXIT=$?; sleep 600"
+        size = ["-x", str(width), "-y", str(height)]
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", name, *size, shell], check=True)
+
+    def text(self) -> str:
+        """What the window shows, each line that wrapped joined back into one."""
+        return subprocess.run(
+            [*self.tmux, "capture-pane", "-p", "-J"], check=True, capture_output=True, text=True
+        ).stdout
+
+    def type(self, line: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-l", line], check=True)
+        subprocess.run([*self.tmux, "send-keys", "Enter"], check=True)
+
+    async def wait_for(self, pattern: str) -> re.Match[str]:
+        async with asyncio.timeout(PATIENCE):
+            while not (found := re.search(pattern, self.text())):
+                await asyncio.sleep(0.1)
+        return found
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], check=False, capture_output=True)
+
+
+@pytest.fixture
+def screens() -> Iterator[list[Screen]]:
+    opened: list[Screen] = []
+    yield opened
+    for screen in opened:
+        screen.close()
+
+
+def play(config_dir: Path, server: QiuQiuServer, *flags: str) -> str:
+    env = f"QIUQIU_CONFIG_DIR={shlex.quote(str(config_dir))} TERM=xterm-256color LANG=C.UTF-8"
+    command = [str(QIUQIU), "play", "--server", server.url, "--name", "Ann", *flags]
+    return f"env {env} {shlex.join(command)}"
+
+
+TURN = r"Your turn: (\S+)(?: . bet (\d+)-(\d+))?"
+
+
+def turn_of(text: str) -> tuple[str, ...]:
+    """Which turn the screen shows: the hand in the table's title and what may be typed."""
+    hand = re.search(r"Hand #\d+ ", text)
+    turn = re.search(TURN, text)
+    return (hand.group(0) if hand else "", turn.group(0) if turn else "")
+
+
+async def test_the_table_stays_on_screen_over_hands_and_the_summary_is_the_servers_record(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("stays", play(config_dir, server, "--turn-seconds", "20"))
+    screens.append(screen)
+    for hand in (1, 2, 3):
+        await screen.wait_for(rf"Table t\w+  Hand #{hand} ")
+        move = (await screen.wait_for(TURN)).group(1)
+        rows = screen.text().splitlines()
+        # The table is drawn at the top of the window, every seat in it, with the pot.
+        (top,) = [n for n, row in enumerate(rows) if re.match(r"╭─ Table t\w+  Hand #", row)]
+        assert top <= 2, rows
+        assert re.search(r"seat 0 +You +stack \d+", rows[top + 1])
+        assert re.search(r"seat 1 +Dealer", rows[top + 2])
+        assert re.search(r"Pot \d+ · You to act · \d+ s left", rows[top + 3])
+        assert "Your tiles:" in rows[top + 4]
+        assert [row for row in rows if row.strip()][-1].startswith("> ")
+        screen.type("check" if move == "check" else "call")
+        await screen.wait_for(rf"Hand #{hand + 1} ")
+    screen.type("quit")
+    await screen.wait_for("EXIT=0")
+    summary = re.search(
+        r"This session: (\d+) hands?, won (\d+), lost (\d+), net ([+-]\d+), "
+        r"biggest pot won (\d+)\. Balance: (\d+)\.",
+        " ".join(screen.text().split()),  # rich wraps long lines at the window's width
+    )
+    assert summary is not None, screen.text()
+    hands, won, lost, net, biggest, balance = map(int, summary.groups())
+
+    token = json.loads((config_dir / "tokens.json").read_text())[server.url]
+    account = await server.store.account_for_token(token_hash(token))
+    assert account is not None
+    records = await server.store.account_hands(account.account_id)
+    nets = [record.net(account.account_id) for record in records]
+    pots = [
+        sum(e["amount"] for e in map(json.loads, record.events) if e["type"] == "pot_awarded")
+        for record in records
+    ]
+    assert hands == len(records) >= 3
+    assert (won, lost, net) == (sum(n > 0 for n in nets), sum(n < 0 for n in nets), sum(nets))
+    assert biggest == max((pot for pot, n in zip(pots, nets, strict=True) if n > 0), default=0)
+    assert balance == account.balance
+    assert "Traceback" not in screen.text()
+
+
+async def test_ascii_means_every_character_on_screen(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("ascii", play(config_dir, server, "--ascii"))
+    screens.append(screen)
+    await screen.wait_for(TURN)
+    screen.type("dance")
+    await screen.wait_for("unknown command 'dance'")
+    text = screen.text()
+    assert re.search(r"You were dealt \[\d\|\d\](  \[\d\|\d\]){2}\.", text)
+    assert re.search(r"\+-+ Table t\w+  Hand #1 -+\+", text)
+    assert text.isascii(), [c for c in text if not c.isascii()]
+    screen.type("quit")
+    await screen.wait_for("EXIT=0")
+    assert screen.text().isascii()
+
+
+async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_same_table(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("bust", play(config_dir, server, "--buy-in", "100"), height=60)
+    screens.append(screen)
+    table_id = (await screen.wait_for(r"Table (t\w+): 2 seats")).group(1)
+    async with asyncio.timeout(PATIENCE * 4):
+        while "You're out of chips" not in (text := screen.text()):
+            turn = re.search(TURN, text)
+            if turn is None:
+                await asyncio.sleep(0.1)
+                continue
+            # Everything in, whenever it may: a bet of all it has, or a call.
+            asked = turn_of(text)
+            screen.type(f"bet {turn.group(3)}" if turn.group(3) else "call")
+            async with asyncio.timeout(PATIENCE):
+                while turn_of(screen.text()) == asked:
+                    await asyncio.sleep(0.05)
+    events = screen.text()
+    showdown, lost, bust = (
+        events.rindex("Showdown:"),
+        events.rindex("wins the pot of"),
+        events.index("You're out of chips"),
+    )
+    assert showdown < lost < bust
+    assert re.search(r"For you: -\d+ net this hand\.", events)
+    screen.type("rebuy 100")
+    await screen.wait_for(rf"You sat down again at table {table_id} with 100 chips\.")
+    await screen.wait_for(TURN)
+    screen.type("quit")
+    await screen.wait_for("EXIT=0")

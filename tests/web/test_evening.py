@@ -1,0 +1,504 @@
+"""A player's evening in the browser: the buttons always on screen, a bust and a rebuy,
+results that say why, the session's figure, seat layouts, the hand history and its
+replayer, the manual-split chooser, and motion that respects the system's wishes.
+
+Each test plays against the real server (and, where a table needs people, players
+on plain WebSockets who check or call); what the page shows is compared with the
+frames the server sent it. The screenshots in docs/screenshots/ come from here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from itertools import combinations
+
+import pytest
+from playwright.async_api import Page, ViewportSize, expect
+from websockets.asyncio.client import ClientConnection, connect
+
+from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank, shuffled_deck
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.store import MemoryStore
+from tests.web.conftest import PHONE, SCREENS, Player, screenshot
+from tests.web.test_browser import (
+    CHECK_OR_CALL,
+    MY_TURN,
+    frames_of,
+    my_tiles,
+    no_sideways_scroll,
+    open_table,
+    play_hand,
+    sign_in,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+OpenPlayer = Callable[..., Awaitable[Player]]
+HAND_LIMIT = 30.0
+"""Seconds a test gives a hand, or a run of hands, before it gives up (not a timing check)."""
+
+
+async def buttons_on_screen(page: Page) -> list[dict[str, float]]:
+    """The action buttons' boxes, as the window shows them now, without scrolling."""
+    boxes: list[dict[str, float]] = await page.evaluate(
+        """() => [...document.querySelectorAll('.actions.my-turn button')].map((b) => {
+             const r = b.getBoundingClientRect();
+             return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                     height: innerHeight, width: innerWidth, scrolled: scrollY};
+           })"""
+    )
+    return boxes
+
+
+async def play_turns_checking_the_buttons(page: Page, hands: int, name: str) -> int:
+    """Check or call through ``hands`` hands; before every click, every action button
+    must be inside the window as it stands. The number of turns seen."""
+    turns = 0
+    async with asyncio.timeout(HAND_LIMIT * hands):
+        while await page.locator(f".result[data-hand='{hands}'] .verify.ok").count() == 0:
+            button = page.locator(CHECK_OR_CALL).first
+            if not await button.count():
+                await asyncio.sleep(0.05)
+                continue
+            boxes = await buttons_on_screen(page)
+            assert boxes, "a turn with no button"
+            for box in boxes:
+                assert box["scrolled"] == 0, box
+                inside = box["top"] >= 0, box["bottom"] <= box["height"], box["left"] >= 0
+                assert all(inside), (name, box)
+                assert box["right"] <= box["width"], (name, box)
+            if turns == 0:
+                await page.screenshot(path=screenshot(f"turn-{name}"))
+            turns += 1
+            # A click from a script: Playwright's own would scroll the button into view.
+            await button.evaluate("b => b.click()")
+            await expect(page.locator(CHECK_OR_CALL)).to_have_count(0)
+    return turns
+
+
+async def test_the_action_buttons_are_on_screen_without_scrolling_on_every_turn(
+    open_player: OpenPlayer,
+) -> None:
+    async def evening(name: str, screen: ViewportSize) -> int:
+        player = await open_player(screen, phone=name == "phone")
+        await sign_in(player.page, name.title())
+        await open_table(player.page)
+        turns = await play_turns_checking_the_buttons(player.page, 2, name)
+        await no_sideways_scroll(player.page)
+        return turns
+
+    turns = await asyncio.gather(*(evening(name, size) for name, size in SCREENS.items()))
+    assert all(n >= 2 for n in turns), turns
+
+
+@asynccontextmanager
+async def socket_player(
+    server: QiuQiuServer, name: str, table_id: str, buy_in: int, *, all_in: bool = False
+) -> AsyncIterator[ClientConnection]:
+    """A player on a plain WebSocket at ``table_id``: checks or calls on each turn (or,
+    ``all_in``, calls whatever it takes), until the block ends."""
+    async with connect(server.url) as ws:
+        await ws.send(json.dumps({"type": "hello", "id": 1, "version": 1, "name": name}))
+        await ws.send(
+            json.dumps({"type": "join_table", "id": 2, "table_id": table_id, "buy_in": buy_in})
+        )
+
+        async def play() -> None:
+            async for frame in ws:
+                m = json.loads(frame)
+                legal = m.get("legal") if m["type"] == "turn_started" else None
+                if legal is None:
+                    continue
+                action = "check" if legal.get("check") else "call"
+                if all_in and legal.get("check") and legal.get("bet"):
+                    action = "bet"
+                move = {"type": action, "table_id": table_id, "hand_id": m["hand_id"]}
+                if action == "bet":
+                    move["amount"] = legal["bet"]["max"]
+                await ws.send(json.dumps(move))
+
+        task = asyncio.create_task(play())
+        try:
+            yield ws
+        finally:
+            task.cancel()
+
+
+async def open_table_without_the_bot(
+    page: Page, *, seats: int = 2, buy_in: int = 500, to_start: int = 2
+) -> str:
+    await page.select_option("select[name=seats]", str(seats))
+    await page.set_checked("input[name=dealer_bot]", False)
+    await page.fill("input[name=min_players]", str(to_start))
+    await page.fill("input[name=buy_in]", str(buy_in))
+    await page.click("[data-action=create]")
+    await expect(page.locator(".table-view")).to_be_visible()
+    title = await page.locator(".table-title strong").inner_text()
+    return title.removeprefix("Table ")
+
+
+async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_seats_you_there(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page, buy_in=100)
+    async with socket_player(server, "Bo", table_id, 1000, all_in=True):
+        # Bo bets everything whenever it may; Ann calls, until her chips are gone.
+        async with asyncio.timeout(HAND_LIMIT * 4):
+            while not await page.locator(".bust").count():
+                button = page.locator(CHECK_OR_CALL).first
+                if await button.count():
+                    await button.click()
+                await asyncio.sleep(0.05)
+
+        # Still at the table: the hand that broke Ann is on screen, then the offer.
+        assert page.url.endswith(f"#/table/{table_id}")
+        (left,) = frames_of(ann, "table_left")
+        assert left["cashed_out"] == 0
+        last = frames_of(ann, "showdown")[-1]
+        await expect(page.locator(".result .shown-hand")).to_have_count(len(last["hands"]))
+        await expect(page.locator(".result")).to_have_attribute("data-hand", str(last["hand_id"]))
+        await expect(page.locator(".result .verify.ok")).to_be_visible()
+        started = [f for f in frames_of(ann, "hand_started") if f["hand_id"] == last["hand_id"]]
+        before = next(s["amount"] for s in started[0]["stacks"] if s["seat"] == left["seat"])
+        await expect(page.locator(".result .net")).to_have_text(
+            f"For you: \u2212{before} net this hand"
+        )
+        await expect(page.locator(".result .why")).to_contain_text("Bo won")
+        await expect(page.locator(".bust-title")).to_have_text("You're out of chips")
+        await expect(page.locator(".role")).to_have_text("Out of chips")
+        await page.screenshot(path=screenshot("bust"))
+
+        await page.fill("input[name=rebuy]", "200")
+        await page.click("[data-action=rebuy]")
+        await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
+        (joined,) = frames_of(ann, "table_joined")[-1:]
+        assert joined["table_id"] == table_id
+        assert joined["buy_in"] == 200
+        await expect(page.locator(".table-title strong")).to_have_text(f"Table {table_id}")
+        # Dealt in again at once: Bo was waiting for a second player.
+        await expect(page.locator(".mine .mine-tiles .domino.face").first).to_be_visible()
+
+
+def signed(n: int) -> str:
+    """A number of chips as the page writes a gain or a loss."""
+    return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "±0"
+
+
+def a_seed_whose_first_deal_is_a_tie() -> tuple[int, str]:
+    """A seed for the server's deals whose first two-seat hand is two equal normal
+    hands that the highest tile settles, and that tile; worked out with the engine
+    the way the server deals (a 256-bit seed drawn, then the deck shuffled)."""
+    for seed in range(100_000):
+        rng = random.Random(seed)
+        rng.getrandbits(256)
+        deck = shuffled_deck(rng)
+        first, second = Hand((*deck[0:3], deck[6])), Hand((*deck[3:6], deck[7]))
+        a, b = rank(first), rank(second)
+        if a.category == b.category == "normal" and a.pairs == b.pairs:
+            winner = first if compare(first, second) > 0 else second
+            return seed, str(rank(winner).highest)
+    raise AssertionError("no seed found")
+
+
+async def test_a_tie_is_explained_by_the_tile_that_settled_it_and_the_net_is_shown(
+    open_player: OpenPlayer,
+) -> None:
+    seed, tile = a_seed_whose_first_deal_is_a_tie()
+    config = ServerConfig(port=0, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(seed))
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        table_id = await open_table_without_the_bot(page)
+        async with socket_player(server, "Bo", table_id, 500):
+            await play_hand([page], 1)
+        (shown,) = frames_of(ann, "showdown")
+        values = {tuple(h["cut"]["values"]) for h in shown["hands"]}
+        assert len(values) == 1, "the seed should deal a tie"
+        (high, low) = values.pop()
+        why = page.locator(".result .why li")
+        await expect(why).to_have_count(1)
+        await expect(why).to_contain_text(
+            f"equal hands ({high}-{low}), the highest tile decides: {tile} beats"
+        )
+        ended = frames_of(ann, "hand_ended")[0]
+        net = next(s["amount"] for s in ended["stacks"] if s["seat"] == 0) - 500
+        await expect(page.locator(".result .net")).to_have_text(
+            f"For you: {signed(net)} net this hand"
+        )
+        await expect(page.locator(".session-net")).to_have_text(signed(net))
+        await page.screenshot(path=screenshot("tie"))
+    finally:
+        await server.stop()
+
+
+async def seat_boxes(page: Page) -> list[dict[str, float]]:
+    boxes: list[dict[str, float]] = await page.locator(
+        ".table-view > .play .felt .seat"
+    ).evaluate_all(
+        "seats => seats.map(s => { const r = s.getBoundingClientRect();"
+        " return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; })"
+    )
+    return boxes
+
+
+def overlapping(boxes: list[dict[str, float]]) -> list[tuple[int, int]]:
+    return [
+        (i, j)
+        for (i, a), (j, b) in combinations(enumerate(boxes), 2)
+        if a["left"] < b["right"]
+        and b["left"] < a["right"]
+        and a["top"] < b["bottom"]
+        and b["top"] < a["bottom"]
+    ]
+
+
+@pytest.mark.parametrize("seats", [3, 4, 6])
+async def test_three_to_six_seats_are_laid_out_without_overlapping_boxes(
+    server: QiuQiuServer, open_player: OpenPlayer, seats: int
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page, seats=seats, to_start=seats)
+    async with contextlib.AsyncExitStack() as stack:
+        sockets = [
+            await stack.enter_async_context(socket_player(server, f"P{n}", table_id, 500))
+            for n in range(1, seats)
+        ]
+        await expect(page.locator(".mine .mine-tiles .domino.face")).to_have_count(3)
+        await expect(page.locator(".felt .seat:not(.empty)")).to_have_count(seats)
+        for name, screen in SCREENS.items():
+            await page.set_viewport_size(screen)
+            await expect(page.locator(".felt .seat:not(.empty)")).to_have_count(seats)
+            boxes = await seat_boxes(page)
+            assert len(boxes) == seats
+            assert not overlapping(boxes), (name, boxes)
+            assert all(b["left"] >= 0 and b["right"] <= screen["width"] for b in boxes), boxes
+            await no_sideways_scroll(page)
+            await page.screenshot(path=screenshot(f"seats-{seats}-{name}"))
+        # A player whose connection drops is marked away, with the time they have left.
+        sockets[-1].transport.abort()
+        away = page.locator(".felt .seat .tag.away")
+        await expect(away).to_have_text(re.compile(r"^away · \d+ s$"))
+        if seats == 6:
+            await page.screenshot(path=screenshot("away"))
+
+
+async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await play_hand([page], 1)
+    (shown,) = frames_of(ann, "showdown")
+
+    await page.click("[data-action=history]")
+    row = page.locator(".history .past-hand[data-hand='1']")
+    await expect(row).to_be_visible()
+    (record,) = frames_of(ann, "hand_list")[-1]["hands"]
+    mine = next(s for s in record["seats"] if s["seat"] == 0)
+    net = mine["after"] - mine["before"]
+    await expect(row.locator(".net")).to_have_text(signed(net))
+    await row.locator("[data-action=replay]").click()
+
+    replay = page.locator(".history .replay")
+    total = len(record["events"])
+    await expect(replay).to_have_attribute("data-total", str(total))
+    for step in range(1, total):
+        await expect(replay).to_have_attribute("data-step", str(step))
+        event = record["events"][step - 1]
+        await expect(replay.locator(".replay-step")).to_contain_text(
+            event["type"].replace("_", " ")
+        )
+        await page.click("[data-action=replay-next]")
+    await expect(replay).to_have_attribute("data-step", str(total))
+    await expect(page.locator("[data-action=replay-next]")).to_be_disabled()
+    # The end of the replay: every hand shown down, and its deal checked again.
+    for hand in shown["hands"]:
+        tiles = await replay.locator(
+            f".seat[data-seat='{hand['seat']}'] .domino.face"
+        ).evaluate_all("ts => ts.map(t => t.dataset.tile)")
+        assert sorted(tiles) == sorted(hand["tiles"])
+    await expect(replay.locator(".verify.ok")).to_contain_text("Deal verified")
+    await page.locator(".history").screenshot(path=screenshot("replay"))
+
+
+async def test_the_lobby_opens_a_manual_split_table_and_the_chooser_shows_each_cut_once(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await page.select_option("select[name=tie_rule]", "split")
+    await page.set_checked("input[name=manual_split]", True)
+    await page.select_option("select[name=betting_rounds]", "2")
+    await page.fill("input[name=max_raises]", "3")
+    await page.fill("input[name=max_bet]", "200")
+    await page.fill("input[name=min_buy_in]", "200")
+    await page.fill("input[name=max_buy_in]", "2000")
+    await page.click("[data-action=create]")
+    await expect(page.locator(".table-view")).to_be_visible()
+    (created,) = frames_of(ann, "table_created")
+    options = created["table"]["options"]
+    assert {k: options[k] for k in ("tie_rule", "manual_split", "betting_rounds")} == {
+        "tie_rule": "split",
+        "manual_split": True,
+        "betting_rounds": 2,
+    }
+    assert (options["max_raises"], options["max_bet"]) == (3, 200)
+    assert (options["min_buy_in"], options["max_buy_in"]) == (200, 2000)
+
+    async with asyncio.timeout(HAND_LIMIT):
+        while not await page.locator(".cuts").count():
+            button = page.locator(CHECK_OR_CALL).first
+            if await button.count():
+                await button.click()
+            await asyncio.sleep(0.05)
+    tiles = parse_tiles(" ".join(await my_tiles(page)))
+    a, b, c, d = tiles
+    cuts = [((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))]
+    worth = sorted(
+        {tuple(sorted((pair_value(*p), pair_value(*q)), reverse=True)) for p, q in cuts},
+        reverse=True,
+    )
+    options_shown = page.locator(".cuts .cut-option")
+    await expect(options_shown).to_have_count(len(worth))
+    await expect(options_shown.locator(".cut-total")).to_have_text(
+        [f"{high}-{low}" for high, low in worth]
+    )
+    for n in range(len(worth)):
+        await expect(options_shown.nth(n).locator(".domino.face")).to_have_count(4)
+    await expect(page.locator(".cuts .cut-option.best .cut-note")).to_have_text("Best")
+    best = rank(Hand(tiles)).pairs
+    assert worth[0] == best
+    await page.locator(".cuts").screenshot(path=screenshot("split"))
+    await options_shown.first.click()
+    await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible(
+        timeout=HAND_LIMIT * 1000
+    )
+    declared = [f for f in frames_of(ann, "cut_declared") if f["seat"] == 0]
+    assert tuple(declared[0]["cut"]["values"]) == best
+
+
+async def test_motion_plays_for_a_dealt_tile_and_stops_when_the_system_asks(
+    open_player: OpenPlayer,
+) -> None:
+    for reduced, expected in ((False, "deal"), (True, "none")):
+        player = await open_player(PHONE, phone=True, reduced_motion=reduced)
+        await sign_in(player.page, "Moe")
+        await open_table(player.page)
+        tile = player.page.locator(".felt .seat.me .domino").first
+        await expect(tile).to_be_visible()
+        # Whether the tile is still new when this looks is a race: ask the style itself.
+        name = await tile.evaluate(
+            "t => { t.classList.add('fresh'); return getComputedStyle(t).animationName; }"
+        )
+        assert name == expected, (reduced, name)
+
+
+async def test_the_session_figure_and_the_summary_on_leaving_match_the_servers_records(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await play_hand([page], 1)
+    await play_hand([page], 2)
+    await page.click(".leave")
+    await expect(page.locator(".farewell")).to_be_visible(timeout=HAND_LIMIT * 1000)
+    account_id = frames_of(ann, "welcome")[0]["account_id"]
+    hands = await server.store.account_hands(account_id)
+    nets = [hand.net(account_id) for hand in hands]
+    shown = signed(sum(nets))
+    await expect(page.locator(".farewell-table")).to_contain_text(
+        f"At that table: {len(hands)} hands, won {sum(n > 0 for n in nets)}, "
+        f"lost {sum(n < 0 for n in nets)}, net {shown}"
+    )
+    await expect(page.locator(".session-net")).to_have_text(shown)
+    await expect(page.locator(".session-hands")).to_contain_text(f"{len(hands)} hands")
+    await page.screenshot(path=screenshot("farewell"))
+
+
+async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_words(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    port = server.port
+
+    await server.stop()
+    toast = page.locator("#toast .toast-item")
+    await expect(toast.filter(has_text="The server stopped.")).to_be_visible()
+    await expect(page.locator("#status")).to_have_attribute("data-status", "reconnecting")
+
+    # The same address, a new server that kept nothing: the page says so, then goes on.
+    config = ServerConfig(port=port, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
+    await again.start()
+    try:
+        await expect(
+            toast.filter(has_text="The server no longer knows your account")
+        ).to_be_visible(timeout=20_000)
+        await expect(page.locator(".lobby")).to_be_visible()
+        await expect(page.locator(".balance-amount")).to_have_text("1,000")
+        await page.screenshot(path=screenshot("server-restarted"))
+        assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, False]
+    finally:
+        await again.stop()
+
+
+async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
+    open_player: OpenPlayer,
+) -> None:
+    config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=30.0)
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(7))
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        await page.fill("input[name=buy_in]", "100")
+        table_id = await open_table(page)
+        # Everything in on every turn: Max and bet, or call, until the chips are gone.
+        async with asyncio.timeout(HAND_LIMIT * 4):
+            while not await page.locator(".bust").count():
+                bet = page.locator(f"{MY_TURN} [data-action=bet]:enabled")
+                call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
+                if await bet.count():
+                    await page.click(f"{MY_TURN} .chipbtn >> text=Max")
+                    await bet.click()
+                elif await call.count():
+                    await call.click()
+                await asyncio.sleep(0.05)
+        last = frames_of(ann, "showdown")[-1]
+        await expect(page.locator(".result")).to_have_attribute("data-hand", str(last["hand_id"]))
+        await expect(page.locator(".result .shown-hand")).to_have_count(2)
+        await expect(page.locator(".bust-title")).to_have_text("You're out of chips")
+        assert not frames_of(ann, "table_closed")
+        await page.click("[data-action=rebuy]")
+        await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
+        assert frames_of(ann, "table_joined")[-1]["table_id"] == table_id
+        assert len(frames_of(ann, "table_created")) == 1
+    finally:
+        await server.stop()
