@@ -35,6 +35,9 @@ CONVERGENCE = ROOT / "docs/dealer-bot"
 ANTE = 10
 DEPTHS = (9, 19, 49, 99, 249, 999)
 """Chips behind after the ante, in antes: 49 is the default table (a 500 buy-in)."""
+ITERATIONS = 1000
+DEEP_ITERATIONS = {999: 3000}
+"""The deepest stacks converge slowest (more chips to bluff with): they get more."""
 SHIPPED: tuple[tuple[TieRule, tuple[int, ...]], ...] = (
     ("highest_tile", DEPTHS),
     ("split", (49,)),
@@ -97,7 +100,9 @@ def solve(tie_rule: TieRule, depth: int, game: Showdowns, iterations: int, block
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m solver", description=__doc__)
-    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument(
+        "--iterations", type=int, help=f"per solve ({ITERATIONS}; {DEEP_ITERATIONS} deeper)"
+    )
     parser.add_argument("--block", type=int, default=50, help="iterations between measurements")
     parser.add_argument("--only", type=int, help="solve only this depth (antes behind)")
     args = parser.parse_args(argv)
@@ -109,7 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         game = showdowns(tie_rule)
         for depth in wanted:
-            solve(tie_rule, depth, game, args.iterations, args.block)
+            iterations = args.iterations or DEEP_ITERATIONS.get(depth, ITERATIONS)
+            solve(tie_rule, depth, game, iterations, args.block)
     return 0
 
 

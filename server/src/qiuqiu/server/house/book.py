@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from qiuqiu.engine import TieRule
+from qiuqiu.engine import TableRules, TieRule
 from qiuqiu.server.house.holdings import HOLDINGS
 from qiuqiu.server.house.tree import Node, Stakes, Tree
 
@@ -115,7 +115,23 @@ class Book:
         else:
             files = list(folder.glob(f"*{SUFFIX}"))
         self.solved = [load(path) for path in sorted(files)]
-        self._nearest: dict[tuple[Any, ...], Solved | None] = {}
+        self._for_rules: dict[tuple[TableRules, int], Solved | None] = {}
+
+    def for_rules(self, rules: TableRules, behind: int) -> Solved | None:
+        """The nearest solved game to a table's ``rules`` with ``behind`` chips behind
+        the ante (the smaller stack's), remembered: a table asks each turn."""
+        key = (rules, behind)
+        if key not in self._for_rules:
+            self._for_rules[key] = self.nearest(
+                betting_rounds=rules.betting_rounds,
+                tie_rule=rules.tie_rule,
+                ante=rules.ante,
+                min_bet=rules.min_bet,
+                max_bet=rules.max_bet,
+                max_raises=rules.max_raises,
+                depth=behind / rules.ante,
+            )
+        return self._for_rules[key]
 
     def nearest(
         self,
@@ -130,22 +146,6 @@ class Book:
     ) -> Solved | None:
         """The solved game closest to a table's rules and a hand's stack depth (see the
         module docstring), or ``None`` if no strategy has this many betting rounds."""
-        key = (betting_rounds, tie_rule, ante, min_bet, max_bet, max_raises, depth)
-        if key not in self._nearest:
-            # A table asks again each hand with the same few stacks: remember its answers.
-            self._nearest[key] = self._find(*key)
-        return self._nearest[key]
-
-    def _find(
-        self,
-        betting_rounds: int,
-        tie_rule: TieRule,
-        ante: int,
-        min_bet: int,
-        max_bet: int | None,
-        max_raises: int | None,
-        depth: float,
-    ) -> Solved | None:
         candidates = [s for s in self.solved if s.stakes.betting_rounds == betting_rounds]
         if not candidates or ante <= 0 or depth <= 0:
             return None

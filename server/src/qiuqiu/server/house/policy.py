@@ -62,21 +62,21 @@ def _solved_for(situation: Situation, strategies: Book) -> Solved | None:
     if len(situation.stacks) != 2 or len(situation.tiles) != HOLDING_SIZE or not rules.ante:
         return None
     behind = min(situation.stacks.values()) - rules.ante
-    return strategies.nearest(
-        betting_rounds=rules.betting_rounds,
-        tie_rule=rules.tie_rule,
-        ante=rules.ante,
-        min_bet=rules.min_bet,
-        max_bet=rules.max_bet,
-        max_raises=rules.max_raises,
-        depth=behind / rules.ante,
-    )
+    return strategies.for_rules(rules, behind)
 
 
 def _play(solved: Solved, located: Located, situation: Situation, rng: Random) -> Decision:
     node = located.node
     weights = solved.row(node, holding_number(situation.tiles))
-    (index,) = rng.choices(range(len(node.actions)), weights=list(weights))
+    # One uniform draw against the cumulative weights (which sum to 255): what
+    # random.choices does, without building its lists on every turn.
+    point = rng.random() * sum(weights)
+    index = len(weights) - 1
+    for i, weight in enumerate(weights):
+        point -= weight
+        if point < 0:
+            index = i
+            break
     return _real(node.actions[index], situation)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from qiuqiu.server.house.record import Move, Situation
-from qiuqiu.server.house.tree import AbstractAction, Node, Tree
+from qiuqiu.server.house.tree import Node, Tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,15 +37,6 @@ class Located:
 def pseudo_harmonic(x: float, low: float, high: float) -> float:
     """The chance that ``x`` (``low <= x <= high``) translates to ``low``."""
     return (high - x) * (1 + low) / ((high - low) * (1 + x))
-
-
-def abstract_fraction(node: Node, action: AbstractAction) -> float:
-    """How big ``action`` is at ``node``, as a fraction of its pot (see above)."""
-    current = max(node.round_bets)
-    if action.kind == "bet":
-        return action.amount / node.pot
-    to_call = current - node.round_bets[node.player]
-    return (action.amount - current) / (node.pot + to_call)
 
 
 def locate(tree: Tree, situation: Situation, draw: Callable[[int], float]) -> Located | None:
@@ -95,8 +86,8 @@ def _translate(
     kinds = [a.kind for a in node.actions]
     if move.kind in ("check", "call", "fold"):
         return node.children[kinds.index(move.kind)] if move.kind in kinds else None
-    sized = [(i, a) for i, a in enumerate(node.actions) if a.kind == move.kind]
-    if not sized:
+    options = [(f, i) for f, i in node.sizes if node.actions[i].kind == move.kind]
+    if not options:
         return None
     current = max(bets.values())
     if move.kind == "bet":
@@ -104,9 +95,8 @@ def _translate(
     else:
         x = (move.to - current) / (pot + current - bets[move.seat])
     reaches_all_in = move.all_in or put_in[move.seat] + move.added >= effective
-    if reaches_all_in and sized[-1][1].all_in:
-        return node.children[sized[-1][0]]
-    options = sorted((abstract_fraction(node, a), i) for i, a in sized)
+    if reaches_all_in and node.actions[options[-1][1]].all_in:
+        return node.children[options[-1][1]]
     if move.seat == house:
         nearest = min(options, key=lambda o: abs(math.log1p(o[0]) - math.log1p(x)))
         return node.children[nearest[1]]

@@ -70,6 +70,9 @@ class Node:
     round_bets: tuple[int, int]
     actions: list[AbstractAction] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
+    sizes: list[tuple[float, int]] = field(default_factory=list)
+    """Each bet or raise as a fraction of the pot (see :func:`fraction`), with its
+    action's index, smallest first: what a real size is translated against."""
 
     @property
     def pot(self) -> int:
@@ -126,10 +129,14 @@ class Tree:
     ) -> int:
         p = state.to_act
         index = self._add(Node(0, "decision", p, number, contributed, bets))
+        node = self.nodes[index]
         for action in self._actions(contributed, bets, state):
             child = self._after(number, contributed, bets, state, action)
-            self.nodes[index].actions.append(action)
-            self.nodes[index].children.append(child)
+            node.actions.append(action)
+            node.children.append(child)
+        node.sizes = sorted(
+            (fraction(node, a), i) for i, a in enumerate(node.actions) if a.kind in ("bet", "raise")
+        )
         return index
 
     def _actions(
@@ -207,6 +214,18 @@ class Tree:
         contributed = _plus(contributed, p, added)
         bets = _plus(bets, p, added)
         return self._decision(number, contributed, bets, new)
+
+
+def fraction(node: Node, action: AbstractAction) -> float:
+    """How big a bet or raise is at ``node`` against its pot: a bet of ``b`` into a
+    pot ``P`` is ``b / P``; a raise to ``r`` over a current bet ``c`` by a seat
+    with ``s`` in the round is ``(r - c) / (P + c - s)``, the part above a call
+    against the pot after that call."""
+    current = max(node.round_bets)
+    if action.kind == "bet":
+        return action.amount / node.pot
+    to_call = current - node.round_bets[node.player]
+    return (action.amount - current) / (node.pot + to_call)
 
 
 def _add_sized(
