@@ -22,6 +22,7 @@ import json
 import random
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from time import process_time
 
 from bench.text_grid import grid
@@ -34,6 +35,9 @@ from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house import policy
 from qiuqiu.server.house.record import Situation, rules_of
+
+
+EXPLOITERS = Path(__file__).resolve().parent / "exploiters.py"
 
 
 class Recording(HousePlayer):
@@ -51,7 +55,7 @@ def situations(hands: int, seed: int) -> list[Situation]:
     options = TableOptions()
     rng = random.Random(seed)
     house = Recording(options, rng)
-    bot = SdkPlayer("bot", load_bot("bench/exploiters.py:SizedByStrength"), TABLE_ID, options, 0)
+    bot = SdkPlayer("bot", load_bot(f"{EXPLOITERS}:SizedByStrength"), TABLE_ID, options, 0)
     seats = {0: ("bot", False, 500), 1: ("dealer", True, 10_000)}
     house.sit(seats)
     bot.sit(seats)
