@@ -36,7 +36,6 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.house import policy
 from qiuqiu.server.house.record import Situation, rules_of
 
-
 EXPLOITERS = Path(__file__).resolve().parent / "exploiters.py"
 
 
