@@ -1,4 +1,9 @@
-"""The dealer bot's strategy: how likely its tiles are to win, and what to do about it.
+"""The dealer bot's threshold policy: how likely its tiles are to win, and what to do about it.
+
+Heads-up in a solved round the bot plays its solved strategy instead
+(:mod:`qiuqiu.server.house.policy`); this policy plays everywhere else: three
+or more seats, a second betting round, no ante, a hand whose betting left the
+solved tree.
 
 The bot sees only what one seat may see: its own tiles and public numbers (the
 pot, the chips it must call, its legal actions, how many opponents are still in).
