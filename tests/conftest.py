@@ -30,12 +30,18 @@ from qiuqiu.server.store import MemoryStore
 BROWSER_DRIVER_MISSING = importlib.util.find_spec("playwright") is None and not os.environ.get("CI")
 """The browser tests need the `browser` dependency group, which `uv run` alone does not
 install (README, "Development"); under CI its absence fails them instead."""
-collect_ignore = ["web"] if BROWSER_DRIVER_MISSING else []
+SOLVER_MISSING = importlib.util.find_spec("numpy") is None and not os.environ.get("CI")
+"""The solver's tests need the `solver` group (numpy) likewise."""
+collect_ignore = [*(["web"] * BROWSER_DRIVER_MISSING), *(["solver"] * SOLVER_MISSING)]
 
 
 def pytest_report_header() -> str | None:
-    if BROWSER_DRIVER_MISSING:
-        return "tests/web skipped: Playwright is not installed (uv sync --all-groups)"
+    missing = [
+        *(["tests/web: Playwright"] * BROWSER_DRIVER_MISSING),
+        *(["tests/solver: numpy"] * SOLVER_MISSING),
+    ]
+    if missing:
+        return f"skipped, not installed ({'; '.join(missing)}): uv sync --all-groups"
     return None
 
 

@@ -120,6 +120,24 @@ async def at_bot_table(
     return client, await my_turn(client, created["table"]["table_id"])
 
 
+async def check_or_call_to(client: Client, turn: dict[str, Any], until: str) -> dict[str, Any]:
+    """From the player's ``turn``, check (or call whatever the bot bets) until a message
+    of type ``until`` of that hand comes; the bot may bet behind a check, or not."""
+    hand_id, seat = turn["hand_id"], turn["seat"]
+
+    def next_step(m: dict[str, Any]) -> bool:
+        mine = m["type"] == "turn_started" and m["seat"] == seat and "legal" in m
+        return m.get("hand_id") == hand_id and (m["type"] == until or mine)
+
+    while True:
+        action = "call" if turn["legal"].get("call") else "check"
+        await client.send(action, table_id=turn["table_id"], hand_id=hand_id)
+        message = await client.wait(next_step)
+        if message["type"] == until:
+            return message
+        turn = message
+
+
 def _has(message: dict[str, Any], match: dict[str, Any]) -> bool:
     return all(message.get(key) == value for key, value in match.items())
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
 
 from qiuqiu.server.config import ServerConfig
@@ -18,7 +21,7 @@ def config() -> ServerConfig:
     return FAST.model_copy(update={"starting_balance": 100_000, "rate": 1e6, "burst": 1_000_000})
 
 
-async def test_the_dealer_bot_beats_a_player_who_always_calls(
+async def test_the_dealer_bot_plays_a_player_who_always_calls(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
     client = await connect_client()
@@ -26,20 +29,74 @@ async def test_the_dealer_bot_beats_a_player_who_always_calls(
     await client.send("create_table", buy_in=10_000)
     table_id = (await client.expect("table_joined"))["table_id"]
 
-    bot_net = 0
     bot_bets = 0
     for _ in range(HANDS):
         frames = await play_hand(client, table_id, call_or_check)
         started = next(f for f in frames if f["type"] == "hand_started")
         before = {s["seat"]: s["amount"] for s in started["stacks"]}
-        after = {s["seat"]: s["amount"] for s in frames[-1]["stacks"]}
-        bot_net += after[1] - before[1]
+        ended = next(f for f in reversed(frames) if f["type"] == "hand_ended")
+        after = {s["seat"]: s["amount"] for s in ended["stacks"]}
+        assert after[0] - before[0] == before[1] - after[1], "what one won the other lost"
         bot_bets += sum(
             1 for f in frames if f["type"] in ("bet_placed", "raised") and f["seat"] == 1
         )
 
-    # The server's seeded shuffle makes this one fixed run: the bot bets its strong
-    # hands, the caller pays them off, and the antes alone are worth 10 a hand.
+    # The bot draws its actions from the CSPRNG, so what it wins here is luck as
+    # much as skill: tests/cli/test_arena.py measures that in seeded duplicate
+    # matches. Here: it bets, and every chip it won the caller lost.
     assert bot_bets > HANDS // 10
-    assert bot_net > HANDS * 10 * 0.05, f"the bot won only {bot_net} chips in {HANDS} hands"
+    assert await chip_total(server) == 0
+
+
+async def test_the_dealer_bot_answers_random_sizes_legally_at_a_real_table(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """Bets and raises of every size, most of them not in the bot's abstraction: the
+    bot's answers must all be accepted (a refused one would leave its turn to the
+    timer), and it must still bet and raise itself."""
+    rng = random.Random(15)
+
+    def any_size(legal: dict[str, Any]) -> dict[str, Any]:
+        options: list[dict[str, Any]] = [call_or_check(legal)]
+        if "bet" in legal:
+            options.append(
+                {
+                    "type": "bet",
+                    "amount": rng.randint(legal["bet"]["min"], legal["bet"]["max"] // 4),
+                }
+            )
+        if "raise_to" in legal:
+            low, high = legal["raise_to"]["min"], legal["raise_to"]["max"]
+            options.append({"type": "raise", "to": rng.randint(low, max(low, high // 4))})
+        if legal.get("fold"):
+            options.append({"type": "fold"})
+        return rng.choice(options)
+
+    client = await connect_client()
+    await client.hello("Sizer")
+    await client.send("create_table", buy_in=500)
+    table_id = (await client.expect("table_joined"))["table_id"]
+    bot_moves: dict[str, int] = {}
+    for _ in range(300):
+        frames = await play_hand(client, table_id, any_size)
+        for f in frames:
+            if f.get("seat") == 1 and f["type"] in (
+                "bet_placed",
+                "raised",
+                "called",
+                "folded",
+                "checked",
+                "turn_timed_out",
+            ):
+                bot_moves[f["type"]] = bot_moves.get(f["type"], 0) + 1
+        ended = next(f for f in reversed(frames) if f["type"] == "hand_ended")
+        if next(s["amount"] for s in ended["stacks"] if s["seat"] == 0) < 100:
+            await client.send("leave_table", table_id=table_id)
+            await client.expect("table_left")
+            made = await client.reply("create_table", buy_in=500)
+            assert made["type"] == "table_created", made
+            table_id = (await client.expect("table_joined"))["table_id"]
+    assert "turn_timed_out" not in bot_moves
+    assert bot_moves.get("raised", 0) > 3
+    assert bot_moves.get("bet_placed", 0) > 10
     assert await chip_total(server) == 0

@@ -13,7 +13,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT
-from tests.server.conftest import FAST, at_bot_table, chip_total
+from tests.server.conftest import FAST, at_bot_table, check_or_call_to, chip_total
 from tests.server.test_play import Connect, call_or_check, play_hand
 
 
@@ -132,8 +132,7 @@ async def test_at_a_manual_split_table_each_player_declares_a_cut_that_is_bindin
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
     client, turn = await at_bot_table(connect_client, buy_in=300, manual_split=True)
-    await client.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
-    cutting = await client.expect("cutting_started")
+    cutting = await check_or_call_to(client, turn, "cutting_started")
     assert 0 in cutting["seats"]
     mine = [
         t
@@ -160,8 +159,7 @@ async def test_a_cut_not_declared_in_time_is_the_best_cut(
     client, turn = await at_bot_table(
         connect_client, buy_in=300, manual_split=True, turn_seconds=0.2
     )
-    await client.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
-    await client.expect("cutting_started")
+    await check_or_call_to(client, turn, "cutting_started")
     await client.expect("turn_timed_out", seat=0)
     declared = await client.expect("cut_declared", seat=0)
     tiles = [

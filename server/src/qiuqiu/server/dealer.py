@@ -1,11 +1,14 @@
 """The dealer bot: a seat the server plays, through the same view a client gets.
 
 It is a :class:`~qiuqiu.server.table.Viewer` like any connection, and plays as
-a client bot does: it keeps its tiles from its own copies of ``tiles_dealt`` and
-``fourth_tile_dealt``, answers a ``turn_started`` that names it from what that
-message carries (the pot, every seat's chips, its ``legal`` actions), and sends
-an ordinary action message. It cannot see another seat's tiles because nothing
-it is given holds them. What it plays is :mod:`qiuqiu.server.strategy`.
+a client bot does: it keeps the hand's record (its own tiles from its own copies
+of ``tiles_dealt`` and ``fourth_tile_dealt``, every seat's stack and ante, each
+check, bet, call, raise and fold) in a :class:`~qiuqiu.server.house.record.HandRecord`,
+answers a ``turn_started`` that names it from that record and what the message
+carries (the pot, its ``legal`` actions), and sends an ordinary action message.
+It cannot see another seat's tiles because nothing it is given holds them. What
+it plays is :func:`qiuqiu.server.house.policy.decide`, sampled with the
+operating system's CSPRNG.
 
 It does not ask the table for a snapshot on each turn, as it once did: building
 one took a tenth of what the bot's turn cost the server.
@@ -15,16 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from typing import Any
 
 from qiuqiu import engine
 from qiuqiu.engine import Hand, Tile, rank
-from qiuqiu.protocol import ChipRange, LegalActions
+from qiuqiu.protocol import LegalActions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
+from qiuqiu.server.house.policy import decide
+from qiuqiu.server.house.record import HandRecord
 from qiuqiu.server.store import HOUSE
-from qiuqiu.server.strategy import Decision, decide, win_chance
+from qiuqiu.server.strategy import Decision
 from qiuqiu.server.table import Table
 
 log = logging.getLogger(__name__)
@@ -34,22 +40,14 @@ class DealerBot:
     def __init__(self, table: Table, seat: int) -> None:
         self.table = table
         self.seat = seat
-        self._hand_id = 0
-        self._tiles: list[Tile] = []
-        """The bot's own tiles in hand ``_hand_id``, as they were dealt to it."""
+        self._record = HandRecord(seat)
+        self._rng = secrets.SystemRandom()
         self._turn: wire.TurnStarted | None = None
         """The bot's turn, until an event says it is over (an action, a time-out)."""
 
     def deliver(self, message: wire.Reply) -> None:
+        self._record.observe(message)
         match message:
-            case wire.TilesDealt(hand_id=hand_id, seat=seat, tiles=tiles) if (
-                seat == self.seat and tiles is not None
-            ):
-                self._hand_id, self._tiles = hand_id, [Tile.parse(t) for t in tiles]
-            case wire.FourthTileDealt(hand_id=hand_id, seat=seat, tile=tile) if (
-                seat == self.seat and tile is not None and hand_id == self._hand_id
-            ):
-                self._tiles.append(Tile.parse(tile))
             case wire.TurnStarted(seat=seat, legal=legal) if seat == self.seat and legal:
                 self._turn = message
                 self.table.spawn(self._bet(message, legal))
@@ -61,8 +59,9 @@ class DealerBot:
     def _mine(self, hand_id: int) -> tuple[Tile, ...]:
         """The bot's tiles in ``hand_id``; from a snapshot if it missed their deal
         (it was seated, or its table adopted, mid-hand)."""
-        if hand_id == self._hand_id and len(self._tiles) >= 3:
-            return tuple(self._tiles)
+        record = self._record
+        if hand_id == record.hand_id and len(record.tiles) >= 3:
+            return tuple(record.tiles)
         mine = next(s for s in self.table.snapshot(self).table.seats if s.seat == self.seat)
         return tuple(Tile.parse(t) for t in mine.tiles or ())
 
@@ -74,9 +73,8 @@ class DealerBot:
             tiles = self._mine(turn.hand_id)
         except Refused:
             return  # the table closed while the bot was thinking
-        opponents = sum(1 for s in turn.seats if not s.folded and s.seat != self.seat)
-        chance = win_chance(tiles, max(opponents, 1), self.table.options.tie_rule)
-        decision = decide(chance, pot=turn.pot, to_call=legal.call or 0, legal=_engine_legal(legal))
+        situation = self._record.situation(turn, self.table.options, tiles)
+        decision = decide(situation, self._rng)
         await self._act(_message(turn.table_id, turn.hand_id, decision))
 
     async def _cut(self, hand_id: int) -> None:
@@ -95,20 +93,6 @@ class DealerBot:
             log.debug(
                 "table %s: the dealer bot's %s was refused: %s", action.table_id, action, refused
             )
-
-
-def _engine_legal(legal: LegalActions) -> engine.LegalActions:
-    def chips(r: ChipRange | None) -> engine.ChipRange | None:
-        return None if r is None else engine.ChipRange(r.min, r.max)
-
-    return engine.LegalActions(
-        check=legal.check,
-        fold=legal.fold,
-        call=legal.call,
-        bet=chips(legal.bet),
-        raise_to=chips(legal.raise_to),
-        declare_cut=legal.declare_cut,
-    )
 
 
 def _message(table_id: str, hand_id: int, decision: Decision) -> cmd.TableAction:

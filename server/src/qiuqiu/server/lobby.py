@@ -121,7 +121,10 @@ class Lobby:
         empty = [
             t
             for t in self.tables.values()
-            if t.core.created_by == created_by and all(s.is_bot for s in t.seats.values())
+            if t.core.created_by == created_by
+            and all(s.is_bot for s in t.seats.values())
+            # One waiting for a rebuy closes by itself soon: a bust is no way to fill a lobby.
+            and not t.core.awaiting_rebuy
         ]
         if len(empty) >= EMPTY_TABLES_PER_ACCOUNT:
             raise Refused(

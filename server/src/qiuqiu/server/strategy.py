@@ -1,4 +1,9 @@
-"""The dealer bot's strategy: how likely its tiles are to win, and what to do about it.
+"""The dealer bot's threshold policy: how likely its tiles are to win, and what to do about it.
+
+Heads-up in a solved round the bot plays its solved strategy instead
+(:mod:`qiuqiu.server.house.policy`); this policy plays everywhere else: three
+or more seats, a second betting round, no ante, a hand whose betting left the
+solved tree.
 
 The bot sees only what one seat may see: its own tiles and public numbers (the
 pot, the chips it must call, its legal actions, how many opponents are still in).
@@ -75,10 +80,15 @@ def win_chance(tiles: Sequence[Tile], opponents: int, tie_rule: TieRule = "highe
 
 
 def prepare() -> None:
-    """Build the look-up tables of both tie rules now (about 0.1 s each), so the
-    bot's first turn does not stall the server's event loop."""
+    """Build the look-up tables of both tie rules now (about 0.1 s each) and load the
+    house's solved strategies, so the bot's first turn does not stall the server's
+    event loop."""
+    # Imported here: the house's policy falls back on this module's, so it imports it.
+    from qiuqiu.server.house.policy import book
+
     for tie_rule in TIE_RULES:
         _index(tie_rule)
+    book()
 
 
 # Unbounded caches are safe: 3,276 three-tile and 20,475 four-tile masks, times 2 tie

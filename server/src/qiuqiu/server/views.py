@@ -75,11 +75,12 @@ class HandWire:
     ``pot`` follows the events as they are translated: ``betting_round_ended``
     carries the pot as of itself, while the engine's pot is as of its last event."""
 
-    __slots__ = ("_ids", "commitment", "deck", "pot", "seed")
+    __slots__ = ("_ids", "commitment", "deck", "hand_id", "pot", "seed", "table_id")
 
     def __init__(
         self, table_id: str, hand_id: int, commitment: str, seed: str, deck: tuple[str, ...]
     ) -> None:
+        self.table_id, self.hand_id = table_id, hand_id
         self._ids: dict[str, Any] = {"table_id": table_id, "hand_id": hand_id}
         self.commitment, self.seed, self.deck = commitment, seed, deck
         self.pot = 0

@@ -3,6 +3,8 @@
 ``qiuqiu play`` starts a server inside this process and seats you against the
 dealer bot; ``qiuqiu play --server ws://host:port`` plays on a running server;
 ``--auto N`` lets a simple bot play N hands and prints a summary.
+``qiuqiu arena BOT BOT ...`` plays bots against each other or the dealer bot
+in this process, without a server (see :mod:`qiuqiu.cli.arena`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
+from qiuqiu.cli.arena.command import add_arena, run_arena
 from qiuqiu.cli.arguments import add_table_options
 from qiuqiu.cli.errors import ClientError
 from qiuqiu.cli.play import PlayOptions, play
@@ -45,6 +48,7 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument(
         "--new-account", action="store_true", help="do not resume the account saved for --server"
     )
+    add_arena(commands)
     return top
 
 
@@ -54,6 +58,12 @@ def _default_name() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.command == "arena":
+        try:
+            return run_arena(args)
+        except ValueError as error:
+            print(f"qiuqiu arena: {error}", file=sys.stderr)
+            return 2
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
     try:

@@ -199,7 +199,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     more than ``hands`` if the next hand had already begun when the server took
     the request to leave (the seat then checks or folds at once)."""
     summary = Summary()
-    acted: set[tuple[int, int | None]] = set()
+    acted: set[tuple[int, int, int, int | None]] = set()
     stacks_before: dict[int, int] = {}
     leaving = False
     async for message in conn.messages():
@@ -240,9 +240,12 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             await conn.send(cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
         turn = turn_of(state) if isinstance(message, TURN_MESSAGES) and not leaving else None
         # A snapshot (after a gap or a reconnect) may repeat a turn already answered;
-        # each turn has its own deadline, so that tells them apart.
+        # each turn has its own deadline, so that tells them apart. Not the deadline
+        # alone: an opponent who answers within the same millisecond (the dealer bot
+        # with no delay) gives this seat's next turn the same one, but never the
+        # same pot and round, since someone must have bet in between.
         if turn is not None and state.hand is not None:
-            key = (turn.hand_id, state.hand.deadline_ms)
+            key = (turn.hand_id, turn.round, turn.pot, state.hand.deadline_ms)
             if key not in acted:
                 acted.add(key)
                 action = bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)

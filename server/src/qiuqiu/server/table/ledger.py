@@ -145,6 +145,11 @@ class Ledger(Audience):
             )
 
     @property
+    def awaiting_rebuy(self) -> bool:
+        """Its last player went bust: it stays open a while for them to buy in again."""
+        return self._bust_out and not self._humans() and self._closing is None
+
+    @property
     def closing_reason(self) -> str | None:
         return self._closing
 

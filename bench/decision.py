@@ -1,0 +1,130 @@
+"""What one dealer-bot decision costs: the solved strategy beside today's threshold policy.
+
+Run from the repository root::
+
+    uv run python -m bench.decision [--hands N] [--repeat R] [--json]
+
+The situations are real: the arena plays ``--hands`` hands of
+:class:`bench.exploiters.SizedByStrength` against the dealer and keeps every
+:class:`~qiuqiu.server.house.record.Situation` the dealer decided from. Each
+is then decided ``--repeat`` times by :func:`qiuqiu.server.house.policy.decide`
+(translation, look-up, sampling) and by :func:`~qiuqiu.server.house.policy.threshold`
+(today's policy: its win chance, then the thresholds), after one warm-up pass
+so that both policies' caches are full, as they are on a server that has
+played for a while. The floor is one ``rng.choices`` over five weights: the
+sampling the solved policy cannot do without.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from time import process_time
+
+from bench.text_grid import grid
+from qiuqiu.cli.arena.match import TABLE_ID
+from qiuqiu.cli.arena.seats import HousePlayer, SdkPlayer, load_bot
+from qiuqiu.cli.arena.table import play_hand
+from qiuqiu.cli.bot import Action, Split
+from qiuqiu.engine import shuffled_deck
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.house import policy
+from qiuqiu.server.house.record import Situation, rules_of
+
+EXPLOITERS = Path(__file__).resolve().parent / "exploiters.py"
+
+
+class Recording(HousePlayer):
+    def __init__(self, options: TableOptions, rng: random.Random) -> None:
+        super().__init__("dealer", 1, options, rng, solved=True)
+        self.seen: list[Situation] = []
+
+    def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:
+        if isinstance(turn, wire.TurnStarted):
+            self.seen.append(self.record.situation(turn, self.options, tuple(self.record.tiles)))
+        return super().act(turn)
+
+
+def situations(hands: int, seed: int) -> list[Situation]:
+    options = TableOptions()
+    rng = random.Random(seed)
+    house = Recording(options, rng)
+    bot = SdkPlayer("bot", load_bot(f"{EXPLOITERS}:SizedByStrength"), TABLE_ID, options, 0)
+    seats = {0: ("bot", False, 500), 1: ("dealer", True, 10_000)}
+    house.sit(seats)
+    bot.sit(seats)
+    seq = 0
+    for hand_id in range(1, hands + 1):
+        _, seq = play_hand(
+            table_id=TABLE_ID,
+            hand_id=hand_id,
+            seq=seq,
+            rules=rules_of(options),
+            players={0: bot, 1: house},
+            stacks={0: 500, 1: 10_000},
+            button=1,
+            deck=shuffled_deck(rng),
+            seed=rng.randbytes(32).hex(),
+        )
+    return house.seen
+
+
+def per_call(work: Callable[[], object], count: int) -> float:
+    """CPU seconds per call of ``work``."""
+    start = process_time()
+    for _ in range(count):
+        work()
+    return (process_time() - start) / count
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.decision", description=__doc__)
+    parser.add_argument("--hands", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    policy.book()
+    seen = situations(args.hands, args.seed)
+    rng = random.Random(args.seed)
+    for s in seen:  # warm both policies' caches
+        policy.decide(s, rng)
+        policy.threshold(s)
+    count = len(seen) * args.repeat
+    solved_iter, threshold_iter = iter(seen * args.repeat), iter(seen * args.repeat)
+    weights = [51, 51, 51, 51, 51]
+    options = range(5)
+    figures = {
+        "solved": per_call(lambda: policy.decide(next(solved_iter), rng), count),
+        "threshold": per_call(lambda: policy.threshold(next(threshold_iter)), count),
+        "floor": per_call(lambda: rng.choices(options, weights=weights), count),
+    }
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "decisions": count,
+                    "us_per_decision": {k: round(v * 1e6, 2) for k, v in figures.items()},
+                }
+            )
+        )
+        return 0
+    print(
+        grid(
+            ["policy", "decisions", "µs CPU each", "floor ratio"],
+            [
+                [name, f"{count:,}", f"{v * 1e6:.1f}", f"{v / figures['floor']:.1f}x"]
+                for name, v in figures.items()
+            ],
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

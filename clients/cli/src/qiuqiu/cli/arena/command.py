@@ -1,0 +1,117 @@
+"""The ``qiuqiu arena`` command: duplicate matches between two or more contestants.
+
+    uv run qiuqiu arena clients/examples/tile_ranker.py dealer --hands 100000
+
+Two contestants play one duplicate match; three or more play every pair, and
+the command prints a table of each one's chips a hand against each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from itertools import combinations
+from typing import Any
+
+from qiuqiu.cli.arena.match import MatchResult, duplicate_match
+from qiuqiu.cli.arena.seats import Entrant, entrant, house_rng
+from qiuqiu.cli.arguments import add_table_options, table_options
+
+
+def add_arena(commands: Any) -> None:
+    cmd = commands.add_parser(
+        "arena",
+        help="play bots against each other or the dealer bot, in this process",
+        description="Duplicate matches at engine speed: each deal twice, the seats swapped. "
+        "A contestant is a bot file (path.py, or path.py:ClassName if it defines several), "
+        "'dealer' (the server's dealer bot) or 'dealer:threshold' (its policy before the "
+        "solved strategy).",
+    )
+    cmd.add_argument("contestants", nargs="+", metavar="BOT", help="two or more contestants")
+    cmd.add_argument(
+        "--hands", type=int, default=10_000, help="hands per match, both halves (%(default)s)"
+    )
+    cmd.add_argument("--buy-in", type=int, default=500, help="a bot's stack each hand (500)")
+    cmd.add_argument("--seed", type=int, default=1, help="seeds the deals (%(default)s)")
+    cmd.add_argument(
+        "--house-seed", type=int, help="seed the dealer's RNG (default: the OS's CSPRNG)"
+    )
+    cmd.add_argument("--json", action="store_true", help="one JSON object per match")
+    add_table_options(cmd)
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    if len(args.contestants) < 2:
+        raise ValueError("the arena needs two contestants or more")
+    if args.hands < 4:
+        raise ValueError("--hands must be at least 4 (two duplicate deals)")
+    options = table_options(args)
+    if options.seats != 2:
+        raise ValueError("the arena plays heads-up: --seats 2")
+    entrants = _named([entrant(spec) for spec in args.contestants])
+    results: list[MatchResult] = []
+    house_seed = args.house_seed
+    for a, b in combinations(entrants, 2):
+        result = duplicate_match(
+            a,
+            b,
+            deals=args.hands // 2,
+            options=options,
+            buy_in=args.buy_in,
+            seed=args.seed,
+            house=lambda: house_rng(house_seed),
+        )
+        results.append(result)
+        if args.json:
+            print(json.dumps(_as_dict(result)), flush=True)
+        else:
+            print(result.summary(), flush=True)
+            for name, count in result.illegal.items():
+                if count:
+                    print(f"  {name} answered {count} turns illegally (played as time-outs)")
+    if len(entrants) > 2 and not args.json:
+        print()
+        print(cross_table([e.name for e in entrants], results))
+    return 0
+
+
+def cross_table(names: list[str], results: list[MatchResult]) -> str:
+    """Each row's chips a hand against each column, and its mean over the columns."""
+    score: dict[tuple[str, str], float] = {}
+    for r in results:
+        score[(r.a, r.b)], score[(r.b, r.a)] = r.mean, -r.mean
+    width = max(10, *(len(n) for n in names)) + 2
+    lines = [
+        "chips a hand".ljust(width) + "".join(n.rjust(width) for n in names) + "mean".rjust(width)
+    ]
+    for row in names:
+        cells = [score.get((row, col)) for col in names]
+        played = [c for c in cells if c is not None]
+        line = row.ljust(width) + "".join(
+            ("" if c is None else f"{c:+.2f}").rjust(width) for c in cells
+        )
+        lines.append(line + f"{sum(played) / len(played):+.2f}".rjust(width))
+    return "\n".join(lines)
+
+
+def _named(entrants: list[Entrant]) -> list[Entrant]:
+    """The same bot entered twice plays itself under two names."""
+    seen: dict[str, int] = {}
+    named = []
+    for e in entrants:
+        seen[e.name] = seen.get(e.name, 0) + 1
+        named.append(e if seen[e.name] == 1 else Entrant(f"{e.name}#{seen[e.name]}", e.spec))
+    return named
+
+
+def _as_dict(r: MatchResult) -> dict[str, Any]:
+    return {
+        "a": r.a,
+        "b": r.b,
+        "hands": r.hands,
+        "chips_a_hand": round(r.mean, 4),
+        "interval95": round(r.half_width, 4),
+        "milli_antes_a_hand": round(1000 * r.mean / (r.ante or 1), 1),
+        "illegal": r.illegal,
+        "hands_a_second": round(r.rate),
+    }

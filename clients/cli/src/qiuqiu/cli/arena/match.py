@@ -1,0 +1,158 @@
+"""Duplicate matches: every deal played twice, the two bots in each other's seats.
+
+Deal ``k`` is a deck and a button. In its first half bot A sits in seat 0 and
+bot B in seat 1; in the second half they swap, so each bot gets the other's
+tiles and the other's place in the betting order, and the luck of the deal
+cancels. A deal's score for A is the mean of A's chips in its two halves;
+the match reports the mean over deals with a 95% interval (1.96 standard
+errors of the deal scores, which are independent), in chips and in antes.
+
+Against the dealer the button stays with the dealer, as the server seats it
+(the player acts first); between two bots, or two dealers, it alternates with
+the deals.
+
+Every hand starts from fresh stacks: a bot sits down with the buy-in, the
+dealer with the table's ``max_buy_in``, as the server tops it up. Chips are
+checked: in every half the seats' results sum to zero.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from random import Random
+
+from qiuqiu.cli.arena.seats import Entrant, Player
+from qiuqiu.cli.arena.table import play_hand
+from qiuqiu.engine import shuffled_deck
+from qiuqiu.protocol import TableOptions
+from qiuqiu.server.house.record import rules_of
+
+Z95 = 1.96
+TABLE_ID = "arena"
+
+
+@dataclass
+class MatchResult:
+    """Bot A's results against bot B; ``scores`` are A's chips per deal (mean of the halves)."""
+
+    a: str
+    b: str
+    ante: int
+    scores: list[float] = field(default_factory=list)
+    illegal: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def deals(self) -> int:
+        return len(self.scores)
+
+    @property
+    def hands(self) -> int:
+        return 2 * len(self.scores)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.scores) / len(self.scores) if self.scores else 0.0
+
+    @property
+    def half_width(self) -> float:
+        """Half the 95% interval of :attr:`mean`."""
+        n = len(self.scores)
+        if n < 2:
+            return math.inf
+        m = self.mean
+        variance = sum((s - m) ** 2 for s in self.scores) / (n - 1)
+        return Z95 * math.sqrt(variance / n)
+
+    @property
+    def rate(self) -> float:
+        return self.hands / self.seconds if self.seconds else 0.0
+
+    def summary(self) -> str:
+        per_ante = self.ante or 1
+        return (
+            f"{self.a} vs {self.b}: {self.mean:+.2f} ± {self.half_width:.2f} chips a hand "
+            f"({1000 * self.mean / per_ante:+.0f} ± {1000 * self.half_width / per_ante:.0f} "
+            f"milli-antes), {self.hands:,} hands ({self.deals:,} deals twice), "
+            f"{self.rate:,.0f} hands/s"
+        )
+
+
+def duplicate_match(
+    a: Entrant,
+    b: Entrant,
+    *,
+    deals: int,
+    options: TableOptions,
+    buy_in: int,
+    seed: int,
+    house: Callable[[], Random],
+    check: Callable[[int, int, int], None] | None = None,
+) -> MatchResult:
+    """Play ``deals`` deals twice each; ``check(deal, half, chip_sum)`` sees each half's chips.
+
+    The deals come from ``Random(seed)`` and do not depend on the bots, so two
+    matches with one seed deal the same tiles.
+    """
+    rules = rules_of(options)
+    deck_rng = Random(seed)
+    result = MatchResult(a.name, b.name, options.ante, illegal={a.name: 0, b.name: 0})
+    halves = [
+        _seated((a, b), options, house(), buy_in),
+        _seated((b, a), options, house(), buy_in),
+    ]
+    seq = [0, 0]
+    started = time.perf_counter()
+    for deal in range(deals):
+        deck = shuffled_deck(deck_rng)
+        seed_hex = deck_rng.randbytes(32).hex()
+        chips_for_a = 0
+        for half, (players, stacks, names) in enumerate(halves):
+            button = _button(a, b, half, deal)
+            outcome, seq[half] = play_hand(
+                table_id=TABLE_ID,
+                hand_id=deal + 1,
+                seq=seq[half],
+                rules=rules,
+                players=players,
+                stacks=stacks,
+                button=button,
+                deck=deck,
+                seed=seed_hex,
+            )
+            total = sum(outcome.net.values())
+            if check is not None:
+                check(deal, half, total)
+            if total != 0:
+                raise AssertionError(f"deal {deal}, half {half}: {total:+d} chips appeared")
+            a_seat = 0 if half == 0 else 1
+            chips_for_a += outcome.net[a_seat]
+            for seat, count in outcome.illegal.items():
+                result.illegal[names[seat]] += count
+        result.scores.append(chips_for_a / 2)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _button(a: Entrant, b: Entrant, half: int, deal: int) -> int:
+    if a.is_house != b.is_house:
+        a_seat = half
+        return a_seat if a.is_house else 1 - a_seat
+    return deal % 2
+
+
+def _seated(
+    pair: tuple[Entrant, Entrant], options: TableOptions, rng: Random, buy_in: int
+) -> tuple[dict[int, Player], dict[int, int], dict[int, str]]:
+    players: dict[int, Player] = {}
+    stacks: dict[int, int] = {}
+    for seat, who in enumerate(pair):
+        players[seat] = who.seat(TABLE_ID, options, seat, rng)
+        stacks[seat] = options.max_buy_in if who.is_house else buy_in
+    seats = {n: (who.name, who.is_house, stacks[n]) for n, who in enumerate(pair)}
+    for player in players.values():
+        player.sit(seats)
+    return players, stacks, {n: who.name for n, who in enumerate(pair)}

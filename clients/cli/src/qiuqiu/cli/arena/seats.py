@@ -1,0 +1,187 @@
+"""Who plays in the arena: a bot written against the SDK, or the house.
+
+An SDK bot is given exactly what a network client is: its
+:class:`~qiuqiu.cli.game.TableState` is kept from the same wire messages by the
+same code, and its :class:`~qiuqiu.cli.bot.Turn` comes from
+:func:`~qiuqiu.cli.bot.turn_of`, so a bot cannot tell the arena from a server.
+The house is fed the same messages through the
+:class:`~qiuqiu.server.house.record.HandRecord` the server's dealer bot keeps,
+and decides with the same function.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import secrets
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from random import Random
+from typing import Protocol
+
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, turn_of
+from qiuqiu.cli.game import Applied, SeatState, TableState
+from qiuqiu.engine import Hand, rank
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.house import policy
+from qiuqiu.server.house.record import HandRecord
+from qiuqiu.server.strategy import Decision
+
+DEALER = "dealer"
+THRESHOLD_DEALER = "dealer:threshold"
+"""Today's dealer before the solved strategy: the threshold policy, for comparison."""
+
+
+class Player(Protocol):
+    """One contestant in one seat of one match."""
+
+    name: str
+
+    def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
+        """Meet the table: each seat's name, whether it is the house's, and its chips."""
+
+    def deliver(self, message: wire.TableEvent) -> None: ...
+
+    def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split: ...
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A contestant as the command line names it, able to take a seat any number of times."""
+
+    name: str
+    spec: str
+
+    @property
+    def is_house(self) -> bool:
+        return self.spec in (DEALER, THRESHOLD_DEALER)
+
+    def seat(self, table_id: str, options: TableOptions, seat: int, rng: Random) -> Player:
+        if self.spec == DEALER:
+            policy.book()  # loaded before the match's clock starts, as at a server's start
+            return HousePlayer(self.name, seat, options, rng, solved=True)
+        if self.spec == THRESHOLD_DEALER:
+            return HousePlayer(self.name, seat, options, rng, solved=False)
+        return SdkPlayer(self.name, load_bot(self.spec), table_id, options, seat)
+
+
+def entrant(spec: str) -> Entrant:
+    """``dealer``, ``dealer:threshold``, ``path/to/bot.py`` or ``path/to/bot.py:ClassName``."""
+    if spec in (DEALER, THRESHOLD_DEALER):
+        return Entrant(spec, spec)
+    path, _, class_name = spec.partition(":")
+    load_bot(spec)  # fail now, not in the middle of a match
+    return Entrant(class_name or Path(path).stem, spec)
+
+
+def load_bot(spec: str) -> Bot:
+    """A fresh bot from a file: its class ``ClassName``, or the one :class:`Bot` it defines."""
+    path, _, class_name = spec.partition(":")
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"no bot file {path!r}")
+    module_name = f"qiuqiu_arena_{file.stem}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        loader = importlib.util.spec_from_file_location(module_name, file)
+        if loader is None or loader.loader is None:
+            raise ValueError(f"cannot import {path!r}")
+        module = importlib.util.module_from_spec(loader)
+        sys.modules[module_name] = module
+        loader.loader.exec_module(module)
+    bots = {
+        name: value
+        for name, value in vars(module).items()
+        if inspect.isclass(value)
+        and issubclass(value, Bot)
+        and value is not Bot
+        and value.__module__ == module_name
+    }
+    if class_name:
+        if class_name not in bots:
+            raise ValueError(f"{path} defines no bot class {class_name!r}")
+        return bots[class_name]()
+    if len(bots) != 1:
+        raise ValueError(f"{path} defines {len(bots)} bot classes: name one, as {path}:Name")
+    (bot_class,) = bots.values()
+    return bot_class()
+
+
+class SdkPlayer:
+    """A bot written against the SDK, seen through the SDK's own table state."""
+
+    def __init__(
+        self, name: str, bot: Bot, table_id: str, options: TableOptions, seat: int
+    ) -> None:
+        self.name = name
+        self.bot = bot
+        self.state = TableState(table_id, options, seq=0, you=seat)
+        self.seat = seat
+
+    def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
+        for number, (name, is_bot, stack) in seats.items():
+            self.state.seats[number] = SeatState(number, name, is_bot, stack)
+
+    def deliver(self, message: wire.TableEvent) -> None:
+        if self.state.apply(message) is Applied.GAP:
+            raise AssertionError(f"the arena skipped a message before {message.seq}")
+
+    def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:
+        seen = turn_of(self.state)
+        if seen is None:
+            raise AssertionError("the SDK's table state does not say it is this bot's turn")
+        return self.bot.cut(seen) if seen.legal.declare_cut else self.bot.decide(seen)
+
+
+class HousePlayer:
+    """The dealer bot: the server's record and decision, with the arena's RNG."""
+
+    def __init__(
+        self, name: str, seat: int, options: TableOptions, rng: Random, *, solved: bool
+    ) -> None:
+        self.name = name
+        self.seat = seat
+        self.options = options
+        self.record = HandRecord(seat)
+        self.rng = rng
+        self.solved = solved
+
+    def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
+        pass
+
+    def deliver(self, message: wire.TableEvent) -> None:
+        self.record.observe(message)
+
+    def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:
+        tiles = tuple(self.record.tiles)
+        if isinstance(turn, wire.CuttingStarted):
+            best = rank(Hand(tiles)).cut
+            (a, b), (c, d) = best.high_pair, best.low_pair
+            return Split((str(a), str(b)), (str(c), str(d)))
+        situation = self.record.situation(turn, self.options, tiles)
+        decision = (
+            policy.decide(situation, self.rng) if self.solved else policy.threshold(situation)
+        )
+        return sdk_action(decision)
+
+
+def sdk_action(decision: Decision) -> Action:
+    amount = decision.amount or 0
+    match decision.action:
+        case "check":
+            return Check()
+        case "call":
+            return Call()
+        case "fold":
+            return Fold()
+        case "bet":
+            return Bet(amount)
+        case "raise":
+            return Raise(amount)
+
+
+def house_rng(seed: int | None) -> Random:
+    """The house's RNG: seeded for a reproducible run, the CSPRNG otherwise."""
+    return secrets.SystemRandom() if seed is None else Random(seed)

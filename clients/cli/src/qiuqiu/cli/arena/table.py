@@ -1,0 +1,132 @@
+"""One hand at engine speed: the engine's :class:`HandState`, and the wire messages a
+server's table would send each seat, made by the server's own views.
+
+The order and content of the messages follow the server's table: ``hand_started``
+(with the deal's commitment), the antes and deals, ``turn_started`` to everyone
+(with ``legal`` in the actor's copy only), each action's events, the pot at
+``betting_round_ended``, and ``hand_ended`` revealing the seed and deck. Each
+seat's copy of its own tiles is the only one that holds them. There is no
+socket, no clock and no timer: a bot answers at once, and an illegal answer is
+played as the server's time-out would play it (check, else fold), and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from qiuqiu import engine
+from qiuqiu.cli.arena.seats import Player
+from qiuqiu.cli.bot import Action, Bet, Call, Check, Fold, Raise, Split
+from qiuqiu.engine import Cut, HandState, IllegalAction, Phase, TableRules, Tile
+from qiuqiu.protocol import commitment
+from qiuqiu.protocol import server as wire
+from qiuqiu.server import views
+
+CUT_DEADLINE = 0
+"""No clock in the arena: every deadline on the wire is 0."""
+
+
+@dataclass
+class Outcome:
+    """How one hand went: each seat's chips won (below zero: lost), and illegal answers."""
+
+    net: dict[int, int]
+    illegal: dict[int, int]
+
+
+def play_hand(
+    *,
+    table_id: str,
+    hand_id: int,
+    seq: int,
+    rules: TableRules,
+    players: Mapping[int, Player],
+    stacks: Mapping[int, int],
+    button: int,
+    deck: Sequence[Tile],
+    seed: str,
+) -> tuple[Outcome, int]:
+    """Play one hand to its end; returns the outcome and the table's last ``seq``."""
+    deck_text = tuple(str(t) for t in deck)
+    hand = HandState.start(rules, dict(stacks), button, deck)
+    made = views.HandWire(table_id, hand_id, commitment(seed, deck_text), seed, deck_text)
+    table = _Publisher(players, made, seq)
+    table.publish(made.started(table.next_seq(), button, sorted(stacks.items())))
+    illegal = dict.fromkeys(players, 0)
+    table.events(hand.log[1:])
+    while not hand.is_over:
+        if hand.phase is Phase.CUTTING:
+            seat = hand.pending_cuts[0]
+            answer = players[seat].act(table.cutting)
+            events = _apply(hand, seat, answer)
+        else:
+            seat = _actor(hand)
+            turn = made.turn(hand, table.next_seq(), 0)
+            table.publish(turn)
+            mine = turn.own[seat]
+            assert isinstance(mine, wire.TurnStarted)
+            answer = players[seat].act(mine)
+            events = _apply(hand, seat, answer)
+        if events is None:
+            illegal[seat] += 1
+            events = hand.time_out(seat)
+        table.events(events)
+    net = {seat: s.stack - stacks[seat] for seat, s in hand.seats.items()}
+    return Outcome(net, illegal), table.seq
+
+
+def _actor(hand: HandState) -> int:
+    assert hand.actor is not None
+    return hand.actor
+
+
+def _apply(hand: HandState, seat: int, answer: Action | Split) -> tuple[engine.Event, ...] | None:
+    try:
+        match answer:
+            case Check():
+                return hand.check(seat)
+            case Call():
+                return hand.call(seat)
+            case Fold():
+                return hand.fold(seat)
+            case Bet(amount=amount):
+                return hand.bet(seat, amount)
+            case Raise(to=to):
+                return hand.raise_to(seat, to)
+            case Split(first=(a, b), second=(c, d)):
+                cut = Cut((Tile.parse(a), Tile.parse(b)), (Tile.parse(c), Tile.parse(d)))
+                return hand.declare_cut(seat, cut)
+    except (IllegalAction, ValueError):
+        return None
+    return None
+
+
+class _Publisher:
+    """Sends each event to every seat as the server's table does, one ``seq`` each, in
+    the server's own words (:class:`qiuqiu.server.views.HandWire`)."""
+
+    def __init__(self, players: Mapping[int, Player], made: views.HandWire, seq: int) -> None:
+        self.players = players
+        self.made = made
+        self.seq = seq
+        self.cutting = wire.CuttingStarted(
+            table_id=made.table_id, hand_id=made.hand_id, seq=0, seats=(), deadline_ms=0
+        )
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def publish(self, published: views.Publication) -> None:
+        for number, player in self.players.items():
+            player.deliver(published.for_seat(number))
+
+    def events(self, events: Sequence[engine.Event]) -> None:
+        for event in events:
+            published = self.made.event(event, self.next_seq(), deadline_ms=CUT_DEADLINE)
+            if published is None:
+                continue
+            if isinstance(published.public, wire.CuttingStarted):
+                self.cutting = published.public
+            self.publish(published)

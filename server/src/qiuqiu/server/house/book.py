@@ -1,0 +1,171 @@
+"""Solved strategies on disk and in memory: the house's book of play.
+
+A strategy file (``strategies/*.qqs``, gzip) is one JSON header line and then
+bytes: for each decision node of the tree its :class:`Stakes` build, in the
+tree's order, for each of the 3,276 holdings in :data:`HOLDINGS` order, one
+byte per action, the action's probability in 255ths (rounded so that they sum
+to 255). The tree itself is not stored: both sides build it from the header's
+stakes. Loading is the standard library only (gzip, json, bytes), a few
+milliseconds a file.
+
+"Nearest" strategy for a table: :func:`Book.nearest` keeps the solved stakes
+whose betting rules match the table's (rounds, tie rule, then ``min_bet``,
+``max_bet`` and ``max_raises`` in antes, in that order of importance), and among
+them the stack depth closest to the hand's on a log scale (a 49-ante stack is
+as far from 24 as from 99).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from qiuqiu.engine import TableRules, TieRule
+from qiuqiu.server.house.holdings import HOLDINGS
+from qiuqiu.server.house.tree import Node, Stakes, Tree
+
+SUFFIX = ".qqs"
+FORMAT = 1
+HOLDING_COUNT = len(HOLDINGS)
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """One solved abstract game: its tree, how it was solved and the probabilities."""
+
+    stakes: Stakes
+    tie_rule: TieRule
+    tree: Tree
+    offsets: dict[int, int]
+    """Where each decision node's rows start in ``weights``."""
+    weights: bytes
+    header: dict[str, Any]
+
+    @property
+    def depth(self) -> float:
+        """Chips behind after the ante, in antes."""
+        return self.stakes.stack / self.stakes.ante
+
+    def row(self, node: Node, holding: int) -> bytes:
+        """The weights (out of 255) of ``node``'s actions for ``holding``."""
+        width = len(node.actions)
+        start = self.offsets[node.index] + holding * width
+        return self.weights[start : start + width]
+
+
+def layout(tree: Tree) -> tuple[dict[int, int], int]:
+    """Each decision node's offset into a strategy file's bytes, and their total."""
+    offsets: dict[int, int] = {}
+    size = 0
+    for node in tree.decisions:
+        offsets[node.index] = size
+        size += len(node.actions) * HOLDING_COUNT
+    return offsets, size
+
+
+def header_stakes(header: dict[str, Any]) -> Stakes:
+    s = header["stakes"]
+    return Stakes(
+        ante=s["ante"],
+        min_bet=s["min_bet"],
+        max_bet=s["max_bet"],
+        max_raises=s["max_raises"],
+        stack=s["stack"],
+        betting_rounds=s["betting_rounds"],
+    )
+
+
+def load(path: Path) -> Solved:
+    with gzip.open(path, "rb") as f:
+        header = json.loads(f.readline())
+        weights = f.read()
+    if header.get("format") != FORMAT:
+        raise ValueError(f"{path.name}: strategy format {header.get('format')}, not {FORMAT}")
+    stakes = header_stakes(header)
+    tree = Tree(stakes)
+    offsets, size = layout(tree)
+    if len(weights) != size:
+        raise ValueError(f"{path.name}: {len(weights)} bytes of weights, the tree needs {size}")
+    return Solved(stakes, header["tie_rule"], tree, offsets, weights, header)
+
+
+def write(path: Path, header: dict[str, Any], weights: bytes) -> None:
+    """Write a strategy file (the solver's side of :func:`load`); fixed mtime, so
+    the same solve writes the same bytes."""
+    line = json.dumps({**header, "format": FORMAT}, sort_keys=True).encode() + b"\n"
+    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        f.write(line + weights)
+
+
+class Book:
+    """Every strategy shipped in the package (or in ``folder``), loaded once."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        if folder is None:
+            files = [
+                Path(str(f))
+                for f in resources.files("qiuqiu.server.house").joinpath("strategies").iterdir()
+                if f.name.endswith(SUFFIX)
+            ]
+        else:
+            files = list(folder.glob(f"*{SUFFIX}"))
+        self.solved = [load(path) for path in sorted(files)]
+        self._for_rules: dict[tuple[TableRules, int], Solved | None] = {}
+
+    def for_rules(self, rules: TableRules, behind: int) -> Solved | None:
+        """The nearest solved game to a table's ``rules`` with ``behind`` chips behind
+        the ante (the smaller stack's), remembered: a table asks each turn."""
+        key = (rules, behind)
+        if key not in self._for_rules:
+            self._for_rules[key] = self.nearest(
+                betting_rounds=rules.betting_rounds,
+                tie_rule=rules.tie_rule,
+                ante=rules.ante,
+                min_bet=rules.min_bet,
+                max_bet=rules.max_bet,
+                max_raises=rules.max_raises,
+                depth=behind / rules.ante,
+            )
+        return self._for_rules[key]
+
+    def nearest(
+        self,
+        *,
+        betting_rounds: int,
+        tie_rule: TieRule,
+        ante: int,
+        min_bet: int,
+        max_bet: int | None,
+        max_raises: int | None,
+        depth: float,
+    ) -> Solved | None:
+        """The solved game closest to a table's rules and a hand's stack depth (see the
+        module docstring), or ``None`` if no strategy has this many betting rounds."""
+        candidates = [s for s in self.solved if s.stakes.betting_rounds == betting_rounds]
+        if not candidates or ante <= 0 or depth <= 0:
+            return None
+
+        def distance(s: Solved) -> tuple[float, ...]:
+            st = s.stakes
+            return (
+                float(s.tie_rule != tie_rule),
+                abs(math.log(min_bet / ante) - math.log(st.min_bet / st.ante)),
+                _limit_distance(max_bet, ante, st.max_bet, st.ante),
+                _limit_distance(max_raises, 1, st.max_raises, 1),
+                abs(math.log(depth) - math.log(s.depth)),
+            )
+
+        return min(candidates, key=distance)
+
+
+def _limit_distance(limit: int | None, unit: int, solved: int | None, solved_unit: int) -> float:
+    if limit is None and solved is None:
+        return 0.0
+    if limit is None or solved is None:
+        return math.inf
+    return abs(math.log1p(limit / unit) - math.log1p(solved / solved_unit))

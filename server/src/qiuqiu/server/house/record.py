@@ -1,0 +1,170 @@
+"""What one seat has seen of the hand in play, kept from the wire messages it gets.
+
+The dealer bot on the server and the dealer in the arena feed the same
+messages to a :class:`HandRecord`; :meth:`HandRecord.situation` turns it and
+a ``turn_started`` into the :class:`Situation` the house's policy decides from.
+Nothing here can hold another seat's tiles: a seat's copy of ``tiles_dealt``
+carries only its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from qiuqiu import engine
+from qiuqiu.engine import TableRules, Tile
+from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
+from qiuqiu.protocol import server as wire
+
+MoveKind = Literal["check", "bet", "call", "raise", "fold"]
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One betting action: ``added`` is the chips it put in, ``to`` the seat's bet
+    in the round after it."""
+
+    seat: int
+    kind: MoveKind
+    round: int
+    added: int = 0
+    to: int = 0
+    all_in: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """Everything the house decides from: what its seat may see, and no more."""
+
+    seat: int
+    tiles: tuple[Tile, ...]
+    rules: TableRules
+    button: int
+    stacks: Mapping[int, int]
+    """Every seat's chips when the hand started, before the ante."""
+    antes: Mapping[int, int]
+    moves: tuple[Move, ...]
+    complete: bool
+    """Whether ``moves`` is the hand's whole history (the seat saw it begin)."""
+    folded: frozenset[int]
+    pot: int
+    legal: engine.LegalActions
+    draws: list[float]
+    """Random numbers already drawn to translate this hand's moves (see
+    :mod:`qiuqiu.server.house.translation`), kept so that a move is translated the
+    same way at each later turn of the hand."""
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        return tuple(s for s in sorted(self.stacks) if s != self.seat and s not in self.folded)
+
+
+@dataclass
+class HandRecord:
+    """One seat's record of the hand in play (see the module docstring)."""
+
+    seat: int
+    hand_id: int = 0
+    button: int = -1
+    started: bool = False
+    """Whether it saw the hand begin: a seat that joined mid-hand has no history."""
+    stacks: dict[int, int] = field(default_factory=dict)
+    antes: dict[int, int] = field(default_factory=dict)
+    tiles: list[Tile] = field(default_factory=list)
+    moves: list[Move] = field(default_factory=list)
+    folded: set[int] = field(default_factory=set)
+    round: int = 0
+    bets: dict[int, int] = field(default_factory=dict)
+    draws: list[float] = field(default_factory=list)
+
+    def observe(self, message: wire.Reply) -> None:
+        match message:
+            case wire.HandStarted(hand_id=hand_id, button=button, stacks=stacks):
+                self._reset(hand_id)
+                self.button, self.started = button, True
+                self.stacks = {s.seat: s.amount for s in stacks}
+            case wire.HandEvent(hand_id=hand_id) if hand_id != self.hand_id:
+                # A hand it did not see begin (it was seated, or its table adopted, mid-hand).
+                self._reset(hand_id)
+        if not isinstance(message, wire.HandEvent) or message.hand_id != self.hand_id:
+            return
+        match message:
+            case wire.AnteTaken(seat=seat, amount=amount):
+                self.antes[seat] = amount
+            case wire.TilesDealt(seat=seat, tiles=tiles) if seat == self.seat and tiles:
+                self.tiles = [Tile.parse(t) for t in tiles]
+            case wire.FourthTileDealt(seat=seat, tile=tile) if seat == self.seat and tile:
+                self.tiles.append(Tile.parse(tile))
+            case wire.BettingRoundStarted(round=number):
+                self.round, self.bets = number, {}
+            case wire.Checked(seat=seat):
+                self.moves.append(Move(seat, "check", self.round, to=self.bets.get(seat, 0)))
+            case wire.Folded(seat=seat):
+                self.folded.add(seat)
+                self.moves.append(Move(seat, "fold", self.round, to=self.bets.get(seat, 0)))
+            case wire.BetPlaced(seat=seat, amount=amount, all_in=all_in):
+                self._put(seat, "bet", amount, all_in)
+            case wire.Called(seat=seat, amount=amount, all_in=all_in):
+                self._put(seat, "call", amount, all_in)
+            case wire.Raised(seat=seat, amount=amount, all_in=all_in):
+                self._put(seat, "raise", amount, all_in)
+
+    def _reset(self, hand_id: int) -> None:
+        self.hand_id, self.button, self.started, self.round = hand_id, -1, False, 0
+        self.stacks, self.antes, self.bets = {}, {}, {}
+        self.tiles, self.moves, self.draws = [], [], []
+        self.folded = set()
+
+    def _put(self, seat: int, kind: MoveKind, amount: int, all_in: bool) -> None:
+        self.bets[seat] = self.bets.get(seat, 0) + amount
+        self.moves.append(Move(seat, kind, self.round, amount, self.bets[seat], all_in))
+
+    def situation(
+        self, turn: wire.TurnStarted, options: TableOptions, tiles: tuple[Tile, ...]
+    ) -> Situation:
+        """The situation at ``turn`` (which must be this seat's), with ``tiles`` as the
+        seat's own tiles (the caller may have had them from a snapshot)."""
+        legal = turn.legal or LegalActions()
+        return Situation(
+            seat=self.seat,
+            tiles=tiles,
+            rules=rules_of(options),
+            button=self.button,
+            stacks=MappingProxyType(dict(self.stacks)),
+            antes=MappingProxyType(dict(self.antes)),
+            moves=tuple(self.moves),
+            complete=self.started and turn.hand_id == self.hand_id,
+            folded=frozenset(s.seat for s in turn.seats if s.folded),
+            pot=turn.pot,
+            legal=engine_legal(legal),
+            draws=self.draws,
+        )
+
+
+def rules_of(options: TableOptions) -> TableRules:
+    return TableRules(
+        ante=options.ante,
+        min_bet=options.min_bet,
+        max_bet=options.max_bet,
+        max_raises=options.max_raises,
+        betting_rounds=options.betting_rounds,
+        tie_rule=options.tie_rule,
+        manual_split=options.manual_split,
+    )
+
+
+def engine_legal(legal: LegalActions) -> engine.LegalActions:
+    def chips(r: ChipRange | None) -> engine.ChipRange | None:
+        return None if r is None else engine.ChipRange(r.min, r.max)
+
+    return engine.LegalActions(
+        check=legal.check,
+        fold=legal.fold,
+        call=legal.call,
+        bet=chips(legal.bet),
+        raise_to=chips(legal.raise_to),
+        declare_cut=legal.declare_cut,
+    )

@@ -1,0 +1,220 @@
+"""CFR+ over an abstract betting tree, vectorised over holdings, with an exact best response.
+
+The game: each seat is dealt a holding (a row of ``equity``); two holdings
+meet with equal probability when ``meets`` says they can be dealt together.
+An information set is a decision node and the acting seat's holding, so every
+quantity is a vector over holdings, and one pass over the tree updates every
+information set at once.
+
+CFR+ (Tammelin 2014): regrets are floored at zero after each update, the seats
+update alternately, and the average strategy weights iteration ``t`` by ``t``.
+Its average strategy converges to an equilibrium of the abstract game; the
+best response here measures how far it is, exactly, within the abstraction.
+
+Counterfactual values are kept in chips times dealt pairs; :class:`Solver`
+divides by the number of pairs that can meet when it reports chips a hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from qiuqiu.server.house.tree import Node, Tree
+
+Floats = npt.NDArray[np.float32]
+Matrix = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Showdowns:
+    """What decides a showdown between two holdings, and which holdings can meet.
+
+    ``equity[i, j]`` is what seat 0 with holding ``i`` wins per chip each has in
+    against seat 1 with holding ``j`` (it is antisymmetric: the game is the same
+    from either seat); ``tiles[i]`` lists the cards of holding ``i`` as columns
+    into :meth:`blocked`'s inclusion-exclusion, so a fold's value costs no
+    holdings-by-holdings product.
+    """
+
+    equity: Matrix
+    meets: npt.NDArray[np.bool_]
+    cards: npt.NDArray[np.float32]
+    """``cards[i, c]`` is 1 if holding ``i`` holds card ``c``."""
+    card_pairs: npt.NDArray[np.float32]
+    """``card_pairs[i, k]`` is 1 if holding ``i`` holds both cards of pair ``k``."""
+    full_overlap: bool
+    """Whether holdings hold three cards each (the inclusion-exclusion's last term)."""
+
+    @property
+    def holdings(self) -> int:
+        return int(self.equity.shape[0])
+
+    @property
+    def pairs(self) -> int:
+        """Dealt pairs of holdings that can meet: what per-hand values divide by."""
+        return int(self.meets.sum())
+
+    def blocked(self, reach: Matrix) -> Matrix:
+        """``meets @ reach`` by inclusion-exclusion over shared cards: the opponent's
+        reach summed over the holdings that share no card with each holding."""
+        total = reach.sum(axis=0, keepdims=True)
+        out = total - self.cards @ (self.cards.T @ reach)
+        out += self.card_pairs @ (self.card_pairs.T @ reach)
+        if self.full_overlap:
+            out -= reach
+        result: Matrix = out.astype(np.float32, copy=False)
+        return result
+
+
+class Solver:
+    """CFR+ on ``tree`` with ``showdowns``; both seats' strategies for every decision node."""
+
+    def __init__(self, tree: Tree, showdowns: Showdowns) -> None:
+        if tree.stakes.betting_rounds != 1:
+            raise ValueError("this solver plays one betting round; bucket the second first")
+        self.tree = tree
+        self.showdowns = showdowns
+        h = showdowns.holdings
+        self.decisions = tree.decisions
+        self.regrets = {n.index: np.zeros((h, len(n.actions)), np.float32) for n in self.decisions}
+        self.average = {n.index: np.zeros((h, len(n.actions)), np.float32) for n in self.decisions}
+        self.iterations = 0
+        self._terminals = [n for n in tree.nodes if n.kind in ("fold", "showdown")]
+
+    # -- strategies --------------------------------------------------------------
+
+    def current(self, node: Node) -> Matrix:
+        return _normalised(self.regrets[node.index])
+
+    def average_strategy(self, node: Node) -> Matrix:
+        return _normalised(self.average[node.index])
+
+    # -- iterating ---------------------------------------------------------------
+
+    def iterate(self, count: int) -> None:
+        for _ in range(count):
+            self.iterations += 1
+            for player in (0, 1):
+                self._update(player)
+
+    def _update(self, player: int) -> None:
+        strategies = {n.index: self.current(n) for n in self.decisions}
+        reach = self._reaches(strategies)
+        values = self._terminal_values(player, reach, 1 - player)
+        t = float(self.iterations)
+        for node in reversed(self.tree.nodes):
+            if node.kind != "decision":
+                continue
+            children = np.stack([values[c] for c in node.children], axis=1)
+            if node.player == player:
+                sigma = strategies[node.index]
+                value = (children * sigma).sum(axis=1)
+                regrets = self.regrets[node.index]
+                regrets += children - value[:, None]
+                np.maximum(regrets, 0.0, out=regrets)
+                self.average[node.index] += t * reach[player][node.index][:, None] * sigma
+            else:
+                value = children.sum(axis=1)
+            values[node.index] = value
+
+    def _reaches(
+        self, strategies: dict[int, Matrix]
+    ) -> tuple[dict[int, Floats], dict[int, Floats]]:
+        """Each seat's probability of playing to each node, by holding."""
+        ones = np.ones(self.showdowns.holdings, np.float32)
+        reach: tuple[dict[int, Floats], dict[int, Floats]] = ({0: ones}, {0: ones})
+        for node in self.tree.nodes:
+            for i, child in enumerate(node.children):
+                for seat in (0, 1):
+                    mine = reach[seat][node.index]
+                    if node.kind == "decision" and node.player == seat:
+                        mine = mine * strategies[node.index][:, i]
+                    reach[seat][child] = mine
+        return reach
+
+    def _terminal_values(
+        self, player: int, reach: tuple[dict[int, Floats], dict[int, Floats]], opponent: int
+    ) -> dict[int, Floats]:
+        """``player``'s counterfactual value at every terminal, all in two matrix products."""
+        showdowns = [n for n in self._terminals if n.kind == "showdown"]
+        folds = [n for n in self._terminals if n.kind == "fold"]
+        values: dict[int, Floats] = {}
+        if showdowns:
+            r = np.stack([reach[opponent][n.index] for n in showdowns], axis=1)
+            won = self.showdowns.equity @ r
+            # Seat 1's equity is seat 0's negated, and equity is antisymmetric, so
+            # the same product serves both seats.
+            for k, n in enumerate(showdowns):
+                values[n.index] = won[:, k] * np.float32(n.contributed[0])
+        if folds:
+            r = np.stack([reach[opponent][n.index] for n in folds], axis=1)
+            met = self.showdowns.blocked(r)
+            for k, n in enumerate(folds):
+                lost = n.contributed[n.player]
+                values[n.index] = met[:, k] * np.float32(-lost if n.player == player else lost)
+        return values
+
+    # -- measuring ---------------------------------------------------------------
+
+    def best_response_value(self, player: int, strategy: dict[int, Matrix] | None = None) -> float:
+        """Chips a hand that ``player``'s best response wins against the other seat's
+        ``strategy`` (by default the average strategy)."""
+        strategies = strategy or {n.index: self.average_strategy(n) for n in self.decisions}
+        reach = self._reaches(strategies)
+        values = self._terminal_values(player, reach, 1 - player)
+        for node in reversed(self.tree.nodes):
+            if node.kind != "decision":
+                continue
+            children = np.stack([values[c] for c in node.children], axis=1)
+            values[node.index] = (
+                children.max(axis=1) if node.player == player else children.sum(axis=1)
+            )
+        return float(values[0].sum(dtype=np.float64)) / self.showdowns.pairs
+
+    def value(self, strategy: dict[int, Matrix] | None = None) -> float:
+        """Chips a hand seat 0 wins when both seats play ``strategy`` (the average)."""
+        strategies = strategy or {n.index: self.average_strategy(n) for n in self.decisions}
+        reach = self._reaches(strategies)
+        values = self._terminal_values(0, reach, 1)
+        for node in reversed(self.tree.nodes):
+            if node.kind != "decision":
+                continue
+            children = np.stack([values[c] for c in node.children], axis=1)
+            if node.player == 0:
+                values[node.index] = (children * strategies[node.index]).sum(axis=1)
+            else:
+                values[node.index] = children.sum(axis=1)
+        return float(values[0].sum(dtype=np.float64)) / self.showdowns.pairs
+
+    def exploitability(self) -> float:
+        """Chips a hand a best response gains on average over both seats, against the
+        average strategy: 0 exactly at an equilibrium of the abstract game."""
+        return (self.best_response_value(0) + self.best_response_value(1)) / 2
+
+
+def _normalised(weights: Matrix) -> Matrix:
+    total = weights.sum(axis=1, keepdims=True)
+    uniform = np.float32(1.0 / weights.shape[1])
+    return np.where(total > 0, weights / np.where(total > 0, total, 1), uniform).astype(np.float32)
+
+
+def card_incidence(holdings: Sequence[Sequence[int]], cards: int) -> tuple[Matrix, Matrix]:
+    """``(cards, card_pairs)`` incidence matrices of holdings given as card numbers."""
+    single = np.zeros((len(holdings), cards), np.float32)
+    pair_index = {
+        (a, b): k
+        for k, (a, b) in enumerate((a, b) for a in range(cards) for b in range(a + 1, cards))
+    }
+    double = np.zeros((len(holdings), len(pair_index)), np.float32)
+    for i, held in enumerate(holdings):
+        ordered = sorted(held)
+        for c in ordered:
+            single[i, c] = 1
+        for x in range(len(ordered)):
+            for y in range(x + 1, len(ordered)):
+                double[i, pair_index[(ordered[x], ordered[y])]] = 1
+    return single, double

@@ -1,0 +1,32 @@
+"""Smoke tests of the dealer bot's benchmarks: they run and report sane figures.
+
+No time or speed is asserted; the figures are for people reading the output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import dealer as bench_dealer
+from bench import decision as bench_decision
+
+
+def test_the_decision_benchmark_reports_both_policies_beside_its_floor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert bench_decision.main(["--hands", "30", "--repeat", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["decisions"] >= 10
+    assert set(report["us_per_decision"]) == {"solved", "threshold", "floor"}
+    assert all(v > 0 for v in report["us_per_decision"].values())
+
+
+def test_the_arena_benchmark_compares_todays_policy_on_the_caller(tmp_path: Path) -> None:
+    out = tmp_path / "arena.json"
+    assert bench_dealer.main(["--hands", "40", "--only", "always_call", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [r["dealer"] for r in rows] == ["dealer", "dealer:threshold"]
+    assert all(r["hands"] == 40 and r["opponent"] == "always_call" for r in rows)
