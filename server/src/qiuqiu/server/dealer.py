@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from typing import Any
 
 from qiuqiu import engine
@@ -41,7 +40,9 @@ class DealerBot:
         self.table = table
         self.seat = seat
         self._record = HandRecord(seat)
-        self._rng = secrets.SystemRandom()
+        self._rng = table.rng
+        """The server's (``secrets.SystemRandom`` when serving), so a test that seeds the
+        server's deals gets the same bot."""
         self._turn: wire.TurnStarted | None = None
         """The bot's turn, until an event says it is over (an action, a time-out)."""
 

@@ -14,7 +14,7 @@ the threshold policy of :mod:`qiuqiu.server.strategy`.
 from __future__ import annotations
 
 from functools import cache
-from random import Random
+from typing import Protocol
 
 from qiuqiu.engine import ChipRange
 from qiuqiu.server.house.book import Book, Solved
@@ -31,6 +31,12 @@ def book() -> Book:
     """The strategies shipped in the package, loaded on first use; the server calls
     it at start (via :func:`qiuqiu.server.strategy.prepare`) so no turn waits."""
     return Book()
+
+
+class Random(Protocol):
+    """Where the house's mixed strategy draws from: the server's CSPRNG when serving."""
+
+    def random(self) -> float: ...
 
 
 def decide(situation: Situation, rng: Random, strategies: Book | None = None) -> Decision:

@@ -17,6 +17,8 @@ class Random(Shuffler, Protocol):
 
     def getrandbits(self, k: int, /) -> int: ...
 
+    def random(self) -> float: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Deal:

@@ -65,7 +65,7 @@ class Table:
         created_by: str = "",
         frames: SharedFrames | None = None,
     ) -> None:
-        self.table_id, self.options, self.store = table_id, options, store
+        self.table_id, self.options, self.store, self.rng = table_id, options, store, rng
         self.timings = timings or TableTimings()
         self.frames = frames or SharedFrames()
         self.health = health or StoreHealth()
