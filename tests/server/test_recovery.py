@@ -54,8 +54,8 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
     store = await RedisStore.from_url(redis_url)
     server = await servers.start(port)
     conns = [await Connection.open(url, name=f"P{n}") for n in range(TABLES)]
-    # Bets capped at two antes, so that no caller goes bust against the dealer bot in the run.
-    options = TableOptions(turn_seconds=10, max_bet=20)
+    # Bets and raises capped, so that no caller goes bust against the dealer bot in the run.
+    options = TableOptions(turn_seconds=10, max_bet=20, max_raises=2)
     table_ids = [
         (
             await c.request(cmd.CreateTable(options=options, buy_in=500), wire.TableCreated)
