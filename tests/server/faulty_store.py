@@ -14,6 +14,12 @@ calls after it), what goes wrong:
 - ``fail_after``: call Redis, then raise it (it happened, the caller cannot know);
 - ``stall``: sleep ``stall`` seconds (longer than the lease), then call Redis.
 
+Besides the plan, a test can switch the store's Redis off and on from outside, by
+writing a file (:data:`OUTAGE_VARIABLE` names it): ``down`` fails every call as
+``fail`` does, ``flap`` fails every other one (a Redis that comes and goes), and
+anything else, or no file, fails none. This needs no method names, so a test of
+"the store is away now" runs unchanged whatever the Protocol's methods are called.
+
 What the store did is written to a journal, one JSON object a line, so a test
 in another process can tell which methods were called and which faults fired.
 """
@@ -45,6 +51,9 @@ PLAN_VARIABLE = "QIUQIU_TEST_FAULT_PLAN"
 
 JOURNAL_VARIABLE = "QIUQIU_TEST_FAULT_JOURNAL"
 """The environment variable naming the file the faulty store writes its journal to."""
+
+OUTAGE_VARIABLE = "QIUQIU_TEST_FAULT_OUTAGE"
+"""The environment variable naming the file that switches the store's Redis off."""
 
 
 def store_methods() -> tuple[str, ...]:
@@ -109,15 +118,34 @@ class FaultyStore(RedisStore):
         self.plan = FaultPlan()
         self.calls: Counter[str] = Counter()
         self.journal: Path | None = None
+        self.outage: Path | None = None
+        self._flaps = 0
         for name in store_methods():
             setattr(self, name, self._wrapped(name, getattr(self, name)))
 
     @classmethod
-    async def open(cls, url: str, plan: FaultPlan, journal: Path | None = None) -> FaultyStore:
+    async def open(
+        cls,
+        url: str,
+        plan: FaultPlan,
+        journal: Path | None = None,
+        outage: Path | None = None,
+    ) -> FaultyStore:
         store = await cls.from_url(url)
         assert isinstance(store, FaultyStore)
-        store.plan, store.journal = plan, journal
+        store.plan, store.journal, store.outage = plan, journal, outage
         return store
+
+    def _cut_off(self) -> bool:
+        """Whether the outage switch fails this call."""
+        try:
+            state = self.outage.read_text().strip() if self.outage else ""
+        except FileNotFoundError:
+            return False
+        if state == "flap":
+            self._flaps += 1
+            return self._flaps % 2 == 1
+        return state == "down"
 
     def _wrapped(
         self, name: str, method: Callable[..., Coroutine[Any, Any, Any]]
@@ -129,6 +157,9 @@ class FaultyStore(RedisStore):
             call = self.calls[name]
             if call == 1:
                 self._write({"called": name})
+            if self._cut_off():
+                self._write({"cut_off": name, "call": call})
+                raise StoreUnavailable(f"injected: {name} call {call} found Redis away")
             fault = self.plan.at(name, call)
             token = _inside_store.set(True)
             try:
@@ -165,6 +196,7 @@ class Journal:
     called: frozenset[str]
     fired: tuple[dict[str, Any], ...]
     over: tuple[dict[str, Any], ...] = field(default=())
+    cut_off: tuple[dict[str, Any], ...] = field(default=())
 
     @classmethod
     def read(cls, path: Path) -> Journal:
@@ -175,6 +207,7 @@ class Journal:
             called=frozenset(e["called"] for e in entries if "called" in e),
             fired=tuple(e for e in entries if "fired" in e),
             over=tuple(e for e in entries if "over" in e),
+            cut_off=tuple(e for e in entries if "cut_off" in e),
         )
 
     @property

@@ -12,7 +12,12 @@ from pathlib import Path
 
 from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
 from qiuqiu.server.redis_store import RedisStore
-from tests.server.faulty_store import JOURNAL_VARIABLE, PLAN_VARIABLE, FaultPlan
+from tests.server.faulty_store import (
+    JOURNAL_VARIABLE,
+    OUTAGE_VARIABLE,
+    PLAN_VARIABLE,
+    FaultPlan,
+)
 
 WAIT = 30.0
 """Seconds to wait for a server to listen or a table to deal (never a timing assertion)."""
@@ -49,11 +54,13 @@ class Servers:
         lease: float = 0.5,
         plan: FaultPlan | None = None,
         journal: Path | None = None,
+        outage: Path | None = None,
         log: Path | None = None,
         flags: Sequence[str] = (),
     ) -> asyncio.subprocess.Process:
         """Start a server and return once it listens. With a ``plan`` it runs on a
-        :class:`~tests.server.faulty_store.FaultyStore` writing ``journal``; with
+        :class:`~tests.server.faulty_store.FaultyStore` writing ``journal``, its Redis
+        switched off by the file ``outage``; with
         ``log`` its stderr (JSON lines at INFO) is kept there."""
         # The stop deadline is passed in the environment, which a server that does
         # not know the setting yet ignores, rather than as a flag it would refuse.
@@ -64,6 +71,8 @@ class Servers:
             env[PLAN_VARIABLE] = plan.to_json()
             if journal is not None:
                 env[JOURNAL_VARIABLE] = str(journal)
+            if outage is not None:
+                env[OUTAGE_VARIABLE] = str(outage)
         level = (
             ("--log-level", "INFO", "--log-format", "json") if log else ("--log-level", "WARNING")
         )

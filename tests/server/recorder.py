@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 
 from qiuqiu.cli.bot import leave, play
 from qiuqiu.cli.connection import Connection
-from qiuqiu.cli.errors import ServerRefused
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from tests.server.processes import WAIT, Caller
@@ -29,6 +30,17 @@ Frame = tuple[int, dict[str, Any]]
 """A message as received, with the number of the connection it came on."""
 
 T = TypeVar("T")
+
+STEADY = TableOptions(ante=5, min_bet=5, max_bet=5, max_raises=1, turn_seconds=2)
+"""A duel against the dealer bot with small bets, so that a calling bot loses no whole
+stack in a few hundred hands, and short turns, so that a seat whose player is away
+is played for quickly."""
+
+STEADY_HEADS_UP = STEADY.model_copy(update={"seats": 2, "dealer_bot": False})
+
+STEADY_PACE = ("--hand-pause", "0.1")
+"""Server flags for a pace at which those stacks last a whole test, and yet many
+hands are dealt."""
 
 RETRIED = frozenset({"store_unavailable", "table_moving", "table_moved"})
 """Refusals that say nothing changed and to try again: a client retries them."""
@@ -71,7 +83,8 @@ def of_client(frames: Iterable[dict[str, Any]], connection: int = 1) -> list[Fra
 
 
 async def persist(attempt: Callable[[], Awaitable[T]]) -> T:
-    """``attempt`` until it is not refused with a code that means "try again"."""
+    """``attempt`` until it is not refused with a code that means "try again", nor
+    cut off while the connection comes back by itself."""
     async with asyncio.timeout(WAIT):
         while True:
             try:
@@ -79,6 +92,8 @@ async def persist(attempt: Callable[[], Awaitable[T]]) -> T:
             except ServerRefused as refused:
                 if refused.code not in RETRIED:
                     raise
+            except ConnectionLost:
+                pass
             await asyncio.sleep(0.1)
 
 
@@ -239,23 +254,24 @@ def errors_after_effects(frames: Iterable[Frame]) -> list[dict[str, Any]]:
 
 
 def seq_regressions(frames: Iterable[Frame]) -> list[str]:
-    """Every table event whose ``seq`` is not above every earlier event's and
-    snapshot's ``seq`` for that table on the same connection."""
+    """Where a table event's ``seq`` is not above every earlier event's and snapshot's
+    ``seq`` for that table on the same connection: the first such event of each."""
     last: dict[tuple[int, str], int] = {}
-    found = []
+    found: dict[tuple[int, str], str] = {}
     for connection, frame in frames:
         if frame["type"] == "table_snapshot":
             key = (connection, frame["table"]["table_id"])
-            last[key] = max(last.get(key, 0), frame["seq"])
         elif "seq" in frame and "table_id" in frame:
             key = (connection, frame["table_id"])
-            if key in last and frame["seq"] <= last[key]:
-                found.append(
+            if key in last and frame["seq"] <= last[key] and key not in found:
+                found[key] = (
                     f"connection {connection}, table {key[1]}: {frame['type']} seq "
                     f"{frame['seq']} after seq {last[key]}"
                 )
-            last[key] = max(last.get(key, 0), frame["seq"])
-    return found
+        else:
+            continue
+        last[key] = max(last.get(key, 0), frame["seq"])
+    return list(found.values())
 
 
 def unfinished_hands(frames: Iterable[Frame]) -> list[tuple[str, int]]:

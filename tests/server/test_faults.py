@@ -34,6 +34,9 @@ from tests.conftest import free_port
 from tests.server.faulty_store import MODES, Fault, FaultPlan, Journal, store_methods
 from tests.server.processes import WAIT, Servers, chips_in_redis, until
 from tests.server.recorder import (
+    STEADY,
+    STEADY_HEADS_UP,
+    STEADY_PACE,
     Player,
     RecordedConnection,
     errors_after_effects,
@@ -62,10 +65,9 @@ DEFAULT_SEEDS = (27, 14, 39)
 """Run by default (today: ``move_chips`` failing after it wrote, ``record_hand``
 failing, ``renew_tables`` stalling past the lease); the rest are ``long``."""
 
-DUEL = TableOptions(ante=5, min_bet=5, max_bet=5, max_raises=1, turn_seconds=2)
-"""Small bets, so that nobody loses a whole stack in the scenario's few hundred hands."""
-HEADS_UP = DUEL.model_copy(update={"seats": 3, "dealer_bot": False})
-PACE = ("--hand-pause", "0.05")
+DUEL = STEADY
+HEADS_UP = STEADY_HEADS_UP.model_copy(update={"seats": 3})
+"""Room for one more, who comes and goes."""
 
 
 def plan_for(seed: int) -> FaultPlan:
@@ -123,13 +125,15 @@ async def store_fault_scenario(
     faulty_port, healthy_port = free_port(), free_port()
     store = await RedisStore.from_url(redis_url)
     orphan = await leave_an_orphaned_table(store)
-    faulty = await servers.start(faulty_port, lease=LEASE, plan=plan, journal=journal, flags=PACE)
+    faulty = await servers.start(
+        faulty_port, lease=LEASE, plan=plan, journal=journal, flags=STEADY_PACE
+    )
 
     async def adopted_and_closed() -> bool:
         return all(t.table_id != orphan for t in await store.tables())
 
     await until(adopted_and_closed)  # by the faulty process: the other starts after
-    healthy = await servers.start(healthy_port, lease=LEASE, flags=PACE)
+    healthy = await servers.start(healthy_port, lease=LEASE, flags=STEADY_PACE)
     at_faulty, at_healthy = (f"ws://127.0.0.1:{p}" for p in (faulty_port, healthy_port))
 
     ann, bo, cy, gil = (Player(n, at_faulty) for n in ("Ann", "Bo", "Cy", "Gil"))
