@@ -42,6 +42,10 @@ STEADY_PACE = ("--hand-pause", "0.1")
 """Server flags for a pace at which those stacks last a whole test, and yet many
 hands are dealt."""
 
+MID_HAND = ("--hand-pause", "0.05", "--bot-delay", "0.1")
+"""Server flags for a dealer bot that thinks a little, so that most moments find a
+hand in play (and a kill or an outage catches one)."""
+
 RETRIED = frozenset({"store_unavailable", "table_moving", "table_moved"})
 """Refusals that say nothing changed and to try again: a client retries them."""
 
@@ -233,6 +237,13 @@ class Player:
             return
         if frame["type"] == "table_closed" or frame.get("code") == "table_moved":
             self._moved.set()
+
+
+def last_seen(players: Iterable[Player], frames: int = 8) -> str:
+    """What each player saw last, for a failure to say where things stopped."""
+    return "; ".join(
+        f"{p.name} at {p.table_id}: {[f['type'] for _, f in p.frames[-frames:]]}" for p in players
+    )
 
 
 # -- what the frames must never show ---------------------------------------------------

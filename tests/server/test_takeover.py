@@ -27,6 +27,7 @@ from tests.server.conftest import Client
 from tests.server.faulty_store import FaultPlan
 from tests.server.processes import Servers, chips_in_redis, hands_dealt, until
 from tests.server.recorder import (
+    MID_HAND,
     STEADY,
     STEADY_HEADS_UP,
     Player,
@@ -152,9 +153,6 @@ def unasked_snapshot(table_id: str) -> Callable[[dict[str, Any]], bool]:
 
     return found
 
-
-MID_HAND = ("--hand-pause", "0.05", "--bot-delay", "0.1")
-"""A dealer bot that thinks a little, so that most kills find a hand in play."""
 
 KILL_EVERY = (1.5, 3.0)
 """Seconds between kills, drawn: long enough for tables to be adopted in between."""
