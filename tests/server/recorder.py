@@ -152,7 +152,7 @@ class Player:
         self.connections.append(conn)
         return conn
 
-    async def create(self, options: Any, buy_in: int = 500) -> str:
+    async def create(self, options: TableOptions, buy_in: int = 500) -> str:
         conn = self.conn
         assert conn is not None
         request = cmd.CreateTable(options=options, buy_in=buy_in)

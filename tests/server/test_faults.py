@@ -148,13 +148,13 @@ async def store_fault_scenario(
     for player in (ann, bo, cy):
         player.start()
 
-    churn = asyncio.create_task(come_and_go(ann, cy, gil, heads_up, (at_faulty, at_healthy)))
+    enough = asyncio.Event()
+    churn = come_and_go(ann, cy, gil, heads_up, (at_faulty, at_healthy), enough)
     asks = asyncio.create_task(ask_the_store(dee, faulty_port, heads_up))
-    await asyncio.sleep(CHURN)
-    for task in (churn, asks):
-        task.cancel()
-    await asyncio.gather(churn, asks, return_exceptions=True)
-    await ensure_playing(ann, cy)
+    asyncio.get_running_loop().call_later(CHURN, enough.set)
+    await churn
+    asks.cancel()
+    await asyncio.gather(asks, return_exceptions=True)
 
     async def faults_over() -> bool:
         return Journal.read(journal).all_over
@@ -172,6 +172,7 @@ async def store_fault_scenario(
     tables = ((duel, (ann,)), (heads_up, (bo, cy)))
     problems += filter(None, await asyncio.gather(*(stuck(t, s) for t, s in tables)))
     balances = await asyncio.gather(*(p.finish() for p in (ann, bo, cy)))
+    await gil.finish()  # seated or not, as the churn left him
     await dee.close()
     problems += [f"could not leave: {b}" for b in balances if not isinstance(b, int)]
     # (d) SIGTERM ends each server within its stop deadline.
@@ -205,23 +206,29 @@ async def leave_an_orphaned_table(store: RedisStore) -> str:
 
 
 async def come_and_go(
-    ann: Player, cy: Player, gil: Player, heads_up: str, urls: tuple[str, str]
+    ann: Player,
+    cy: Player,
+    gil: Player,
+    heads_up: str,
+    urls: tuple[str, str],
+    enough: asyncio.Event,
 ) -> None:
-    """Until cancelled: Gil sits down and stands up again, Ann and Cy drop their
-    connections and come back (Cy on the other process each time)."""
+    """Until ``enough`` is set, round after round: Gil sits down and stands up again,
+    Ann and Cy drop their connections and come back (Cy on the other process each
+    time). Each round is played to its end, so everyone is connected after it."""
     for round in itertools.count():
+        if enough.is_set():
+            return
         with contextlib.suppress(ClientError):
             await gil.join(heads_up, buy_in=200)
             gil.start()
         await asyncio.sleep(0.4)
         with contextlib.suppress(ClientError):
             await gil.stand_up()
-        with contextlib.suppress(ClientError):
-            await cy.pause()
-            await cy.resume(urls[round % 2])
-        with contextlib.suppress(ClientError):
-            await ann.pause()
-            await ann.resume()
+        for player, url in ((cy, urls[round % 2]), (ann, None)):
+            with contextlib.suppress(ClientError):
+                await player.pause()
+            await player.resume(url)
         await asyncio.sleep(0.3)
 
 
@@ -246,13 +253,6 @@ async def healthz(port: int) -> None:
     await reader.read()
     writer.close()
     await writer.wait_closed()
-
-
-async def ensure_playing(*players: Player) -> None:
-    """After the churn, every player that was dropped is connected and playing."""
-    for player in players:
-        if player.idle:
-            await player.resume()
 
 
 async def stuck(table_id: str, seated: tuple[Player, ...]) -> str | None:

@@ -96,9 +96,7 @@ async def test_a_live_connection_moved_to_another_process_keeps_its_seat_playabl
 
     table = snapshot["table"]
     if table.get("legal") is None:
-        turn = await moved.wait(
-            lambda m: m["type"] == "turn_started" and "legal" in m and m["table_id"] == table_id
-        )
+        turn = await moved.wait(turn_at(table_id))
         hand_id, legal = turn["hand_id"], turn["legal"]
     else:
         hand_id, legal = table["hand"]["hand_id"], table["legal"]
@@ -116,22 +114,34 @@ async def test_a_live_connection_moved_to_another_process_keeps_its_seat_playabl
         await client.close()
 
 
-async def test_a_welcome_mid_takeover_names_every_seat_and_says_which_tables_are_moving(
-    servers: Servers,
+async def test_a_welcome_mid_takeover_names_every_seat_and_the_lost_hands_are_voided(
+    redis_url: str, servers: Servers
 ) -> None:
-    """The host of both of Ann's tables is killed; she says hello to the other process
-    before it has adopted them. A long lease keeps that window open for seconds."""
+    """The host of both of Ann's tables is killed mid-hand. Once their leases have run
+    out, and most likely before the other process adopts them (it looks for orphans
+    every third of a lease), she says hello there. The welcome names both tables,
+    those nobody hosts yet as moving; each table's snapshot comes by itself once it
+    is adopted, after ``hand_voided`` for the hand she saw start."""
     dying, living = free_port(), free_port()
     host = await servers.start(dying, lease=3.0)
     await servers.start(living, lease=3.0)
     ann = await client_at(dying)
     token = (await ann.hello("Ann"))["token"]
-    tables = set()
+    in_play = {}
     for _ in range(2):
         created = await ann.reply("create_table", buy_in=300)
-        tables.add(created["table"]["table_id"])
+        table_id = created["table"]["table_id"]
+        in_play[table_id] = (await ann.wait(turn_at(table_id)))["hand_id"]
+    tables = set(in_play)
     host.send_signal(signal.SIGKILL)
     await host.wait()
+    store = await RedisStore.from_url(redis_url)
+
+    async def orphaned() -> bool:
+        return all([await store.table_host(t) is None for t in tables])
+
+    await until(orphaned)
+    await store.close()
 
     back, welcome = await resume(living, token)
     assert set(welcome["tables"]) == tables, welcome
@@ -141,8 +151,23 @@ async def test_a_welcome_mid_takeover_names_every_seat_and_says_which_tables_are
         reply = await back.reply("request_snapshot", table_id=table_id)
         assert reply["type"] == "table_snapshot" or reply["code"] == "table_moving", reply
     for table_id in tables:
-        await seen(back, unasked_snapshot(table_id))
+        snapshot = back.frames.index(await seen(back, unasked_snapshot(table_id)))
+        voided = [
+            f["hand_id"]
+            for f in back.frames[:snapshot]
+            if f["type"] == "hand_voided" and f["table_id"] == table_id
+        ]
+        assert voided == [in_play[table_id]], f"hand_voided before the snapshot of {table_id}"
     await back.close()
+
+
+def turn_at(table_id: str) -> Callable[[dict[str, Any]], bool]:
+    """The actor's own ``turn_started`` at ``table_id`` (only its copy has ``legal``)."""
+
+    def found(m: dict[str, Any]) -> bool:
+        return m["type"] == "turn_started" and "legal" in m and m["table_id"] == table_id
+
+    return found
 
 
 def unasked_snapshot(table_id: str) -> Callable[[dict[str, Any]], bool]:
@@ -284,15 +309,13 @@ async def test_an_all_in_call_whose_hand_end_the_store_fails_is_never_refused_af
     await bo.hello("Bo")
     assert (await bo.reply("join_table", table_id=table_id, buy_in=500))["type"] == "table_joined"
 
-    def turn_at(m: dict[str, Any]) -> bool:
-        return m["type"] == "turn_started" and "legal" in m and m["table_id"] == table_id
-
-    turn = await ann.wait(turn_at)
+    turn = await ann.wait(turn_at(table_id))
     hand_id = turn["hand_id"]
     everything = turn["legal"]["bet"]["max"]
     bet = await answer(ann, "bet", table_id=table_id, hand_id=hand_id, amount=everything)
     assert bet["type"] == "error" or bet.get("all_in"), bet
-    await bo.wait(lambda m: turn_at(m) and m["hand_id"] == hand_id)
+    bos_turn = turn_at(table_id)
+    await bo.wait(lambda m: bos_turn(m) and m["hand_id"] == hand_id)
 
     outage.write_text("flap")
     while True:
