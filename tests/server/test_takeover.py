@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +44,21 @@ def ws(port: int) -> str:
     return f"ws://127.0.0.1:{port}"
 
 
+OPENED: list[Client] = []
+
+
+@pytest.fixture(autouse=True)
+async def clients_closed() -> AsyncIterator[None]:
+    """Every test client is closed at the end of its test, passed or failed."""
+    yield
+    while OPENED:
+        await OPENED.pop().close()
+
+
 async def client_at(port: int) -> Client:
-    return Client(await connect(ws(port)))
+    client = Client(await connect(ws(port)))
+    OPENED.append(client)
+    return client
 
 
 async def resume(port: int, token: str) -> tuple[Client, dict[str, Any]]:
@@ -115,7 +128,7 @@ async def test_a_live_connection_moved_to_another_process_keeps_its_seat_playabl
 
 
 async def test_a_welcome_mid_takeover_names_every_seat_and_the_lost_hands_are_voided(
-    redis_url: str, servers: Servers
+    redis_store: RedisStore, servers: Servers
 ) -> None:
     """The host of both of Ann's tables is killed mid-hand. Once their leases have run
     out, and most likely before the other process adopts them (it looks for orphans
@@ -135,13 +148,11 @@ async def test_a_welcome_mid_takeover_names_every_seat_and_the_lost_hands_are_vo
     tables = set(in_play)
     host.send_signal(signal.SIGKILL)
     await host.wait()
-    store = await RedisStore.from_url(redis_url)
 
     async def orphaned() -> bool:
-        return all([await store.table_host(t) is None for t in tables])
+        return all([await redis_store.table_host(t) is None for t in tables])
 
     await until(orphaned)
-    await store.close()
 
     back, welcome = await resume(living, token)
     assert set(welcome["tables"]) == tables, welcome
@@ -184,24 +195,23 @@ KILL_EVERY = (1.5, 3.0)
 
 
 async def test_a_short_sigkill_loop_keeps_seq_and_every_hand_and_every_chip(
-    redis_url: str, servers: Servers
+    redis_store: RedisStore, servers: Servers
 ) -> None:
-    await sigkill_loop(redis_url, servers, kills=4, seed=2026)
+    await sigkill_loop(redis_store, servers, kills=4, seed=2026)
 
 
 @pytest.mark.long
 async def test_a_long_sigkill_loop_keeps_seq_and_every_hand_and_every_chip(
-    redis_url: str, servers: Servers
+    redis_store: RedisStore, servers: Servers
 ) -> None:
-    await sigkill_loop(redis_url, servers, kills=40, seed=14)
+    await sigkill_loop(redis_store, servers, kills=40, seed=14)
 
 
-async def sigkill_loop(redis_url: str, servers: Servers, *, kills: int, seed: int) -> None:
+async def sigkill_loop(store: RedisStore, servers: Servers, *, kills: int, seed: int) -> None:
     """Three processes; SDK bots at three duels and one table without the bot, one of
     whose players comes through another process. One process at a time is killed
     and started again on its port; the bots reconnect by themselves."""
     moments = random.Random(seed)
-    store = await RedisStore.from_url(redis_url)
     ports = [free_port() for _ in range(3)]
     processes = [await servers.start(port, flags=MID_HAND) for port in ports]
     duelists = [
@@ -252,7 +262,6 @@ async def sigkill_loop(redis_url: str, servers: Servers, *, kills: int, seed: in
     problems += [f"still running past the stop deadline: {stopped}"] * (None in stopped)
     if (total := await chips_in_redis(store)) != 0:
         problems.append(f"the chips in Redis sum to {total}, not 0")
-    await store.close()
     for player in players:
         problems += [f"{player.name}: {r}" for r in seq_regressions(player.frames)]
         unfinished = unfinished_hands(player.frames)
@@ -293,7 +302,7 @@ async def test_a_relayed_command_that_meets_the_store_away_gets_an_answer(
 
 
 async def test_an_all_in_call_whose_hand_end_the_store_fails_is_never_refused_after_the_fact(
-    redis_url: str, servers: Servers, tmp_path: Path
+    redis_store: RedisStore, servers: Servers, tmp_path: Path
 ) -> None:
     """Heads-up without the bot: Ann bets everything, Redis starts to come and go, Bo
     calls. Whatever the store does, Bo is never told his call changed nothing after
@@ -349,8 +358,6 @@ async def test_an_all_in_call_whose_hand_end_the_store_fails_is_never_refused_af
         await client.close()
     if await servers.stop_within_deadline(server) is None:
         problems.append("the server was still running past its stop deadline")
-    store = await RedisStore.from_url(redis_url)
-    if (total := await chips_in_redis(store)) != 0:
+    if (total := await chips_in_redis(redis_store)) != 0:
         problems.append(f"the chips in Redis sum to {total}, not 0")
-    await store.close()
     assert not problems, "\n".join(problems)
