@@ -17,6 +17,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from tests.server.processes import Servers
+from tests.server.recorder import close_left_open
 
 FAST = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, grace=5.0)
 WAIT = 5.0
@@ -175,3 +176,10 @@ async def servers(redis_url: str) -> AsyncIterator[Servers]:
     started = Servers(redis_url)
     yield started
     await started.kill_remaining()
+
+
+@pytest.fixture(autouse=True)
+async def recorded_connections_closed() -> AsyncIterator[None]:
+    """Whatever a test left open is closed at its end, not collected in another test."""
+    yield
+    await close_left_open()

@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 
 from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
 from qiuqiu.server.redis_store import RedisStore
+from tests.server.faulty_store import (
+    JOURNAL_VARIABLE,
+    OUTAGE_VARIABLE,
+    PLAN_VARIABLE,
+    FaultPlan,
+)
 
 WAIT = 30.0
 """Seconds to wait for a server to listen or a table to deal (never a timing assertion)."""
+
+STOP_TIMEOUT = 3.0
+"""The stop deadline every server here is given (``QIUQIU_STOP_TIMEOUT``): SIGTERM
+must end it within this, whatever state its store is in."""
+
+STOP_MARGIN = 5.0
+"""Seconds past the stop deadline allowed for the interpreter itself to exit, on a
+machine shared with other work."""
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Caller(Bot):
@@ -28,22 +47,70 @@ class Servers:
         self.redis_url = redis_url
         self._started: list[asyncio.subprocess.Process] = []
 
-    async def start(self, port: int) -> asyncio.subprocess.Process:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *("-m", "qiuqiu.server", "--port", str(port), "--redis-url", self.redis_url),
-            *("--lease", "0.5", "--hand-pause", "0.02", "--bot-delay", "0", "--grace", "30"),
-            *("--rate", "1000", "--burst", "1000", "--log-level", "WARNING"),
-            stderr=asyncio.subprocess.DEVNULL,
+    async def start(
+        self,
+        port: int,
+        *,
+        lease: float = 0.5,
+        plan: FaultPlan | None = None,
+        journal: Path | None = None,
+        outage: Path | None = None,
+        log: Path | None = None,
+        flags: Sequence[str] = (),
+    ) -> asyncio.subprocess.Process:
+        """Start a server and return once it listens. With a ``plan`` it runs on a
+        :class:`~tests.server.faulty_store.FaultyStore` writing ``journal``, its Redis
+        switched off by the file ``outage``; with
+        ``log`` its stderr (JSON lines at INFO) is kept there."""
+        # The stop deadline is passed in the environment, which a server that does
+        # not know the setting yet ignores, rather than as a flag it would refuse.
+        env = {**os.environ, "QIUQIU_STOP_TIMEOUT": str(STOP_TIMEOUT)}
+        module = "qiuqiu.server"
+        if plan is not None:
+            module = "tests.server.faulty_server"
+            env[PLAN_VARIABLE] = plan.to_json()
+            if journal is not None:
+                env[JOURNAL_VARIABLE] = str(journal)
+            if outage is not None:
+                env[OUTAGE_VARIABLE] = str(outage)
+        level = (
+            ("--log-level", "INFO", "--log-format", "json") if log else ("--log-level", "WARNING")
         )
+        with contextlib.ExitStack() as files:
+            stderr = files.enter_context(log.open("ab")) if log else asyncio.subprocess.DEVNULL
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                *("-m", module, "--port", str(port), "--redis-url", self.redis_url),
+                *("--lease", str(lease), "--hand-pause", "0.02", "--bot-delay", "0"),
+                *("--grace", "30", "--rate", "1000", "--burst", "1000", *level, *flags),
+                stderr=stderr,
+                env=env,
+                cwd=ROOT,
+            )
         self._started.append(process)
-        await until(lambda: listening(port))
+
+        async def up() -> bool:
+            return process.returncode is not None or await listening(port)
+
+        await until(up)
+        assert process.returncode is None, f"the server on port {port} exited at start"
         return process
 
     async def stop(self, process: asyncio.subprocess.Process) -> int:
         """SIGTERM ``process`` and return its exit status, once it has exited."""
         process.send_signal(signal.SIGTERM)
         return await asyncio.wait_for(process.wait(), WAIT)
+
+    async def stop_within_deadline(self, process: asyncio.subprocess.Process) -> int | None:
+        """SIGTERM ``process`` and wait for it as long as its stop deadline allows (and a
+        margin); its exit status, or ``None`` (and it is killed) if it was still running."""
+        process.send_signal(signal.SIGTERM)
+        try:
+            return await asyncio.wait_for(process.wait(), STOP_TIMEOUT + STOP_MARGIN)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            return None
 
     async def kill_remaining(self) -> None:
         for process in self._started:
