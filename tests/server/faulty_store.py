@@ -37,10 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from redis.asyncio import Redis
-
 from qiuqiu.server.errors import StoreUnavailable
-from qiuqiu.server.redis_store import PREFIX, RedisStore
+from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Store
 
 Mode = Literal["fail", "fail_after", "stall"]
@@ -107,14 +105,8 @@ _inside_store: contextvars.ContextVar[bool] = contextvars.ContextVar("inside_sto
 class FaultyStore(RedisStore):
     """A RedisStore (so the server treats it as one) with :attr:`plan` applied."""
 
-    def __init__(
-        self,
-        redis: Redis,
-        prefix: str = PREFIX,
-        owner: str | None = None,
-        leases: Redis | None = None,
-    ) -> None:
-        super().__init__(redis, prefix, owner, leases)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.plan = FaultPlan()
         self.calls: Counter[str] = Counter()
         self.journal: Path | None = None
@@ -159,7 +151,9 @@ class FaultyStore(RedisStore):
                 self._write({"called": name})
             if self._cut_off():
                 self._write({"cut_off": name, "call": call})
-                raise StoreUnavailable(f"injected: {name} call {call} found Redis away")
+                raise StoreUnavailable(
+                    f"injected: {name} call {call} found Redis away", unsent=True
+                )
             fault = self.plan.at(name, call)
             token = _inside_store.set(True)
             try:
@@ -168,7 +162,7 @@ class FaultyStore(RedisStore):
                 self._write({"fired": name, "call": call, "mode": fault.mode})
                 match fault.mode:
                     case "fail":
-                        raise StoreUnavailable(f"injected: {name} call {call} failed")
+                        raise StoreUnavailable(f"injected: {name} call {call} failed", unsent=True)
                     case "fail_after":
                         await method(*args, **kwargs)
                         raise StoreUnavailable(f"injected: {name} call {call} failed after")

@@ -44,6 +44,10 @@ HANDS = 120
 """Hands dealt in all before the run ends: enough for kills at every kind of moment,
 few enough that every account's hands stay within the store's history."""
 
+THINKING = ("--bot-delay", "0.05")
+"""A dealer bot that thinks a little, so that a hand lasts longer than the pause between
+hands and most kills find one in play."""
+
 
 async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_deals_on(
     redis_url: str, servers: Servers
@@ -52,7 +56,7 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     store = await RedisStore.from_url(redis_url)
-    server = await servers.start(port)
+    server = await servers.start(port, flags=THINKING)
     conns = [await Connection.open(url, name=f"P{n}") for n in range(TABLES)]
     # Bets and raises capped, so that no caller goes bust against the dealer bot in the run.
     options = TableOptions(turn_seconds=10, max_bet=20, max_raises=2)
@@ -73,7 +77,7 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
         kills += 1
         assert await chips_in_redis(store) == 0, f"after kill {kills}"
         before = await hands_dealt(store, table_ids)
-        server = await servers.start(port)
+        server = await servers.start(port, flags=THINKING)
 
         async def every_table_dealt_again(before: dict[str, int] = before) -> bool:
             now = await hands_dealt(store, table_ids)
