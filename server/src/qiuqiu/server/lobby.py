@@ -132,13 +132,14 @@ class Lobby:
                 f"you have {len(empty)} tables open that nobody sits at: sit at one first",
             )
         table = self._table(new_table_id(), options, created_by)
-        if not await self.store.acquire_table(table.table_id, self.lease):
-            raise LeaseLost(table.table_id)  # a new random id is never leased: a bug
-        self.tables[table.table_id] = table
         try:
+            if not await self.store.acquire_table(table.table_id, self.lease):
+                raise LeaseLost(table.table_id)  # a new random id is never leased: a bug
+            self.tables[table.table_id] = table
             await table.open()
         except BaseException:
             self.tables.pop(table.table_id, None)
+            await self._let_go(table.table_id)
             raise
         log.info("table %s opened: %s", table.table_id, options.model_dump_json(exclude_none=True))
         return table
@@ -162,16 +163,15 @@ class Lobby:
     async def adopt(self, table_id: str) -> None:
         """Host a table whose host died; a player who came back here before it did is
         seated again at once."""
-        if table_id in self.tables or not await self.store.acquire_table(table_id, self.lease):
+        if table_id in self.tables:
             return
         try:
+            if not await self.store.acquire_table(table_id, self.lease):
+                return
             record = await self.store.table(table_id)
             last = await self.store.table_hands(table_id, 1)
         except BaseException:
-            # Let it go, or this process would keep renewing a lease on a table it never
-            # hosts; it is adopted on a later round.
-            with contextlib.suppress(Exception):
-                await self.store.release_table(table_id)
+            await self._let_go(table_id)
             raise
         if record is None:  # closed meanwhile by whoever held it
             await self.store.release_table(table_id)
@@ -185,6 +185,13 @@ class Lobby:
             session = self.sessions.get(seat.account_id)
             if session is not None:
                 table.reconnect(seat.account_id, session)
+
+    async def _let_go(self, table_id: str) -> None:
+        """Give up a lease taken for a table this process will not host (the store
+        failed halfway): renewed, it would be kept for ever; forgotten, it runs out and
+        the table (if it has a record) is adopted on a later round."""
+        with contextlib.suppress(Exception):
+            await self.store.release_table(table_id)
 
     def abandon(self, table_id: str) -> None:
         """Another process hosts ``table_id`` now: stop hosting it here."""
