@@ -34,7 +34,7 @@ from qiuqiu.engine import shuffled_deck
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house import policy
-from qiuqiu.server.house.record import Situation, rules_of
+from qiuqiu.server.house.record import Situation
 
 EXPLOITERS = Path(__file__).resolve().parent / "exploiters.py"
 
@@ -64,7 +64,7 @@ def situations(hands: int, seed: int) -> list[Situation]:
             table_id=TABLE_ID,
             hand_id=hand_id,
             seq=seq,
-            rules=rules_of(options),
+            rules=options.rules(),
             players={0: bot, 1: house},
             stacks={0: 500, 1: 10_000},
             button=1,

@@ -18,7 +18,7 @@ from pydantic import (
     model_validator,
 )
 
-from qiuqiu.engine import MAX_SEATS, MIN_SEATS, TieRule, Tile
+from qiuqiu.engine import MAX_SEATS, MIN_SEATS, TableRules, TieRule, Tile
 
 PROTOCOL_VERSION = 1
 """Bumped whenever a message changes in a way an older client would misread."""
@@ -105,6 +105,18 @@ class TableOptions(Message):
     turn_seconds: Annotated[float, Field(ge=0.05, le=600)] = 30.0
     min_buy_in: PositiveChips = 100
     max_buy_in: PositiveChips = 10_000
+
+    def rules(self) -> TableRules:
+        """The rules the engine plays a hand of this table under."""
+        return TableRules(
+            ante=self.ante,
+            min_bet=self.min_bet,
+            max_bet=self.max_bet,
+            max_raises=self.max_raises,
+            betting_rounds=self.betting_rounds,
+            tie_rule=self.tie_rule,
+            manual_split=self.manual_split,
+        )
 
     @model_validator(mode="after")
     def _consistent(self) -> TableOptions:

@@ -131,7 +131,7 @@ class HandRecord:
         return Situation(
             seat=self.seat,
             tiles=tiles,
-            rules=rules_of(options),
+            rules=options.rules(),
             button=self.button,
             stacks=MappingProxyType(dict(self.stacks)),
             antes=MappingProxyType(dict(self.antes)),
@@ -142,18 +142,6 @@ class HandRecord:
             legal=engine_legal(legal),
             draws=self.draws,
         )
-
-
-def rules_of(options: TableOptions) -> TableRules:
-    return TableRules(
-        ante=options.ante,
-        min_bet=options.min_bet,
-        max_bet=options.max_bet,
-        max_raises=options.max_raises,
-        betting_rounds=options.betting_rounds,
-        tie_rule=options.tie_rule,
-        manual_split=options.manual_split,
-    )
 
 
 def engine_legal(legal: LegalActions) -> engine.LegalActions:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from qiuqiu.engine import HandState, TableRules
+from qiuqiu.engine import HandState
 from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
@@ -81,15 +81,7 @@ class Audience:
         created_by: str = "",
     ) -> None:
         self.table_id, self.options, self.created_by = table_id, options, created_by
-        self.rules = TableRules(
-            ante=options.ante,
-            min_bet=options.min_bet,
-            max_bet=options.max_bet,
-            max_raises=options.max_raises,
-            betting_rounds=options.betting_rounds,
-            tie_rule=options.tie_rule,
-            manual_split=options.manual_split,
-        )
+        self.rules = options.rules()
         self._rng, self._clock, self._encode, self.timings = rng, clock, encode, timings
         self.state = TableState.OPENING
         self.seats: dict[int, Seat] = {}

@@ -28,7 +28,6 @@ from qiuqiu.cli.arena.seats import Entrant, Player
 from qiuqiu.cli.arena.table import play_hand
 from qiuqiu.engine import shuffled_deck
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.house.record import rules_of
 
 Z95 = 1.96
 TABLE_ID = "arena"
@@ -97,7 +96,7 @@ def duplicate_match(
     The deals come from ``Random(seed)`` and do not depend on the bots, so two
     matches with one seed deal the same tiles.
     """
-    rules = rules_of(options)
+    rules = options.rules()
     deck_rng = Random(seed)
     result = MatchResult(a.name, b.name, options.ante, illegal={a.name: 0, b.name: 0})
     halves = [
