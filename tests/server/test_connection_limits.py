@@ -155,7 +155,9 @@ async def test_an_honest_bot_at_full_speed_is_no_flood() -> None:
         client = Client(await connect(server.url))
         created = await client.hello("Quick")
         assert created["type"] == "welcome"
-        made = await client.reply("create_table", options={}, buy_in=500)
+        # Small bets, so that no run of luck against the dealer bot ends the seat early.
+        small = {"max_bet": 10, "max_raises": 1}
+        made = await client.reply("create_table", options=small, buy_in=1000)
         table_id = made["table"]["table_id"]
         for _ in range(40):
             turn = await my_turn(client, table_id)
