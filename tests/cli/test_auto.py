@@ -80,7 +80,9 @@ async def test_piped_output_is_plain_text_with_a_readable_summary(
 
 
 async def test_the_embedded_server_plays_without_any_server_running(config_dir: Path) -> None:
-    out = await qiuqiu("play", "--auto", "5", "--json")
+    # Small bets: the embedded dealer bot draws from the OS, and a run of luck must not
+    # end the seat before its five hands.
+    out = await qiuqiu("play", "--auto", "5", "--json", "--max-bet", "10")
     summary = json.loads(out)
     assert summary["hands"] == 5
     assert summary["balance"] == 1_000 + summary["net"]
