@@ -186,6 +186,7 @@ def report(what: str, figures: dict[str, float | int]) -> None:
     print(f"\n{what}: " + ", ".join(f"{k}: {v}" for k, v in figures.items()))
 
 
+@pytest.mark.long
 async def test_play_goes_on_with_every_chip_after_redis_is_killed_and_restarted(
     redis: OwnRedis, servers: Servers
 ) -> None:
@@ -197,6 +198,7 @@ async def test_play_goes_on_with_every_chip_after_redis_is_killed_and_restarted(
     report("Redis killed for 3 s (lease 1 s) and restarted", figures)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("lease", "freeze"), [(3.0, 1.0), (1.0, 3.0)], ids=["shorter_than_the_lease", "longer"]
 )

@@ -45,7 +45,10 @@ OUTBOX_SIZE = 1024
 """Messages queued for one client before it counts as not reading."""
 
 FLUSH_TIMEOUT = 2.0
-"""Seconds a stopping server gives clients to take their last messages."""
+"""At most, seconds a stopping server gives clients to take their last messages."""
+
+TABLES_SHARE = 0.7
+"""The part of the stop deadline the tables may take to close."""
 
 
 @dataclass(slots=True)
@@ -217,36 +220,49 @@ class QiuQiuServer:
         self._stopping = True
         log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
+        # The whole stop keeps to the deadline: the tables get most of it, and what
+        # follows (messages flushed, connections closed) the rest, each step cut short
+        # rather than waited for.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.stop_timeout
+
+        def left(share: float = 1.0) -> float:
+            return max(0.0, (deadline - loop.time()) * share)
+
         # The leases are kept until every table is closed: closing them writes to them.
-        await self._close_tables()
+        await self._close_tables(left(TABLES_SHARE))
         if self._keeper is not None:
             self._keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._keeper
         if self.relay is not None:
-            await self.relay.stop()
-        with contextlib.suppress(asyncio.TimeoutError):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.relay.stop(), left(0.5))
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(
-                asyncio.gather(*(o.flush() for o in self._outboxes)), FLUSH_TIMEOUT
+                asyncio.gather(*(o.flush() for o in self._outboxes)), min(FLUSH_TIMEOUT, left(0.5))
             )
-        await asyncio.gather(
-            *(
-                c.close(CloseCode.GOING_AWAY, "the server is shutting down")
-                for c in self._server.connections
-            )
-        )
-        await self._server.wait_closed()
+        closing = [
+            c.close(CloseCode.GOING_AWAY, "the server is shutting down")
+            for c in self._server.connections
+        ]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*closing), left())
+        for connection in self._server.connections:
+            connection.transport.abort()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._server.wait_closed(), max(left(), 0.5))
         self._stopped.set()
         log.info("stopped")
 
-    async def _close_tables(self) -> None:
+    async def _close_tables(self, seconds: float) -> None:
         """Close every table within the stop deadline. One that cannot be written (the
         store away, the lease lost) is left as the store has it: the next host reopens
         it, voiding a hand in play with every chip back."""
         tables = list(self.lobby.tables.values())
         closing = [asyncio.ensure_future(t.close()) for t in tables]
         if closing:
-            _, pending = await asyncio.wait(closing, timeout=self.config.stop_timeout)
+            _, pending = await asyncio.wait(closing, timeout=seconds)
             for task in pending:
                 task.cancel()
             left = [t.table_id for t in tables if not t.closed]
