@@ -170,6 +170,10 @@ class Lobby:
                 return
             record = await self.store.table(table_id)
             last = await self.store.table_hands(table_id, 1)
+            # The reads may have taken longer than the lease (a stalled store), and another
+            # process may host the table now: it is hosted here only if the lease still is.
+            if not await self.store.acquire_table(table_id, self.lease):
+                return
         except BaseException:
             await self._let_go(table_id)
             raise
