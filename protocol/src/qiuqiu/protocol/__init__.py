@@ -2,7 +2,7 @@
 
 ``client`` holds what clients send (imperatives), ``server`` what the server
 sends (facts), ``common`` what both share; ``codec`` turns frames into messages
-and back; ``fairness`` checks a deal against its commitment; ``schema`` writes
+and back; ``fairness`` derives, commits and checks a deal; ``schema`` writes
 the JSON Schema of both unions. PROTOCOL.md documents every message.
 """
 
@@ -19,13 +19,14 @@ from qiuqiu.protocol.common import (
     clean_name,
 )
 from qiuqiu.protocol.errors import BadMessage, ErrorCode, ProtocolError
-from qiuqiu.protocol.fairness import commitment, verify_deal
+from qiuqiu.protocol.fairness import DealTampered
 
 __all__ = [
     "MAX_CHIPS",
     "PROTOCOL_VERSION",
     "BadMessage",
     "ChipRange",
+    "DealTampered",
     "CutView",
     "ErrorCode",
     "LegalActions",
@@ -34,11 +35,9 @@ __all__ = [
     "TableOptions",
     "clean_name",
     "client",
-    "commitment",
     "decode_client",
     "decode_server",
     "encode",
     "message_id",
     "server",
-    "verify_deal",
 ]

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter, model_validator
 
 from qiuqiu.protocol.common import (
+    ClientSeed,
     HandId,
     Message,
     MessageId,
@@ -69,12 +70,23 @@ class CreateTable(ClientMessage):
 
 
 class JoinTable(ClientMessage):
-    """Sit down with ``buy_in`` chips from the balance, at ``seat`` or the first free one."""
+    """Sit down with ``buy_in`` chips from the balance, at ``seat`` or the first free
+    one, with ``client_seed`` as this seat's part of every shuffle (see :class:`SetSeed`)."""
 
     type: Literal["join_table"] = "join_table"
     table_id: TableId
     buy_in: PositiveChips
     seat: SeatNumber | None = None
+    client_seed: ClientSeed | None = None
+
+
+class SetSeed(ClientMessage):
+    """Put ``client_seed`` into every shuffle of this seat's hands from the next hand
+    on (PROTOCOL.md, "Fairness"). Answer: ``seed_set``."""
+
+    type: Literal["set_seed"] = "set_seed"
+    table_id: TableId
+    client_seed: ClientSeed
 
 
 class LeaveTable(ClientMessage):
@@ -156,6 +168,7 @@ AnyClientMessage = Annotated[
     | LeaveTable
     | WatchTable
     | RequestSnapshot
+    | SetSeed
     | Check
     | Bet
     | Call
@@ -166,7 +179,7 @@ AnyClientMessage = Annotated[
 ]
 TableAction = Check | Bet | Call | Raise | Fold | DeclareCut
 """The messages a seat plays a hand with."""
-TableMessage = JoinTable | LeaveTable | WatchTable | RequestSnapshot | TableAction
+TableMessage = JoinTable | LeaveTable | WatchTable | RequestSnapshot | SetSeed | TableAction
 """The messages about one table (``table_id``), which the process hosting it serves."""
 
 CLIENT_MESSAGES: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)

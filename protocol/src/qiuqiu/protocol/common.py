@@ -20,7 +20,7 @@ from pydantic import (
 
 from qiuqiu.engine import MAX_SEATS, MIN_SEATS, TableRules, TieRule, Tile
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 """Bumped whenever a message changes in a way an older client would misread."""
 
 MAX_CHIPS = 10**12
@@ -161,6 +161,32 @@ class LegalActions(Message):
 class SeatAmount(Message):
     seat: SeatNumber
     amount: Chips
+
+
+Hex32 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+"""32 bytes in lowercase hex: a seed, a commitment, a leaf."""
+CLIENT_SEED_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+ClientSeed = Annotated[
+    str,
+    StringConstraints(pattern=CLIENT_SEED_PATTERN),
+    Field(description="A player's own entropy for the shuffle: 1 to 64 letters, digits, _ or -."),
+]
+
+
+class Opening(Message):
+    """One position of a hand's deck opened: the tile dealt there and the salt that
+    sealed it (PROTOCOL.md, "Fairness")."""
+
+    position: Annotated[int, Field(ge=0, lt=28)]
+    tile: TileText
+    salt: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
+
+
+class SeatSeed(Message):
+    """The client seed a seat was dealt in with; empty when it sent none."""
+
+    seat: SeatNumber
+    client_seed: ClientSeed | Literal[""]
 
 
 class CutView(Message):

@@ -1,25 +1,250 @@
-"""Commit-reveal (PROTOCOL.md, "Fairness"): how a client checks that a deal was fixed in advance.
+"""The fair deal (PROTOCOL.md, "Fairness"): a deck nobody chose, checked tile by tile.
 
-At ``hand_started`` the server publishes ``commitment(seed, deck)``; at
-``hand_ended`` it reveals ``seed`` and ``deck``. The seed is 32 random bytes, so
-the commitment cannot be reversed by trying decks, and the deck is the order
-the tiles were dealt in, so the tiles a seat got can be checked against it too.
+The rules it keeps:
+
+1. **The server commits first.** A table opens with a secret ``table_seed``
+   (32 random bytes) and publishes ``sha256(table_seed)``, its
+   ``seed_commitment``, before any player can send it anything for that table.
+   Hand ``k``'s seed is ``HMAC(table_seed, table_id || 0x00 || k)``, so every
+   hand's server part is fixed from the table's first moment.
+2. **Every player's entropy enters.** Each seat may send a ``client_seed``; the
+   deck and the salts of hand ``k`` come from an HMAC-SHA256 stream keyed by
+   the hand seed and every dealt seat's client seed. The server, committed
+   before it saw them, cannot steer the deck without finding an HMAC collision.
+3. **One commitment per position.** Position ``p`` of the deck (0 to 27, in
+   dealing order) is committed as ``leaf_p = sha256(p || salt_p || tile)``;
+   ``hand_started`` publishes the 28 leaves and their ``commitment``,
+   ``sha256(leaf_0 || ... || leaf_27)``. The salts are 16 bytes each, so a leaf
+   says nothing about its tile until it is opened.
+4. **Openings, not the deck.** A seat receives the opening ``(position, tile,
+   salt)`` of each of its own tiles; a showdown opens the positions shown.
+   Nothing else is opened while the table lives: a folded hand, a walk-over
+   winner's hand and the undealt tiles stay sealed.
+5. **The full shuffle at the table's end.** ``table_closed`` reveals
+   ``table_seed``; from it and the client seeds listed in each
+   ``hand_started`` anyone recomputes every deck, salt and leaf of the table.
+
+Everything here is a pure function of its arguments, in bytes a client in any
+language can reproduce: ``tests/data/fairness-vectors.json`` holds the test
+vectors PROTOCOL.md points to.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import hmac
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from qiuqiu.engine import ALL_TILES
+from qiuqiu.protocol.common import CLIENT_SEED_PATTERN, Opening
+from qiuqiu.protocol.errors import ProtocolError
+
+DECK_SIZE = len(ALL_TILES)
+SALT_BYTES = 16
+FIRST_TILES = 3
+_CLIENT_SEED = re.compile(CLIENT_SEED_PATTERN)
+_HEX32 = re.compile(r"^[0-9a-f]{64}$")
+_CANONICAL = tuple(str(tile) for tile in ALL_TILES)
 
 
-def commitment(seed: str, deck: Sequence[str]) -> str:
-    """``sha256(seed || deck)`` in hex: the seed's bytes, then the tiles joined by commas."""
-    return hashlib.sha256(bytes.fromhex(seed) + ",".join(deck).encode("ascii")).hexdigest()
+class DealTampered(ProtocolError):
+    """What a client saw of a hand disagrees with what the server committed to:
+    a tile at a position that does not open to it, a tile dealt twice, a client
+    seed the server did not use, or a revealed seed that does not make the deck.
+    ``hand_id`` is the hand (``None`` for the table's seed itself)."""
+
+    def __init__(self, table_id: str, hand_id: int | None, reason: str) -> None:
+        where = f"table {table_id}" + (f", hand {hand_id}" if hand_id is not None else "")
+        super().__init__(f"{where}: {reason}")
+        self.table_id, self.hand_id, self.reason = table_id, hand_id, reason
 
 
-def verify_deal(commitment_hex: str, seed: str, deck: Sequence[str]) -> bool:
-    """True when ``seed`` and ``deck`` are what ``commitment_hex`` committed to."""
-    try:
-        return commitment(seed, deck) == commitment_hex
-    except ValueError:
-        return False
+@dataclass(frozen=True, slots=True)
+class SealedDeck:
+    """A hand's deck as the server holds it: the tiles in dealing order, their
+    salts, the 28 leaves and their commitment."""
+
+    tiles: tuple[str, ...]
+    salts: tuple[str, ...]
+    leaves: tuple[str, ...]
+    commitment: str
+
+    def opening(self, position: int) -> Opening:
+        return Opening(position=position, tile=self.tiles[position], salt=self.salts[position])
+
+
+# -- deriving -----------------------------------------------------------------------
+
+
+def seed_commitment(table_seed: str) -> str:
+    """``sha256(table_seed)`` in hex: what a table publishes before its first hand."""
+    return hashlib.sha256(_seed_bytes(table_seed)).hexdigest()
+
+
+def hand_seed(table_seed: str, table_id: str, hand_id: int) -> str:
+    """``HMAC-SHA256(table_seed, table_id || 0x00 || hand_id as 8 bytes big-endian)``."""
+    message = table_id.encode("ascii") + b"\x00" + hand_id.to_bytes(8, "big")
+    return hmac.new(_seed_bytes(table_seed), message, hashlib.sha256).hexdigest()
+
+
+def deal_key(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> bytes:
+    """``HMAC-SHA256(hand_seed, seeds)``, where ``seeds`` is, for every dealt seat in
+    ascending order, its number (1 byte), the length of its client seed (1 byte)
+    and the seed's ASCII bytes; a seat that sent none has the empty seed."""
+    message = b"".join(
+        bytes((seat, len(seed))) + _client_seed_bytes(seed)
+        for seat, seed in sorted(client_seeds.items())
+    )
+    return hmac.new(_seed_bytes(hand_seed_hex), message, hashlib.sha256).digest()
+
+
+class Stream:
+    """The bytes ``HMAC-SHA256(key, 0) || HMAC-SHA256(key, 1) || ...``, counters as
+    8 bytes big-endian: the one source of every salt and every shuffle draw."""
+
+    __slots__ = ("_buffer", "_counter", "_key")
+
+    def __init__(self, key: bytes) -> None:
+        self._key, self._counter, self._buffer = key, 0, b""
+
+    def take(self, n: int) -> bytes:
+        while len(self._buffer) < n:
+            block = hmac.new(self._key, self._counter.to_bytes(8, "big"), hashlib.sha256)
+            self._buffer += block.digest()
+            self._counter += 1
+        taken, self._buffer = self._buffer[:n], self._buffer[n:]
+        return taken
+
+
+def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDeck:
+    """The hand's deck: 28 salts of 16 bytes from the start of the stream, then a
+    Fisher-Yates shuffle of the tiles in canonical order (``0-0, 1-0, 1-1, 2-0, ...,
+    6-6``): for ``i`` from 27 down to 1, take 4 bytes as a big-endian number ``u``,
+    take 4 more while ``u >= 2**32 - 2**32 % (i + 1)``, and swap positions ``i``
+    and ``u % (i + 1)``."""
+    source = Stream(deal_key(hand_seed_hex, client_seeds))
+    salts = tuple(source.take(SALT_BYTES).hex() for _ in range(DECK_SIZE))
+    tiles = list(_CANONICAL)
+    for i in range(DECK_SIZE - 1, 0, -1):
+        n = i + 1
+        limit = 2**32 - 2**32 % n
+        while (u := int.from_bytes(source.take(4), "big")) >= limit:
+            pass
+        j = u % n
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return seal(tuple(tiles), salts)
+
+
+def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
+    """Commit to ``tiles`` with ``salts``: the leaves and their commitment."""
+    leaves = tuple(leaf(p, tile, salt) for p, (tile, salt) in enumerate(zip(tiles, salts)))
+    return SealedDeck(tuple(tiles), tuple(salts), leaves, commitment(leaves))
+
+
+def leaf(position: int, tile: str, salt: str) -> str:
+    """``sha256(position as 1 byte || salt || tile's ASCII text)`` in hex."""
+    data = bytes((position,)) + bytes.fromhex(salt) + tile.encode("ascii")
+    return hashlib.sha256(data).hexdigest()
+
+
+def commitment(leaves: Sequence[str]) -> str:
+    """``sha256`` of the 28 leaves' bytes, one after another, in hex."""
+    return hashlib.sha256(b"".join(bytes.fromhex(x) for x in leaves)).hexdigest()
+
+
+def dealt_positions(dealt_seats: Sequence[int], button: int) -> dict[int, tuple[int, ...]]:
+    """Each dealt seat's four positions: in acting order (the first seat after the
+    button first), seat ``i`` gets ``3i, 3i+1, 3i+2`` and then ``3n+i``."""
+    ordered = sorted(dealt_seats)
+    order = [s for s in ordered if s > button] + [s for s in ordered if s <= button]
+    n = len(order)
+    return {
+        seat: (FIRST_TILES * i, FIRST_TILES * i + 1, FIRST_TILES * i + 2, FIRST_TILES * n + i)
+        for i, seat in enumerate(order)
+    }
+
+
+# -- checking -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandSeen:
+    """What one client saw of a hand: the commitment and client seeds from
+    ``hand_started``, and every opening it received (its own and the showdown's),
+    by seat."""
+
+    table_id: str
+    hand_id: int
+    button: int
+    commitment: str
+    leaves: tuple[str, ...]
+    client_seeds: Mapping[int, str]
+    openings: Mapping[int, Sequence[Opening]]
+
+
+def verify_hand(hand: HandSeen, *, my_seat: int | None = None, my_seeds: Sequence[str] = ()) -> int:
+    """Check every tile a client saw against the commitment; raise
+    :class:`DealTampered` on the first thing wrong. ``my_seeds`` are the client
+    seeds this client may have played the hand with (its last one, and the one
+    before while a change is on its way): the server must have listed one of them
+    for ``my_seat``. Returns how many openings were checked."""
+
+    def fail(reason: str) -> DealTampered:
+        return DealTampered(hand.table_id, hand.hand_id, reason)
+
+    if len(hand.leaves) != DECK_SIZE or not all(_HEX32.match(x) for x in hand.leaves):
+        raise fail(f"hand_started did not commit to {DECK_SIZE} positions")
+    if commitment(hand.leaves) != hand.commitment:
+        raise fail("the positions do not hash to the hand's commitment")
+    if my_seat is not None and my_seeds and hand.client_seeds.get(my_seat) not in my_seeds:
+        raise fail(f"the deal was not made with this client's seed for seat {my_seat}")
+    where = dealt_positions(tuple(hand.client_seeds), hand.button)
+    tiles: dict[str, int] = {}
+    checked = 0
+    for seat, openings in hand.openings.items():
+        if seat not in where:
+            raise fail(f"seat {seat} was opened but never dealt in")
+        for opening in openings:
+            if opening.position not in where[seat]:
+                raise fail(f"seat {seat} was dealt position {opening.position}, not its own")
+            try:
+                sealed = leaf(opening.position, opening.tile, opening.salt)
+            except ValueError:
+                raise fail(f"position {opening.position} was opened with a bad salt") from None
+            if sealed != hand.leaves[opening.position]:
+                raise fail(f"position {opening.position} does not open to {opening.tile}")
+            if tiles.setdefault(opening.tile, opening.position) != opening.position:
+                raise fail(f"tile {opening.tile} was dealt twice")
+            checked += 1
+    return checked
+
+
+def verify_reveal(hand: HandSeen, table_seed: str, seed_commitment_hex: str) -> None:
+    """Check the full shuffle once the table's seed is revealed: it is the seed the
+    table committed to, and with the hand's client seeds it makes exactly the
+    committed leaves. Raises :class:`DealTampered`."""
+    if not _HEX32.match(table_seed) or seed_commitment(table_seed) != seed_commitment_hex:
+        raise DealTampered(hand.table_id, None, "the revealed seed is not the one committed to")
+    seed = hand_seed(table_seed, hand.table_id, hand.hand_id)
+    if derive_deck(seed, hand.client_seeds).leaves != tuple(hand.leaves):
+        raise DealTampered(
+            hand.table_id, hand.hand_id, "the revealed seed and the client seeds do not make this deck"
+        )
+
+
+def valid_client_seed(seed: str) -> bool:
+    return bool(_CLIENT_SEED.match(seed))
+
+
+def _seed_bytes(seed: str) -> bytes:
+    if not _HEX32.match(seed):
+        raise ValueError("a seed is 32 bytes in lowercase hex")
+    return bytes.fromhex(seed)
+
+
+def _client_seed_bytes(seed: str) -> bytes:
+    if seed and not _CLIENT_SEED.match(seed):
+        raise ValueError("a client seed is 1 to 64 letters, digits, '_' or '-'")
+    return seed.encode("ascii")

@@ -13,8 +13,11 @@ Two kinds of message:
 
 Hidden information stays hidden: ``tiles_dealt``, ``fourth_tile_dealt`` and
 ``cut_declared`` carry tiles only in the copy for the seat they belong to; the
-other copies leave the field out (it is ``null``). Tiles are shown to all at ``showdown``, and
-the deck with the seed that commits to it at ``hand_ended``.
+other copies leave the field out (it is ``null``), and so do the ``openings``
+that prove where each tile lay in the committed deck. Tiles and their openings
+are shown to all at ``showdown``; a folded hand, a walk-over winner's hand and
+the undealt tiles never are. The table's seed, from which every deck of the
+table can be rebuilt, comes with ``table_closed`` (PROTOCOL.md, "Fairness").
 """
 
 from __future__ import annotations
@@ -26,12 +29,16 @@ from pydantic import Field, TypeAdapter
 from qiuqiu.engine import Category
 from qiuqiu.protocol.common import (
     Chips,
+    ClientSeed,
     CutView,
     HandId,
+    Hex32,
     LegalActions,
     Message,
     MessageId,
+    Opening,
     SeatAmount,
+    SeatSeed,
     SeatNumber,
     TableId,
     TableOptions,
@@ -57,12 +64,15 @@ class SeatView(Message):
     all_in: bool = False
     tile_count: int = 0
     tiles: tuple[TileText, ...] | None = None
+    openings: tuple[Opening, ...] | None = None
 
 
 class HandView(Message):
     hand_id: HandId
     button: SeatNumber
-    commitment: str
+    commitment: Hex32
+    leaves: tuple[Hex32, ...]
+    client_seeds: tuple[SeatSeed, ...]
     phase: Literal["betting", "cutting", "ended"]
     round: int
     pot: Chips
@@ -77,6 +87,7 @@ class TableView(Message):
 
     table_id: TableId
     options: TableOptions
+    seed_commitment: Hex32
     seats: tuple[SeatView, ...]
     hand: HandView | None = None
     you: SeatNumber | None = None
@@ -95,6 +106,7 @@ class TableSummary(Message):
 
     table_id: TableId
     options: TableOptions
+    seed_commitment: Hex32
     seats: tuple[SeatSummary, ...]
     free_seats: int
     playing: bool
@@ -105,6 +117,7 @@ class ShownHand(Message):
     tiles: tuple[TileText, TileText, TileText, TileText]
     cut: CutView
     category: Category
+    openings: tuple[Opening, Opening, Opening, Opening]
 
 
 # -- replies to one client -----------------------------------------------------
@@ -196,6 +209,14 @@ class TableWatched(Reply):
     table_id: TableId
 
 
+class SeedSet(Reply):
+    """``client_seed`` is this seat's part of the shuffle from the next hand on."""
+
+    type: Literal["seed_set"] = "seed_set"
+    table_id: TableId
+    client_seed: ClientSeed
+
+
 class TableSnapshot(Reply):
     """The table as this client may see it, as of event ``seq``."""
 
@@ -255,20 +276,27 @@ class PlayerReconnected(TableEvent):
 
 class TableClosed(TableEvent):
     """The table is gone (``reason``): its last player left, or the server is stopping.
-    Every seat was cashed out first; no more events come from it."""
+    Every seat was cashed out first; no more events come from it. ``table_seed`` is
+    the secret behind ``seed_commitment``: with it every hand's shuffle can be
+    checked, and every deck of the table rebuilt, folded hands included. ``null``
+    when the table moves to another server process, which goes on with it."""
 
     type: Literal["table_closed"] = "table_closed"
     reason: str
+    table_seed: Hex32 | None = None
 
 
 class HandStarted(HandEvent):
-    """A hand begins. ``commitment`` is ``sha256(seed || deck)`` in hex; ``hand_ended``
-    reveals both, so anyone can check the deck was fixed before the first action."""
+    """A hand begins with its deck sealed: ``leaves`` are the 28 positions'
+    commitments in dealing order and ``commitment`` their hash; ``client_seeds``
+    are what every dealt seat put into the shuffle (PROTOCOL.md, "Fairness")."""
 
     type: Literal["hand_started"] = "hand_started"
     button: SeatNumber
     stacks: tuple[SeatAmount, ...]
-    commitment: str
+    commitment: Hex32
+    leaves: tuple[Hex32, ...]
+    client_seeds: tuple[SeatSeed, ...]
 
 
 class AnteTaken(HandEvent):
@@ -279,11 +307,13 @@ class AnteTaken(HandEvent):
 
 
 class TilesDealt(HandEvent):
-    """Three tiles to ``seat``, face down: ``tiles`` only in that seat's own copy."""
+    """Three tiles to ``seat``, face down: ``tiles`` and their ``openings`` only in
+    that seat's own copy."""
 
     type: Literal["tiles_dealt"] = "tiles_dealt"
     seat: SeatNumber
     tiles: tuple[TileText, TileText, TileText] | None = None
+    openings: tuple[Opening, Opening, Opening] | None = None
 
 
 class BettingRoundStarted(HandEvent):
@@ -373,11 +403,12 @@ class BettingRoundEnded(HandEvent):
 
 
 class FourthTileDealt(HandEvent):
-    """The 4th tile to ``seat``: ``tile`` only in that seat's own copy."""
+    """The 4th tile to ``seat``: ``tile`` and its ``opening`` only in that seat's own copy."""
 
     type: Literal["fourth_tile_dealt"] = "fourth_tile_dealt"
     seat: SeatNumber
     tile: TileText | None = None
+    opening: Opening | None = None
 
 
 class CuttingStarted(HandEvent):
@@ -421,14 +452,10 @@ class HandVoided(HandEvent):
 
 
 class HandEnded(HandEvent):
-    """The hand is over. Check ``sha256(seed || deck)`` against ``hand_started``'s
-    commitment, where ``seed`` is the hex string and ``deck`` the 28 tiles joined
-    by commas (see PROTOCOL.md)."""
+    """The hand is over: check every tile seen against ``hand_started``'s leaves."""
 
     type: Literal["hand_ended"] = "hand_ended"
     stacks: tuple[SeatAmount, ...]
-    seed: str
-    deck: tuple[TileText, ...]
 
 
 AnyServerMessage = Annotated[
@@ -439,6 +466,7 @@ AnyServerMessage = Annotated[
     | TableJoined
     | TableLeft
     | TableWatched
+    | SeedSet
     | TableSnapshot
     | Error
     | PlayerSeated
