@@ -6,6 +6,8 @@ import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
 import { Tally } from "./tally.js";
+import { DealLedger } from "./deals.js";
+import { SeedBook, newClientSeed } from "./seeds.js";
 import { h, chips } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
@@ -17,6 +19,8 @@ function serverUrl() {
 }
 
 const LOBBY_REFRESH_MS = 4000;
+/** How long to wait between asks for a left table's seed: it comes once the table has closed. */
+const SEED_POLL_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000, 60000];
 
 class App {
   constructor() {
@@ -44,6 +48,12 @@ class App {
     this.tallies = new Map();
     /** @type {{tableId: string, tally: Tally, balance: number, why: string} | null} */
     this.farewell = null;
+    /** This page's client seed at each table it sits at. */
+    this.seeds = new SeedBook();
+    /** @type {Map<string, DealLedger>} what this page saw of each table's hands, kept until its seed is out */
+    this.ledgers = new Map();
+    /** @type {Map<string, DealLedger>} tables left or closed, whose full rebuild the lobby shows */
+    this.audits = new Map();
 
     this.main = /** @type {HTMLElement} */ (document.getElementById("main"));
     this.statusEl = /** @type {HTMLElement} */ (document.getElementById("status"));
@@ -61,6 +71,8 @@ class App {
       lobby: () => this.show("lobby"),
       rebuy: (state, buyIn) => this.rebuy(state, buyIn),
       history: (state) => this.history(state),
+      setSeed: (state, seed) => this.setSeed(state.tableId, seed),
+      seed: (state) => this.seeds.get(state.tableId),
     });
     this.lobbyView = new LobbyView({
       create: (options, buyIn) => this.create(options, buyIn),
@@ -70,6 +82,7 @@ class App {
       refresh: () => this.refreshLobby(),
       dismiss: () => {
         this.farewell = null;
+        for (const [id, ledger] of this.audits) if (ledger.audit) this.audits.delete(id);
         this.drawLobby();
       },
     });
@@ -169,8 +182,10 @@ class App {
       case "table_left":
         this.tableLeft(m);
         break;
-      case "hand_list":
-        this.tableView.showHistory(m.hands, this.accountId);
+      case "seed_set":
+        this.seeds.confirmed(m.table_id, m.client_seed);
+        this.tables.get(m.table_id)?.note("Your new client seed applies from the next hand.", "ok");
+        this.redraw();
         break;
       case "error":
         this.tableView.refused();
@@ -183,7 +198,9 @@ class App {
   snapshot(m) {
     const id = m.table.table_id;
     const before = this.tables.get(id);
-    const state = new TableState(m, () => this.redraw());
+    const ledger = this.ledgers.get(id) ?? new DealLedger(id, m.table.seed_commitment, () => this.seeds.allowed(id));
+    this.ledgers.set(id, ledger);
+    const state = new TableState(m, () => this.redraw(), ledger);
     if (before) {
       // The log and the last result outlive a reconnect or a rebuy: they are this page's own.
       state.log = before.log;
@@ -193,6 +210,8 @@ class App {
     }
     this.tables.set(id, state);
     this.awaiting.delete(id);
+    // Seated without having sent a seed from this page (a resumed session): send one now.
+    if (state.you !== null && !this.seeds.has(id)) this.setSeed(id, newClientSeed());
     if (this.active === id || this.view !== "table") {
       this.active = id;
       this.show("table");
@@ -213,6 +232,7 @@ class App {
       this.leaving.delete(m.table_id);
       this.record(state);
     }
+    if (m.type === "table_closed") this.audited(m.table_id);
     if (m.type === "table_closed" && state.busted) {
       // The showdown that broke this seat stays on screen; a rebuy opens a new table.
       this.tables.set(m.table_id, state);
@@ -261,6 +281,7 @@ class App {
       return;
     }
     if (m.seat !== undefined && m.seat !== null) {
+      this.awaitSeed(m.table_id);
       const tally = this.tallies.get(m.table_id) ?? new Tally();
       const why = m.ref === undefined ? `You were stood up (the server is stopping, or you were away past the grace period): your ${chips(m.cashed_out)} chips went back to your balance.` : `You left with ${chips(m.cashed_out)} chips.`;
       this.farewell = { tableId: m.table_id, tally, balance: m.balance, why };
@@ -284,10 +305,15 @@ class App {
     return this.conn.send({ ...action, table_id: state.tableId, hand_id: state.hand.handId });
   }
 
-  /** @param {Record<string, unknown>} options @param {number} buyIn */
+  /**
+   * Open a table, then sit down at it with a seed of this page's own: `create_table`
+   * takes none (a server that saw it first could pick its table seed against it).
+   * @param {Record<string, unknown>} options @param {number} buyIn
+   */
   async create(options, buyIn) {
     try {
-      await this.conn.request({ type: "create_table", options, buy_in: buyIn });
+      const created = await this.conn.request({ type: "create_table", options });
+      await this.sit(created.table.table_id, buyIn);
     } catch (error) {
       this.refusal(error);
     }
@@ -296,10 +322,75 @@ class App {
   /** @param {string} tableId @param {number} buyIn */
   async join(tableId, buyIn) {
     try {
-      await this.conn.request({ type: "join_table", table_id: tableId, buy_in: buyIn });
+      await this.sit(tableId, buyIn);
     } catch (error) {
       this.refusal(error);
     }
+  }
+
+  /** `join_table` with a fresh client seed. @param {string} tableId @param {number} buyIn */
+  async sit(tableId, buyIn) {
+    const seed = this.seeds.joining(tableId);
+    try {
+      await this.conn.request({ type: "join_table", table_id: tableId, buy_in: buyIn, client_seed: seed });
+    } catch (error) {
+      if (this.seeds.get(tableId).current === seed) this.seeds.forget(tableId);
+      throw error;
+    }
+  }
+
+  /** Put `seed` into this seat's shuffles from the next hand. @param {string} tableId @param {string} seed */
+  async setSeed(tableId, seed) {
+    this.seeds.sending(tableId, seed);
+    this.redraw();
+    try {
+      await this.conn.request({ type: "set_seed", table_id: tableId, client_seed: seed });
+    } catch (error) {
+      this.seeds.dropped(tableId);
+      this.refusal(error);
+      this.redraw();
+    }
+  }
+
+  /**
+   * A table this page left: ask for its hands until they carry its seed, which the
+   * server gives once the table has closed, and rebuild every hand seen there.
+   * @param {string} tableId
+   */
+  async awaitSeed(tableId) {
+    const ledger = this.ledgers.get(tableId);
+    if (!ledger || !ledger.hands.size || ledger.audit) return;
+    this.audits.set(tableId, ledger);
+    this.drawLobby();
+    for (let attempt = 0; !ledger.audit; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, SEED_POLL_MS[Math.min(attempt, SEED_POLL_MS.length - 1)]));
+      // Back at the table meanwhile: its own events will carry the seed.
+      if (this.tables.has(tableId) || this.audits.get(tableId) !== ledger) return;
+      let reply;
+      try {
+        reply = await this.conn.request({ type: "list_hands", table_id: tableId, limit: 1 });
+      } catch (error) {
+        if (error instanceof Refused) return;
+        continue;
+      }
+      const seed = reply.hands.find((/** @type {any} */ x) => x.table_seed)?.table_seed;
+      if (seed) {
+        ledger.reveal(seed);
+        this.audited(tableId);
+      }
+    }
+  }
+
+  /** A table's seed came out: say what its rebuild found. @param {string} tableId */
+  audited(tableId) {
+    const ledger = this.ledgers.get(tableId);
+    if (!ledger?.audit) return;
+    this.ledgers.delete(tableId);
+    if (ledger.hands.size) this.audits.set(tableId, ledger);
+    const { ok, detail } = ledger.audit;
+    this.toast(ok ? `Table ${tableId}: ${detail}` : `SHUFFLE CHECK FAILED at table ${tableId}: ${detail}`, ok ? "" : "bad");
+    this.drawLobby();
+    this.redraw();
   }
 
   /** @param {string} tableId */
@@ -326,7 +417,7 @@ class App {
   /** Buy in again at the table that broke this seat. @param {TableState} state @param {number} buyIn */
   async rebuy(state, buyIn) {
     try {
-      await this.conn.request({ type: "join_table", table_id: state.tableId, buy_in: buyIn });
+      await this.sit(state.tableId, buyIn);
     } catch (error) {
       this.refusal(error);
       if (error instanceof Refused && (error.code === "unknown_table" || error.code === "table_closed")) {
@@ -339,14 +430,20 @@ class App {
   }
 
   /** Ask for the table's past hands, for the history and the replayer. @param {TableState} state */
-  history(state) {
-    this.conn.send({ type: "list_hands", table_id: state.tableId });
+  async history(state) {
+    try {
+      const reply = await this.conn.request({ type: "list_hands", table_id: state.tableId });
+      this.tableView.showHistory(reply.hands, this.accountId);
+    } catch (error) {
+      this.refusal(error);
+    }
   }
 
   /** @param {TableState} state */
   async leave(state) {
     if (state.busted) {
       this.tables.delete(state.tableId);
+      this.awaitSeed(state.tableId);
       this.farewell = { tableId: state.tableId, tally: this.tallies.get(state.tableId) ?? new Tally(), balance: this.balance, why: "You ran out of chips at this table." };
       this.tallies.delete(state.tableId);
       this.active = null;
@@ -422,7 +519,7 @@ class App {
 
   drawLobby() {
     const seatedAt = new Set([...this.tables.values()].filter((s) => s.you !== null).map((s) => s.tableId));
-    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt, farewell: this.farewell, session: this.session });
+    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt, farewell: this.farewell, session: this.session, audits: [...this.audits.values()] });
   }
 
   drawAccount() {

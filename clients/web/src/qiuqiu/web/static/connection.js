@@ -3,7 +3,7 @@
 // reconnecting by itself with backoff when the connection drops. What the page
 // does with the messages is up to `onMessage`; this module knows no table.
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 
 /** Waits before each reconnect attempt, in ms; the last one repeats. The server keeps
  * a seat for its grace period (60 s by default), so the first tries come quickly. */

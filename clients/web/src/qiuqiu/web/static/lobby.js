@@ -2,6 +2,7 @@
 // one, and the buttons to join or watch.
 
 import { h, chips } from "./dom.js";
+import { auditView } from "./table.js";
 
 /**
  * What the view asks of the page.
@@ -18,10 +19,12 @@ export class LobbyView {
     this.list = h("div", { class: "table-list", "aria-live": "polite" });
     this.form = this.createForm();
     this.farewell = h("div", { class: "farewell-slot" });
+    this.audits = h("div", { class: "audits-slot" });
     this.root = h(
       "section",
       { class: "lobby" },
       this.farewell,
+      this.audits,
       h(
         "div",
         { class: "card tables-card" },
@@ -92,10 +95,12 @@ export class LobbyView {
 
   /**
    * @param {any[]} tables the `table_list` entries
-   * @param {{balance: number, seatedAt: Set<string>, farewell: any, session: import("./tally.js").Tally}} me
+   * @param {{balance: number, seatedAt: Set<string>, farewell: any, session: import("./tally.js").Tally,
+   *          audits: import("./deals.js").DealLedger[]}} me
    */
   render(tables, me) {
     this.drawFarewell(me.farewell, me.session);
+    this.drawAudits(me.audits);
     if (!tables.length) {
       this.list.replaceChildren(h("p", { class: "muted empty", text: "No tables yet. Open one, with the dealer bot or for friends to join." }));
       return;
@@ -124,6 +129,16 @@ export class LobbyView {
         h("button", { type: "button", class: "ghost small", onclick: () => this.actions.dismiss(), text: "Dismiss" }),
       ),
     );
+  }
+
+  /** The full rebuild of each table left or closed, once its seed is out. @param {import("./deals.js").DealLedger[]} ledgers */
+  drawAudits(ledgers) {
+    const views = ledgers.map(auditView).filter((x) => x !== null);
+    if (!views.length) {
+      this.audits.replaceChildren();
+      return;
+    }
+    this.audits.replaceChildren(h("div", { class: "card audits" }, h("h2", { text: "Shuffles of the tables you left" }), views));
   }
 
   /** @param {any} t @param {{balance: number, seatedAt: Set<string>}} me */

@@ -9,7 +9,7 @@
 // 3. Nothing here decides anything: the server is the authority, and the next
 //    `turn_started` or snapshot corrects any drift.
 
-import { verifyHand } from "./verify.js";
+import { DealLedger } from "./deals.js";
 import { handValue, compareShown, whyItWon } from "./hands.js";
 
 /**
@@ -23,14 +23,14 @@ import { handValue, compareShown, whyItWon } from "./hands.js";
  *            lastAction: string, awayUntil: number | null}} Seat
  * @typedef {{handId: number, button: number, commitment: string, phase: string, round: number,
  *            pot: number, currentBet: number, actor: number | null, toCall: number,
- *            deadlineMs: number | null, dealtSeats: number[] | null,
+ *            deadlineMs: number | null,
  *            startStacks: Map<number, number> | null}} Hand
  * @typedef {{seat: number, name: string, tiles: string[], cut: {pairs: string[][], values: number[]},
  *            category: import("./hands.js").Category}} ShownHand
  * @typedef {{handId: number, shown: boolean, hands: ShownHand[], voided: string | null,
  *            awards: {amount: number, eligible: number[], shares: {seat: number, amount: number}[]}[],
  *            verdict: import("./verify.js").Verdict | null, verifying: boolean,
- *            seed: string, commitment: string, nets: Map<number, number>,
+ *            commitment: string, nets: Map<number, number>,
  *            ended: boolean}} Result
  * @typedef {{text: string, kind: string}} LogLine
  */
@@ -41,8 +41,9 @@ export class TableState {
   /**
    * @param {any} snapshot a `table_snapshot` message
    * @param {() => void} onChange called when something settles later (a deal check)
+   * @param {DealLedger} [deals] what this page saw of the table's earlier hands; a new ledger if none
    */
-  constructor(snapshot, onChange) {
+  constructor(snapshot, onChange, deals) {
     const view = snapshot.table;
     this.tableId = /** @type {string} */ (view.table_id);
     this.options = view.options;
@@ -60,6 +61,10 @@ export class TableState {
     /** @type {number | null} the seat this page had before it busted */
     this.bustedSeat = null;
     this.onChange = onChange;
+    this.deals = deals ?? new DealLedger(this.tableId, view.seed_commitment ?? "", () => null);
+    this.deals.fromSnapshot(view);
+    /** @type {import("./deals.js").Audit | null} the full rebuild, once the table's seed is out */
+    this.audit = this.deals.audit;
     /** @type {Map<number, Seat>} */
     this.seats = new Map();
     for (const seat of view.seats) {
@@ -90,8 +95,6 @@ export class TableState {
         actor: hand.actor ?? null,
         toCall: 0,
         deadlineMs: hand.deadline_ms ?? null,
-        // A seat that sat down mid-hand is not in it; every seat still marked in was dealt.
-        dealtSeats: hand.phase === "ended" ? null : [...this.seats.values()].filter((s) => s.inHand).map((s) => s.seat),
         // Not known from a snapshot: the hand's net is then not worked out.
         startStacks: null,
       };
@@ -172,6 +175,10 @@ export class TableState {
         this.hand = null;
         this.legal = null;
         this.note(`The table closed: ${e.reason}.`, "warn");
+        if (e.table_seed) {
+          this.audit = this.deals.reveal(e.table_seed);
+          this.note(this.audit.ok ? this.audit.detail : `SHUFFLE CHECK FAILED: ${this.audit.detail}`, this.audit.ok ? "ok" : "bad");
+        }
         break;
       case "hand_started":
         this.hand = {
@@ -185,7 +192,6 @@ export class TableState {
           actor: null,
           toCall: 0,
           deadlineMs: null,
-          dealtSeats: e.stacks.map((/** @type {{seat: number}} */ x) => x.seat),
           startStacks: new Map(e.stacks.map((/** @type {{seat: number, amount: number}} */ x) => [x.seat, x.amount])),
         };
         // The last hand's result stays on show (beside the table) until this one ends.
@@ -196,6 +202,7 @@ export class TableState {
           if (s) Object.assign(s, { stack: amount, inHand: true });
         }
         this.note(`Hand #${e.hand_id}`, "head");
+        this.deals.start(e, this.you);
         break;
       case "ante_taken":
         this.putIn(e.seat, e.amount, e.all_in, false);
@@ -203,6 +210,7 @@ export class TableState {
       case "tiles_dealt":
         if (seat) {
           seat.tileCount = 3;
+          if (e.openings) this.deals.open(e.hand_id, e.seat, e.openings);
           if (e.tiles) {
             seat.tiles = e.tiles;
             this.note(`You were dealt ${e.tiles.join("  ")}.`);
@@ -212,6 +220,7 @@ export class TableState {
       case "fourth_tile_dealt":
         if (seat) {
           seat.tileCount = 4;
+          if (e.opening) this.deals.open(e.hand_id, e.seat, [e.opening]);
           if (e.tile) {
             seat.tiles = [...seat.tiles, e.tile];
             this.note(`Your fourth tile: ${e.tile}.`);
@@ -303,6 +312,7 @@ export class TableState {
         const result = this.ensureResult(e.hand_id);
         result.shown = true;
         for (const shown of e.hands) {
+          this.deals.open(e.hand_id, shown.seat, shown.openings);
           result.hands.push({ seat: shown.seat, name: this.name(shown.seat), tiles: shown.tiles, cut: shown.cut, category: shown.category });
           const s = seats.get(shown.seat);
           if (!s) continue;
@@ -340,7 +350,7 @@ export class TableState {
         if (hand) {
           hand.phase = "ended";
           hand.actor = null;
-          this.checkDeal(e, hand);
+          this.checkDeal(e.hand_id);
           const result = this.ensureResult(e.hand_id);
           result.ended = true;
           if (hand.startStacks) {
@@ -370,7 +380,6 @@ export class TableState {
         awards: [],
         verdict: null,
         verifying: false,
-        seed: "",
         commitment: this.hand?.commitment ?? "",
         nets: new Map(),
         ended: false,
@@ -379,25 +388,16 @@ export class TableState {
     return this.result;
   }
 
-  /** @param {any} e a `hand_ended` @param {Hand} hand */
-  checkDeal(e, hand) {
-    const result = this.ensureResult(e.hand_id);
+  /** Check the hand that just ended against its commitment. @param {number} handId */
+  checkDeal(handId) {
+    const checking = this.deals.check(handId);
+    if (!checking) return;
+    const result = this.ensureResult(handId);
     result.verifying = true;
-    result.seed = e.seed;
-    /** @type {Map<number, string[]>} */
-    const seen = new Map();
-    for (const s of this.seats.values()) if (s.tiles.length) seen.set(s.seat, [...s.tiles]);
-    verifyHand({
-      commitment: hand.commitment,
-      seed: e.seed,
-      deck: e.deck,
-      dealtSeats: hand.dealtSeats,
-      button: hand.button,
-      seen,
-    }).then((verdict) => {
+    checking.then((verdict) => {
       result.verdict = verdict;
       result.verifying = false;
-      this.note(verdict.ok ? "Deal verified." : `DEAL CHECK FAILED: ${verdict.detail}`, verdict.ok ? "ok" : "bad");
+      this.note(verdict.ok ? `Deal verified: ${verdict.detail}` : `DEAL CHECK FAILED: ${verdict.detail}`, verdict.ok ? "ok" : "bad");
       this.onChange();
     });
   }

@@ -8,6 +8,7 @@ import { h, chips } from "./dom.js";
 import { dominoRow, cutView } from "./dominoes.js";
 import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
 import { TableState, explainResult } from "./state.js";
+import { newClientSeed, validClientSeed } from "./seeds.js";
 
 /** @typedef {import("./state.js").TableState} TableState */
 /** @typedef {import("./state.js").Seat} Seat */
@@ -18,7 +19,9 @@ import { TableState, explainResult } from "./state.js";
  * @typedef {{act: (state: TableState, action: Record<string, unknown>) => boolean,
  *            leave: (state: TableState) => void, lobby: () => void,
  *            rebuy: (state: TableState, buyIn: number) => void,
- *            history: (state: TableState) => void}} TableActions
+ *            history: (state: TableState) => void,
+ *            setSeed: (state: TableState, seed: string) => void,
+ *            seed: (state: TableState) => {current: string | null, pending: string | null}}} TableActions
  */
 
 /**
@@ -45,13 +48,14 @@ export class TableView {
     this.panel = h("section", { class: "actions", "aria-live": "polite" });
     this.result = h("section", { class: "result", "aria-live": "polite" });
     this.log = h("ol", { class: "log" });
+    this.fair = this.fairnessPanel();
     this.history = h("section", { class: "history", hidden: true, "aria-label": "hand history" });
     this.root = h(
       "section",
       { class: "table-view" },
       this.bar,
       h("div", { class: "play" }, this.felt, this.mine, this.panel),
-      h("aside", { class: "side" }, this.result, h("details", { class: "log-box", open: true }, h("summary", { text: "Table log" }), this.log)),
+      h("aside", { class: "side" }, this.result, this.fair.root, h("details", { class: "log-box", open: true }, h("summary", { text: "Table log" }), this.log)),
       this.history,
     );
     /** What was on the felt at the last redraw, so only what is new moves. */
@@ -83,6 +87,7 @@ export class TableView {
     this.drawMine(state);
     this.drawPanel(state, page.online);
     this.drawResult(state);
+    this.drawFairness(state);
     this.drawLog(state);
     this.tick();
   }
@@ -487,8 +492,8 @@ export class TableView {
     this.result.dataset.hand = result ? String(result.handId) : "";
     if (!result) {
       this.result.replaceChildren(
-        h("h3", { text: "Fair deal" }),
-        h("p", { class: "muted small", text: state.hand ? `Before the deal the server committed to this hand's deck: ${state.hand.commitment.slice(0, 16)}…. When the hand ends, this page checks the revealed seed and deck against it.` : "Each hand opens with a commitment to its deck, checked here when the hand ends." }),
+        h("h3", { text: "This hand" }),
+        h("p", { class: "muted small", text: "When a hand ends, its showdown and its deal check show here." }),
       );
       return;
     }
@@ -628,6 +633,67 @@ export class TableView {
     );
   }
 
+  /**
+   * The fair-deal panel: what the server committed to, this seat's client seed
+   * with a way to change it, and the full rebuild once the table's seed is out.
+   * Built once, so a seed being typed survives the redraws.
+   */
+  fairnessPanel() {
+    const note = h("p", { class: "muted small fair-note" });
+    const seed = h("p", { class: "seed-line small" });
+    const input = /** @type {HTMLInputElement} */ (h("input", { name: "client_seed", maxLength: 64, placeholder: "your own seed: letters, digits, _ or -", autocomplete: "off", spellcheck: false, "aria-label": "your client seed" }));
+    const use = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "ghost small", dataset: { action: "set-seed" }, text: "Use this seed" }));
+    const check = () => (use.disabled = !validClientSeed(input.value));
+    input.addEventListener("input", check);
+    check();
+    const form = /** @type {HTMLFormElement} */ (
+      h(
+        "form",
+        {
+          class: "seed-form",
+          onsubmit: (/** @type {Event} */ e) => {
+            e.preventDefault();
+            if (!this.state || !validClientSeed(input.value)) return;
+            this.actions.setSeed(this.state, input.value);
+            input.value = "";
+            check();
+          },
+        },
+        input,
+        use,
+        h("button", { type: "button", class: "ghost small", dataset: { action: "new-seed" }, onclick: () => this.state && this.actions.setSeed(this.state, newClientSeed()), text: "New random seed" }),
+      )
+    );
+    const audit = h("div", { class: "audit-slot" });
+    const root = h("section", { class: "fairness", "aria-live": "polite" }, h("h3", { text: "Fair deal" }), note, seed, form, audit);
+    return { root, note, seed, form, audit };
+  }
+
+  /** @param {TableState} state */
+  drawFairness(state) {
+    const { note, seed, form, audit } = this.fair;
+    note.textContent = state.hand
+      ? `Hand #${state.hand.handId}: before the deal the server committed to every position of the deck (${state.hand.commitment.slice(0, 16)}…). When it ends, each tile you saw is checked against it.`
+      : "Each hand commits to every position of its deck before the deal; each tile you see is checked against it when the hand ends.";
+    const seated = state.you !== null && !state.closed;
+    form.hidden = !seated;
+    if (seated) {
+      const { current, pending } = this.actions.seed(state);
+      seed.textContent = pending
+        ? `Your client seed: ${short(pending)} (on its way; applies from the next hand).`
+        : current
+          ? `Your client seed: ${short(current)} (applies from the next hand when changed).`
+          : "Your client seed: being sent.";
+      seed.title = pending ?? current ?? "";
+    } else {
+      seed.textContent = "";
+    }
+    seed.hidden = !seated;
+    const view = auditView(state.deals);
+    if (view) audit.replaceChildren(view);
+    else audit.replaceChildren();
+  }
+
   /** @param {TableState} state */
   drawLog(state) {
     const items = state.log.slice(-30).map((line) => h("li", { class: line.kind, text: line.text }));
@@ -644,24 +710,40 @@ function winnerBadge(won, net) {
 
 /** @param {import("./state.js").Result} result */
 function verdictView(result) {
-  if (result.verifying || (!result.verdict && result.seed)) {
-    return h("div", { class: "verify pending", text: "Checking the deal…" });
-  }
+  if (result.verifying) return h("div", { class: "verify pending", text: "Checking the deal…" });
   const verdict = result.verdict;
   if (!verdict) return null;
   return h(
     "div",
     { class: `verify ${verdict.ok ? "ok" : "bad"}`, role: verdict.ok ? "status" : "alert" },
     h("strong", { text: verdict.ok ? "✔ Deal verified" : "✖ DEAL CHECK FAILED" }),
-    h("span", { text: verdict.ok ? ` ${verdict.detail}` : ` ${verdict.detail} Do not trust this server.` }),
-    h(
-      "details",
-      {},
-      h("summary", { text: "Details" }),
-      h("dl", {}, h("dt", { text: "Commitment" }), h("dd", { class: "mono", text: result.commitment }), h("dt", { text: "Seed" }), h("dd", { class: "mono", text: result.seed })),
-    ),
+    h("span", { class: "verify-detail", text: verdict.ok ? ` ${verdict.detail}` : ` ${verdict.detail} Do not trust this server.` }),
+    h("details", {}, h("summary", { text: "Details" }), h("dl", {}, h("dt", { text: "Commitment" }), h("dd", { class: "mono", text: result.commitment }))),
   );
 }
+
+/**
+ * A table's full rebuild: waiting for its seed, done, or failed (loud).
+ * @param {import("./deals.js").DealLedger} ledger
+ */
+export function auditView(ledger) {
+  const n = ledger.hands.size;
+  const table = { tableId: ledger.tableId };
+  if (!ledger.audit) {
+    if (!n) return null;
+    return h("div", { class: "audit pending", dataset: table, text: `${n} ${n === 1 ? "hand" : "hands"} kept: the whole shuffle of each is rebuilt when the table closes and reveals its seed.` });
+  }
+  const { ok, detail } = ledger.audit;
+  return h(
+    "div",
+    { class: `audit verify ${ok ? "ok" : "bad"}`, role: ok ? "status" : "alert", dataset: table },
+    h("strong", { text: ok ? `✔ Table ${ledger.tableId}: shuffle rebuilt` : `✖ SHUFFLE CHECK FAILED at table ${ledger.tableId}` }),
+    h("span", { class: "verify-detail", text: ok ? ` ${detail}` : ` ${detail} Do not trust this server.` }),
+  );
+}
+
+/** @param {string} seed */
+const short = (seed) => (seed.length > 16 ? `${seed.slice(0, 16)}…` : seed);
 
 /** Who won the last hand, in one line for the middle of the table. @param {TableState} state */
 function outcome(state) {

@@ -1,0 +1,115 @@
+// What this page saw of each hand at one table: the leaves, commitment and client
+// seeds of `hand_started`, and every opening it was sent (its own tiles, and the
+// hands shown down). Each hand is checked when it ends; all of them are kept
+// until the table's seed comes out (`table_closed`, or `list_hands` once the
+// table has closed), and then every one of them is rebuilt from it.
+
+import { verifyHand, verifyReveal } from "./verify.js";
+
+/**
+ * @typedef {import("./verify.js").HandSeen} HandSeen
+ * @typedef {import("./verify.js").Opening} Opening
+ * @typedef {import("./verify.js").Verdict} Verdict
+ * @typedef {{ok: boolean, hands: number, detail: string}} Audit the full rebuild of a table's hands
+ */
+
+export class DealLedger {
+  /**
+   * @param {string} tableId
+   * @param {string} seedCommitment the table's `seed_commitment`, published before any seat could send a seed
+   * @param {() => string[] | null} mySeeds the client seeds this page may have sat with, when it knows
+   */
+  constructor(tableId, seedCommitment, mySeeds) {
+    this.tableId = tableId;
+    this.seedCommitment = seedCommitment;
+    this.mySeeds = mySeeds;
+    /** @type {Map<number, HandSeen>} */
+    this.hands = new Map();
+    /** @type {Audit | null} */
+    this.audit = null;
+  }
+
+  /**
+   * A hand began. `mySeat` is this page's seat if it was dealt in.
+   * @param {{hand_id: number, button: number, commitment: string, leaves: string[],
+   *          client_seeds: {seat: number, client_seed: string}[]}} started
+   * @param {number | null} mySeat
+   */
+  start(started, mySeat) {
+    if (this.hands.has(started.hand_id)) return;
+    const dealt = started.client_seeds.some((x) => x.seat === mySeat);
+    this.hands.set(started.hand_id, {
+      tableId: this.tableId,
+      handId: started.hand_id,
+      button: started.button,
+      commitment: started.commitment,
+      leaves: [...started.leaves],
+      clientSeeds: started.client_seeds.map((x) => ({ seat: x.seat, client_seed: x.client_seed })),
+      openings: new Map(),
+      mySeat: dealt ? mySeat : null,
+      mySeeds: dealt ? this.mySeeds() : null,
+      conflicts: [],
+    });
+  }
+
+  /**
+   * The hand in a snapshot, and the openings it shows (this page's own seat, and
+   * any hand shown down).
+   * @param {any} view a snapshot's `table`
+   */
+  fromSnapshot(view) {
+    if (!view.hand) return;
+    this.start(view.hand, view.you ?? null);
+    for (const seat of view.seats) if (seat.openings) this.open(view.hand.hand_id, seat.seat, seat.openings);
+  }
+
+  /**
+   * Openings sent for `seat` in hand `handId`. The same position opened twice must
+   * open the same way: a second, different tile there is itself a failure.
+   * @param {number} handId @param {number} seat @param {Opening[]} openings
+   */
+  open(handId, seat, openings) {
+    const hand = this.hands.get(handId);
+    if (!hand) return;
+    const known = hand.openings.get(seat) ?? [];
+    for (const { position, tile, salt } of openings) {
+      const before = known.find((x) => x.position === position);
+      if (!before) known.push({ position, tile, salt });
+      else if (before.tile !== tile || before.salt !== salt) {
+        hand.conflicts.push(`Position ${position} of seat ${seat + 1} was opened as ${before.tile} and later as ${tile}.`);
+      }
+    }
+    hand.openings.set(seat, known);
+  }
+
+  /**
+   * Check hand `handId` against its commitment, or null if this page never saw it start.
+   * @param {number} handId
+   * @returns {Promise<Verdict> | null}
+   */
+  check(handId) {
+    const hand = this.hands.get(handId);
+    return hand ? verifyHand(hand) : null;
+  }
+
+  /**
+   * The table's seed is out: rebuild every hand kept. The first hand that does not
+   * rebuild is named.
+   * @param {string} tableSeed
+   * @returns {Audit}
+   */
+  reveal(tableSeed) {
+    if (this.audit) return this.audit;
+    const hands = [...this.hands.values()].sort((a, b) => a.handId - b.handId);
+    for (const hand of hands) {
+      const verdict = verifyReveal(hand, tableSeed, this.seedCommitment);
+      if (!verdict.ok) {
+        this.audit = { ok: false, hands: hands.length, detail: verdict.detail };
+        return this.audit;
+      }
+    }
+    const n = hands.length;
+    this.audit = { ok: true, hands: n, detail: `The shuffle of all ${n} ${n === 1 ? "hand" : "hands"} rebuilt from the revealed seed.` };
+    return this.audit;
+  }
+}

@@ -1,0 +1,74 @@
+// This page's client seeds, one per table: its own entropy in every shuffle of
+// its hands there (PROTOCOL.md, "Fairness"). The server committed to its table
+// seed before it could see them, so it cannot steer a deck they enter. A seed
+// travels with `join_table`, or later with `set_seed`, and applies from the next
+// hand; until `seed_set` comes back either the old or the new one may be dealt with.
+
+const SEED = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** 32 random bytes from the browser's CSPRNG, in hex. */
+export function newClientSeed() {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** @param {string} seed */
+export const validClientSeed = (seed) => SEED.test(seed);
+
+export class SeedBook {
+  constructor() {
+    /** @type {Map<string, {current: string | null, pending: string | null}>} */
+    this.tables = new Map();
+  }
+
+  /** The seed to sit down with at `tableId`: dealt with from this seat's first hand. @param {string} tableId */
+  joining(tableId) {
+    const seed = newClientSeed();
+    this.tables.set(tableId, { current: seed, pending: null });
+    return seed;
+  }
+
+  /** A `set_seed` is on its way. @param {string} tableId @param {string} seed */
+  sending(tableId, seed) {
+    this.tables.set(tableId, { current: this.tables.get(tableId)?.current ?? null, pending: seed });
+  }
+
+  /** `seed_set` came back: the seed of every hand from the next one. @param {string} tableId @param {string} seed */
+  confirmed(tableId, seed) {
+    this.tables.set(tableId, { current: seed, pending: null });
+  }
+
+  /** A `set_seed` was refused or lost: the old seed stays. @param {string} tableId */
+  dropped(tableId) {
+    const known = this.tables.get(tableId);
+    if (known) known.pending = null;
+  }
+
+  /** @param {string} tableId */
+  forget(tableId) {
+    this.tables.delete(tableId);
+  }
+
+  /** Whether this page has sent (or is sending) a seed for `tableId`. @param {string} tableId */
+  has(tableId) {
+    const known = this.tables.get(tableId);
+    return Boolean(known && (known.current || known.pending));
+  }
+
+  /** @param {string} tableId */
+  get(tableId) {
+    return this.tables.get(tableId) ?? { current: null, pending: null };
+  }
+
+  /**
+   * The seeds a hand starting now may list for this page's seat, or null when it
+   * cannot know (a seat found on resuming, whose seed another page sent).
+   * @param {string} tableId
+   * @returns {string[] | null}
+   */
+  allowed(tableId) {
+    const { current, pending } = this.get(tableId);
+    if (!current) return null;
+    return pending ? [current, pending] : [current];
+  }
+}
