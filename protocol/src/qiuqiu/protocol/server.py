@@ -161,15 +161,17 @@ class SeatResult(Message):
 
 class PlayedHand(Message):
     """A finished hand as its history keeps it. ``events`` are the messages a
-    spectator got, ``hand_started`` to ``hand_ended``, so the deal can be checked
-    against its commitment after the fact. A hand voided when its server stopped
-    has no events."""
+    spectator got, ``hand_started`` to ``hand_ended``: the tiles shown down and
+    their openings, never a folded hand. A hand voided when its server stopped
+    has no events. ``table_seed`` is set once the table has closed: with it the
+    hand's whole shuffle can be checked (PROTOCOL.md, "Fairness")."""
 
     table_id: TableId
     hand_id: HandId
     voided: bool
     seats: tuple[SeatResult, ...]
     events: tuple[dict[str, Any], ...]
+    table_seed: Hex32 | None = None
 
 
 class HandList(Reply):
