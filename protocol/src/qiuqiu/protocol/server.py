@@ -38,8 +38,8 @@ from qiuqiu.protocol.common import (
     MessageId,
     Opening,
     SeatAmount,
-    SeatSeed,
     SeatNumber,
+    SeatSeed,
     TableId,
     TableOptions,
     TileText,
@@ -102,11 +102,12 @@ class SeatSummary(Message):
 
 
 class TableSummary(Message):
-    """A table as the lobby lists it."""
+    """A table as the lobby lists it. ``seed_commitment`` is ``null`` only for a table
+    recorded by a server older than protocol 2 that no server has reopened since."""
 
     table_id: TableId
     options: TableOptions
-    seed_commitment: Hex32
+    seed_commitment: Hex32 | None
     seats: tuple[SeatSummary, ...]
     free_seats: int
     playing: bool
@@ -161,15 +162,17 @@ class SeatResult(Message):
 
 class PlayedHand(Message):
     """A finished hand as its history keeps it. ``events`` are the messages a
-    spectator got, ``hand_started`` to ``hand_ended``, so the deal can be checked
-    against its commitment after the fact. A hand voided when its server stopped
-    has no events."""
+    spectator got, ``hand_started`` to ``hand_ended``: the tiles shown down and
+    their openings, never a folded hand. A hand voided when its server stopped
+    has no events. ``table_seed`` is set once the table has closed: with it the
+    hand's whole shuffle can be checked (PROTOCOL.md, "Fairness")."""
 
     table_id: TableId
     hand_id: HandId
     voided: bool
     seats: tuple[SeatResult, ...]
     events: tuple[dict[str, Any], ...]
+    table_seed: Hex32 | None = None
 
 
 class HandList(Reply):

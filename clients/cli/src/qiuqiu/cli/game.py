@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from qiuqiu.engine import Category
-from qiuqiu.protocol import CutView, LegalActions, TableOptions, verify_deal
+from qiuqiu.protocol import CutView, LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
 
 
@@ -227,9 +227,8 @@ class TableState:
                 for refund in refunds:
                     seats[refund.seat].stack += refund.amount
                 hand.pot, hand.voided = 0, True
-            case wire.HandEnded(stacks=stacks, seed=seed, deck=deck) if hand:
+            case wire.HandEnded(stacks=stacks) if hand:
                 hand.phase, hand.actor, self.legal = "ended", None, None
-                hand.deal_verified = verify_deal(hand.commitment, seed, deck)
                 for entry in stacks:
                     if entry.seat in seats:
                         seats[entry.seat].stack = entry.amount
