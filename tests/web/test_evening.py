@@ -17,16 +17,25 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from itertools import combinations
+from typing import Any
 
 import pytest
 from playwright.async_api import Page, ViewportSize, expect
 from websockets.asyncio.client import ClientConnection, connect
 
-from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank, shuffled_deck
+from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank
+from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.store import MemoryStore
-from tests.web.conftest import PHONE, SCREENS, Player, screenshot
+from tests.web.conftest import (
+    PHONE,
+    SCREENS,
+    Player,
+    client_seed_dealing,
+    known_table_seed,
+    screenshot,
+)
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     MY_TURN,
@@ -108,7 +117,9 @@ async def socket_player(
     """A player on a plain WebSocket at ``table_id``: checks or calls on each turn (or,
     ``all_in``, calls whatever it takes), until the block ends."""
     async with connect(server.url) as ws:
-        await ws.send(json.dumps({"type": "hello", "id": 1, "version": 1, "name": name}))
+        await ws.send(
+            json.dumps({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": name})
+        )
         await ws.send(
             json.dumps({"type": "join_table", "id": 2, "table_id": table_id, "buy_in": buy_in})
         )
@@ -153,7 +164,10 @@ async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_s
     ann = await open_player()
     page = ann.page
     await sign_in(page, "Ann")
-    table_id = await open_table_without_the_bot(page, buy_in=100)
+    with known_table_seed():
+        table_id = await open_table_without_the_bot(page, buy_in=100)
+    # Ann's own seed makes Bo's hand 1 the better one, so that her first hand breaks her.
+    await use_seed(page, client_seed_dealing(table_id, lambda mine, bo: compare(mine, bo) < 0))
     async with socket_player(server, "Bo", table_id, 1000, all_in=True):
         # Bo bets everything whenever it may; Ann calls, until her chips are gone.
         async with asyncio.timeout(HAND_LIMIT * 4):
@@ -197,55 +211,53 @@ def signed(n: int) -> str:
     return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "±0"
 
 
-def a_seed_whose_first_deal_is_a_tie() -> tuple[int, str]:
-    """A seed for the server's deals whose first two-seat hand is two equal normal
-    hands that the highest tile settles, and that tile; worked out with the engine
-    the way the server deals (a 256-bit seed drawn, then the deck shuffled)."""
-    for seed in range(100_000):
-        rng = random.Random(seed)
-        rng.getrandbits(256)
-        deck = shuffled_deck(rng)
-        first, second = Hand((*deck[0:3], deck[6])), Hand((*deck[3:6], deck[7]))
-        a, b = rank(first), rank(second)
-        if a.category == b.category == "normal" and a.pairs == b.pairs:
-            winner = first if compare(first, second) > 0 else second
-            return seed, str(rank(winner).highest)
-    raise AssertionError("no seed found")
+def tie(mine: Hand, theirs: Hand) -> bool:
+    """Two equal normal hands, which the highest tile settles."""
+    a, b = rank(mine), rank(theirs)
+    return a.category == b.category == "normal" and a.pairs == b.pairs
+
+
+def highest_of_tie(shown: list[dict[str, Any]]) -> str:
+    hands = [Hand(parse_tiles(" ".join(h["tiles"]))) for h in shown]
+    winner = hands[0] if compare(hands[0], hands[1]) > 0 else hands[1]
+    return str(rank(winner).highest)
+
+
+async def use_seed(page: Page, seed: str) -> None:
+    """Type ``seed`` into the fair-deal panel and wait for the server to take it."""
+    await page.fill("input[name=client_seed]", seed)
+    await page.click("[data-action=set-seed]")
+    await expect(page.locator(".seed-line")).to_contain_text(f"{seed[:16]}")
+    await expect(page.locator(".seed-line")).not_to_contain_text("on its way")
 
 
 async def test_a_tie_is_explained_by_the_tile_that_settled_it_and_the_net_is_shown(
-    open_player: OpenPlayer,
+    server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
-    seed, tile = a_seed_whose_first_deal_is_a_tie()
-    config = ServerConfig(port=0, hand_pause=5.0, bot_delay=0.05, grace=30.0)
-    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(seed))
-    await server.start()
-    try:
-        ann = await open_player()
-        page = ann.page
-        await page.goto(f"http://127.0.0.1:{server.port}/")
-        await sign_in(page, "Ann")
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    with known_table_seed():
         table_id = await open_table_without_the_bot(page)
-        async with socket_player(server, "Bo", table_id, 500):
-            await play_hand([page], 1)
-        (shown,) = frames_of(ann, "showdown")
-        values = {tuple(h["cut"]["values"]) for h in shown["hands"]}
-        assert len(values) == 1, "the seed should deal a tie"
-        (high, low) = values.pop()
-        why = page.locator(".result .why li")
-        await expect(why).to_have_count(1)
-        await expect(why).to_contain_text(
-            f"equal hands ({high}-{low}), the highest tile decides: {tile} beats"
-        )
-        ended = frames_of(ann, "hand_ended")[0]
-        net = next(s["amount"] for s in ended["stacks"] if s["seat"] == 0) - 500
-        await expect(page.locator(".result .net")).to_have_text(
-            f"For you: {signed(net)} net this hand"
-        )
-        await expect(page.locator(".session-net")).to_have_text(signed(net))
-        await page.screenshot(path=screenshot("tie"))
-    finally:
-        await server.stop()
+    # Ann's own seed, typed into the page before Bo sits down, makes hand 1 a tie.
+    await use_seed(page, client_seed_dealing(table_id, tie))
+    async with socket_player(server, "Bo", table_id, 500):
+        await play_hand([page], 1)
+    (shown,) = frames_of(ann, "showdown")
+    tile = highest_of_tie(shown["hands"])
+    values = {tuple(h["cut"]["values"]) for h in shown["hands"]}
+    assert len(values) == 1, "the seed should deal a tie"
+    (high, low) = values.pop()
+    why = page.locator(".result .why li")
+    await expect(why).to_have_count(1)
+    await expect(why).to_contain_text(
+        f"equal hands ({high}-{low}), the highest tile decides: {tile} beats"
+    )
+    ended = frames_of(ann, "hand_ended")[0]
+    net = next(s["amount"] for s in ended["stacks"] if s["seat"] == 0) - 500
+    await expect(page.locator(".result .net")).to_have_text(f"For you: {signed(net)} net this hand")
+    await expect(page.locator(".session-net")).to_have_text(signed(net))
+    await page.screenshot(path=screenshot("tie"))
 
 
 async def seat_boxes(page: Page) -> list[dict[str, float]]:

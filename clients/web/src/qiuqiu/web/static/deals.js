@@ -60,17 +60,21 @@ export class DealLedger {
   fromSnapshot(view) {
     if (!view.hand) return;
     this.start(view.hand, view.you ?? null);
-    for (const seat of view.seats) if (seat.openings) this.open(view.hand.hand_id, seat.seat, seat.openings);
+    for (const seat of view.seats) if (seat.tiles) this.open(view.hand.hand_id, seat.seat, seat.openings ?? [], seat.tiles);
   }
 
   /**
-   * Openings sent for `seat` in hand `handId`. The same position opened twice must
-   * open the same way: a second, different tile there is itself a failure.
-   * @param {number} handId @param {number} seat @param {Opening[]} openings
+   * The tiles shown for `seat` in hand `handId` and their openings. They must be
+   * the same tiles, and a position opened twice must open the same way both times.
+   * @param {number} handId @param {number} seat @param {Opening[]} openings @param {string[]} tiles
    */
-  open(handId, seat, openings) {
+  open(handId, seat, openings, tiles) {
     const hand = this.hands.get(handId);
     if (!hand) return;
+    const opened = openings.map((x) => x.tile).sort();
+    if (opened.join(" ") !== [...tiles].sort().join(" ")) {
+      hand.conflicts.push(`Seat ${seat + 1} was shown ${tiles.join(" ") || "no tile"}, but the openings sent are of ${opened.join(" ") || "no tile"}.`);
+    }
     const known = hand.openings.get(seat) ?? [];
     for (const { position, tile, salt } of openings) {
       const before = known.find((x) => x.position === position);

@@ -210,7 +210,7 @@ export class TableState {
       case "tiles_dealt":
         if (seat) {
           seat.tileCount = 3;
-          if (e.openings) this.deals.open(e.hand_id, e.seat, e.openings);
+          if (e.tiles) this.deals.open(e.hand_id, e.seat, e.openings ?? [], e.tiles);
           if (e.tiles) {
             seat.tiles = e.tiles;
             this.note(`You were dealt ${e.tiles.join("  ")}.`);
@@ -220,7 +220,7 @@ export class TableState {
       case "fourth_tile_dealt":
         if (seat) {
           seat.tileCount = 4;
-          if (e.opening) this.deals.open(e.hand_id, e.seat, [e.opening]);
+          if (e.tile) this.deals.open(e.hand_id, e.seat, e.opening ? [e.opening] : [], [e.tile]);
           if (e.tile) {
             seat.tiles = [...seat.tiles, e.tile];
             this.note(`Your fourth tile: ${e.tile}.`);
@@ -312,7 +312,7 @@ export class TableState {
         const result = this.ensureResult(e.hand_id);
         result.shown = true;
         for (const shown of e.hands) {
-          this.deals.open(e.hand_id, shown.seat, shown.openings);
+          this.deals.open(e.hand_id, shown.seat, shown.openings ?? [], shown.tiles);
           result.hands.push({ seat: shown.seat, name: this.name(shown.seat), tiles: shown.tiles, cut: shown.cut, category: shown.category });
           const s = seats.get(shown.seat);
           if (!s) continue;
