@@ -104,11 +104,12 @@ async def browser() -> AsyncIterator[Browser]:
 @dataclass
 class Player:
     """One browser context (its own localStorage, so its own account) with its page,
-    the frames its socket received, and any script error the page raised."""
+    the frames its socket received and sent, and any script error the page raised."""
 
     context: BrowserContext
     page: Page
     frames: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     sockets: list[WebSocket] = field(default_factory=list)
 
@@ -151,6 +152,12 @@ def _record(player: Player, ws: WebSocket) -> None:
             player.frames.append(json.loads(payload))
 
     ws.on("framereceived", keep)
+
+    def sent(payload: str | bytes) -> None:
+        if isinstance(payload, str):
+            player.sent.append(json.loads(payload))
+
+    ws.on("framesent", sent)
 
 
 def screenshot(page_name: str) -> Path:

@@ -1,14 +1,21 @@
 """The fair deal as the browser checks it: verify.js against every value of the
 test vectors, in a page with and without ``crypto.subtle``, its verdicts agreeing
-with the Python reference's on tampered hands."""
+with the Python reference's on tampered hands; then whole hands against a real
+server, honest or made to cheat (tests/server/cheats.py), where the page must say
+which hands check, and fail loudly at the one that does not."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.async_api import Page, expect
 
 from qiuqiu.protocol.common import Opening
 from qiuqiu.protocol.fairness import (
@@ -19,7 +26,17 @@ from qiuqiu.protocol.fairness import (
     verify_hand,
     verify_reveal,
 )
-from tests.web.test_browser import OpenPlayer
+from tests.server import cheats
+from tests.web.conftest import Player
+from tests.web.test_browser import (
+    CHECK_OR_CALL,
+    HAND_LIMIT,
+    OpenPlayer,
+    frames_of,
+    open_table,
+    play_hand,
+    sign_in,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -196,3 +213,192 @@ async def test_verify_js_rebuilds_every_vector_and_catches_each_tampering_with_a
                 "other_client_seeds": False,
                 "another_hand": False,
             }
+
+
+# -- whole hands against the server ----------------------------------------------
+
+SEED = re.compile(r"^[0-9a-f]{64}$")
+
+
+def tiles_opened(player: Player, hand_id: int) -> int:
+    """How many positions of hand ``hand_id`` were opened to this player: its own
+    tiles and every hand shown down."""
+    positions: set[int] = set()
+    for frame in player.frames:
+        if frame.get("hand_id") != hand_id or "seq" not in frame:
+            continue
+        if frame["type"] == "tiles_dealt" and frame.get("openings"):
+            positions.update(o["position"] for o in frame["openings"])
+        if frame["type"] == "fourth_tile_dealt" and frame.get("opening"):
+            positions.add(frame["opening"]["position"])
+        if frame["type"] == "showdown":
+            positions.update(o["position"] for h in frame["hands"] for o in h["openings"])
+    return len(positions)
+
+
+def listed_seed(player: Player, hand_id: int, seat: int) -> str:
+    (started,) = [f for f in frames_of(player, "hand_started") if f["hand_id"] == hand_id]
+    return next(x["client_seed"] for x in started["client_seeds"] if x["seat"] == seat)
+
+
+async def play_until_checked(page: Page, hand: int) -> None:
+    """Check or call until hand ``hand``'s deal check shows, passed or failed."""
+    async with asyncio.timeout(HAND_LIMIT):
+        while not await page.locator(f".result[data-hand='{hand}'] .verify:not(.pending)").count():
+            button = page.locator(CHECK_OR_CALL).first
+            if await button.count():
+                await button.click()
+            await asyncio.sleep(0.05)
+
+
+async def leave(page: Page) -> None:
+    await page.click(".table-bar .leave")
+    await expect(page.locator(".lobby")).to_be_visible()
+
+
+async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_is_rebuilt(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+
+    # The table is opened without a buy-in, then joined with the page's own seed.
+    (create,) = [m for m in ann.sent if m["type"] == "create_table"]
+    assert "buy_in" not in create
+    (join,) = [m for m in ann.sent if m["type"] == "join_table"]
+    assert SEED.match(join["client_seed"])
+    (joined,) = frames_of(ann, "table_joined")
+    me = joined["seat"]
+
+    for hand in (1, 2):
+        await play_hand([page], hand)
+        n = tiles_opened(ann, hand)
+        assert n >= 4
+        await expect(page.locator(f".result[data-hand='{hand}'] .verify.ok")).to_contain_text(
+            f"{n} tiles checked at their committed positions"
+        )
+        assert listed_seed(ann, hand, me) == join["client_seed"]
+    await expect(page.locator(".fairness .seed-line")).to_contain_text(join["client_seed"][:16])
+    await expect(page.locator(".fairness .audit.pending")).to_contain_text("hands kept")
+
+    await leave(page)
+    hands = len({f["hand_id"] for f in frames_of(ann, "hand_started")})
+    audit = page.locator(".audits .audit.ok")
+    await expect(audit).to_contain_text(
+        f"The shuffle of all {hands} hands rebuilt from the revealed seed."
+    )
+    # The seed the page rebuilt from is the one the server revealed for the table.
+    revealed = [h for r in frames_of(ann, "hand_list") for h in r["hands"] if h["table_seed"]]
+    assert revealed
+    table_view = frames_of(ann, "table_snapshot")[-1]["table"]
+    for started in frames_of(ann, "hand_started"):
+        hand = HandSeen(
+            table_id=started["table_id"],
+            hand_id=started["hand_id"],
+            button=started["button"],
+            commitment=started["commitment"],
+            leaves=tuple(started["leaves"]),
+            client_seeds={x["seat"]: x["client_seed"] for x in started["client_seeds"]},
+            openings={},
+        )
+        verify_reveal(hand, revealed[0]["table_seed"], table_view["seed_commitment"])
+
+
+async def test_a_tile_other_than_the_committed_one_fails_its_hand_loudly(
+    open_player: OpenPlayer,
+) -> None:
+    with cheats.swapped_tile():
+        ann = await open_player()
+        page = ann.page
+        await sign_in(page, "Ann")
+        await open_table(page)
+        await play_until_checked(page, 1)
+        failed = page.locator(".result[data-hand='1'] .verify.bad")
+        await expect(failed).to_contain_text("DEAL CHECK FAILED")
+        await expect(failed).to_contain_text("position 27")
+        await expect(failed).to_contain_text("Do not trust this server.")
+        await expect(page.locator(".log .bad")).to_contain_text("DEAL CHECK FAILED")
+
+
+@pytest.mark.parametrize(
+    "cheat", [cheats.chosen_deck, cheats.ignored_client_seeds], ids=["chosen", "ignored"]
+)
+async def test_a_deck_not_made_from_the_seeds_fails_once_the_table_seed_is_revealed(
+    open_player: OpenPlayer, cheat: Callable[[], AbstractContextManager[None]]
+) -> None:
+    with cheat():
+        ann = await open_player()
+        page = ann.page
+        await sign_in(page, "Ann")
+        table_id = await open_table(page)
+        # Every tile opened checks against the leaves: only the seed can show the cheat.
+        await play_hand([page], 1)
+        await leave(page)
+        failed = page.locator(f".audits .audit.bad[data-table-id='{table_id}']")
+        await expect(failed).to_contain_text(f"SHUFFLE CHECK FAILED at table {table_id}")
+        await expect(failed).to_contain_text("Hand #1")
+        await expect(failed).to_contain_text("Do not trust this server.")
+
+
+async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    (join,) = [m for m in ann.sent if m["type"] == "join_table"]
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+
+    # A reload forgets the seed this page joined with: it sends a new one at once.
+    await page.reload()
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    (sent,) = [m for m in ann.sent if m["type"] == "set_seed"]
+    assert SEED.match(sent["client_seed"])
+    assert sent["client_seed"] != join["client_seed"]
+    await expect(page.locator(".fairness .seed-line")).to_contain_text(
+        f"{sent['client_seed'][:16]}… (applies"
+    )
+    assert [f["client_seed"] for f in frames_of(ann, "seed_set")] == [sent["client_seed"]]
+
+    # The hand under way still has the old seed, which this page cannot know any more.
+    await play_hand([page], 1)
+    (joined,) = frames_of(ann, "table_joined")
+    assert listed_seed(ann, 1, joined["seat"]) == join["client_seed"]
+    await play_hand([page], 2)
+    assert listed_seed(ann, 2, joined["seat"]) == sent["client_seed"]
+
+
+async def test_a_spectator_at_the_close_rebuilds_every_hand_it_saw_from_table_closed(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table(ann.page)
+    cici = await open_player()
+    await sign_in(cici.page, "Cici")
+    await cici.page.click(f".table-row[data-table-id='{table_id}'] [data-action=watch]")
+    await expect(cici.page.locator(".role")).to_have_text("Watching")
+    await play_hand([ann.page], 1)
+    await expect(cici.page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible()
+
+    await leave(ann.page)
+    # Every hand it saw begin, or found under way in its snapshot.
+    seen = {f["hand_id"] for f in frames_of(cici, "hand_started")}
+    seen |= {
+        f["table"]["hand"]["hand_id"]
+        for f in frames_of(cici, "table_snapshot")
+        if f["table"]["hand"]
+    }
+    hands = len(seen)
+    plural = "hand" if hands == 1 else "hands"
+    audit = cici.page.locator(f".audits .audit.ok[data-table-id='{table_id}']")
+    await expect(audit).to_contain_text(
+        f"The shuffle of all {hands} {plural} rebuilt from the revealed seed."
+    )
+    # From the event itself: the spectator never asked for the table's hands.
+    (closed,) = frames_of(cici, "table_closed")
+    assert SEED.match(closed["table_seed"])
+    assert not frames_of(cici, "hand_list")
