@@ -293,7 +293,8 @@ async def test_the_amount_field_is_bounded_by_the_legal_range_of_the_turn(
     assert placed[0]["seat"] == 0
     assert placed[0]["amount"] == 30
     assert not frames_of(ann, "error")
-    await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible()
+    # The page's own seed makes every deal new, so the bot may answer with a raise.
+    await play_hand([page], 1)
 
 
 async def test_a_dropped_connection_comes_back_by_itself_and_the_hand_goes_on(

@@ -27,7 +27,7 @@ from qiuqiu.protocol.fairness import (
     verify_reveal,
 )
 from tests.server import cheats
-from tests.web.conftest import Player
+from tests.web.conftest import Player, screenshot
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
@@ -282,6 +282,7 @@ async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_i
         assert listed_seed(ann, hand, me) == join["client_seed"]
     await expect(page.locator(".fairness .seed-line")).to_contain_text(join["client_seed"][:16])
     await expect(page.locator(".fairness .audit.pending")).to_contain_text("hands kept")
+    await page.screenshot(path=screenshot("fair-deal"), full_page=True)
 
     await leave(page)
     hands = len({f["hand_id"] for f in frames_of(ann, "hand_started")})
@@ -320,6 +321,7 @@ async def test_a_tile_other_than_the_committed_one_fails_its_hand_loudly(
         await expect(failed).to_contain_text("position 27")
         await expect(failed).to_contain_text("Do not trust this server.")
         await expect(page.locator(".log .bad")).to_contain_text("DEAL CHECK FAILED")
+        await page.screenshot(path=screenshot("deal-check-failed"), full_page=True)
 
 
 @pytest.mark.parametrize(
@@ -340,6 +342,7 @@ async def test_a_deck_not_made_from_the_seeds_fails_once_the_table_seed_is_revea
         await expect(failed).to_contain_text(f"SHUFFLE CHECK FAILED at table {table_id}")
         await expect(failed).to_contain_text("Hand #1")
         await expect(failed).to_contain_text("Do not trust this server.")
+        await page.screenshot(path=screenshot(f"shuffle-check-failed-{cheat.__name__}"))
 
 
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
@@ -358,9 +361,8 @@ async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_
     (sent,) = [m for m in ann.sent if m["type"] == "set_seed"]
     assert SEED.match(sent["client_seed"])
     assert sent["client_seed"] != join["client_seed"]
-    await expect(page.locator(".fairness .seed-line")).to_contain_text(
-        f"{sent['client_seed'][:16]}… (applies"
-    )
+    seed_line = page.locator(".fairness .seed-line")
+    await expect(seed_line).to_have_text(f"Your client seed: {sent['client_seed'][:16]}…")
     assert [f["client_seed"] for f in frames_of(ann, "seed_set")] == [sent["client_seed"]]
 
     # The hand under way still has the old seed, which this page cannot know any more.

@@ -550,7 +550,7 @@ class App {
       "section",
       { class: "signin card" },
       h("h1", { text: "Domino 99, at the table" }),
-      h("p", { class: "muted", text: "Four dominoes, two pairs, the best pair worth up to 9. Bet on your tiles against the dealer bot or with friends. Every deal is committed before it is dealt, and checked in your browser when the hand ends." }),
+      h("p", { class: "muted", text: "Four dominoes, two pairs, the best pair worth up to 9. Bet on your tiles against the dealer bot or with friends. Every deal is committed before it is dealt: each tile you see is checked in your browser when the hand ends, and every shuffle is rebuilt when the table closes." }),
       h(
         "form",
         {

@@ -662,6 +662,7 @@ export class TableView {
         input,
         use,
         h("button", { type: "button", class: "ghost small", dataset: { action: "new-seed" }, onclick: () => this.state && this.actions.setSeed(this.state, newClientSeed()), text: "New random seed" }),
+        h("small", { class: "muted", text: "It goes into every shuffle of your hands here; a new one applies from the next hand." }),
       )
     );
     const audit = h("div", { class: "audit-slot" });
@@ -679,11 +680,7 @@ export class TableView {
     form.hidden = !seated;
     if (seated) {
       const { current, pending } = this.actions.seed(state);
-      seed.textContent = pending
-        ? `Your client seed: ${short(pending)} (on its way; applies from the next hand).`
-        : current
-          ? `Your client seed: ${short(current)} (applies from the next hand when changed).`
-          : "Your client seed: being sent.";
+      seed.textContent = `Your client seed: ${current ? short(current) : "unknown to this page"}${pending ? `; the new one, ${short(pending)}, is on its way` : ""}`;
       seed.title = pending ?? current ?? "";
     } else {
       seed.textContent = "";
