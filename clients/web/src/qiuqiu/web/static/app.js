@@ -346,7 +346,9 @@ class App {
     try {
       await this.conn.request({ type: "set_seed", table_id: tableId, client_seed: seed });
     } catch (error) {
-      this.seeds.dropped(tableId);
+      // A seed lost with the connection may have reached the server: it stays one
+      // the next hands may be dealt with. Only a refusal says it was not taken.
+      if (error instanceof Refused) this.seeds.dropped(tableId);
       this.refusal(error);
       this.redraw();
     }

@@ -242,7 +242,8 @@ export async function verifyHand(hand) {
   }
   if (hand.conflicts.length) return failed(hand.conflicts[0]);
   const listed = new Map(hand.clientSeeds.map((x) => [x.seat, x.client_seed]));
-  if (hand.mySeat !== null && hand.mySeeds && !hand.mySeeds.includes(listed.get(hand.mySeat) ?? "\u0000")) {
+  const mine = hand.mySeat === null ? undefined : listed.get(hand.mySeat);
+  if (hand.mySeat !== null && hand.mySeeds && (mine === undefined || !hand.mySeeds.includes(mine))) {
     return failed(`The deal lists a client seed for your seat (seat ${hand.mySeat + 1}) that this page never sent: your seed was left out of the shuffle.`);
   }
   const where = dealtPositions([...listed.keys()], hand.button);
@@ -250,10 +251,10 @@ export async function verifyHand(hand) {
   const seenAt = new Map();
   let checked = 0;
   for (const [seat, openings] of hand.openings) {
-    const mine = where.get(seat);
-    if (!mine) return failed(`Seat ${seat + 1} was opened tiles but was never dealt in.`, checked);
+    const own = where.get(seat);
+    if (!own) return failed(`Seat ${seat + 1} was opened tiles but was never dealt in.`, checked);
     for (const { position, tile, salt } of openings) {
-      if (!mine.includes(position)) {
+      if (!own.includes(position)) {
         return failed(`Seat ${seat + 1} got the tile at position ${position}, which the deal order gives another seat.`, checked);
       }
       let opened;
@@ -290,9 +291,10 @@ export function verifyReveal(hand, tableSeed, committed) {
   } catch {
     return failed(`Hand #${hand.handId} lists a malformed client seed.`);
   }
+  if (hand.leaves.length !== DECK_SIZE) return failed(`Hand #${hand.handId} did not commit to ${DECK_SIZE} positions.`);
   const wrong = deck.leaves.findIndex((x, p) => x !== hand.leaves[p]);
-  if (wrong >= 0 || hand.leaves.length !== DECK_SIZE) {
-    return failed(`Hand #${hand.handId}: the revealed seed and the listed client seeds do not make the committed deck (position ${Math.max(wrong, 0)} differs).`);
+  if (wrong >= 0) {
+    return failed(`Hand #${hand.handId}: the revealed seed and the listed client seeds do not make the committed deck (position ${wrong} differs).`);
   }
   return { ok: true, tilesChecked: DECK_SIZE, detail: `Hand #${hand.handId}'s shuffle rebuilt from the revealed seed.` };
 }
