@@ -238,7 +238,8 @@ def tiles_opened(player: Player, hand_id: int) -> int:
 
 def listed_seed(player: Player, hand_id: int, seat: int) -> str:
     (started,) = [f for f in frames_of(player, "hand_started") if f["hand_id"] == hand_id]
-    return next(x["client_seed"] for x in started["client_seeds"] if x["seat"] == seat)
+    seed: str = next(x["client_seed"] for x in started["client_seeds"] if x["seat"] == seat)
+    return seed
 
 
 async def play_until_checked(page: Page, hand: int) -> None:
@@ -295,7 +296,7 @@ async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_i
     assert revealed
     table_view = frames_of(ann, "table_snapshot")[-1]["table"]
     for started in frames_of(ann, "hand_started"):
-        hand = HandSeen(
+        seen = HandSeen(
             table_id=started["table_id"],
             hand_id=started["hand_id"],
             button=started["button"],
@@ -304,7 +305,7 @@ async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_i
             client_seeds={x["seat"]: x["client_seed"] for x in started["client_seeds"]},
             openings={},
         )
-        verify_reveal(hand, revealed[0]["table_seed"], table_view["seed_commitment"])
+        verify_reveal(seen, revealed[0]["table_seed"], table_view["seed_commitment"])
 
 
 async def test_a_tile_other_than_the_committed_one_fails_its_hand_loudly(
