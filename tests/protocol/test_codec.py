@@ -189,7 +189,7 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
     wire.TilesDealt(
         **HAND,
         seat=0,
-        tiles=SEALED.tiles[:3],
+        tiles=(SEALED.tiles[0], SEALED.tiles[1], SEALED.tiles[2]),
         openings=(SEALED.opening(0), SEALED.opening(1), SEALED.opening(2)),
     ),
     wire.TilesDealt(**HAND, seat=1),

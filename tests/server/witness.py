@@ -77,10 +77,10 @@ def hands_seen(frames: Iterable[dict[str, Any]]) -> list[Hand]:
                     hand.open(seat["seat"], seat["openings"])
             hand.frames.append(frame)
             continue
-        key = (frame.get("table_id", ""), frame.get("hand_id", 0))
-        hand = hands.get(key)
-        if hand is None:
+        found = hands.get((frame.get("table_id", ""), frame.get("hand_id", 0)))
+        if found is None:
             continue
+        hand = found
         hand.frames.append(frame)
         if kind == "tiles_dealt" and "openings" in frame:
             hand.open(frame["seat"], frame["openings"])
