@@ -18,8 +18,8 @@ import json
 import random
 import re
 from pathlib import Path
-from unittest import mock
 from typing import Any
+from unittest import mock
 
 from websockets.asyncio.client import connect
 
@@ -45,7 +45,7 @@ async def record() -> list[Line]:
     config = ServerConfig(port=0, hand_pause=0, bot_delay=0)
     server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(SEED))
     # The table's name goes into every deck it deals: fixed, so the recording is too.
-    patched = mock.patch("qiuqiu.server.lobby.new_table_id", lambda: TABLE_ID)
+    patched = mock.patch("qiuqiu.server.lobby.new_table_id", return_value=TABLE_ID)
     patched.start()
     await server.start()
     lines: list[Line] = []
