@@ -20,7 +20,7 @@ import pytest
 from qiuqiu.engine import ALL_TILES
 from qiuqiu.protocol import fairness
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.records import hand_from_json, hand_json
+from qiuqiu.server.records import hand_from_json, hand_json, table_from_json
 from qiuqiu.server.session import played
 from qiuqiu.server.store import HandRecord
 from tests.server.conftest import Client
@@ -209,3 +209,22 @@ def test_a_hand_recorded_before_protocol_2_is_listed_without_its_seed_and_deck()
     listed = played(hand_from_json(hand_json(old)))
     assert listed.events == ({**started, "commitment": "cd" * 32}, ended)
     assert listed.table_seed is None
+
+
+def test_a_table_recorded_before_protocol_2_reads_with_no_seed_for_the_next_host_to_draw() -> None:
+    old = json.dumps(
+        {
+            "table_id": "t1",
+            "options": {"seats": 2, "dealer_bot": False},
+            "seats": [
+                {"seat": 0, "account_id": "a1", "name": "Ann", "stack": 300, "is_bot": False}
+            ],
+            "hand_id": 4,
+            "hand_open": False,
+            "seq": 9,
+            "created_by": "a1",
+        }
+    )
+    table = table_from_json(old)
+    assert table.table_seed == ""
+    assert [s.client_seed for s in table.seats] == [""]
