@@ -10,7 +10,7 @@ import { verifyHand, verifyReveal } from "./verify.js";
  * @typedef {import("./verify.js").HandSeen} HandSeen
  * @typedef {import("./verify.js").Opening} Opening
  * @typedef {import("./verify.js").Verdict} Verdict
- * @typedef {{ok: boolean, hands: number, detail: string}} Audit the full rebuild of a table's hands
+ * @typedef {{ok: boolean, detail: string}} Audit the full rebuild of a table's hands
  */
 
 export class DealLedger {
@@ -108,12 +108,12 @@ export class DealLedger {
     for (const hand of hands) {
       const verdict = verifyReveal(hand, tableSeed, this.seedCommitment);
       if (!verdict.ok) {
-        this.audit = { ok: false, hands: hands.length, detail: verdict.detail };
+        this.audit = { ok: false, detail: verdict.detail };
         return this.audit;
       }
     }
     const n = hands.length;
-    this.audit = { ok: true, hands: n, detail: `The shuffle of all ${n} ${n === 1 ? "hand" : "hands"} rebuilt from the revealed seed.` };
+    this.audit = { ok: true, detail: `The shuffle of all ${n} ${n === 1 ? "hand" : "hands"} rebuilt from the revealed seed.` };
     return this.audit;
   }
 }

@@ -63,8 +63,6 @@ export class TableState {
     this.onChange = onChange;
     this.deals = deals ?? new DealLedger(this.tableId, view.seed_commitment ?? "", () => null);
     this.deals.fromSnapshot(view);
-    /** @type {import("./deals.js").Audit | null} the full rebuild, once the table's seed is out */
-    this.audit = this.deals.audit;
     /** @type {Map<number, Seat>} */
     this.seats = new Map();
     for (const seat of view.seats) {
@@ -176,8 +174,8 @@ export class TableState {
         this.legal = null;
         this.note(`The table closed: ${e.reason}.`, "warn");
         if (e.table_seed) {
-          this.audit = this.deals.reveal(e.table_seed);
-          this.note(this.audit.ok ? this.audit.detail : `SHUFFLE CHECK FAILED: ${this.audit.detail}`, this.audit.ok ? "ok" : "bad");
+          const audit = this.deals.reveal(e.table_seed);
+          this.note(audit.ok ? audit.detail : `SHUFFLE CHECK FAILED: ${audit.detail}`, audit.ok ? "ok" : "bad");
         }
         break;
       case "hand_started":
@@ -210,8 +208,8 @@ export class TableState {
       case "tiles_dealt":
         if (seat) {
           seat.tileCount = 3;
-          if (e.tiles) this.deals.open(e.hand_id, e.seat, e.openings ?? [], e.tiles);
           if (e.tiles) {
+            this.deals.open(e.hand_id, e.seat, e.openings ?? [], e.tiles);
             seat.tiles = e.tiles;
             this.note(`You were dealt ${e.tiles.join("  ")}.`);
           }
@@ -220,8 +218,8 @@ export class TableState {
       case "fourth_tile_dealt":
         if (seat) {
           seat.tileCount = 4;
-          if (e.tile) this.deals.open(e.hand_id, e.seat, e.opening ? [e.opening] : [], [e.tile]);
           if (e.tile) {
+            this.deals.open(e.hand_id, e.seat, e.opening ? [e.opening] : [], [e.tile]);
             seat.tiles = [...seat.tiles, e.tile];
             this.note(`Your fourth tile: ${e.tile}.`);
           }
