@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
@@ -186,6 +187,143 @@ def unasked_snapshot(table_id: str) -> Callable[[dict[str, Any]], bool]:
         return (
             m["type"] == "table_snapshot" and "ref" not in m and m["table"]["table_id"] == table_id
         )
+
+    return found
+
+
+async def at_a_table_hosted_elsewhere(
+    servers: Servers, *, host_flags: tuple[str, ...] = (), flags: tuple[str, ...] = ()
+) -> tuple[asyncio.subprocess.Process, Client, str]:
+    """Ann's table with the dealer bot, a hand in play, hosted by one process (returned)
+    while she is connected to the other one: her messages about it go between them."""
+    hosting, relaying = free_port(), free_port()
+    host = await servers.start(hosting, lease=LEASE, flags=host_flags)
+    await servers.start(relaying, lease=LEASE, flags=flags)
+    ann = await client_at(hosting)
+    token = (await ann.hello("Ann"))["token"]
+    created = await ann.reply("create_table", options={"turn_seconds": 30}, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await ann.wait(turn_at(table_id))
+    moved, welcome = await resume(relaying, token)
+    assert welcome["tables"] == [table_id], welcome
+    await moved.expect("table_snapshot")
+    return host, moved, table_id
+
+
+LEASE = 1.5
+"""The lease of the relay tests: long enough for a message to reach a dead host before
+its lease runs out, short enough for the adoption to come soon after."""
+
+
+async def listened_to(redis_url: str, process: str) -> bool:
+    """Whether Redis still counts ``process`` among the listeners of the bus."""
+    async with Redis.from_url(redis_url) as redis:
+        return bool(await redis.pubsub_channels(f"*{process}*"))
+
+
+async def test_a_relayed_command_no_server_heard_is_refused_table_moving_and_the_snapshot_follows(
+    redis_store: RedisStore, redis_url: str, servers: Servers
+) -> None:
+    """The host of Ann's table is killed; once Redis has dropped its connection, a check
+    from Ann (connected to the other process, while the table's lease still names the
+    dead host) reaches nobody: she is told at once, with nothing changed, and the
+    table's snapshot comes once the other process has adopted it."""
+    host, ann, table_id = await at_a_table_hosted_elsewhere(servers)
+    hand_id = ann.frames[-1]["table"]["hand"]["hand_id"]
+    dead = await redis_store.table_host(table_id)
+    assert dead is not None
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+
+    async def gone() -> bool:
+        return not await listened_to(redis_url, dead)
+
+    await until(gone)
+    assert await redis_store.table_host(table_id) == dead, "the lease ran out before the test"
+    refused = await answer(ann, "check", table_id=table_id, hand_id=hand_id)
+    assert (refused["type"], refused["code"]) == ("error", "table_moving"), refused
+    await seen_after(ann, refused, voided_at(table_id))
+    await seen_after(ann, refused, unasked_snapshot(table_id))
+
+
+@pytest.mark.parametrize(
+    "relay_timeout",
+    [
+        pytest.param("0.2", id="deadline"),
+        pytest.param("600", id="adoption", marks=pytest.mark.long),
+    ],
+)
+async def test_a_relayed_command_a_frozen_host_never_answers_is_outcome_unknown_then_snapshot(
+    servers: Servers, relay_timeout: str
+) -> None:
+    """The host of Ann's table freezes (SIGSTOP) with its connection to Redis open, so
+    that her request reaches it and is never answered. She is told the outcome is
+    unknown (at the deadline, or when the other process adopts the table, whichever is
+    first), then gets the snapshot from the adopter."""
+    host, ann, table_id = await at_a_table_hosted_elsewhere(
+        servers, flags=("--relay-timeout", relay_timeout)
+    )
+    host.send_signal(signal.SIGSTOP)
+    try:
+        unknown = await seen_answer(ann, "request_snapshot", table_id=table_id)
+        assert (unknown["type"], unknown["code"]) == ("error", "outcome_unknown"), unknown
+        await seen_after(ann, unknown, unasked_snapshot(table_id))
+    finally:
+        host.send_signal(signal.SIGKILL)
+        await host.wait()
+
+
+async def test_a_relayed_leave_answered_at_the_hand_end_is_not_taken_for_silence(
+    servers: Servers,
+) -> None:
+    """Bo, connected to the process that does not host his heads-up table, leaves in a
+    hand that Ann, at the host, takes her time over. The host has his leave, so he is
+    not told its outcome is unknown however long the hand lasts: he gets table_left
+    when it ends, with nothing before it."""
+    hosting, relaying = free_port(), free_port()
+    await servers.start(hosting)
+    await servers.start(relaying, flags=("--relay-timeout", "0.2"))
+    ann = await client_at(hosting)
+    await ann.hello("Ann")
+    created = await ann.reply("create_table", options={**HEADS_UP, "turn_seconds": 30}, buy_in=500)
+    table_id = created["table"]["table_id"]
+    bo = await client_at(relaying)
+    await bo.hello("Bo")
+    assert (await bo.reply("join_table", table_id=table_id, buy_in=500))["type"] == "table_joined"
+    turn = await seen(ann, turn_at(table_id))
+
+    ref = await bo.send("leave_table", table_id=table_id)
+    await asyncio.sleep(1.0)  # five times the deadline, with Ann to act
+    answers = [f for f in bo.frames if f.get("ref") == ref]
+    assert answers == [], answers
+    await answer(
+        ann,
+        "check" if turn["legal"]["check"] else "call",
+        table_id=table_id,
+        hand_id=turn["hand_id"],
+    )
+    left = await seen(bo, lambda m: m.get("ref") == ref)
+    assert left["type"] == "table_left", left
+    assert [f for f in bo.frames if f.get("ref") == ref] == [left]
+
+
+async def seen_answer(client: Client, type: str, **fields: Any) -> dict[str, Any]:
+    """Send a message and return the first frame naming it, within a generous wait."""
+    ref = await client.send(type, **fields)
+    return await seen(client, lambda m: m.get("ref") == ref)
+
+
+async def seen_after(
+    client: Client, earlier: dict[str, Any], found: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """The first frame after ``earlier`` that ``found`` accepts, within a generous wait."""
+    start = client.frames.index(earlier) + 1
+    return await seen(client, lambda m: m in client.frames[start:] and found(m))
+
+
+def voided_at(table_id: str) -> Callable[[dict[str, Any]], bool]:
+    def found(m: dict[str, Any]) -> bool:
+        return m["type"] == "hand_voided" and m["table_id"] == table_id
 
     return found
 

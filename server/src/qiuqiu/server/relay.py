@@ -12,11 +12,16 @@ all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
    into the table's state machine, which returns at once, so a slow table never
    holds back another's messages, and every command gets its reply or an
    ``error``. Whatever the table sends that viewer goes back to the session's
-   process (``deliver``), which writes it out as it is.
-3. A process that adopts the tables of a dead host tells every process
+   process (``deliver``), which writes it out as it is. A command whose answer
+   is not out when serving returns (a leave in a hand, a buy-in being written)
+   is acknowledged at once (``received``).
+3. The session's process keeps each command with an ``id`` until its answer,
+   so that it is answered even if the host dies with it
+   (:mod:`qiuqiu.server.pending`).
+4. A process that adopts the tables of a dead host tells every process
    (``adopted``); each whose sessions were at one of them asks the new host to
    take them back, and they get the voided hand and a snapshot.
-4. An account has one connection: a newer ``hello`` anywhere closes the older
+5. An account has one connection: a newer ``hello`` anywhere closes the older
    one (``taken_over``), after the seats have moved to the new one, so the other
    players see ``player_reconnected`` and never ``player_disconnected``.
 """
@@ -34,6 +39,7 @@ from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.bus import ALL, Bus
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
+from qiuqiu.server.pending import PendingCommands, not_received
 from qiuqiu.server.table import MOVED, UNAVAILABLE
 
 if TYPE_CHECKING:
@@ -71,6 +77,9 @@ class RemoteViewer:
         self.relay = relay
         self.process = process
         self.session_id = session_id
+        self.last_ref: MessageId | None = None
+        """The ``ref`` of the last answer sent, to tell whether a command served just now
+        was answered already."""
 
     def deliver(self, message: wire.Reply) -> None:
         data: dict[str, Any] = {
@@ -80,14 +89,18 @@ class RemoteViewer:
         }
         if isinstance(message, wire.TableEvent):
             data["table_id"], data["seq"] = message.table_id, message.seq
+        if message.ref is not None:
+            data["ref"] = self.last_ref = message.ref
         self.relay.bus.send(self.process, data)
 
 
 class Relay:
-    def __init__(self, bus: Bus, lobby: Lobby) -> None:
+    def __init__(self, bus: Bus, lobby: Lobby, timeout: float) -> None:
         self.bus = bus
         self.lobby = lobby
         self.owner = bus.owner
+        self.pending = PendingCommands(timeout)
+        """This process's sessions' commands that their hosts have not answered yet."""
         self.sessions: dict[str, Client] = {}
         """This process's sessions, by id, for the frames that come back for them."""
         self._viewers: dict[tuple[str, str], RemoteViewer] = {}
@@ -112,12 +125,24 @@ class Relay:
         ``client`` to ``host``, the process hosting ``table_id``."""
         if kind != "gone":
             client.remote_tables[table_id] = host
-        lost = None
-        if message is not None:
-            ref = message.id
+        lost = unheard = None
+        if message is not None and message.id is not None:
+            ref, session = message.id, client.session_id
+            self.pending.sent(client, ref, table_id, host)
 
             def lost() -> None:
-                client.refuse(ref, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+                self.pending.lost(session, ref)
+
+            def unheard() -> None:
+                self.pending.unheard(session, ref)
+
+        elif message is not None:
+
+            def lost() -> None:
+                client.refuse(None, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+
+            def unheard() -> None:
+                client.refuse(None, ErrorCode.TABLE_MOVING, not_received(table_id))
 
         self.bus.send(
             host,
@@ -132,6 +157,7 @@ class Relay:
                 "frame": None if message is None else encode(message),
             },
             lost,
+            unheard,
         )
 
     def take_over(self, previous: str | None) -> None:
@@ -143,6 +169,9 @@ class Relay:
             self.bus.send(process, {"kind": "taken_over", "session": session})
 
     def announce_adopted(self, table_id: str) -> None:
+        # Before the lobby seats this process's sessions again: their commands to the old
+        # host are answered before the snapshot that says where things stand.
+        self.pending.moved(table_id, self.owner)
         self.bus.send(ALL, {"kind": "adopted", "table_id": table_id, "host": self.owner})
 
     # -- inside ------------------------------------------------------------------------
@@ -155,9 +184,13 @@ class Relay:
                     if client is None:
                         return  # gone already
                     if data["kind"] == "deliver":
+                        if "ref" in data:
+                            self.pending.answered(client.session_id, data["ref"])
                         client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
                     else:
                         client.close(TAKEN_OVER, TAKEN_OVER_REASON)
+                case "received":
+                    self.pending.received(data["session"], data["ref"])
                 case "adopted":
                     self._adopted(data["table_id"], data["host"])
                 case _:
@@ -194,6 +227,7 @@ class Relay:
             return
         if not isinstance(message, cmd.TableMessage):
             return
+        viewer.last_ref = None
         try:
             if table is None:
                 raise Refused(ErrorCode.TABLE_MOVED, MOVED)
@@ -201,8 +235,16 @@ class Relay:
             self.lobby.metrics.served(message, arrived)
         except Refused as refused:
             viewer.deliver(self.lobby.refusal(message.id, refused.code, refused.message))
+        if message.id is not None and viewer.last_ref != message.id:
+            # Answered later (a leave in a hand, a write under way): the sender must know
+            # this process has it, or it would take the silence for a death.
+            self.bus.send(
+                viewer.process,
+                {"kind": "received", "session": viewer.session_id, "ref": message.id},
+            )
 
     def _adopted(self, table_id: str, host: str) -> None:
+        self.pending.moved(table_id, host)
         for client in list(self.sessions.values()):
             if table_id not in client.remote_tables or client.account_id is None:
                 continue
