@@ -307,6 +307,36 @@ async def test_a_relayed_leave_answered_at_the_hand_end_is_not_taken_for_silence
     assert [f for f in bo.frames if f.get("ref") == ref] == [left]
 
 
+async def test_a_spectator_watching_through_the_process_that_adopts_the_table_watches_on(
+    servers: Servers,
+) -> None:
+    """Sam, connected to one process, watches Ann's table hosted by the other. The host
+    is killed and Sam's process adopts the table: he is watching it there, with a
+    snapshot above every seq he had, and the hands that follow."""
+    hosting, adopting = free_port(), free_port()
+    host = await servers.start(hosting)
+    await servers.start(adopting)
+    ann = await client_at(hosting)
+    token = (await ann.hello("Ann"))["token"]
+    created = await ann.reply("create_table", buy_in=300)
+    table_id = created["table"]["table_id"]
+    sam = await client_at(adopting)
+    await sam.hello("Sam")
+    assert (await sam.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    watched = await sam.expect("table_snapshot")
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+    last = max(f.get("seq", 0) for f in sam.frames if f.get("table_id") == table_id)
+
+    snapshot = await seen_after(sam, watched, unasked_snapshot(table_id))
+    assert snapshot["seq"] > max(last, watched["seq"]), snapshot
+    assert "you" not in snapshot["table"], "a spectator's snapshot"
+    back, _ = await resume(adopting, token)
+    await back.expect("table_snapshot")
+    dealt = await seen_after(sam, snapshot, lambda m: m["type"] == "hand_started")
+    assert dealt["table_id"] == table_id, dealt
+
+
 async def seen_answer(client: Client, type: str, **fields: Any) -> dict[str, Any]:
     """Send a message and return the first frame naming it, within a generous wait."""
     ref = await client.send(type, **fields)
@@ -318,12 +348,17 @@ async def seen_after(
 ) -> dict[str, Any]:
     """The first frame after ``earlier`` that ``found`` accepts, within a generous wait."""
     start = client.frames.index(earlier) + 1
-    return await seen(client, lambda m: m in client.frames[start:] and found(m))
+
+    async def arrived() -> bool:
+        return any(map(found, client.frames[start:]))
+
+    await until(arrived)
+    return next(filter(found, client.frames[start:]))
 
 
 def voided_at(table_id: str) -> Callable[[dict[str, Any]], bool]:
     def found(m: dict[str, Any]) -> bool:
-        return m["type"] == "hand_voided" and m["table_id"] == table_id
+        return bool(m["type"] == "hand_voided" and m["table_id"] == table_id)
 
     return found
 

@@ -20,7 +20,9 @@ all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
    (:mod:`qiuqiu.server.pending`).
 4. A process that adopts the tables of a dead host tells every process
    (``adopted``); each whose sessions were at one of them asks the new host to
-   take them back, and they get the voided hand and a snapshot.
+   take them back, and they get the voided hand and a snapshot. The adopter
+   itself seats its own sessions again (the lobby) and lets its spectators of
+   the table watch on.
 5. An account has one connection: a newer ``hello`` anywhere closes the older
    one (``taken_over``), after the seats have moved to the new one, so the other
    players see ``player_reconnected`` and never ``player_disconnected``.
@@ -40,7 +42,7 @@ from qiuqiu.server.bus import ALL, Bus
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
 from qiuqiu.server.pending import PendingCommands, not_received
-from qiuqiu.server.table import MOVED, UNAVAILABLE
+from qiuqiu.server.table import MOVED, UNAVAILABLE, Viewer
 
 if TYPE_CHECKING:
     from qiuqiu.server.lobby import Lobby
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class Client(Protocol):
+class Client(Viewer, Protocol):
     """A local session, as the relay needs it."""
 
     session_id: str
@@ -249,6 +251,19 @@ class Relay:
             if table_id not in client.remote_tables or client.account_id is None:
                 continue
             if host == self.owner:
-                del client.remote_tables[table_id]  # seated here again by the lobby
+                del client.remote_tables[table_id]  # a seat: seated here again by the lobby
+                self._watch_again(client, table_id)
             else:
                 self.forward(host, client, table_id, "reconnect")
+
+    def _watch_again(self, client: Client, table_id: str) -> None:
+        """A spectator here of a table this process has just adopted watches it here: the
+        lobby knows only the seats the record names."""
+        table = self.lobby.tables.get(table_id)
+        account_id = client.account_id or ""
+        if table is None or table_id not in client.watching or table.seat_of(account_id):
+            return
+        try:
+            table.serve(account_id, client.name, client, cmd.WatchTable(table_id=table_id))
+        except Refused:  # closed as it was adopted (nobody sat at it): nothing to watch
+            client.watching.discard(table_id)
