@@ -17,7 +17,8 @@ every such command is answered even when its host dies on the way:
   the table: the host may have applied the command and died before it could
   say so, so the client gets ``outcome_unknown``, never a promise that nothing
   changed. If the host was only slow, its answer still follows; if another
-  process takes the table over, the snapshot it sends says where things stand.
+  process takes the table over, the snapshot it sends says where things stand,
+  and nothing more comes from the old host (:meth:`Relay._deliver`).
 
 A command without an ``id`` could not be told its answer anyway (a client
 cannot match an ``error`` to it), so it is not kept.
@@ -53,9 +54,10 @@ def not_received(table_id: str) -> str:
 def not_answered(table_id: str) -> str:
     return (
         f"table {table_id}'s server has not answered this message: it may have stopped. "
-        "Whether the message was applied is not known: if that server answers, its answer "
-        "follows; if another server takes the table over, the table's snapshot comes unasked "
-        "(if you sit or watch there) and says where things stand. Read it before sending again"
+        "Whether the message was applied is not known: if that server was only slow, its "
+        "answer follows; if another server takes the table over, the table's snapshot comes "
+        "unasked (if you sit or watch there) and says where things stand. Read it before "
+        "sending the message again"
     )
 
 

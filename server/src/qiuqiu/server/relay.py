@@ -72,13 +72,15 @@ class Client(Viewer, Protocol):
 
 
 class RemoteViewer:
-    """A session on another process, as a table here sees it. There is one object
-    per session, so the table can tell it is the same viewer each time."""
+    """A session on another process, as one table here sees it. There is one object
+    per session and table, so the table can tell it is the same viewer each time, and
+    the session's process can tell which host each frame comes from."""
 
-    def __init__(self, relay: Relay, process: str, session_id: str) -> None:
+    def __init__(self, relay: Relay, process: str, session_id: str, table_id: str) -> None:
         self.relay = relay
         self.process = process
         self.session_id = session_id
+        self.table_id = table_id
         self.last_ref: MessageId | None = None
         """The ``ref`` of the last answer sent, to tell whether a command served just now
         was answered already."""
@@ -87,6 +89,8 @@ class RemoteViewer:
         data: dict[str, Any] = {
             "kind": "deliver",
             "session": self.session_id,
+            "host": self.relay.owner,
+            "table": self.table_id,
             "frame": self.relay.lobby.frames.encode(message),
         }
         if isinstance(message, wire.TableEvent):
@@ -105,7 +109,8 @@ class Relay:
         """This process's sessions' commands that their hosts have not answered yet."""
         self.sessions: dict[str, Client] = {}
         """This process's sessions, by id, for the frames that come back for them."""
-        self._viewers: dict[tuple[str, str], RemoteViewer] = {}
+        self._viewers: dict[tuple[str, str, str], RemoteViewer] = {}
+        """The sessions elsewhere at the tables here, by process, session and table."""
 
     async def start(self) -> None:
         await self.bus.start(self._receive)
@@ -186,9 +191,7 @@ class Relay:
                     if client is None:
                         return  # gone already
                     if data["kind"] == "deliver":
-                        if "ref" in data:
-                            self.pending.answered(client.session_id, data["ref"])
-                        client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
+                        self._deliver(client, data)
                     else:
                         client.close(TAKEN_OVER, TAKEN_OVER_REASON)
                 case "received":
@@ -200,9 +203,19 @@ class Relay:
         except Exception:
             log.exception("relay: could not handle %r", data)
 
+    def _deliver(self, client: Client, data: dict[str, Any]) -> None:
+        """A frame a host sent one of this process's sessions, unless the session has
+        moved on from that host for that table (it was adopted elsewhere, or here): a
+        host frozen past its lease still serves what it was sent until it learns it."""
+        if client.remote_tables.get(data["table"]) != data["host"]:
+            return
+        if "ref" in data:
+            self.pending.answered(client.session_id, data["ref"])
+        client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
+
     def _serve(self, data: dict[str, Any]) -> None:
         """Do what a session on another process asked of a table hosted here."""
-        key = (data["process"], data["session"])
+        key = (data["process"], data["session"], data["table_id"])
         viewer = self._viewers.get(key) or self._viewers.setdefault(key, RemoteViewer(self, *key))
         account_id, table_id = data["account_id"], data["table_id"]
         table = self.lobby.tables.get(table_id)
