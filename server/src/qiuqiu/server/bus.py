@@ -8,8 +8,8 @@ what each means is the relay's business.
 
 Pub/sub reaches only those listening: a message to a process that has just
 died is lost, and Redis says so (it counts the listeners it reached), which a
-sender may be told. Everything sent from one process goes out in order, through one
-queue and one task.
+sender may ask to be told. Everything sent from one process goes out in order,
+through one queue and one task.
 """
 
 from __future__ import annotations

@@ -274,7 +274,8 @@ class Relay:
         lobby knows only the seats the record names."""
         table = self.lobby.tables.get(table_id)
         account_id = client.account_id or ""
-        if table is None or table_id not in client.watching or table.seat_of(account_id):
+        seated = table is not None and table.seat_of(account_id) is not None
+        if table is None or seated or table_id not in client.watching:
             return
         try:
             table.serve(account_id, client.name, client, cmd.WatchTable(table_id=table_id))
