@@ -10,7 +10,7 @@ from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.pending import PendingCommands
 
-TIMEOUT = 0.05
+TIMEOUT = 0.02
 """A short deadline, so that the tests see it pass."""
 
 PAST_IT = TIMEOUT * 4
