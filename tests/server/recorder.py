@@ -272,11 +272,12 @@ def last_seen(players: Iterable[Player], frames: int = 8) -> str:
 
 def errors_after_effects(frames: Iterable[Frame]) -> list[dict[str, Any]]:
     """Every ``error`` whose ``ref`` names a message that also had an effect: an event
-    or a reply with the same ``ref`` came on the same connection."""
+    or a reply with the same ``ref`` came on the same connection. ``outcome_unknown``
+    is no such error: it says the message may have been applied."""
     effects: set[tuple[int, Any]] = set()
     errors: list[tuple[int, dict[str, Any]]] = []
     for connection, frame in frames:
-        if "ref" not in frame:
+        if "ref" not in frame or frame.get("code") == "outcome_unknown":
             continue
         if frame["type"] == "error":
             errors.append((connection, frame))

@@ -20,9 +20,11 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.lobby import TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
+from tests.server.conftest import Client
 from tests.server.processes import Caller, Servers, chips_in_redis, hands_dealt, until
 
 HEADS_UP = TableOptions(seats=2, dealer_bot=False, turn_seconds=10)
+TWO_SEATS = {"seats": 2, "dealer_bot": False}
 
 
 async def test_players_on_two_processes_share_a_table_to_showdown_and_may_switch_process(
@@ -157,3 +159,31 @@ async def drain(conn: Connection) -> list[object]:
             found.append(await asyncio.wait_for(anext(messages), 0.5))
         except TimeoutError:
             return found
+
+
+async def test_a_player_leaving_two_tables_hosted_elsewhere_is_away_at_both(
+    servers: Servers,
+) -> None:
+    """Cy, connected to one process, sits at two tables the other hosts, and her
+    connection drops: Bo, at both, sees her away at both."""
+    hosting, relaying = free_port(), free_port()
+    for port in (hosting, relaying):
+        await servers.start(port)
+    async with connect(f"ws://127.0.0.1:{hosting}") as socket:
+        bo = Client(socket)
+        await bo.hello("Bo")
+        tables = []
+        for _ in range(2):
+            created = await bo.reply("create_table", options=TWO_SEATS, buy_in=500)
+            tables.append(created["table"]["table_id"])
+        async with connect(f"ws://127.0.0.1:{relaying}") as other:
+            cy = Client(other)
+            await cy.hello("Cy")
+            for table_id in tables:
+                joined = await cy.reply("join_table", table_id=table_id, buy_in=500)
+                assert joined["type"] == "table_joined", joined
+                await bo.expect("player_seated", table_id=table_id)
+        away: set[str] = set()
+        while away != set(tables):
+            away.add((await bo.expect("player_disconnected"))["table_id"])
+        await bo.close()

@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     TABLE_CLOSED = "table_closed"
     TABLE_MOVED = "table_moved"
     TABLE_MOVING = "table_moving"
+    OUTCOME_UNKNOWN = "outcome_unknown"
     STORE_UNAVAILABLE = "store_unavailable"
     # Seats.
     ALREADY_SEATED = "already_seated"

@@ -7,8 +7,9 @@ own; a store that lives in one process has no bus. Messages are JSON objects;
 what each means is the relay's business.
 
 Pub/sub reaches only those listening: a message to a process that has just
-died is lost. Everything sent from one process goes out in order, through one
-queue and one task.
+died is lost, and Redis says so (it counts the listeners it reached), which a
+sender may ask to be told. Everything sent from one process goes out in order,
+through one queue and one task.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ log = logging.getLogger(__name__)
 ALL = "all"
 """The channel every process listens to, besides its own."""
 
+Outgoing = tuple[str, str, Callable[[], None] | None, Callable[[], None] | None]
+"""A message queued: its channel, its JSON, and what to call if it is lost or unheard."""
+
 
 class Bus(Protocol):
     owner: str
@@ -36,10 +40,15 @@ class Bus(Protocol):
         """Hand every message for this process (or for all) to ``receive``, in order."""
 
     def send(
-        self, process: str, message: dict[str, Any], lost: Callable[[], None] | None = None
+        self,
+        process: str,
+        message: dict[str, Any],
+        lost: Callable[[], None] | None = None,
+        unheard: Callable[[], None] | None = None,
     ) -> None:
         """Queue ``message`` for ``process`` (:data:`ALL` for every one); never blocks.
-        ``lost`` is called if it could not be sent (Redis away)."""
+        ``lost`` is called if it could not be sent (Redis away), ``unheard`` if it was
+        sent and no process listened (the process is gone, so nobody has it)."""
 
     async def stop(self) -> None:
         """Send what is queued (for a moment at most), then stop listening."""
@@ -50,7 +59,7 @@ class RedisBus:
         self.owner = owner
         self._redis = redis
         self._prefix = prefix
-        self._outbox: asyncio.Queue[tuple[str, str, Callable[[], None] | None]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._pubsub = redis.pubsub()
 
@@ -60,9 +69,13 @@ class RedisBus:
         self._tasks = [loop.create_task(self._listen(receive)), loop.create_task(self._publish())]
 
     def send(
-        self, process: str, message: dict[str, Any], lost: Callable[[], None] | None = None
+        self,
+        process: str,
+        message: dict[str, Any],
+        lost: Callable[[], None] | None = None,
+        unheard: Callable[[], None] | None = None,
     ) -> None:
-        self._outbox.put_nowait((self._channel(process), json.dumps(message), lost))
+        self._outbox.put_nowait((self._channel(process), json.dumps(message), lost, unheard))
 
     async def stop(self) -> None:
         with contextlib.suppress(TimeoutError):
@@ -81,9 +94,9 @@ class RedisBus:
     async def _publish(self) -> None:
         failing = False
         while True:
-            channel, payload, lost = await self._outbox.get()
+            channel, payload, lost, unheard = await self._outbox.get()
             try:
-                await self._redis.publish(channel, payload)
+                listeners = await self._redis.publish(channel, payload)
                 failing = False
             except Exception as error:
                 # Redis away: the message is lost, as it would be to a dead listener.
@@ -92,6 +105,9 @@ class RedisBus:
                 failing = True
                 if lost is not None:
                     lost()
+                continue
+            if listeners == 0 and unheard is not None:
+                unheard()
 
     async def _listen(self, receive: Callable[[dict[str, Any]], None]) -> None:
         failing = False

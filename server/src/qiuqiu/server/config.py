@@ -54,6 +54,12 @@ class ServerConfig(BaseSettings):
         description="seconds a table's lease lasts unless renewed: a dead server's tables "
         "move to another server after this",
     )
+    relay_timeout: float = Field(
+        2.0,
+        gt=0,
+        description="seconds a message for a table another server hosts waits for that "
+        "server's first word; then the client is told the outcome is unknown",
+    )
     stop_timeout: float = Field(
         10.0,
         gt=0,

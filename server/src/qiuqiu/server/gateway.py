@@ -164,7 +164,7 @@ class QiuQiuServer:
         bus = self.store.bus()
         if bus is not None:
             # Other processes share the store: they may host tables this one's clients play at.
-            self.relay = Relay(bus, self.lobby)
+            self.relay = Relay(bus, self.lobby, c.relay_timeout)
             self.lobby.on_adopted = self.relay.announce_adopted
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()

@@ -12,11 +12,18 @@ all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
    into the table's state machine, which returns at once, so a slow table never
    holds back another's messages, and every command gets its reply or an
    ``error``. Whatever the table sends that viewer goes back to the session's
-   process (``deliver``), which writes it out as it is.
-3. A process that adopts the tables of a dead host tells every process
+   process (``deliver``), which writes it out as it is. A command whose answer
+   is not out when serving returns (a leave in a hand, a buy-in being written)
+   is acknowledged at once (``received``).
+3. The session's process keeps each command with an ``id`` until its answer,
+   so that it is answered even if the host dies with it
+   (:mod:`qiuqiu.server.pending`).
+4. A process that adopts the tables of a dead host tells every process
    (``adopted``); each whose sessions were at one of them asks the new host to
-   take them back, and they get the voided hand and a snapshot.
-4. An account has one connection: a newer ``hello`` anywhere closes the older
+   take them back, and they get the voided hand and a snapshot. The adopter
+   itself seats its own sessions again (the lobby) and lets its spectators of
+   the table watch on.
+5. An account has one connection: a newer ``hello`` anywhere closes the older
    one (``taken_over``), after the seats have moved to the new one, so the other
    players see ``player_reconnected`` and never ``player_disconnected``.
 """
@@ -34,7 +41,8 @@ from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.bus import ALL, Bus
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
-from qiuqiu.server.table import MOVED, UNAVAILABLE
+from qiuqiu.server.pending import PendingCommands, not_received
+from qiuqiu.server.table import MOVED, UNAVAILABLE, Viewer
 
 if TYPE_CHECKING:
     from qiuqiu.server.lobby import Lobby
@@ -42,7 +50,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class Client(Protocol):
+class Client(Viewer, Protocol):
     """A local session, as the relay needs it."""
 
     session_id: str
@@ -64,33 +72,45 @@ class Client(Protocol):
 
 
 class RemoteViewer:
-    """A session on another process, as a table here sees it. There is one object
-    per session, so the table can tell it is the same viewer each time."""
+    """A session on another process, as one table here sees it. There is one object
+    per session and table, so the table can tell it is the same viewer each time, and
+    the session's process can tell which host each frame comes from."""
 
-    def __init__(self, relay: Relay, process: str, session_id: str) -> None:
+    def __init__(self, relay: Relay, process: str, session_id: str, table_id: str) -> None:
         self.relay = relay
         self.process = process
         self.session_id = session_id
+        self.table_id = table_id
+        self.last_ref: MessageId | None = None
+        """The ``ref`` of the last answer sent, to tell whether a command served just now
+        was answered already."""
 
     def deliver(self, message: wire.Reply) -> None:
         data: dict[str, Any] = {
             "kind": "deliver",
             "session": self.session_id,
+            "host": self.relay.owner,
+            "table": self.table_id,
             "frame": self.relay.lobby.frames.encode(message),
         }
         if isinstance(message, wire.TableEvent):
             data["table_id"], data["seq"] = message.table_id, message.seq
+        if message.ref is not None:
+            data["ref"] = self.last_ref = message.ref
         self.relay.bus.send(self.process, data)
 
 
 class Relay:
-    def __init__(self, bus: Bus, lobby: Lobby) -> None:
+    def __init__(self, bus: Bus, lobby: Lobby, timeout: float) -> None:
         self.bus = bus
         self.lobby = lobby
         self.owner = bus.owner
+        self.pending = PendingCommands(timeout)
+        """This process's sessions' commands that their hosts have not answered yet."""
         self.sessions: dict[str, Client] = {}
         """This process's sessions, by id, for the frames that come back for them."""
-        self._viewers: dict[tuple[str, str], RemoteViewer] = {}
+        self._viewers: dict[tuple[str, str, str], RemoteViewer] = {}
+        """The sessions elsewhere at the tables here, by process, session and table."""
 
     async def start(self) -> None:
         await self.bus.start(self._receive)
@@ -112,12 +132,24 @@ class Relay:
         ``client`` to ``host``, the process hosting ``table_id``."""
         if kind != "gone":
             client.remote_tables[table_id] = host
-        lost = None
-        if message is not None:
-            ref = message.id
+        lost = unheard = None
+        if message is not None and message.id is not None:
+            ref, session = message.id, client.session_id
+            self.pending.sent(client, ref, table_id, host)
 
             def lost() -> None:
-                client.refuse(ref, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+                self.pending.lost(session, ref)
+
+            def unheard() -> None:
+                self.pending.unheard(session, ref)
+
+        elif message is not None:
+
+            def lost() -> None:
+                client.refuse(None, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+
+            def unheard() -> None:
+                client.refuse(None, ErrorCode.TABLE_MOVING, not_received(table_id))
 
         self.bus.send(
             host,
@@ -132,6 +164,7 @@ class Relay:
                 "frame": None if message is None else encode(message),
             },
             lost,
+            unheard,
         )
 
     def take_over(self, previous: str | None) -> None:
@@ -143,6 +176,9 @@ class Relay:
             self.bus.send(process, {"kind": "taken_over", "session": session})
 
     def announce_adopted(self, table_id: str) -> None:
+        # Before the lobby seats this process's sessions again: their commands to the old
+        # host are answered before the snapshot that says where things stand.
+        self.pending.moved(table_id, self.owner)
         self.bus.send(ALL, {"kind": "adopted", "table_id": table_id, "host": self.owner})
 
     # -- inside ------------------------------------------------------------------------
@@ -155,9 +191,11 @@ class Relay:
                     if client is None:
                         return  # gone already
                     if data["kind"] == "deliver":
-                        client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
+                        self._deliver(client, data)
                     else:
                         client.close(TAKEN_OVER, TAKEN_OVER_REASON)
+                case "received":
+                    self.pending.received(data["session"], data["ref"])
                 case "adopted":
                     self._adopted(data["table_id"], data["host"])
                 case _:
@@ -165,9 +203,19 @@ class Relay:
         except Exception:
             log.exception("relay: could not handle %r", data)
 
+    def _deliver(self, client: Client, data: dict[str, Any]) -> None:
+        """A frame a host sent one of this process's sessions, unless the session has
+        moved on from that host for that table (it was adopted elsewhere, or here): a
+        host frozen past its lease still serves what it was sent until it learns it."""
+        if client.remote_tables.get(data["table"]) != data["host"]:
+            return
+        if "ref" in data:
+            self.pending.answered(client.session_id, data["ref"])
+        client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
+
     def _serve(self, data: dict[str, Any]) -> None:
         """Do what a session on another process asked of a table hosted here."""
-        key = (data["process"], data["session"])
+        key = (data["process"], data["session"], data["table_id"])
         viewer = self._viewers.get(key) or self._viewers.setdefault(key, RemoteViewer(self, *key))
         account_id, table_id = data["account_id"], data["table_id"]
         table = self.lobby.tables.get(table_id)
@@ -194,6 +242,7 @@ class Relay:
             return
         if not isinstance(message, cmd.TableMessage):
             return
+        viewer.last_ref = None
         try:
             if table is None:
                 raise Refused(ErrorCode.TABLE_MOVED, MOVED)
@@ -201,12 +250,34 @@ class Relay:
             self.lobby.metrics.served(message, arrived)
         except Refused as refused:
             viewer.deliver(self.lobby.refusal(message.id, refused.code, refused.message))
+        if message.id is not None and viewer.last_ref != message.id:
+            # Answered later (a leave in a hand, a write under way): the sender must know
+            # this process has it, or it would take the silence for a death.
+            self.bus.send(
+                viewer.process,
+                {"kind": "received", "session": viewer.session_id, "ref": message.id},
+            )
 
     def _adopted(self, table_id: str, host: str) -> None:
+        self.pending.moved(table_id, host)
         for client in list(self.sessions.values()):
             if table_id not in client.remote_tables or client.account_id is None:
                 continue
             if host == self.owner:
-                del client.remote_tables[table_id]  # seated here again by the lobby
+                del client.remote_tables[table_id]  # a seat: seated here again by the lobby
+                self._watch_again(client, table_id)
             else:
                 self.forward(host, client, table_id, "reconnect")
+
+    def _watch_again(self, client: Client, table_id: str) -> None:
+        """A spectator here of a table this process has just adopted watches it here: the
+        lobby knows only the seats the record names."""
+        table = self.lobby.tables.get(table_id)
+        account_id = client.account_id or ""
+        seated = table is not None and table.seat_of(account_id) is not None
+        if table is None or seated or table_id not in client.watching:
+            return
+        try:
+            table.serve(account_id, client.name, client, cmd.WatchTable(table_id=table_id))
+        except Refused:  # closed as it was adopted (nobody sat at it): nothing to watch
+            client.watching.discard(table_id)

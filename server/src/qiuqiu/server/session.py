@@ -143,6 +143,8 @@ class Session:
     def disconnected(self) -> None:
         """The connection is gone: seats keep their grace period, watching stops.
         Nothing here waits on the store, so a store away changes none of it."""
+        if self.relay is not None:
+            self.relay.pending.forget(self.session_id)
         for table_id in self.watching:
             table = self.lobby.tables.get(table_id)
             if table is not None:
