@@ -334,7 +334,7 @@ class App {
     try {
       await this.conn.request({ type: "join_table", table_id: tableId, buy_in: buyIn, client_seed: seed });
     } catch (error) {
-      if (this.seeds.get(tableId).current === seed) this.seeds.forget(tableId);
+      if (refusedForSure(error) && this.seeds.get(tableId).current === seed) this.seeds.forget(tableId);
       throw error;
     }
   }
@@ -346,9 +346,9 @@ class App {
     try {
       await this.conn.request({ type: "set_seed", table_id: tableId, client_seed: seed });
     } catch (error) {
-      // A seed lost with the connection may have reached the server: it stays one
-      // the next hands may be dealt with. Only a refusal says it was not taken.
-      if (error instanceof Refused) this.seeds.dropped(tableId);
+      // A seed lost with the connection, or whose outcome is unknown, may have been
+      // taken: it stays one the next hands may be dealt with.
+      if (refusedForSure(error)) this.seeds.dropped(tableId);
       this.refusal(error);
       this.redraw();
     }
@@ -575,6 +575,9 @@ class App {
     setTimeout(() => item.remove(), 5000);
   }
 }
+
+/** Whether `error` says the server did not apply the message (not `outcome_unknown`). @param {unknown} error */
+const refusedForSure = (error) => error instanceof Refused && error.code !== "outcome_unknown";
 
 /** @param {number} n */
 const signed = (n) => (n > 0 ? `+${chips(n)}` : n < 0 ? `−${chips(-n)}` : "±0");
