@@ -27,8 +27,6 @@ from qiuqiu.cli.terminal import Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
 from qiuqiu.engine import rank
 from qiuqiu.protocol import TableOptions
-from qiuqiu.protocol import client as cmd
-from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 
@@ -122,15 +120,10 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         console.print(Text(f"You are still seated at table {table_id}: carrying on.", "dim"))
         return table_id
     if options.table_id is not None:
-        joined = await conn.request(
-            cmd.JoinTable(table_id=options.table_id, buy_in=options.buy_in), wire.TableJoined
-        )
+        joined = await conn.join_table(options.table_id, options.buy_in)
         console.print(f"You sat down at table {joined.table_id} with {joined.buy_in} chips.")
         return joined.table_id
-    created = await conn.request(
-        cmd.CreateTable(options=options.table, buy_in=options.buy_in), wire.TableCreated
-    )
-    table = created.table
+    table, _ = await conn.open_table(options.table, options.buy_in)
     console.print(
         f"Table {table.table_id}: {table.options.seats} seats, ante {table.options.ante}, "
         f"{options.buy_in} chips to play with."
