@@ -73,11 +73,11 @@ class ErrorCode(StrEnum):
 class ProtocolError(Exception):
     """The root of every error this package raises."""
 
+
+class BadMessage(ProtocolError):
+    """The peer sent something that is not a valid message: its fault, not ours."""
+
     def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-
-
-class BadMessage(ProtocolError):
-    """The peer sent something that is not a valid message: its fault, not ours."""

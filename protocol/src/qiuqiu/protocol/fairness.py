@@ -139,7 +139,9 @@ def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDe
 
 def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
     """Commit to ``tiles`` with ``salts``: the leaves and their commitment."""
-    leaves = tuple(leaf(p, tile, salt) for p, (tile, salt) in enumerate(zip(tiles, salts)))
+    leaves = tuple(
+        leaf(p, tile, salt) for p, (tile, salt) in enumerate(zip(tiles, salts, strict=True))
+    )
     return SealedDeck(tuple(tiles), tuple(salts), leaves, commitment(leaves))
 
 
@@ -230,7 +232,9 @@ def verify_reveal(hand: HandSeen, table_seed: str, seed_commitment_hex: str) -> 
     seed = hand_seed(table_seed, hand.table_id, hand.hand_id)
     if derive_deck(seed, hand.client_seeds).leaves != tuple(hand.leaves):
         raise DealTampered(
-            hand.table_id, hand.hand_id, "the revealed seed and the client seeds do not make this deck"
+            hand.table_id,
+            hand.hand_id,
+            "the revealed seed and the client seeds do not make this deck",
         )
 
 

@@ -38,8 +38,8 @@ from qiuqiu.protocol.common import (
     MessageId,
     Opening,
     SeatAmount,
-    SeatSeed,
     SeatNumber,
+    SeatSeed,
     TableId,
     TableOptions,
     TileText,
@@ -102,11 +102,12 @@ class SeatSummary(Message):
 
 
 class TableSummary(Message):
-    """A table as the lobby lists it."""
+    """A table as the lobby lists it. ``seed_commitment`` is ``null`` only for a table
+    recorded by a server older than protocol 2 that no server has reopened since."""
 
     table_id: TableId
     options: TableOptions
-    seed_commitment: Hex32
+    seed_commitment: Hex32 | None
     seats: tuple[SeatSummary, ...]
     free_seats: int
     playing: bool

@@ -22,6 +22,7 @@ from typing import Protocol
 from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
+from qiuqiu.protocol.fairness import seed_commitment
 from qiuqiu.server.dealer import DealerBot
 from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.health import StoreHealth
@@ -240,6 +241,7 @@ def summary_of(record: TableRecord) -> wire.TableSummary:
     return wire.TableSummary(
         table_id=record.table_id,
         options=record.options,
+        seed_commitment=seed_commitment(record.table_seed) if record.table_seed else None,
         seats=tuple(
             wire.SeatSummary(seat=s.seat, name=s.name, is_bot=s.is_bot, stack=s.stack)
             for s in record.seats

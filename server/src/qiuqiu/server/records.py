@@ -27,6 +27,7 @@ def table_json(table: TableRecord) -> str:
                     "name": s.name,
                     "stack": s.stack,
                     "is_bot": s.is_bot,
+                    "client_seed": s.client_seed,
                 }
                 for s in table.seats
             ],
@@ -34,6 +35,7 @@ def table_json(table: TableRecord) -> str:
             "hand_open": table.hand_open,
             "seq": table.seq,
             "created_by": table.created_by,
+            "table_seed": table.table_seed,
         }
     )
 

@@ -27,12 +27,14 @@ return 1
 
 # One table commit, all or nothing.
 # KEYS: [1] lease, [2] version, [3] last commit's id, [4] table, [5] tables set, then
-# for each move its account and that account's seat index, then the hand lists.
+# for each move its account and that account's seat index, then the hand lists, then
+# the hash of closed tables' seeds.
 # ARGV: [1] the lease this store holds ('' for none), [2] the version it last wrote,
 # [3] this commit's id, [4] the table's JSON ('' drops the table), [5] table id,
 # [6] the number of moves, then for each move: account id, amount, minus the
 # amount, 1 if the balance may go below zero, 1 if the account sits at the table
-# after; then the hand's JSON ('' for none) and minus HISTORY_LENGTH.
+# after; then the hand's JSON ('' for none), minus HISTORY_LENGTH, and the seed of
+# the table it drops ('' for none).
 # A refusal is a reply rather than an error, so that it carries the balance.
 COMMIT = """
 local moves = tonumber(ARGV[6])
@@ -74,13 +76,16 @@ end
 if ARGV[4] == '' then
   redis.call('DEL', KEYS[4], KEYS[1])
   redis.call('SREM', KEYS[5], ARGV[5])
+  if ARGV[#ARGV] ~= '' then
+    redis.call('HSET', KEYS[#KEYS], ARGV[5], ARGV[#ARGV])
+  end
 else
   redis.call('SET', KEYS[4], ARGV[4])
   redis.call('SADD', KEYS[5], ARGV[5])
 end
 local h = 7 + 5 * moves
 if ARGV[h] ~= '' then
-  for i = 6 + 2 * moves, #KEYS do
+  for i = 6 + 2 * moves, #KEYS - 1 do
     redis.call('RPUSH', KEYS[i], ARGV[h])
     redis.call('LTRIM', KEYS[i], ARGV[h + 1], -1)
   end

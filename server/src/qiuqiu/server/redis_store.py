@@ -65,6 +65,7 @@ from qiuqiu.server.store import (
     HandRecord,
     TableCommit,
     TableRecord,
+    with_seeds,
 )
 
 PREFIX = "qiuqiu:"
@@ -276,7 +277,8 @@ class RedisStore:
                 self._key("hands", "account", a)
                 for a in sorted({account for _, account in hand.accounts})
             ]
-        args += ["" if hand is None else hand_json(hand), -HISTORY_LENGTH]
+        keys.append(self._key("revealed"))
+        args += ["" if hand is None else hand_json(hand), -HISTORY_LENGTH, commit.revealed_seed]
         outcome, *rest = await self._commit(keys=keys, args=args)
         if outcome == "lease_lost":
             self._forget(table_id)
@@ -344,7 +346,13 @@ class RedisStore:
         if limit <= 0:
             return ()
         texts = await self._redis.lrange(key, -limit, -1)
-        return tuple(hand_from_json(_text(text)) for text in texts)
+        hands = tuple(hand_from_json(_text(text)) for text in texts)
+        tables = sorted({hand.table_id for hand in hands})
+        if not tables:
+            return hands
+        seeds = await self._redis.hmget(self._key("revealed"), tables)
+        revealed = {t: _text(seed) for t, seed in zip(tables, seeds, strict=True) if seed}
+        return with_seeds(hands, revealed)
 
     def _key(self, *parts: str) -> str:
         return self._prefix + ":".join(parts)

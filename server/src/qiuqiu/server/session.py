@@ -20,7 +20,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qiuqiu.protocol import (
     PROTOCOL_VERSION,
@@ -331,5 +331,14 @@ def played(hand: HandRecord) -> wire.PlayedHand:
             wire.SeatResult(seat=seat, account_id=account, before=before, after=after[seat])
             for (seat, account), (_, before) in zip(hand.accounts, hand.stacks_before, strict=True)
         ),
-        events=tuple(json.loads(frame) for frame in hand.events),
+        events=tuple(_private(json.loads(frame)) for frame in hand.events),
+        table_seed=hand.table_seed or None,
     )
+
+
+def _private(event: dict[str, Any]) -> dict[str, Any]:
+    """A recorded event as a spectator may see it: a hand recorded before protocol 2
+    ended with its seed and whole deck, which show every folded hand."""
+    if event.get("type") == "hand_ended" and "deck" in event:
+        return {k: v for k, v in event.items() if k not in ("seed", "deck")}
+    return event

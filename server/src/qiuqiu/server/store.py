@@ -64,6 +64,9 @@ class SeatRecord:
     name: str
     stack: int
     is_bot: bool = False
+    client_seed: str = ""
+    """What the seat puts into each shuffle (PROTOCOL.md, "Fairness"); kept so that a
+    table adopted by another process deals with it too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,9 @@ class TableRecord:
     seq: int = 0
     """No event of this table was sent with a higher ``seq``: the next host counts on from it."""
     created_by: str = ""
+    table_seed: str = ""
+    """The secret every deck of the table derives from; empty in a record written
+    before protocol 2 (the next host draws one)."""
 
     def seat(self, number: int) -> SeatRecord | None:
         return next((s for s in self.seats if s.seat == number), None)
@@ -104,6 +110,9 @@ class HandRecord:
     stacks_after: tuple[tuple[int, int], ...]
     events: tuple[str, ...]
     voided: bool = False
+    table_seed: str = ""
+    """Set by the store when the hand is read, once its table has closed and its seed
+    is revealed; never part of the hand as written."""
 
     @classmethod
     def voided_in(cls, table: TableRecord) -> HandRecord:
@@ -139,6 +148,8 @@ class TableCommit:
     the house topping the bot up), or off it when negative (a cash-out)."""
     hand: HandRecord | None = None
     """A finished hand to keep, in the table's and each of its accounts' histories."""
+    revealed_seed: str = ""
+    """With ``table`` ``None``: the closed table's seed, kept for its hands' readers."""
     commit_id: str = field(default_factory=lambda: secrets.token_hex(8))
 
 
@@ -232,6 +243,8 @@ class MemoryStore:
     _connections: dict[str, str] = field(default_factory=dict)
     _commits: dict[str, str] = field(default_factory=dict)
     """The id of each table's last commit, so a retried one is recognised."""
+    _revealed: dict[str, str] = field(default_factory=dict)
+    """Each closed table's seed."""
 
     _leases: dict[str, tuple[str, float]] = field(default_factory=dict)
     """Each leased table's holder (``owner:fence``) and when the lease runs out."""
@@ -334,6 +347,8 @@ class MemoryStore:
             self._tables.pop(table_id, None)
             self._leases.pop(table_id, None)
             self._holding.pop(table_id, None)
+            if commit.revealed_seed:
+                self._revealed[table_id] = commit.revealed_seed
         else:
             self._tables[table_id] = commit.table
         if commit.hand is not None:
@@ -361,12 +376,15 @@ class MemoryStore:
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
-        return _last(self._table_hands.get(table_id, ()), limit)
+        return self._with_seeds(_last(self._table_hands.get(table_id, ()), limit))
 
     async def account_hands(
         self, account_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
-        return _last(self._account_hands.get(account_id, ()), limit)
+        return self._with_seeds(_last(self._account_hands.get(account_id, ()), limit))
+
+    def _with_seeds(self, hands: tuple[HandRecord, ...]) -> tuple[HandRecord, ...]:
+        return with_seeds(hands, self._revealed)
 
     async def balances(self) -> dict[str, int]:
         return {account_id: a.balance for account_id, a in self._accounts.items()}
@@ -378,6 +396,13 @@ class MemoryStore:
         account = self._accounts[account_id]
         updated = self._accounts[account_id] = replace(account, balance=account.balance + amount)
         return updated
+
+
+def with_seeds(hands: Iterable[HandRecord], revealed: dict[str, str]) -> tuple[HandRecord, ...]:
+    """``hands``, each with its table's seed if the table has closed."""
+    return tuple(
+        replace(h, table_seed=revealed[h.table_id]) if h.table_id in revealed else h for h in hands
+    )
 
 
 def _last(hands: Iterable[HandRecord], limit: int) -> tuple[HandRecord, ...]:

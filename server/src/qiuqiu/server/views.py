@@ -3,8 +3,9 @@
 This module is where hidden information is kept hidden, and the one place
 where engine events become wire messages: every message a client or the
 dealer bot gets about a hand is made here (:class:`HandWire`), for every
-audience at once. A seat's tiles appear only in its own copy until the
-showdown; the deck never appears before ``hand_ended``.
+audience at once. A seat's tiles, and the openings that prove where each lay
+in the sealed deck, appear only in its own copy until the showdown, which opens
+the hands shown and no other: a folded hand and the undealt tiles stay sealed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
 from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount, encode
 from qiuqiu.protocol import server as wire
-from qiuqiu.protocol.common import MessageId
+from qiuqiu.protocol.common import MessageId, Opening, SeatSeed
+from qiuqiu.protocol.fairness import SealedDeck
 
 Audience = int | None
 """The seat a message is made for; ``None`` is a spectator."""
@@ -75,15 +77,24 @@ class HandWire:
     ``pot`` follows the events as they are translated: ``betting_round_ended``
     carries the pot as of itself, while the engine's pot is as of its last event."""
 
-    __slots__ = ("_ids", "commitment", "deck", "hand_id", "pot", "seed", "table_id")
+    __slots__ = ("_ids", "_position", "client_seeds", "hand_id", "pot", "sealed", "table_id")
 
     def __init__(
-        self, table_id: str, hand_id: int, commitment: str, seed: str, deck: tuple[str, ...]
+        self,
+        table_id: str,
+        hand_id: int,
+        sealed: SealedDeck,
+        client_seeds: Iterable[tuple[int, str]],
     ) -> None:
-        self.table_id, self.hand_id = table_id, hand_id
+        self.table_id, self.hand_id, self.sealed = table_id, hand_id, sealed
         self._ids: dict[str, Any] = {"table_id": table_id, "hand_id": hand_id}
-        self.commitment, self.seed, self.deck = commitment, seed, deck
+        self._position = {tile: p for p, tile in enumerate(sealed.tiles)}
+        self.client_seeds = tuple(SeatSeed(seat=n, client_seed=s) for n, s in client_seeds)
         self.pot = 0
+
+    def openings(self, tiles: Iterable[Tile]) -> tuple[Opening, ...]:
+        """Where ``tiles`` lay in the sealed deck, opened."""
+        return tuple(self.sealed.opening(self._position[str(tile)]) for tile in tiles)
 
     def started(self, seq: int, button: int, stacks: Iterable[tuple[int, int]]) -> Publication:
         return Publication(
@@ -92,7 +103,9 @@ class HandWire:
                 seq=seq,
                 button=button,
                 stacks=amounts(stacks),
-                commitment=self.commitment,
+                commitment=self.sealed.commitment,
+                leaves=self.sealed.leaves,
+                client_seeds=self.client_seeds,
             )
         )
 
@@ -121,15 +134,13 @@ class HandWire:
             case engine.HandVoided(refunds):
                 public = wire.HandVoided(**ids, reason=reason, refunds=amounts(refunds))
             case engine.HandEnded(stacks):
-                public = wire.HandEnded(
-                    **ids, stacks=amounts(stacks), seed=self.seed, deck=self.deck
-                )
+                public = wire.HandEnded(**ids, stacks=amounts(stacks))
             case _:
-                public = _message(event, False, ids)
+                public = self._message(event, False, ids)
         assert public is not None
         own: dict[int, wire.TableEvent] = {}
         if isinstance(event, _PRIVATE):
-            mine = _message(event, True, ids)
+            mine = self._message(event, True, ids)
             assert mine is not None
             own[event.seat] = mine
         if actor is not None and ref is not None:
@@ -151,63 +162,79 @@ class HandWire:
         legal = legal_view(hand.legal_actions(actor))
         return Publication(public, {actor: public.model_copy(update={"legal": legal})})
 
+    def _four(self, tiles: Iterable[Tile]) -> tuple[Opening, Opening, Opening, Opening]:
+        a, b, c, d = self.openings(tiles)
+        return a, b, c, d
 
-def _message(event: engine.Event, own: bool, ids: dict[str, Any]) -> wire.TableEvent | None:
-    """``event`` as its own seat sees it (``own``) or as everyone else does."""
-    match event:
-        case engine.AnteTaken(seat, amount, all_in):
-            return wire.AnteTaken(**ids, seat=seat, amount=amount, all_in=all_in)
-        case engine.TilesDealt(seat, tiles):
-            three = (str(tiles[0]), str(tiles[1]), str(tiles[2]))
-            return wire.TilesDealt(**ids, seat=seat, tiles=three if own else None)
-        case engine.BettingRoundStarted(round):
-            return wire.BettingRoundStarted(**ids, round=round)
-        case engine.TurnTimedOut(seat):
-            return wire.TurnTimedOut(**ids, seat=seat)
-        case engine.Checked(seat):
-            return wire.Checked(**ids, seat=seat)
-        case engine.BetPlaced(seat, amount, all_in):
-            return wire.BetPlaced(**ids, seat=seat, amount=amount, all_in=all_in)
-        case engine.Called(seat, amount, all_in):
-            return wire.Called(**ids, seat=seat, amount=amount, all_in=all_in)
-        case engine.Raised(seat, to, amount, all_in):
-            return wire.Raised(**ids, seat=seat, to=to, amount=amount, all_in=all_in)
-        case engine.Folded(seat):
-            return wire.Folded(**ids, seat=seat)
-        case engine.BetReturned(seat, amount):
-            return wire.BetReturned(**ids, seat=seat, amount=amount)
-        case engine.FourthTileDealt(seat, tile):
-            return wire.FourthTileDealt(**ids, seat=seat, tile=str(tile) if own else None)
-        case engine.CutDeclared(seat, cut):
-            return wire.CutDeclared(**ids, seat=seat, cut=cut_view(cut) if own else None)
-        case engine.Showdown(hands):
-            faces = tuple(
-                wire.ShownHand(
-                    seat=hand.seat,
-                    tiles=(
-                        str(hand.tiles[0]),
-                        str(hand.tiles[1]),
-                        str(hand.tiles[2]),
-                        str(hand.tiles[3]),
-                    ),
-                    cut=cut_view(hand.cut),
-                    category=hand.category,
+    def _message(
+        self, event: engine.Event, own: bool, ids: dict[str, Any]
+    ) -> wire.TableEvent | None:
+        """``event`` as its own seat sees it (``own``) or as everyone else does."""
+        match event:
+            case engine.AnteTaken(seat, amount, all_in):
+                return wire.AnteTaken(**ids, seat=seat, amount=amount, all_in=all_in)
+            case engine.TilesDealt(seat, tiles):
+                if not own:
+                    return wire.TilesDealt(**ids, seat=seat)
+                a, b, c = self.openings(tiles)
+                three = (str(tiles[0]), str(tiles[1]), str(tiles[2]))
+                return wire.TilesDealt(**ids, seat=seat, tiles=three, openings=(a, b, c))
+            case engine.BettingRoundStarted(round):
+                return wire.BettingRoundStarted(**ids, round=round)
+            case engine.TurnTimedOut(seat):
+                return wire.TurnTimedOut(**ids, seat=seat)
+            case engine.Checked(seat):
+                return wire.Checked(**ids, seat=seat)
+            case engine.BetPlaced(seat, amount, all_in):
+                return wire.BetPlaced(**ids, seat=seat, amount=amount, all_in=all_in)
+            case engine.Called(seat, amount, all_in):
+                return wire.Called(**ids, seat=seat, amount=amount, all_in=all_in)
+            case engine.Raised(seat, to, amount, all_in):
+                return wire.Raised(**ids, seat=seat, to=to, amount=amount, all_in=all_in)
+            case engine.Folded(seat):
+                return wire.Folded(**ids, seat=seat)
+            case engine.BetReturned(seat, amount):
+                return wire.BetReturned(**ids, seat=seat, amount=amount)
+            case engine.FourthTileDealt(seat, tile):
+                if not own:
+                    return wire.FourthTileDealt(**ids, seat=seat)
+                (opening,) = self.openings((tile,))
+                return wire.FourthTileDealt(**ids, seat=seat, tile=str(tile), opening=opening)
+            case engine.CutDeclared(seat, cut):
+                return wire.CutDeclared(**ids, seat=seat, cut=cut_view(cut) if own else None)
+            case engine.Showdown(hands):
+                faces = tuple(
+                    wire.ShownHand(
+                        seat=hand.seat,
+                        tiles=(
+                            str(hand.tiles[0]),
+                            str(hand.tiles[1]),
+                            str(hand.tiles[2]),
+                            str(hand.tiles[3]),
+                        ),
+                        cut=cut_view(hand.cut),
+                        category=hand.category,
+                        openings=self._four(hand.tiles),
+                    )
+                    for hand in hands
                 )
-                for hand in hands
-            )
-            return wire.Showdown(**ids, hands=faces)
-        case engine.PotAwarded(amount, eligible, shares):
-            return wire.PotAwarded(**ids, amount=amount, eligible=eligible, shares=amounts(shares))
-    return None
+                return wire.Showdown(**ids, hands=faces)
+            case engine.PotAwarded(amount, eligible, shares):
+                return wire.PotAwarded(
+                    **ids, amount=amount, eligible=eligible, shares=amounts(shares)
+                )
+        return None
 
 
 def seat_views(
     hand: HandState | None,
+    made: HandWire | None,
     seats: Iterable[wire.SeatView],
     viewer: Audience,
 ) -> tuple[wire.SeatView, ...]:
-    """Fill in each seat's part in the hand, hiding the tiles of every seat but ``viewer``'s."""
-    if hand is None:
+    """Fill in each seat's part in the hand, hiding the tiles (and their openings) of
+    every seat but ``viewer``'s until they are shown down."""
+    if hand is None or made is None:
         return tuple(seats)
     in_hand = hand.seats
     shown = hand.phase is Phase.ENDED and any(isinstance(e, engine.Showdown) for e in hand.log)
@@ -228,22 +255,23 @@ def seat_views(
                     "all_in": s.all_in,
                     "tile_count": len(s.tiles),
                     "tiles": tiles_text(s.tiles) if visible else None,
+                    "openings": made.openings(s.tiles) if visible else None,
                 }
             )
         )
     return tuple(views)
 
 
-def hand_view(
-    hand: HandState, hand_id: int, commitment: str, deadline_ms: int | None
-) -> wire.HandView:
+def hand_view(hand: HandState, made: HandWire, deadline_ms: int | None) -> wire.HandView:
     phase: Literal["betting", "cutting", "ended"] = (
         "cutting" if hand.phase is Phase.CUTTING else "ended" if hand.is_over else "betting"
     )
     return wire.HandView(
-        hand_id=hand_id,
+        hand_id=made.hand_id,
         button=hand.button,
-        commitment=commitment,
+        commitment=made.sealed.commitment,
+        leaves=made.sealed.leaves,
+        client_seeds=made.client_seeds,
         phase=phase,
         round=hand.round,
         pot=hand.pot,

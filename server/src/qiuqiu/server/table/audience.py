@@ -18,7 +18,8 @@ from qiuqiu.engine import HandState
 from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
-from qiuqiu.server.table.deal import Random
+from qiuqiu.protocol.fairness import seed_commitment
+from qiuqiu.server.table.deal import Random, new_table_seed
 from qiuqiu.server.table.seats import Seat, Viewer
 from qiuqiu.server.views import HandWire, Publication, hand_view, legal_view, seat_views
 
@@ -83,6 +84,8 @@ class Audience:
         self.table_id, self.options, self.created_by = table_id, options, created_by
         self.rules = options.rules()
         self._rng, self._clock, self._encode, self.timings = rng, clock, encode, timings
+        self.table_seed = new_table_seed(rng)
+        """Every deck of the table derives from it; revealed when the table closes."""
         self.state = TableState.OPENING
         self.seats: dict[int, Seat] = {}
         self.spectators: dict[Viewer, None] = {}
@@ -113,6 +116,10 @@ class Audience:
         """The dealer bot sits in the last seat, so the players' seats come first."""
         return self.options.seats - 1 if self.options.dealer_bot else None
 
+    @property
+    def seed_commitment(self) -> str:
+        return seed_commitment(self.table_seed)
+
     def seat_of(self, account_id: str) -> Seat | None:
         return next(
             (s for s in self.seats.values() if s.account_id == account_id and not s.is_bot), None
@@ -139,11 +146,10 @@ class Audience:
         table = wire.TableView(
             table_id=self.table_id,
             options=self.options,
-            seats=seat_views(hand, seats, you),
+            seed_commitment=self.seed_commitment,
+            seats=seat_views(hand, made, seats, you),
             you=you,
-            hand=None
-            if hand is None or made is None
-            else hand_view(hand, self.hand_id, made.commitment, self._deadline_ms),
+            hand=None if hand is None or made is None else hand_view(hand, made, self._deadline_ms),
             legal=None if hand is None or you is None else legal_view(hand.legal_actions(you)),
         )
         return wire.TableSnapshot(ref=ref, seq=self.seq, table=table)
@@ -180,8 +186,10 @@ class Audience:
     def _error(self, ref: MessageId | None, code: ErrorCode, message: str) -> wire.Error:
         return wire.Error(ref=ref, code=code, message=message)
 
-    def _closed_event(self, reason: str) -> wire.TableClosed:
-        return wire.TableClosed(table_id=self.table_id, seq=self._next_seq(), reason=reason)
+    def _closed_event(self, reason: str, table_seed: str | None) -> wire.TableClosed:
+        return wire.TableClosed(
+            table_id=self.table_id, seq=self._next_seq(), reason=reason, table_seed=table_seed
+        )
 
     def _voided_event(self, hand_id: int, reason: str) -> wire.HandVoided:
         return wire.HandVoided(

@@ -97,8 +97,11 @@ class TableCore(HandFlow):
         before it reached them, and a client that saw it ignores it by its ``seq``."""
         self.hand_id, self.seq = record.hand_id, record.seq
         self._reserved, self._had_players = record.seq, True
+        if record.table_seed:
+            self.table_seed = record.table_seed
         for kept in record.seats:
             seat = Seat(kept.seat, kept.account_id, kept.name, kept.stack, kept.is_bot)
+            seat.client_seed = kept.client_seed
             self.seats[seat.seat] = seat
             if seat.is_bot:
                 seat.viewer = bot
@@ -139,7 +142,7 @@ class TableCore(HandFlow):
     def lease_lost(self) -> None:
         """Another process hosts the table now: stop, and say so to everyone here."""
         self._held.clear()
-        self._publish(Publication(self._closed_event(MOVED)))
+        self._publish(Publication(self._closed_event(MOVED, None)))
         self.state = TableState.CLOSED
         self._forget_everyone()
 
@@ -158,6 +161,7 @@ class TableCore(HandFlow):
         chips: int,
         wanted: int | None = None,
         ref: MessageId | None = None,
+        client_seed: str = "",
     ) -> None:
         self._verify_open()
         if self.seat_of(account_id) is not None or any(
@@ -167,8 +171,22 @@ class TableCore(HandFlow):
         number = self._free_seat(wanted)
         verify_buy_in(self.options, chips)
         self._verify_store()
-        self._buy_ins.append(BuyIn(account_id, name, number, chips, viewer, ref))
+        self._buy_ins.append(BuyIn(account_id, name, number, chips, viewer, ref, client_seed))
         self._timers.append(Disarm(DESERTED))
+
+    def set_seed(
+        self, account_id: str, viewer: Viewer, client_seed: str, ref: MessageId | None = None
+    ) -> None:
+        """Put ``client_seed`` into the shuffles of the seat's hands from the next one on.
+        Written with the next hand's start, whose deal it is part of."""
+        seat = self.seat_of(account_id)
+        if seat is None:
+            raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
+        self._verify_open()
+        seat.client_seed = client_seed
+        self._deliver(
+            viewer, wire.SeedSet(ref=ref, table_id=self.table_id, client_seed=client_seed)
+        )
 
     def leave(self, account_id: str, viewer: Viewer, ref: MessageId | None = None) -> None:
         """Stand up; a seat in the hand stands up when the hand ends, played meanwhile

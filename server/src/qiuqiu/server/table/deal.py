@@ -8,11 +8,12 @@ from typing import Protocol
 from qiuqiu import engine
 from qiuqiu.engine import Cut, Hand, HandState, Shuffler, Tile, rank
 from qiuqiu.protocol import client as cmd
-from qiuqiu.protocol import commitment
+from qiuqiu.protocol import fairness
+from qiuqiu.protocol.fairness import SealedDeck
 
 
 class Random(Shuffler, Protocol):
-    """Where decks and seeds come from: ``secrets.SystemRandom()`` when serving, a
+    """Where the table's seed comes from: ``secrets.SystemRandom()`` when serving, a
     seeded ``random.Random`` in tests that need the same deals every run."""
 
     def getrandbits(self, k: int, /) -> int: ...
@@ -20,32 +21,45 @@ class Random(Shuffler, Protocol):
     def random(self) -> float: ...
 
 
+def new_table_seed(rng: Random) -> str:
+    return f"{rng.getrandbits(256):064x}"
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """A hand fixed before anyone acts: who is dealt in with what, and the deck."""
+    """A hand fixed before anyone acts: who is dealt in with what, each seat's client
+    seed, and the deck sealed (PROTOCOL.md, "Fairness")."""
 
     hand_id: int
     button: int
     stacks: tuple[tuple[int, int], ...]
-    deck: tuple[Tile, ...]
-    seed: str
-    commitment: str
+    client_seeds: tuple[tuple[int, str], ...]
+    sealed: SealedDeck
 
     @classmethod
-    def shuffle(cls, rng: Random, hand_id: int, button: int, stacks: dict[int, int]) -> Deal:
-        seed = f"{rng.getrandbits(256):064x}"
-        deck = tuple(engine.shuffled_deck(rng))
+    def shuffle(
+        cls,
+        table_seed: str,
+        table_id: str,
+        hand_id: int,
+        button: int,
+        stacks: dict[int, int],
+        client_seeds: dict[int, str],
+    ) -> Deal:
+        seed = fairness.hand_seed(table_seed, table_id, hand_id)
+        seeds = {n: client_seeds.get(n, "") for n in stacks}
         return cls(
-            hand_id, button, tuple(sorted(stacks.items())), deck, seed, commitment(seed, text(deck))
+            hand_id,
+            button,
+            tuple(sorted(stacks.items())),
+            tuple(sorted(seeds.items())),
+            fairness.derive_deck(seed, seeds),
         )
 
     @property
-    def text(self) -> tuple[str, ...]:
-        return text(self.deck)
-
-
-def text(tiles: tuple[Tile, ...]) -> tuple[str, ...]:
-    return tuple(str(tile) for tile in tiles)
+    def deck(self) -> tuple[Tile, ...]:
+        """The tiles as the engine deals them."""
+        return tuple(Tile.parse(tile) for tile in self.sealed.tiles)
 
 
 def engine_action(hand: HandState, seat: int, action: cmd.TableAction) -> tuple[engine.Event, ...]:

@@ -35,7 +35,7 @@ class HandFlow(Ledger):
         if self._closing is not None:
             return  # nobody saw it: the close writes it voided
         self.hand = HandState.start(self.rules, dict(deal.stacks), deal.button, deal.deck)
-        self._wire = HandWire(self.table_id, deal.hand_id, deal.commitment, deal.seed, deal.text)
+        self._wire = HandWire(self.table_id, deal.hand_id, deal.sealed, deal.client_seeds)
         self._frames = []
         self.state = TableState.PLAYING
         started = self._wire.started(self._next_seq(), deal.button, deal.stacks)

@@ -70,7 +70,7 @@ class Ledger(Audience):
         self._had_players = self._bust_out = False
 
     def _seated(self, b: BuyIn, balances: dict[str, int]) -> None:
-        seat = Seat(b.seat, b.account_id, b.name, b.chips)
+        seat = Seat(b.seat, b.account_id, b.name, b.chips, client_seed=b.client_seed)
         self.seats[b.seat] = seat
         self._had_players, self._bust_out = True, False
         self.spectators.pop(b.viewer, None)
@@ -166,7 +166,7 @@ class Ledger(Audience):
                     balance=balances.get(seat.account_id, 0),
                 )
                 self._deliver(seat.viewer, left)
-        self._publish(Publication(self._closed_event(self._closing or "")))
+        self._publish(Publication(self._closed_event(self._closing or "", self.table_seed)))
         self.state, self.deal = TableState.CLOSED, None
         self._forget_everyone()
 
@@ -196,7 +196,7 @@ class Ledger(Audience):
             return self._close_write()
         if self._buy_ins:
             b = self._buy_ins[0]
-            seat = Seat(b.seat, b.account_id, b.name, b.chips)
+            seat = Seat(b.seat, b.account_id, b.name, b.chips, client_seed=b.client_seed)
             return Write(WriteKind.BUY_IN, self._commit(((b.account_id, b.chips),), add=seat))
         leavers = tuple(
             n for n, s in self.seats.items() if s.leaving and not self._in_hand(n) and not s.is_bot
@@ -215,7 +215,10 @@ class Ledger(Audience):
         if not ready:
             self.state = TableState.WAITING
             return None
-        self.deal = Deal.shuffle(self._rng, self.hand_id + 1, self._button(ready), ready)
+        seeds = {n: self.seats[n].client_seed for n in ready}
+        self.deal = Deal.shuffle(
+            self.table_seed, self.table_id, self.hand_id + 1, self._button(ready), ready, seeds
+        )
         return Write(WriteKind.HAND_START, self._commit(hand_id=self.hand_id + 1))
 
     def _end_write(self) -> Write:
@@ -264,7 +267,7 @@ class Ledger(Audience):
             )
         self.state = TableState.CLOSING
         moves = tuple((s.account_id, -s.stack) for s in self.seats.values())
-        commit = TableCommit(self.table_id, None, moves, record)
+        commit = TableCommit(self.table_id, None, moves, record, revealed_seed=self.table_seed)
         return Write(WriteKind.CLOSE, commit, tuple(self.seats))
 
     def _commit(
@@ -293,6 +296,7 @@ class Ledger(Audience):
             hand_open=(self.deal is not None) if hand_open is None else hand_open,
             seq=self.seq + SEQ_WINDOW,
             created_by=self.created_by,
+            table_seed=self.table_seed,
         )
         return TableCommit(self.table_id, record, moves, hand)
 

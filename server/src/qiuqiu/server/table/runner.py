@@ -128,6 +128,7 @@ class Table:
         return wire.TableSummary(
             table_id=self.table_id,
             options=self.options,
+            seed_commitment=self.core.seed_commitment,
             seats=tuple(
                 wire.SeatSummary(seat=s.seat, name=s.name, is_bot=s.is_bot, stack=s.stack)
                 for s in sorted(self.seats.values(), key=lambda s: s.seat)
@@ -161,8 +162,12 @@ class Table:
         once; raises :class:`Refused` when nothing changed."""
         core = self.core
         match message:
-            case cmd.JoinTable(buy_in=buy_in, seat=seat):
-                self._input(lambda: core.sit(account_id, name, viewer, buy_in, seat, message.id))
+            case cmd.JoinTable(buy_in=buy_in, seat=seat, client_seed=seed):
+                self._input(
+                    lambda: core.sit(account_id, name, viewer, buy_in, seat, message.id, seed or "")
+                )
+            case cmd.SetSeed(client_seed=seed):
+                self._input(lambda: core.set_seed(account_id, viewer, seed, message.id))
             case cmd.LeaveTable() if core.seat_of(account_id) is None:
                 if viewer not in core.spectators:
                     raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")

@@ -35,13 +35,17 @@ class Seat:
     leave_ref: MessageId | None = None
     grace_ran_out: bool = False
     """Leaving because its grace period ran out, not by choice: coming back undoes it."""
+    client_seed: str = ""
+    """What the seat puts into the next hand's shuffle."""
 
     @property
     def ready(self) -> bool:
         return self.stack > 0 and not self.leaving
 
     def record(self) -> SeatRecord:
-        return SeatRecord(self.seat, self.account_id, self.name, self.stack, self.is_bot)
+        return SeatRecord(
+            self.seat, self.account_id, self.name, self.stack, self.is_bot, self.client_seed
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,7 @@ class BuyIn:
     chips: int
     viewer: Viewer
     ref: MessageId | None
+    client_seed: str = ""
 
 
 def verify_buy_in(options: TableOptions, buy_in: int) -> None:

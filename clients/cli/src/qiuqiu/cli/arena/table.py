@@ -19,7 +19,7 @@ from qiuqiu import engine
 from qiuqiu.cli.arena.seats import Player
 from qiuqiu.cli.bot import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.engine import Cut, HandState, IllegalAction, Phase, TableRules, Tile
-from qiuqiu.protocol import commitment
+from qiuqiu.protocol import fairness
 from qiuqiu.protocol import server as wire
 from qiuqiu.server import views
 
@@ -50,7 +50,9 @@ def play_hand(
     """Play one hand to its end; returns the outcome and the table's last ``seq``."""
     deck_text = tuple(str(t) for t in deck)
     hand = HandState.start(rules, dict(stacks), button, deck)
-    made = views.HandWire(table_id, hand_id, commitment(seed, deck_text), seed, deck_text)
+    salts = fairness.Stream(bytes.fromhex(seed))
+    sealed = fairness.seal(deck_text, [salts.take(fairness.SALT_BYTES).hex() for _ in deck_text])
+    made = views.HandWire(table_id, hand_id, sealed, ((seat, "") for seat in sorted(stacks)))
     table = _Publisher(players, made, seq)
     table.publish(made.started(table.next_seq(), button, sorted(stacks.items())))
     illegal = dict.fromkeys(players, 0)

@@ -1,0 +1,80 @@
+"""A server made to cheat, for the tests that prove every client catches it.
+
+Each context manager makes every table dealt in this process, while it is
+active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
+
+- :func:`swapped_tile`: the deck is committed honestly, but a seat is dealt
+  another tile than the one committed at its position (the one at position 27,
+  which no table of up to six seats deals). Caught at the hand's end by the
+  check of the seat's own tiles, and of the tiles shown down.
+- :func:`ignored_client_seeds`: the deck is derived as if nobody had sent a
+  seed, while ``hand_started`` lists the seeds the players sent. Every opening
+  checks; caught once the table's seed is revealed.
+- :func:`chosen_deck`: the server deals a deck of its choosing (every tile in
+  canonical order, so the first seat holds ``0-0 1-0 1-1``), sealed with salts
+  of its own. Every opening checks; caught once the table's seed is revealed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from unittest import mock
+
+from qiuqiu.engine import ALL_TILES, Tile
+from qiuqiu.protocol import fairness
+from qiuqiu.server.table.deal import Deal
+
+HONEST = Deal.shuffle
+UNDEALT = 27
+
+
+@contextmanager
+def swapped_tile() -> Iterator[None]:
+    def dealt(deal: Deal) -> tuple[Tile, ...]:
+        tiles = [Tile.parse(tile) for tile in deal.sealed.tiles]
+        tiles[0], tiles[UNDEALT] = tiles[UNDEALT], tiles[0]
+        return tuple(tiles)
+
+    with mock.patch.object(Deal, "deck", property(dealt)):
+        yield
+
+
+@contextmanager
+def ignored_client_seeds() -> Iterator[None]:
+    def shuffle(
+        cls: type[Deal],
+        table_seed: str,
+        table_id: str,
+        hand_id: int,
+        button: int,
+        stacks: dict[int, int],
+        client_seeds: dict[int, str],
+    ) -> Deal:
+        deal = HONEST(table_seed, table_id, hand_id, button, stacks, {})
+        listed = tuple(sorted((n, client_seeds.get(n, "")) for n in stacks))
+        return replace(deal, client_seeds=listed)
+
+    with mock.patch.object(Deal, "shuffle", classmethod(shuffle)):
+        yield
+
+
+@contextmanager
+def chosen_deck() -> Iterator[None]:
+    def shuffle(
+        cls: type[Deal],
+        table_seed: str,
+        table_id: str,
+        hand_id: int,
+        button: int,
+        stacks: dict[int, int],
+        client_seeds: dict[int, str],
+    ) -> Deal:
+        deal = HONEST(table_seed, table_id, hand_id, button, stacks, client_seeds)
+        salts = [secrets.token_hex(fairness.SALT_BYTES) for _ in ALL_TILES]
+        return replace(deal, sealed=fairness.seal([str(t) for t in ALL_TILES], salts))
+
+    with mock.patch.object(Deal, "shuffle", classmethod(shuffle)):
+        yield
