@@ -23,9 +23,12 @@ state goes on: the SDK raises it, the terminal shows it.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from pydantic import ValidationError
 
 from qiuqiu.protocol import DealTampered
 from qiuqiu.protocol import server as wire
@@ -128,9 +131,12 @@ class TableDeals:
 
     # -- what the server committed to ----------------------------------------------
 
-    def committed(self, seed_commitment: str) -> None:
+    def committed(self, seed_commitment: str | None) -> None:
         """The table's ``seed_commitment`` as a summary or snapshot shows it: the first
-        one seen is the one the revealed seed must match, and it never changes."""
+        one seen is the one the revealed seed must match, and it never changes.
+        (A table from before protocol 2 has none, and no seed to reveal.)"""
+        if seed_commitment is None:
+            return
         if self.seed_commitment is None:
             self.seed_commitment = seed_commitment
         elif seed_commitment != self.seed_commitment:
@@ -287,12 +293,17 @@ def hand_seen(played: wire.PlayedHand) -> HandSeen | None:
     hand voided without events."""
     started: wire.HandStarted | None = None
     openings: dict[int, tuple[Opening, ...]] = {}
-    for event in played.events:
-        if event.get("type") == "hand_started":
-            started = wire.HandStarted.model_validate(event)
-        elif event.get("type") == "showdown":
-            for shown in wire.Showdown.model_validate(event).hands:
-                openings[shown.seat] = shown.openings
+    try:
+        for event in played.events:
+            if event.get("type") == "hand_started":
+                started = wire.HandStarted.model_validate_json(json.dumps(event))
+            elif event.get("type") == "showdown":
+                for shown in wire.Showdown.model_validate_json(json.dumps(event)).hands:
+                    openings[shown.seat] = shown.openings
+    except ValidationError:
+        raise DealTampered(
+            played.table_id, played.hand_id, "its history does not say how it was dealt"
+        ) from None
     if started is None:
         return None
     return HandSeen(
