@@ -49,6 +49,8 @@ async def test_the_summary_of_auto_play_is_the_servers_own_record_of_those_hands
         "lost": sum(net < 0 for net in nets),
         "net": sum(nets),
         "balance": account.balance,
+        "verified": 20,
+        "shuffle_verified": 20,
     }
     assert len(hands) == 20
     assert account.balance == 1_000 + sum(nets)

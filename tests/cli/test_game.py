@@ -720,3 +720,9 @@ def test_a_snapshot_whose_hand_has_another_commitment_fails_the_check() -> None:
     for message in whole_hand()[4:]:
         state.apply(message)
     assert "commitment changed" in failure(state).reason
+
+
+def test_tiles_other_than_the_ones_opened_fail_the_check() -> None:
+    events = whole_hand()
+    replaced(events, wire.TilesDealt, tiles=(DECK[27], DECK[1], DECK[2]))
+    assert failure(played(events)).reason == f"seat {ME}'s tiles are not the tiles opened"

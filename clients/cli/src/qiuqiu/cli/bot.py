@@ -324,17 +324,25 @@ async def run(
         else:
             await conn.join_table(table_id, buy_in)
         summary = await play(bot, conn, table_id, hands)
-        try:
-            summary.shuffle_verified = await conn.verify_table(table_id, SHUFFLE_PATIENCE)
-        except ShuffleNotRevealed as open_still:
-            log.info("%s: check it with verify_table once it closes", open_still)
-        else:
-            log.info(
-                "table %s's shuffle verified: %d hands rebuilt from the revealed seed",
-                table_id,
-                summary.shuffle_verified,
-            )
+        await check_shuffle(conn, table_id, summary)
         return summary
+
+
+async def check_shuffle(
+    conn: Connection, table_id: str, summary: Summary, patience: float = SHUFFLE_PATIENCE
+) -> None:
+    """Having left ``table_id``, rebuild its every deck into ``summary`` if it has closed
+    within ``patience`` seconds. Raises :class:`~qiuqiu.protocol.DealTampered`."""
+    try:
+        summary.shuffle_verified = await conn.verify_table(table_id, patience)
+    except ShuffleNotRevealed as open_still:
+        log.info("%s: check it with verify_table once it closes", open_still)
+    else:
+        log.info(
+            "table %s's shuffle verified: %d hands rebuilt from the revealed seed",
+            table_id,
+            summary.shuffle_verified,
+        )
 
 
 def main(bot: Bot, argv: Sequence[str] | None = None) -> int:

@@ -171,15 +171,22 @@ class TableDeals:
             view.you if me is not None and me.in_hand else None,
         )
         for seat in view.seats:
-            self.opened(seat.seat, seat.openings or ())
+            if seat.openings is not None or seat.tiles is not None:
+                self.opened(seat.seat, seat.openings or (), seat.tiles or ())
         if hand.phase == "ended":
             self.end_hand(hand.hand_id)
 
-    def opened(self, seat: int, openings: Sequence[Opening]) -> None:
-        """Positions of ``seat``'s tiles opened to this client, its own or shown down."""
-        if self._hand is None:
+    def opened(self, seat: int, openings: Sequence[Opening], tiles: Sequence[str]) -> None:
+        """Positions of ``seat``'s tiles opened to this client, its own or shown down,
+        with the ``tiles`` the same message gave, which must be the tiles opened."""
+        hand = self._hand
+        if hand is None:
             return
-        found = self._hand.openings.setdefault(seat, [])
+        if sorted(tiles) != sorted(opening.tile for opening in openings):
+            hand.tampered = hand.tampered or DealTampered(
+                self.table_id, hand.hand_id, f"seat {seat}'s tiles are not the tiles opened"
+            )
+        found = hand.openings.setdefault(seat, [])
         found.extend(opening for opening in openings if opening not in found)
 
     def end_hand(self, hand_id: int) -> DealCheck | None:

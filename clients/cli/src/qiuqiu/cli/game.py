@@ -189,10 +189,10 @@ class TableState:
                 self._put_in(seat, amount, all_in, into_bet=False)
             case wire.TilesDealt(seat=seat, tiles=tiles) if tiles is not None:
                 seats[seat].tiles = tiles
-                self.deals.opened(seat, event.openings or ())
+                self.deals.opened(seat, event.openings or (), tiles)
             case wire.FourthTileDealt(seat=seat, tile=tile) if tile is not None:
                 seats[seat].tiles = (*seats[seat].tiles, tile)
-                self.deals.opened(seat, () if event.opening is None else (event.opening,))
+                self.deals.opened(seat, () if event.opening is None else (event.opening,), (tile,))
             case wire.BettingRoundStarted(round=number) if hand:
                 hand.round, hand.current_bet, hand.phase = number, 0, "betting"
             case wire.TurnStarted() if hand:
@@ -241,7 +241,7 @@ class TableState:
             case wire.Showdown(hands=shown) if hand:
                 hand.phase, hand.shown = "showdown", shown
                 for shown_hand in shown:
-                    self.deals.opened(shown_hand.seat, shown_hand.openings)
+                    self.deals.opened(shown_hand.seat, shown_hand.openings, shown_hand.tiles)
                     s = seats[shown_hand.seat]
                     s.tiles, s.cut = shown_hand.tiles, shown_hand.cut
                     s.category = shown_hand.category

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from qiuqiu.cli.arguments import table_options
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.live import LiveView, key_lines
@@ -96,7 +96,9 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
         stack.push_async_callback(conn.close)
         table_id = await sit_down(conn, options, console)
         if options.auto is not None:
-            return await play_bot(Steady(), conn, table_id, options.auto)
+            summary = await play_bot(Steady(), conn, table_id, options.auto)
+            await check_shuffle(conn, table_id, summary)
+            return summary
         if not options.live:
             await Terminal(conn, table_id, console, options.unicode).run(typed_lines(stdin_lines()))
             return None
