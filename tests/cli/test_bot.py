@@ -61,9 +61,10 @@ async def test_a_tile_other_than_the_committed_one_raises_at_the_hands_end(
     server: QiuQiuServer,
 ) -> None:
     async with await Connection.open(server.url, name="Ann") as conn:
-        with cheats.swapped_tile(), pytest.raises(DealTampered) as caught:
+        with cheats.swapped_tile():
             table, _ = await conn.open_table(SMALL, buy_in=500)
-            await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+            with pytest.raises(DealTampered) as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
         assert caught.value.table_id == table.table_id
         assert caught.value.hand_id == 1, "the first hand, as it ends"
         assert "position 27" in caught.value.reason
