@@ -79,3 +79,17 @@ async def test_the_example_bots_meet_at_a_table_one_opens_and_the_other_joins(
 
 def test_the_guides_connection_example_compiles() -> None:
     compile(PYTHON_BLOCKS[1], "clients/README.md", "exec")
+
+
+async def test_the_guides_fair_deal_example_plays_checks_and_rebuilds_the_decks(
+    server: QiuQiuServer, tmp_path: Path
+) -> None:
+    example = tmp_path / "careful.py"
+    example.write_text(PYTHON_BLOCKS[2].replace("ws://127.0.0.1:8765", server.url))
+    out, _ = await run(example)
+    checked, rebuilt = re.fullmatch(
+        r"(\d+) hands checked, (\d+) decks rebuilt from the seed\n", out
+    ).groups()  # type: ignore[union-attr]
+    assert int(checked) >= 10
+    assert int(rebuilt) == int(checked)
+    assert await chip_total(server) == 0
