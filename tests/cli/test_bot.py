@@ -33,18 +33,20 @@ async def test_every_hand_against_the_dealer_bot_verifies_and_then_the_whole_shu
     async with await Connection.open(server.url, name="Ann") as conn:
         table, joined = await conn.open_table(SMALL, buy_in=500)
         summary = await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+        deals = conn.deals[table.table_id]
+        assert deals.seed is not None
+        assert len(deals.kept) == summary.hands
+        for hand_id, seen in deals.kept.items():
+            # Dealt with this client's own seed, every tile it saw at its committed position.
+            assert seen.client_seeds[joined.seat] == deals.seed
+            assert deals.checks[hand_id] == DealChecked(tiles=8, own_seed=True)
         rebuilt = await conn.verify_table(table.table_id)
     played = await server.store.table_hands(table.table_id)
     assert summary.hands >= HANDS
     assert summary.verified == summary.hands
     assert rebuilt == len(played) == summary.hands
-    deals = conn.deals[table.table_id]
-    assert deals.seed is not None
-    for hand_id, seen in deals.kept.items():
-        # Dealt with this client's own seed, every tile it saw at its committed position.
-        assert seen.client_seeds[joined.seat] == deals.seed
-        assert deals.checks[hand_id] == DealChecked(tiles=8, own_seed=True)
-    assert deals.shuffle is not None
+    assert set(deals.rebuilt) == {hand.hand_id for hand in played}
+    assert not deals.kept, "kept only until the seed rebuilt them"
     assert deals.tampered is None
     assert await chip_total(server) == 0
 

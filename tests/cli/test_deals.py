@@ -56,6 +56,9 @@ def test_the_revealed_seed_rebuilds_every_kept_hand() -> None:
     assert state.deals.reveal(TABLE_SEED) == ShuffleVerified(1)
     assert state.deals.shuffle == ShuffleVerified(1)
     assert state.deals.table_seed == TABLE_SEED
+    assert not state.deals.kept
+    # The same seed again (table_closed, then list_hands) counts each hand once.
+    assert state.deals.reveal(TABLE_SEED, [history(whole_hand())]) == ShuffleVerified(1)
 
 
 def test_a_seed_that_is_not_the_one_committed_to_is_caught() -> None:
@@ -90,6 +93,15 @@ def test_the_history_of_a_table_left_is_rebuilt_and_its_showdown_checked() -> No
 
 def test_a_history_that_is_not_the_hand_this_client_was_dealt_is_caught() -> None:
     state = kept_after(whole_hand())
+    seeds = {0: "", 1: ""}
+    other = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, HAND), seeds)
+    with pytest.raises(DealTampered, match="history is not the hand dealt"):
+        state.deals.reveal(TABLE_SEED, [history(whole_hand(other, seeds))])
+
+
+def test_a_history_rewritten_after_the_close_is_caught_too() -> None:
+    state = kept_after(whole_hand())
+    state.deals.reveal(TABLE_SEED)  # table_closed: the kept hands are let go
     seeds = {0: "", 1: ""}
     other = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, HAND), seeds)
     with pytest.raises(DealTampered, match="history is not the hand dealt"):

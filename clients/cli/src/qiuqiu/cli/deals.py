@@ -99,6 +99,9 @@ class TableDeals:
     """A seed sent with ``set_seed`` that the server has not confirmed yet."""
     kept: dict[int, HandSeen] = field(default_factory=dict)
     """Every finished hand, by ``hand_id``, until the table's seed rebuilds it."""
+    rebuilt: dict[int, str] = field(default_factory=dict)
+    """The hands the table's seed rebuilt, by ``hand_id``: the commitment each was
+    dealt with, which the table's history must show too."""
     checks: dict[int, DealCheck] = field(default_factory=dict)
     """Each finished hand's check."""
     tampered: DealTampered | None = None
@@ -241,7 +244,9 @@ class TableDeals:
                 continue
             verify_hand(seen)
             mine = hands.setdefault(seen.hand_id, seen)
-            if (mine.commitment, dict(mine.client_seeds)) != (
+            dealt = self.rebuilt.get(seen.hand_id, mine.commitment)
+            if (dealt, mine.commitment, dict(mine.client_seeds)) != (
+                seen.commitment,
                 seen.commitment,
                 dict(seen.client_seeds),
             ):
@@ -251,7 +256,9 @@ class TableDeals:
         for seen in hands.values():
             verify_reveal(seen, table_seed, self.seed_commitment)
         self.table_seed = table_seed
-        self.shuffle = ShuffleVerified(len(hands))
+        self.rebuilt |= {hand_id: seen.commitment for hand_id, seen in hands.items()}
+        self.kept.clear()
+        self.shuffle = ShuffleVerified(len(self.rebuilt))
         return self.shuffle
 
     # -- inside ---------------------------------------------------------------------
