@@ -21,6 +21,8 @@ from typing import Any, Literal
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from qiuqiu.protocol import PROTOCOL_VERSION
+
 Kind = Literal["duel", "four"]
 """A table of one player against the dealer bot, or of four players and no bot."""
 
@@ -66,7 +68,7 @@ def think_time(rng: random.Random, mean: float) -> float:
 
 
 def hello(name: str) -> str:
-    return json.dumps({"type": "hello", "version": 1, "name": name})
+    return json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": name})
 
 
 async def open_client(url: str) -> ClientConnection:

@@ -16,9 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from qiuqiu.engine import Category, parse_tiles
+from qiuqiu.engine import Category
 from qiuqiu.protocol import (
     MAX_CHIPS,
+    PROTOCOL_VERSION,
     BadMessage,
     ChipRange,
     CutView,
@@ -30,11 +31,12 @@ from qiuqiu.protocol import (
     decode_client,
     decode_server,
     encode,
+    fairness,
     message_id,
 )
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
-from qiuqiu.protocol.common import NAME_LENGTH
+from qiuqiu.protocol.common import NAME_LENGTH, SeatSeed
 
 T = "te71d2f02"
 OPTIONS = TableOptions(seats=3, dealer_bot=False, max_bet=200, max_raises=3, manual_split=True)
@@ -56,31 +58,32 @@ SEAT = wire.SeatView(
     tile_count=3,
     tiles=("4-1", "2-1", "3-3"),
 )
+SEALED = fairness.derive_deck(fairness.hand_seed("ab" * 32, T, 3), {0: "ann", 1: ""})
+OPENED = (SEALED.opening(0), SEALED.opening(1), SEALED.opening(2), SEALED.opening(6))
+SEEDS = (SeatSeed(seat=0, client_seed="ann"), SeatSeed(seat=1, client_seed=""))
 SUMMARY = wire.TableSummary(
     table_id=T,
     options=OPTIONS,
+    seed_commitment=fairness.seed_commitment("ab" * 32),
     seats=(wire.SeatSummary(seat=2, name="Bob", is_bot=False, stack=300),),
     free_seats=2,
     playing=False,
 )
 STACKS = (SeatAmount(seat=0, amount=500), SeatAmount(seat=1, amount=10_000))
 HAND: dict[str, Any] = {"table_id": T, "seq": 7, "hand_id": 3}
-DECK = tuple(
-    str(tile)
-    for tile in parse_tiles(
-        "4-1 2-1 3-3 1-0 6-3 6-2 2-2 6-5 6-0 5-1 4-4 2-0 6-4 4-3 "
-        "4-0 4-2 6-6 6-1 3-0 3-1 5-2 3-2 5-0 0-0 5-4 1-1 5-3 5-5"
-    )
-)
 
 CLIENT_EXAMPLES: tuple[cmd.ClientMessage, ...] = (
-    cmd.Hello(id=1, version=1, name="Ann"),
-    cmd.Hello(id="resume", version=1, token="4rQePYUuFjFlr-o7Ua1_fAqd9zL4y1EN7DkGWtFGuX0"),
+    cmd.Hello(id=1, version=PROTOCOL_VERSION, name="Ann"),
+    cmd.Hello(
+        id="resume", version=PROTOCOL_VERSION, token="4rQePYUuFjFlr-o7Ua1_fAqd9zL4y1EN7DkGWtFGuX0"
+    ),
     cmd.ListTables(id=2),
     cmd.ListHands(id=7, table_id="t1", limit=5),
     cmd.CreateTable(id=3, options=OPTIONS, buy_in=500),
     cmd.CreateTable(),
     cmd.JoinTable(id=4, table_id=T, buy_in=300, seat=2),
+    cmd.JoinTable(id=4, table_id=T, buy_in=300, client_seed="9f86d081884c7d65"),
+    cmd.SetSeed(id=14, table_id=T, client_seed="lucky-7"),
     cmd.LeaveTable(id=5, table_id=T),
     cmd.WatchTable(id=6, table_id=T),
     cmd.RequestSnapshot(id=7, table_id=T),
@@ -93,9 +96,17 @@ CLIENT_EXAMPLES: tuple[cmd.ClientMessage, ...] = (
 )
 
 SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
-    wire.Welcome(ref=1, version=1, account_id="a1", name="Ann", balance=1000, token="tok"),
     wire.Welcome(
-        ref=1, version=1, account_id="a1", name="Ann", balance=500, resumed=True, tables=(T,)
+        ref=1, version=PROTOCOL_VERSION, account_id="a1", name="Ann", balance=1000, token="tok"
+    ),
+    wire.Welcome(
+        ref=1,
+        version=PROTOCOL_VERSION,
+        account_id="a1",
+        name="Ann",
+        balance=500,
+        resumed=True,
+        tables=(T,),
     ),
     wire.TableList(ref=2, tables=(SUMMARY,)),
     wire.HandList(
@@ -111,6 +122,8 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
         ),
     ),
     wire.TableCreated(ref=3, table=SUMMARY),
+    wire.TableCreated(ref=3, table=SUMMARY.model_copy(update={"seed_commitment": None})),
+    wire.SeedSet(ref=14, table_id=T, client_seed="lucky-7"),
     wire.TableJoined(ref=4, table_id=T, seat=0, buy_in=500, balance=500),
     wire.TableLeft(ref=5, table_id=T, seat=0, cashed_out=340, balance=1040),
     wire.TableLeft(table_id=T, balance=1000),
@@ -121,6 +134,7 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
         table=wire.TableView(
             table_id=T,
             options=OPTIONS,
+            seed_commitment="cd" * 32,
             seats=(
                 SEAT,
                 wire.SeatView(
@@ -136,7 +150,9 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
             hand=wire.HandView(
                 hand_id=3,
                 button=1,
-                commitment="ab" * 32,
+                commitment=SEALED.commitment,
+                leaves=SEALED.leaves,
+                client_seeds=SEEDS,
                 phase="betting",
                 round=1,
                 pot=20,
@@ -148,16 +164,34 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
             legal=LEGAL,
         ),
     ),
-    wire.TableSnapshot(seq=0, table=wire.TableView(table_id=T, options=TableOptions(), seats=())),
+    wire.TableSnapshot(
+        seq=0,
+        table=wire.TableView(
+            table_id=T, options=TableOptions(), seed_commitment="cd" * 32, seats=()
+        ),
+    ),
     wire.Error(ref="x", code=ErrorCode.BET_TOO_SMALL, message="the smallest bet is 10, not 5"),
     wire.PlayerSeated(table_id=T, seq=1, seat=0, name="Ann", is_bot=False, stack=300),
     wire.PlayerLeft(table_id=T, seq=2, seat=0, name="Ann", cashed_out=340),
     wire.PlayerDisconnected(table_id=T, seq=3, seat=0, grace_ms=60_000),
     wire.PlayerReconnected(table_id=T, seq=4, seat=0),
-    wire.TableClosed(table_id=T, seq=60, reason="the last player left"),
-    wire.HandStarted(**HAND, button=1, stacks=STACKS, commitment="ab" * 32),
+    wire.TableClosed(table_id=T, seq=60, reason="the last player left", table_seed="ab" * 32),
+    wire.TableClosed(table_id=T, seq=60, reason="moved"),
+    wire.HandStarted(
+        **HAND,
+        button=1,
+        stacks=STACKS,
+        commitment=SEALED.commitment,
+        leaves=SEALED.leaves,
+        client_seeds=SEEDS,
+    ),
     wire.AnteTaken(**HAND, seat=0, amount=10, all_in=False),
-    wire.TilesDealt(**HAND, seat=0, tiles=("4-1", "2-1", "3-3")),
+    wire.TilesDealt(
+        **HAND,
+        seat=0,
+        tiles=(SEALED.tiles[0], SEALED.tiles[1], SEALED.tiles[2]),
+        openings=(SEALED.opening(0), SEALED.opening(1), SEALED.opening(2)),
+    ),
     wire.TilesDealt(**HAND, seat=1),
     wire.BettingRoundStarted(**HAND, round=1),
     wire.TurnStarted(
@@ -172,7 +206,7 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
     wire.TurnTimedOut(**HAND, seat=0),
     wire.BetReturned(**HAND, seat=1, amount=20),
     wire.BettingRoundEnded(**HAND, round=1, pot=60),
-    wire.FourthTileDealt(**HAND, seat=0, tile="2-2"),
+    wire.FourthTileDealt(**HAND, seat=0, tile=SEALED.tiles[6], opening=SEALED.opening(6)),
     wire.FourthTileDealt(**HAND, seat=1),
     wire.CuttingStarted(**HAND, seats=(0, 1), deadline_ms=1_795_982_213_860),
     wire.CutDeclared(**HAND, seat=0, cut=CUT),
@@ -181,19 +215,24 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
         **HAND,
         hands=(
             wire.ShownHand(
-                seat=0, tiles=("3-3", "2-2", "4-1", "2-1"), cut=CUT, category=Category.NORMAL
+                seat=0,
+                tiles=("3-3", "2-2", "4-1", "2-1"),
+                cut=CUT,
+                category=Category.NORMAL,
+                openings=OPENED,
             ),
             wire.ShownHand(
                 seat=1,
                 tiles=("6-6", "5-5", "4-4", "1-1"),
                 cut=CutView(pairs=(("5-5", "1-1"), ("6-6", "4-4")), values=(2, 0)),
                 category=Category.FOUR_DOUBLES,
+                openings=OPENED,
             ),
         ),
     ),
     wire.PotAwarded(**HAND, amount=40, eligible=(0, 1), shares=(SeatAmount(seat=0, amount=40),)),
     wire.HandVoided(**HAND, reason="the server is shutting down", refunds=STACKS),
-    wire.HandEnded(**HAND, stacks=STACKS, seed="cd" * 32, deck=DECK),
+    wire.HandEnded(**HAND, stacks=STACKS),
 )
 
 

@@ -33,11 +33,12 @@ from qiuqiu.protocol import (
     ErrorCode,
     decode_client,
     decode_server,
-    verify_deal,
+    fairness,
 )
 from qiuqiu.protocol.client import AnyClientMessage
 from qiuqiu.protocol.schema import SCHEMA_FILE, render
 from qiuqiu.protocol.server import AnyServerMessage
+from tests.server.witness import hands_seen
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL_MD = ROOT / "PROTOCOL.md"
@@ -239,29 +240,14 @@ def test_the_walkthrough_answers_every_id_and_counts_events_one_by_one() -> None
             last_seq = frame["seq"]
 
 
-def test_the_walkthrough_deal_matches_its_commitment_and_the_deal_order() -> None:
-    frames = [frame for direction, frame in walkthrough() if direction == "server"]
-    started = next(f for f in frames if f["type"] == "hand_started")
-    ended = next(f for f in frames if f["type"] == "hand_ended")
-    deck = ended["deck"]
-    assert verify_deal(started["commitment"], ended["seed"], deck)
-
-    seats = sorted(s["seat"] for s in started["stacks"])
-    after_button = seats.index(started["button"]) + 1
-    order = seats[after_button:] + seats[:after_button]
-    n = len(order)
-    dealt = {f["seat"]: f["tiles"] for f in frames if f["type"] == "tiles_dealt" and "tiles" in f}
-    fourth = {
-        f["seat"]: f["tile"] for f in frames if f["type"] == "fourth_tile_dealt" and "tile" in f
-    }
-    shown = next(f for f in frames if f["type"] == "showdown")["hands"]
-    for i, seat in enumerate(order):
-        if seat in dealt:
-            assert dealt[seat] == deck[3 * i : 3 * i + 3]
-        if seat in fourth:
-            assert fourth[seat] == deck[3 * n + i]
-        hand = next(h["tiles"] for h in shown if h["seat"] == seat)
-        assert sorted(hand) == sorted([*deck[3 * i : 3 * i + 3], deck[3 * n + i]])
+def test_every_tile_of_the_walkthrough_opens_its_committed_position() -> None:
+    frames = walkthrough()
+    joined = next(f for d, f in frames if d == "client" and f["type"] == "join_table")
+    (hand,) = hands_seen(frame for direction, frame in frames if direction == "server")
+    assert hand.ended
+    assert hand.shown == {0, 1}
+    checked = fairness.verify_hand(hand.seen(), my_seat=0, my_seeds=(joined["client_seed"],))
+    assert checked == 8
 
 
 def test_the_python_examples_in_protocol_md_run() -> None:

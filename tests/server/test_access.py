@@ -11,6 +11,7 @@ from typing import Any
 from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 
+from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.protocol.common import NAME_LENGTH
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import TAKEN_OVER_REASON
@@ -92,7 +93,7 @@ async def test_a_token_resumes_its_own_account_and_cannot_act_at_another_seat(
     await bob.close()
 
     again = await connect_client()
-    welcome = await again.reply("hello", version=1, token=bob_token)
+    welcome = await again.reply("hello", version=PROTOCOL_VERSION, token=bob_token)
     assert (welcome["name"], welcome["tables"]) == ("Bob", [])
     for action in ("check", "fold"):
         refused = await again.reply(action, table_id=turn["table_id"], hand_id=turn["hand_id"])
@@ -140,7 +141,7 @@ async def test_an_account_has_one_connection_and_a_newer_one_closes_the_older_wi
     ann, turn = await at_bot_table(connect_client)
     token = next(m["token"] for m in ann.frames if m["type"] == "welcome")
     again = await connect_client()
-    welcome = await again.reply("hello", version=1, token=token)
+    welcome = await again.reply("hello", version=PROTOCOL_VERSION, token=token)
     assert welcome["tables"] == [turn["table_id"]]
     await ann.closed()
     assert ann.connection.close_code == 4000

@@ -250,7 +250,7 @@ def test_valid_messages_with_a_mutated_field_are_refused_or_served_and_no_chip_m
 
 VALID_TEXTS = (
     '{"type": "list_tables", "id": 7}',
-    '{"type": "hello", "version": 1, "name": "Ann"}',
+    '{"type": "hello", "version": 2, "name": "Ann"}',
     '{"type": "bet", "table_id": "t1", "hand_id": 1, "amount": 20}',
     '{"type": "create_table", "options": {"seats": 3}, "buy_in": 500}',
 )
@@ -386,7 +386,7 @@ def test_frames_over_the_size_limit_close_only_that_connection_with_1009(arena: 
             case "binary":
                 frame = os.urandom(size)
             case _:
-                head = '{"type": "hello", "version": 1, "name": "'
+                head = '{"type": "hello", "version": 2, "name": "'
                 frame = head + "A" * (size - len(head) - 2) + '"}'
         assert len(frame.encode() if isinstance(frame, str) else frame) == size
         got = arena.exchange([frame])

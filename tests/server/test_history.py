@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from qiuqiu.protocol import commitment
+from qiuqiu.protocol import fairness
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.server.conftest import Client
 from tests.server.test_play import Connect, call_or_check, play_hand
@@ -46,7 +46,11 @@ async def test_each_recalled_hand_carries_the_deal_so_it_can_be_checked_afterwar
         events: list[dict[str, Any]] = hand["events"]
         started, ended = events[0], events[-1]
         assert (started["type"], ended["type"]) == ("hand_started", "hand_ended")
-        assert commitment(ended["seed"], ended["deck"]) == started["commitment"]
+        assert "seed" not in ended
+        assert "deck" not in ended
+        leaves = b"".join(bytes.fromhex(x) for x in started["leaves"])
+        assert fairness.commitment(started["leaves"]) == started["commitment"]
+        assert len(leaves) == 28 * 32
         dealt = [e for e in events if e["type"] == "tiles_dealt"]
         assert dealt, "the deal is there"
         assert all("tiles" not in e for e in dealt), "as a spectator saw it: face down"

@@ -604,6 +604,21 @@ async def test_a_table_closed_with_its_hand_voided_keeps_the_hand_it_drops_with(
     assert await chip_audit(store) == 0
 
 
+async def test_a_closed_tables_seed_comes_with_its_hands_and_an_open_ones_does_not(
+    store: Store,
+) -> None:
+    secret = TableRecord("t1", OPTIONS, table_seed="a1" * 32)
+    await store.commit(saved(secret))
+    assert await store.table("t1") == secret, "kept for the process that adopts it"
+    await store.commit(played(hand("t1", 1, {0: "ann"})))
+    await store.commit(played(hand("t2", 1, {0: "ann"})))
+    assert [h.table_seed for h in await store.account_hands("ann")] == ["", ""]
+    await store.commit(TableCommit("t1", None, revealed_seed="a1" * 32))
+    assert [h.table_seed for h in await store.table_hands("t1")] == ["a1" * 32]
+    assert [h.table_seed for h in await store.account_hands("ann")] == ["a1" * 32, ""]
+    assert await store.table_hands("t2") == (hand("t2", 1, {0: "ann"}),)
+
+
 async def test_dropping_a_table_gives_its_lease_up_at_once(store: Store, rival: Store) -> None:
     await open_account(store, "ann")
     await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qiuqiu import engine
-from qiuqiu.engine import Hand, HandState, Phase, TableRules, Tile, cuts, shuffled_deck
-from qiuqiu.protocol import MAX_CHIPS, ChipRange, LegalActions, encode
+from qiuqiu.engine import ALL_TILES, Hand, HandState, Phase, TableRules, Tile, cuts, shuffled_deck
+from qiuqiu.protocol import MAX_CHIPS, ChipRange, LegalActions, encode, fairness
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.views import Audience, HandWire, SharedFrames, legal_view, seat_views
 
@@ -114,9 +114,21 @@ def to_the_cut(seed: int) -> HandState:
     return hand
 
 
+def made(hand: HandState) -> HandWire:
+    """The translator of ``hand``, its deck sealed as a server would seal it."""
+    started = hand.log[0]
+    assert isinstance(started, engine.HandStarted)
+    salts = [f"{p:032x}" for p in range(len(started.deck))]
+    sealed = fairness.seal([str(t) for t in started.deck], salts)
+    return HandWire("t1", 1, sealed, ((seat, "") for seat in SEATS))
+
+
+CANONICAL = fairness.seal([str(t) for t in ALL_TILES], [f"{p:032x}" for p in range(28)])
+
+
 def seen_by(event: engine.Event, viewer: Audience) -> wire.TableEvent | None:
     """``event`` as ``viewer`` gets it, from the one translator of a hand's events."""
-    published = HandWire("t1", 1, "c0ffee", "5eed", ()).event(event, 1)
+    published = HandWire("t1", 1, CANONICAL, ()).event(event, 1)
     return None if published is None else published.for_seat(viewer)
 
 
@@ -239,14 +251,14 @@ def test_no_copy_of_an_event_shows_a_tile_that_is_not_the_viewers_before_the_sho
 def test_without_a_hand_the_seats_go_out_as_they_are() -> None:
     seats = seat_list()
     for viewer in VIEWERS:
-        assert seat_views(None, seats, viewer) == tuple(seats)
+        assert seat_views(None, None, seats, viewer) == tuple(seats)
 
 
 def test_during_the_betting_each_seat_sees_its_own_tiles_and_only_their_count_for_others() -> None:
     hand = deal(3)
     hand.bet(0, 20)
     for viewer in VIEWERS:
-        views = seat_views(hand, seat_list(), viewer)
+        views = seat_views(hand, made(hand), seat_list(), viewer)
         for view in views:
             assert view.in_hand
             assert view.tile_count == 3
@@ -257,7 +269,7 @@ def test_during_the_betting_each_seat_sees_its_own_tiles_and_only_their_count_fo
 
 def test_a_seat_not_dealt_into_the_hand_goes_out_as_it_is() -> None:
     late = wire.SeatView(seat=3, name="Late", is_bot=False, connected=True, stack=800)
-    views = seat_views(deal(3), [*seat_list(), late], 3)
+    views = seat_views((dealt := deal(3)), made(dealt), [*seat_list(), late], 3)
     assert views[3] == late
     assert all(v.tiles is None for v in views)
 
@@ -265,7 +277,7 @@ def test_a_seat_not_dealt_into_the_hand_goes_out_as_it_is() -> None:
 def test_while_cutting_the_tiles_are_still_hidden() -> None:
     hand = to_the_cut(3)
     for viewer in VIEWERS:
-        for view in seat_views(hand, seat_list(), viewer):
+        for view in seat_views(hand, made(hand), seat_list(), viewer):
             assert view.tile_count == 4
             assert (view.tiles is not None) == (view.seat == viewer)
 
@@ -274,7 +286,7 @@ def test_after_a_showdown_everyone_sees_the_hands_still_in_but_not_the_folded_on
     hand = full_hand(5)
     assert hand.seats[2].folded
     for viewer in VIEWERS:
-        views = {v.seat: v for v in seat_views(hand, seat_list(), viewer)}
+        views = {v.seat: v for v in seat_views(hand, made(hand), seat_list(), viewer)}
         assert views[0].tiles == texts(hand.seats[0].tiles)
         assert views[1].tiles == texts(hand.seats[1].tiles)
         assert views[2].folded
@@ -285,7 +297,7 @@ def test_after_a_walk_over_or_a_void_no_seat_sees_another_seats_tiles() -> None:
     for hand in (walk_over(5), voided(5)):
         assert hand.is_over
         for viewer in VIEWERS:
-            for view in seat_views(hand, seat_list(), viewer):
+            for view in seat_views(hand, made(hand), seat_list(), viewer):
                 assert (view.tiles is not None) == (view.seat == viewer)
 
 
@@ -297,7 +309,7 @@ def test_at_every_step_of_a_hand_a_seats_tiles_show_only_to_it_until_the_showdow
     for hand in random_hand(seed):
         shown = any(isinstance(e, engine.Showdown) for e in hand.log)
         for viewer in VIEWERS:
-            for view in seat_views(hand, seat_list(), viewer):
+            for view in seat_views(hand, made(hand), seat_list(), viewer):
                 s = hand.seats[view.seat]
                 visible = view.seat == viewer or (shown and not s.folded)
                 assert view.tiles == (texts(s.tiles) if visible else None), (view, viewer)

@@ -1,8 +1,9 @@
 """PROTOCOL.md's whole hand, frame by frame, is what the server does today.
 
-The walkthrough is a recording: a client that checks when it can and calls
-otherwise, against the dealer bot of a server whose shuffles come from
-``random.Random(3)``. This test plays it again and compares every frame, but
+The walkthrough is a recording: a client that creates a table, sits down with
+its own client seed, checks when it can and calls otherwise, against the dealer
+bot of a server whose table seeds come from ``random.Random(3)`` and whose table
+is named ``t3de8cab1``. This test plays it again and compares every frame, but
 for what differs from run to run (ids, tokens, deadlines). After changing a
 message, rewrite the recording with::
 
@@ -18,6 +19,7 @@ import random
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from websockets.asyncio.client import connect
 
@@ -29,7 +31,9 @@ from qiuqiu.server.store import MemoryStore
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 SECTION = "## A whole hand, frame by frame"
 SEED = 3
-VOLATILE = ("account_id", "token", "table_id", "deadline_ms")
+TABLE_ID = "t3de8cab1"
+CLIENT_SEED = "8c0d5f2a61b7e94d"
+VOLATILE = ("account_id", "token", "deadline_ms")
 """Fields that differ from run to run: compared by presence, not by value."""
 
 Line = tuple[str, str]
@@ -40,6 +44,9 @@ async def record() -> list[Line]:
     """Play the walkthrough's hand against a fresh server and return its frames."""
     config = ServerConfig(port=0, hand_pause=0, bot_delay=0)
     server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(SEED))
+    # The table's name goes into every deck it deals: fixed, so the recording is too.
+    patched = mock.patch("qiuqiu.server.lobby.new_table_id", return_value=TABLE_ID)
+    patched.start()
     await server.start()
     lines: list[Line] = []
     try:
@@ -61,7 +68,11 @@ async def record() -> list[Line]:
                         break
                     if message["type"] == "welcome":
                         ids += 1
-                        await send({"type": "create_table", "id": ids, "buy_in": 500})
+                        await send({"type": "create_table", "id": ids})
+                    if message["type"] == "table_created":
+                        ids += 1
+                        join = {"type": "join_table", "id": ids, "table_id": TABLE_ID}
+                        await send({**join, "buy_in": 500, "client_seed": CLIENT_SEED})
                     if message["type"] == "turn_started" and "legal" in message:
                         ids += 1
                         action = "check" if message["legal"].get("check") else "call"
@@ -75,6 +86,7 @@ async def record() -> list[Line]:
                         )
     finally:
         await server.stop()
+        patched.stop()
     return lines
 
 

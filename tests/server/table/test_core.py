@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from qiuqiu.protocol import ErrorCode, TableOptions, encode
+from qiuqiu.protocol import ErrorCode, TableOptions, encode, fairness
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
@@ -412,6 +412,57 @@ def test_an_adopted_hand_is_voided_first_and_whoever_comes_back_is_told_so_above
     assert write.commit.hand.hand_id == 4
     assert ann.types() == ["hand_voided", "table_snapshot"]
     assert all(getattr(m, "seq", record.seq + 1) > record.seq for m in ann.got)
+
+
+def test_an_adopted_table_deals_from_its_recorded_seed_with_each_seats_client_seed() -> None:
+    options = TableOptions(dealer_bot=False)
+    seats = (SeatRecord(0, "ann", "Ann", 300, client_seed="a"), SeatRecord(1, "bob", "Bob", 300))
+    record = TableRecord("t1", options, seats, hand_id=4, seq=SEQ_WINDOW, table_seed="9e" * 32)
+    h = Harness(dealer_bot=False)
+    h.do(h.core.adopt, record, None)
+    for account in ("ann", "bob"):
+        h.do(h.core.reconnect, account, Watcher(account))
+    if NEXT_HAND in h.timers:
+        h.fire(NEXT_HAND)
+    write = h.write(WriteKind.HAND_START)
+    assert write.commit.table is not None
+    assert write.commit.table.table_seed == "9e" * 32
+    assert [s.client_seed for s in write.commit.table.seats] == ["a", ""]
+    deal = h.core.deal
+    assert deal is not None
+    assert deal.client_seeds == ((0, "a"), (1, ""))
+    hand_seed = fairness.hand_seed("9e" * 32, "t1", 5)
+    assert deal.sealed == fairness.derive_deck(hand_seed, {0: "a", 1: ""})
+
+
+def test_a_table_recorded_before_protocol_2_draws_a_seed_and_keeps_it() -> None:
+    old = TableRecord("t1", TableOptions(dealer_bot=False), (SeatRecord(0, "ann", "Ann", 300),))
+    h = Harness(dealer_bot=False)
+    drawn = h.core.table_seed
+    h.do(h.core.adopt, old, None)
+    assert h.core.table_seed == drawn
+    h.do(h.core.reconnect, "ann", Watcher("ann"))
+    h.do(h.core.leave, "ann", Watcher("ann"))
+    assert h.write().commit.table is not None
+    close = h.write(WriteKind.CLOSE)
+    assert close.commit.revealed_seed == drawn
+
+
+def test_the_close_reveals_the_seed_to_whoever_is_there_and_a_move_does_not() -> None:
+    h, _, _ = duel()
+    watcher = Watcher("watcher")
+    h.do(h.core.watch, watcher)
+    h.do(h.core.close, "closing")
+    while (write := h.core.next_write()) is not None:
+        h.written(write)
+    closed = [m for m in watcher.got if isinstance(m, wire.TableClosed)]
+    assert [m.table_seed for m in closed] == [h.core.table_seed]
+    assert fairness.seed_commitment(h.core.table_seed) == h.core.seed_commitment
+    moved, spectator = duel()[0], Watcher("spectator")
+    moved.do(moved.core.watch, spectator)
+    moved.do(moved.core.lease_lost)
+    (gone,) = [m for m in spectator.got if isinstance(m, wire.TableClosed)]
+    assert gone.table_seed is None
 
 
 def test_every_write_reserves_seqs_above_the_current_one() -> None:

@@ -107,7 +107,7 @@ class TableSummary(Message):
 
     table_id: TableId
     options: TableOptions
-    seed_commitment: Hex32 | None
+    seed_commitment: Hex32 | None = None
     seats: tuple[SeatSummary, ...]
     free_seats: int
     playing: bool

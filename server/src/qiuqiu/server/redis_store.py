@@ -20,6 +20,7 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
 - ``token:{sha256 of the token}``: the id of the account the token opens
 - ``table:{id}``: a table between hands, as JSON
 - ``tables``: the set of the ids of the tables in the lobby
+- ``revealed``: a hash of each closed table's seed, given with its hands
 - ``hands:table:{id}`` and ``hands:account:{id}``: lists of finished hands as
   JSON, oldest first, trimmed to the last :data:`HISTORY_LENGTH`
 - ``lease:{id}``: who hosts the table (``owner:fence``), expiring unless renewed
