@@ -109,28 +109,38 @@ class TableDeals:
     table_seed: str | None = None
     shuffle: ShuffleVerified | None = None
     _hand: _HandInPlay | None = None
+    _replaced: tuple[str, ...] | None = ()
+    """The seed a ``seed_set`` replaced, for the next hand to start; ``None`` when it
+    replaced one this process never knew."""
 
     # -- seeds ------------------------------------------------------------------------
 
     def joined_with(self, seed: str) -> None:
         """Sent ``join_table`` with ``seed``: the seat's first hand is dealt with it."""
-        self.seed, self.pending_seed = seed, None
+        self.seed, self.pending_seed, self._replaced = seed, None, ()
 
     def sent_seed(self, seed: str) -> None:
         self.pending_seed = seed
 
     def seed_set(self, seed: str) -> None:
-        """The server confirmed ``seed_set``: it applies from the next hand."""
+        """The server confirmed ``seed_set``: it applies from the next hand dealt. A hand
+        already dealt, though, may still be announced after the confirmation, so the
+        next ``hand_started`` may list the seed it replaced (or, if this process never
+        knew that one, anything)."""
+        self._replaced = None if self.seed is None else (self.seed,)
         self.seed = seed
         if self.pending_seed == seed:
             self.pending_seed = None
 
     def _my_seeds(self) -> tuple[str, ...]:
-        """The seeds a hand starting now may have been dealt with; none to check
-        when the seed is unknown (a session resumed by another process)."""
-        if self.seed is None:
+        """The seeds a hand starting now may have been dealt with; none to check when
+        the seed is unknown (a session resumed by another process, until a hand dealt
+        after its new seed)."""
+        replaced, self._replaced = self._replaced, ()
+        if self.seed is None or replaced is None:
             return ()
-        return (self.seed,) if self.pending_seed is None else (self.seed, self.pending_seed)
+        pending = () if self.pending_seed is None else (self.pending_seed,)
+        return (self.seed, *pending, *replaced)
 
     # -- what the server committed to ----------------------------------------------
 
@@ -282,6 +292,7 @@ class TableDeals:
         self._end_unseen()
         if hand_id in self.checks:
             return  # already over: a snapshot of its end
+        my_seeds = self._my_seeds()
         self._hand = _HandInPlay(
             hand_id,
             button,
@@ -289,7 +300,7 @@ class TableDeals:
             tuple(leaves),
             {entry.seat: entry.client_seed for entry in client_seeds},
             my_seat,
-            self._my_seeds() if my_seat is not None else (),
+            my_seeds if my_seat is not None else (),
         )
 
     def _end_unseen(self) -> None:
