@@ -86,12 +86,16 @@ async def test_an_example_bot_runs_from_its_own_command_line(server: QiuQiuServe
         sys.executable,
         EXAMPLES / "tile_ranker.py",
         *("--server", server.url, "--hands", "5", "--name", "Ranker"),
+        # Small stakes: the deck depends on the bot's own random seed; no run of luck may bust it.
+        *("--ante", "1", "--min-bet", "1", "--max-bet", "2"),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, err.decode()
     summary = json.loads(out)
-    assert summary["hands"] == 5
+    assert summary["hands"] == 5, err.decode()
     assert summary["balance"] == 1_000 + summary["net"]
+    assert summary["verified"] == 5
+    assert summary["shuffle_verified"] == 5
     assert await chip_total(server) == 0

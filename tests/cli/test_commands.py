@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qiuqiu.cli.bot import Bet, Call, Check, Fold, Raise, Split
-from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, read
+from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, Seed, read
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
 from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
@@ -261,3 +261,24 @@ def test_rebuy_takes_an_optional_amount() -> None:
 
 def test_help_says_fold_is_refused_when_a_check_is_free() -> None:
     assert "refused when you may check for free" in HELP
+
+
+@pytest.mark.parametrize(
+    "line", ["seed My_Own-Seed42", "/seed My_Own-Seed42", "SEED My_Own-Seed42"]
+)
+def test_seed_keeps_the_seed_as_typed_even_outside_a_turn(line: str) -> None:
+    assert read(line, table(None)) == Seed("My_Own-Seed42")
+    assert read(line, None) == Seed("My_Own-Seed42")
+
+
+def test_seed_alone_asks_which_seed_is_in_use() -> None:
+    assert read("seed", table(None)) == Seed()
+
+
+@pytest.mark.parametrize("line", ["seed two words", "seed bad!", "seed " + "x" * 65, "seed é"])
+def test_a_seed_the_server_would_refuse_is_refused(line: str) -> None:
+    assert refused(line, table(None)).startswith("a seed is 1 to 64 letters, digits, _ or -")
+
+
+def test_help_lists_the_seed() -> None:
+    assert "seed [TEXT]" in HELP

@@ -13,8 +13,9 @@ from websockets.http11 import Request
 from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli.bot import Action, Turn, play
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Reconnected
+from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
-from qiuqiu.protocol import PROTOCOL_VERSION, encode
+from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
@@ -72,8 +73,8 @@ async def test_a_server_that_is_not_there_is_a_connection_lost(server: QiuQiuSer
 
 async def test_a_gap_in_seq_brings_a_snapshot_instead_of_the_event(server: QiuQiuServer) -> None:
     async with await Connection.open(server.url, name="Ann") as conn:
-        created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
-        table_id = created.table.table_id
+        table, _ = await conn.open_table(TableOptions(), buy_in=500)
+        table_id = table.table_id
         messages = conn.messages()
         async with asyncio.timeout(5):
             while not isinstance(await anext(messages), wire.TurnStarted):
@@ -110,10 +111,12 @@ async def test_a_dropped_connection_comes_back_by_itself_and_the_bot_plays_on(
 ) -> None:
     bot = DroppedAtHandThree(server)
     conn = await Connection.open(server.url, name="Ann")
-    created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
-    table_id = created.table.table_id
+    # Small stakes: the deck depends on the client's own random seed; no luck busts it.
+    table, _ = await conn.open_table(TableOptions(ante=1, min_bet=1, max_bet=2), buy_in=500)
+    table_id = table.table_id
     summary = await asyncio.wait_for(play(bot, conn, table_id, hands=8), 30)
     await conn.close()
+    assert summary.verified == 8, "the snapshot after the drop brings the hand's openings"
     assert bot.dropped
     assert conn.welcome is not None
     assert conn.welcome.resumed, "the second welcome, after the drop"
@@ -213,3 +216,21 @@ async def test_closing_while_a_reconnect_is_under_way_ends_the_connection() -> N
         async with asyncio.timeout(5):
             await conn.close()
     assert handshakes == 2
+
+
+async def test_a_seat_taken_without_a_seed_of_this_clients_gets_one_for_the_next_hands(
+    server: QiuQiuServer,
+) -> None:
+    """As after a restart: seated, but this process never sent the seat's seed."""
+    async with await Connection.open(server.url, name="Ann") as conn:
+        created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+        table_id = created.table.table_id
+        summary = await asyncio.wait_for(play(AlwaysCall(), conn, table_id, hands=3), 30)
+    deals = conn.deals[table_id]
+    assert deals.seed is not None
+    assert len(deals.seed) == 64
+    # The first hand may have begun before the server had the seed; the last did not.
+    last = max(deals.kept)
+    assert deals.seed in deals.kept[last].client_seeds.values()
+    assert deals.checks[last] == DealChecked(tiles=8, own_seed=True)
+    assert summary.verified == summary.hands

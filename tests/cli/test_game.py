@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import random
 from typing import TypedDict
 
-import pytest
-
+from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import Applied, TableState
-from qiuqiu.engine import Hand, compare, parse_tiles, rank, shuffled_deck
-from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount, TableOptions, commitment
+from qiuqiu.engine import Hand, compare, parse_tiles, rank
+from qiuqiu.protocol import (
+    ChipRange,
+    CutView,
+    DealTampered,
+    LegalActions,
+    SeatAmount,
+    TableOptions,
+    fairness,
+)
 from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import SeatSeed
 
 TABLE = "t1"
 HAND = 1
@@ -20,11 +27,19 @@ ME, BOT = 0, 1
 START = {ME: 500, BOT: 1000}
 """Stacks as the hand starts: seat 0 (this client) is short, so its call is all in."""
 TOTAL = sum(START.values())
-SEED = hashlib.sha256(b"qiuqiu").hexdigest()
-DECK = tuple(str(t) for t in shuffled_deck(random.Random(1)))
-COMMITMENT = commitment(SEED, DECK)
-MY_TILES = (DECK[0], DECK[1], DECK[2], DECK[6])
-BOT_TILES = (DECK[3], DECK[4], DECK[5], DECK[7])
+TABLE_SEED = hashlib.sha256(b"qiuqiu").hexdigest()
+SEED_COMMITMENT = fairness.seed_commitment(TABLE_SEED)
+MY_SEED = "ana-picked-this-1"
+CLIENT_SEEDS = {ME: MY_SEED, BOT: ""}
+"""What the server lists as each seat's seed: the dealer bot's is always empty."""
+SEALED = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, HAND), CLIENT_SEEDS)
+"""The deck an honest server deals hand 1 with, as the server itself would make it."""
+DECK = SEALED.tiles
+COMMITMENT = SEALED.commitment
+WHERE = fairness.dealt_positions((ME, BOT), BOT)
+"""With the bot on the button this client is dealt first: positions 0, 1, 2 and 6."""
+MY_TILES = tuple(DECK[p] for p in WHERE[ME])
+BOT_TILES = tuple(DECK[p] for p in WHERE[BOT])
 OPENING = LegalActions(check=True, bet=ChipRange(min=10, max=490))
 FACING = LegalActions(fold=True, call=440)
 """Facing a raise to 600 with 440 behind: call all in, or fold."""
@@ -64,27 +79,45 @@ def snapshot(
     if seats is None:
         seats = (seat_view(ME, START[ME]), seat_view(BOT, START[BOT]))
     view = wire.TableView(
-        table_id=TABLE, options=TableOptions(), seats=seats, hand=hand, you=ME, legal=legal
+        table_id=TABLE,
+        options=TableOptions(),
+        seed_commitment=SEED_COMMITMENT,
+        seats=seats,
+        hand=hand,
+        you=ME,
+        legal=legal,
     )
     return wire.TableSnapshot(seq=seq, table=view)
 
 
-def fresh() -> TableState:
-    """Two seats, no hand yet, as of event 0."""
-    return TableState.from_snapshot(snapshot())
+def fresh(my_seed: str | None = MY_SEED) -> TableState:
+    """Two seats, no hand yet, as of event 0; this client sat down with ``my_seed``."""
+    state = TableState.from_snapshot(snapshot())
+    if my_seed is not None:
+        state.deals.joined_with(my_seed)
+    return state
+
+
+def seat_seeds(seeds: dict[int, str] = CLIENT_SEEDS) -> tuple[SeatSeed, ...]:
+    return tuple(SeatSeed(seat=seat, client_seed=seed) for seat, seed in sorted(seeds.items()))
 
 
 def chips(seat: int, stack: int, bet: int, *, all_in: bool = False) -> wire.SeatChips:
     return wire.SeatChips(seat=seat, stack=stack, bet=bet, all_in=all_in)
 
 
-def shown(seat: int, tiles: tuple[str, str, str, str]) -> wire.ShownHand:
+def shown(seat: int, sealed: fairness.SealedDeck = SEALED) -> wire.ShownHand:
+    """``seat``'s four tiles shown down, with the openings of their positions."""
+    a, b, c, d = (sealed.opening(p) for p in WHERE[seat])
+    tiles = (a.tile, b.tile, c.tile, d.tile)
     ranked = rank(Hand(parse_tiles(" ".join(tiles))))
     high, low = ranked.cut.high_pair, ranked.cut.low_pair
     cut = CutView(
         pairs=((str(high[0]), str(high[1])), (str(low[0]), str(low[1]))), values=ranked.pairs
     )
-    return wire.ShownHand(seat=seat, tiles=tiles, cut=cut, category=ranked.category)
+    return wire.ShownHand(
+        seat=seat, tiles=tiles, cut=cut, category=ranked.category, openings=(a, b, c, d)
+    )
 
 
 def winner() -> int:
@@ -92,8 +125,11 @@ def winner() -> int:
     return ME if compare(mine, bots) > 0 else BOT
 
 
-def whole_hand(deck: tuple[str, ...] = DECK) -> list[wire.TableEvent]:
-    """One hand as this client's copy of the events shows it, from seq 1.
+def whole_hand(
+    sealed: fairness.SealedDeck = SEALED, seeds: dict[int, str] = CLIENT_SEEDS
+) -> list[wire.TableEvent]:
+    """One hand as this client's copy of the events shows it, from seq 1, dealt from
+    ``sealed`` with ``seeds`` listed as the seats' client seeds.
 
     Both ante 10; this client bets 50, the bot raises to 600, this client calls
     all in for 440 more and the bot's unmatched 110 goes back; showdown for 1000.
@@ -102,11 +138,24 @@ def whole_hand(deck: tuple[str, ...] = DECK) -> list[wire.TableEvent]:
     won = winner()
     after = {ME: 0, BOT: 500}
     after[won] += 1000
+    first, second, third, fourth = (sealed.opening(p) for p in WHERE[ME])
     return [
-        wire.HandStarted(**hand_at(1), button=BOT, stacks=stacks, commitment=COMMITMENT),
+        wire.HandStarted(
+            **hand_at(1),
+            button=BOT,
+            stacks=stacks,
+            commitment=sealed.commitment,
+            leaves=sealed.leaves,
+            client_seeds=seat_seeds(seeds),
+        ),
         wire.AnteTaken(**hand_at(2), seat=ME, amount=10, all_in=False),
         wire.AnteTaken(**hand_at(3), seat=BOT, amount=10, all_in=False),
-        wire.TilesDealt(**hand_at(4), seat=ME, tiles=(MY_TILES[0], MY_TILES[1], MY_TILES[2])),
+        wire.TilesDealt(
+            **hand_at(4),
+            seat=ME,
+            tiles=(first.tile, second.tile, third.tile),
+            openings=(first, second, third),
+        ),
         wire.TilesDealt(**hand_at(5), seat=BOT),
         wire.BettingRoundStarted(**hand_at(6), round=1),
         wire.TurnStarted(
@@ -140,9 +189,9 @@ def whole_hand(deck: tuple[str, ...] = DECK) -> list[wire.TableEvent]:
         wire.Called(**hand_at(12), seat=ME, amount=440, all_in=True),
         wire.BetReturned(**hand_at(13), seat=BOT, amount=110),
         wire.BettingRoundEnded(**hand_at(14), round=1, pot=1000),
-        wire.FourthTileDealt(**hand_at(15), seat=ME, tile=MY_TILES[3]),
+        wire.FourthTileDealt(**hand_at(15), seat=ME, tile=fourth.tile, opening=fourth),
         wire.FourthTileDealt(**hand_at(16), seat=BOT),
-        wire.Showdown(**hand_at(17), hands=(shown(ME, MY_TILES), shown(BOT, BOT_TILES))),
+        wire.Showdown(**hand_at(17), hands=(shown(ME, sealed), shown(BOT, sealed))),
         wire.PotAwarded(
             **hand_at(18),
             amount=1000,
@@ -152,19 +201,15 @@ def whole_hand(deck: tuple[str, ...] = DECK) -> list[wire.TableEvent]:
         wire.HandEnded(
             **hand_at(19),
             stacks=tuple(SeatAmount(seat=s, amount=a) for s, a in after.items()),
-            seed=SEED,
-            deck=deck,
         ),
     ]
 
 
-def played_to(
-    kind: type[wire.TableEvent], nth: int = 1, deck: tuple[str, ...] = DECK
-) -> TableState:
+def played_to(kind: type[wire.TableEvent], nth: int = 1) -> TableState:
     """A fresh table with the hand applied up to and including the ``nth`` ``kind`` event."""
     state = fresh()
     seen = 0
-    for message in whole_hand(deck):
+    for message in whole_hand():
         assert state.apply(message) is Applied.APPLIED
         if isinstance(message, kind):
             seen += 1
@@ -215,6 +260,8 @@ def test_a_snapshot_during_a_hand_gives_the_pot_the_actor_and_what_to_call() -> 
         hand_id=HAND,
         button=BOT,
         commitment=COMMITMENT,
+        leaves=SEALED.leaves,
+        client_seeds=seat_seeds(),
         phase="betting",
         round=1,
         pot=670,
@@ -380,7 +427,7 @@ def test_showdown_shows_every_hand_with_its_cut_and_category() -> None:
     assert state.hand.phase == "showdown"
     bot = state.seats[BOT]
     assert bot.tiles == BOT_TILES
-    assert bot.cut == shown(BOT, BOT_TILES).cut
+    assert bot.cut == shown(BOT).cut
     assert bot.category == rank(Hand(parse_tiles(" ".join(BOT_TILES)))).category
 
 
@@ -405,7 +452,13 @@ def test_a_new_hand_clears_the_last_hands_tiles_and_flags() -> None:
     stacks = tuple(SeatAmount(seat=s, amount=state.seats[s].stack) for s in (ME, BOT))
     state.apply(
         wire.HandStarted(
-            **at(20), hand_id=HAND + 1, button=ME, stacks=stacks, commitment=COMMITMENT
+            **at(20),
+            hand_id=HAND + 1,
+            button=ME,
+            stacks=stacks,
+            commitment=COMMITMENT,
+            leaves=SEALED.leaves,
+            client_seeds=seat_seeds(),
         )
     )
     assert state.hand is not None
@@ -454,7 +507,7 @@ def test_cutting_lets_a_seat_that_must_cut_declare_its_cut() -> None:
 def test_own_declared_cut_is_kept_and_clears_the_legal_actions() -> None:
     state = played_to(wire.FourthTileDealt, 2)
     state.apply(wire.CuttingStarted(**hand_at(17), seats=(ME, BOT), deadline_ms=9_000))
-    cut = shown(ME, MY_TILES).cut
+    cut = shown(ME).cut
     state.apply(wire.CutDeclared(**hand_at(18), seat=ME, cut=cut))
     assert state.seats[ME].cut == cut
     assert state.legal is None
@@ -517,40 +570,183 @@ def test_a_voided_hand_gives_every_chip_back() -> None:
     assert chips_on_table(state) == TOTAL
 
 
-# -- commit-reveal ---------------------------------------------------------------------------
+# -- the deal: each hand's tiles against what the server committed to ---------------------
 
 
-def test_a_deal_that_matches_its_commitment_is_verified() -> None:
+def played(events: list[wire.TableEvent], state: TableState | None = None) -> TableState:
+    state = fresh() if state is None else state
+    for message in events:
+        assert state.apply(message) is Applied.APPLIED, message
+    return state
+
+
+def failure(state: TableState) -> DealTampered:
+    assert state.hand is not None
+    check = state.hand.deal_check
+    assert isinstance(check, DealTampered), check
+    assert state.deals.tampered is check
+    return check
+
+
+def replaced(events: list[wire.TableEvent], kind: type[wire.TableEvent], **fields: object) -> None:
+    """Change the first ``kind`` event of ``events`` in place."""
+    at_index = next(i for i, e in enumerate(events) if isinstance(e, kind))
+    events[at_index] = events[at_index].model_copy(update=fields)
+
+
+def test_an_honest_deal_verifies_every_tile_seen_and_this_clients_seed() -> None:
     state = played_to(wire.HandEnded)
     assert state.hand is not None
-    assert state.hand.deal_verified is True
+    # Its own four, and the bot's four shown down (its own are opened twice, counted once).
+    assert state.hand.deal_check == DealChecked(tiles=8, own_seed=True)
+    assert state.deals.tampered is None
+    assert set(state.deals.kept) == {HAND}
 
 
-def test_a_deal_is_not_verified_before_the_hand_ends() -> None:
+def test_a_deal_is_not_checked_before_the_hand_ends() -> None:
     state = played_to(wire.PotAwarded)
     assert state.hand is not None
-    assert state.hand.deal_verified is None
+    assert state.hand.deal_check is None
 
 
-@pytest.mark.parametrize(
-    "deck",
-    [
-        pytest.param((DECK[1], DECK[0], *DECK[2:]), id="two-tiles-swapped"),
-        pytest.param(DECK[:-1], id="one-tile-short"),
-    ],
-)
-def test_a_tampered_deck_fails_the_check(deck: tuple[str, ...]) -> None:
-    state = played_to(wire.HandEnded, deck=deck)
+def test_a_tile_other_than_the_committed_one_fails_the_check() -> None:
+    events = whole_hand()
+    honest = SEALED.opening(0)
+    swapped = honest.model_copy(update={"tile": DECK[27]})
+    replaced(
+        events,
+        wire.TilesDealt,
+        tiles=(DECK[27], DECK[1], DECK[2]),
+        openings=(swapped, SEALED.opening(1), SEALED.opening(2)),
+    )
+    assert "position 0 does not open to" in failure(played(events)).reason
+
+
+def test_a_tile_dealt_twice_fails_the_check_even_when_every_leaf_opens() -> None:
+    tiles = list(DECK)
+    tiles[WHERE[BOT][0]] = tiles[WHERE[ME][0]]  # committed twice, so both open
+    twice = fairness.seal(tiles, SEALED.salts)
+    state = played(whole_hand(twice))
+    assert failure(state).reason == f"tile {DECK[0]} was dealt twice"
+
+
+def test_a_deal_without_this_clients_seed_fails_the_check() -> None:
+    # The deck honestly derived, but from seeds that leave this client's out.
+    without = {ME: "", BOT: ""}
+    sealed = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, HAND), without)
+    state = played(whole_hand(sealed, without))
+    assert failure(state).reason == f"the deal was not made with this client's seed for seat {ME}"
+
+
+def test_openings_that_do_not_hash_to_the_commitment_fail_the_check() -> None:
+    events = whole_hand()
+    replaced(events, wire.HandStarted, commitment=hashlib.sha256(b"another").hexdigest())
+    assert failure(played(events)).reason == "the positions do not hash to the hand's commitment"
+
+
+def test_a_tile_opened_at_another_seats_position_fails_the_check() -> None:
+    events = whole_hand()
+    theirs = (SEALED.opening(3), SEALED.opening(1), SEALED.opening(2))
+    replaced(events, wire.TilesDealt, tiles=tuple(o.tile for o in theirs), openings=theirs)
+    assert "not its own" in failure(played(events)).reason
+
+
+def test_a_session_resumed_elsewhere_checks_the_tiles_but_cannot_check_its_seed() -> None:
+    state = played(whole_hand(), fresh(my_seed=None))
     assert state.hand is not None
-    assert state.hand.deal_verified is False
+    assert state.hand.deal_check == DealChecked(tiles=8, own_seed=False)
 
 
-def test_another_seed_fails_the_check() -> None:
-    other = fresh()
-    for message in whole_hand()[:-1]:
-        other.apply(message)
-    ended = whole_hand()[-1]
-    assert isinstance(ended, wire.HandEnded)
-    other.apply(ended.model_copy(update={"seed": hashlib.sha256(b"other").hexdigest()}))
-    assert other.hand is not None
-    assert other.hand.deal_verified is False
+def test_a_seed_change_on_its_way_may_deal_the_next_hand_with_either_seed() -> None:
+    new = "a-new-seed"
+    seeds = {ME: new, BOT: ""}
+    sealed = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, HAND), seeds)
+    waiting = fresh()
+    waiting.deals.sent_seed(new)
+    assert isinstance(check_of(played(whole_hand(sealed, seeds), waiting)), DealChecked)
+    waiting = fresh()
+    waiting.deals.sent_seed(new)
+    assert isinstance(check_of(played(whole_hand(SEALED), waiting)), DealChecked)
+
+
+def test_a_hand_dealt_before_the_change_may_be_announced_after_its_confirmation() -> None:
+    """The server deals a hand, then takes the new seed and confirms it, then sends the
+    hand's start: that one hand may list the old seed, the hand after it may not."""
+    confirmed = fresh()
+    confirmed.deals.seed_set("a-new-seed")
+    assert isinstance(check_of(played(whole_hand(SEALED), confirmed)), DealChecked)
+    second = HAND + 1
+    sealed = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, second), CLIENT_SEEDS)
+    old_seed_again = [
+        event.model_copy(update={"hand_id": second, "seq": event.seq + 19})
+        for event in whole_hand(sealed)
+    ]
+    late = check_of(played(old_seed_again, confirmed))
+    assert isinstance(late, DealTampered)
+    assert late.reason == f"the deal was not made with this client's seed for seat {ME}"
+
+
+def test_a_first_seed_set_in_a_resumed_session_is_checked_from_the_hand_after_next() -> None:
+    resumed = fresh(my_seed=None)
+    resumed.deals.seed_set("a-new-seed")
+    check = check_of(played(whole_hand(), resumed))
+    assert check == DealChecked(tiles=8, own_seed=False), "the seed it replaced was unknown"
+
+
+def check_of(state: TableState) -> DealChecked | DealTampered | None:
+    assert state.hand is not None
+    return state.hand.deal_check
+
+
+def test_a_snapshot_in_the_middle_of_a_hand_brings_the_own_openings() -> None:
+    """A client that missed the deal (a gap, a reconnect) checks what the snapshot opens."""
+    state = fresh()
+    events = whole_hand()
+    played(events[:1], state)  # hand_started, then the connection drops
+    mine = tuple(SEALED.opening(p) for p in WHERE[ME][:3])
+    seats = (
+        seat_view(ME, 490, in_hand=True, tile_count=3, tiles=MY_TILES[:3], openings=mine),
+        seat_view(BOT, 990, in_hand=True, tile_count=3),
+    )
+    hand = wire.HandView(
+        hand_id=HAND,
+        button=BOT,
+        commitment=COMMITMENT,
+        leaves=SEALED.leaves,
+        client_seeds=seat_seeds(),
+        phase="betting",
+        round=1,
+        pot=20,
+        current_bet=0,
+    )
+    state = TableState.from_snapshot(snapshot(6, seats=seats, hand=hand), state.deals)
+    for message in events[6:]:
+        assert state.apply(message) is Applied.APPLIED
+    assert state.hand is not None
+    assert state.hand.deal_check == DealChecked(tiles=8, own_seed=True)
+
+
+def test_a_snapshot_whose_hand_has_another_commitment_fails_the_check() -> None:
+    state = played(whole_hand()[:4])
+    other = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, HAND + 1), CLIENT_SEEDS)
+    hand = wire.HandView(
+        hand_id=HAND,
+        button=BOT,
+        commitment=other.commitment,
+        leaves=other.leaves,
+        client_seeds=seat_seeds(),
+        phase="betting",
+        round=1,
+        pot=20,
+        current_bet=0,
+    )
+    state = TableState.from_snapshot(snapshot(4, hand=hand), state.deals)
+    for message in whole_hand()[4:]:
+        state.apply(message)
+    assert "commitment changed" in failure(state).reason
+
+
+def test_tiles_other_than_the_ones_opened_fail_the_check() -> None:
+    events = whole_hand()
+    replaced(events, wire.TilesDealt, tiles=(DECK[27], DECK[1], DECK[2]))
+    assert failure(played(events)).reason == f"seat {ME}'s tiles are not the tiles opened"

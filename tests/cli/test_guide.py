@@ -33,9 +33,13 @@ async def test_the_guides_bot_plays_the_default_rules_and_reports_each_hand(
 ) -> None:
     bot = tmp_path / "my_bot.py"
     bot.write_text(PYTHON_BLOCKS[0])
-    out, err = await run(bot, "--server", server.url, "--hands", "12", "--name", "Hunter")
+    # Bets capped (at most 40 chips a hand): the deck depends on the bot's own random
+    # seed, so only a cap makes sure no run of luck takes its 500 chips in 12 hands.
+    flags = ("--hands", "12", "--name", "Hunter", "--max-bet", "20")
+    out, err = await run(bot, "--server", server.url, *flags)
     summary = json.loads(out)  # standard output is the summary alone
     assert summary["hands"] == 12
+    assert summary["verified"] == summary["shuffle_verified"] == 12
     assert summary["balance"] == 1_000 + summary["net"]
     progress = re.findall(r"hand (\d+) of 12: ([+-]\d+) \(net ([+-]\d+), stack \d+\)", err)
     assert [int(n) for n, _, _ in progress] == list(range(1, 13))
@@ -60,7 +64,17 @@ async def test_the_example_bots_meet_at_a_table_one_opens_and_the_other_joins(
 ) -> None:
     examples = CLIENTS / "examples"
     opener = asyncio.create_task(
-        run(examples / "tile_ranker.py", "--server", server.url, "--no-bot", "--hands", "5")
+        # Bets capped: no run of luck (the bots' seeds are random) ends a seat in 5 hands.
+        run(
+            examples / "tile_ranker.py",
+            "--server",
+            server.url,
+            "--no-bot",
+            "--hands",
+            "5",
+            "--max-bet",
+            "20",
+        )
     )
     async with asyncio.timeout(30):
         while not server.lobby.tables:
@@ -79,3 +93,17 @@ async def test_the_example_bots_meet_at_a_table_one_opens_and_the_other_joins(
 
 def test_the_guides_connection_example_compiles() -> None:
     compile(PYTHON_BLOCKS[1], "clients/README.md", "exec")
+
+
+async def test_the_guides_fair_deal_example_plays_checks_and_rebuilds_the_decks(
+    server: QiuQiuServer, tmp_path: Path
+) -> None:
+    example = tmp_path / "careful.py"
+    example.write_text(PYTHON_BLOCKS[2].replace("ws://127.0.0.1:8765", server.url))
+    out, _ = await run(example)
+    checked, rebuilt = re.fullmatch(
+        r"(\d+) hands checked, (\d+) decks rebuilt from the seed\n", out
+    ).groups()  # type: ignore[union-attr]
+    assert int(checked) >= 10
+    assert int(rebuilt) == int(checked)
+    assert await chip_total(server) == 0

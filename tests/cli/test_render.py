@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import unicodedata
 
@@ -11,28 +10,29 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from qiuqiu.cli import render
+from qiuqiu.cli.deals import DealCheck, DealChecked
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
 from qiuqiu.engine import ALL_TILES, Category, Hand, parse_tiles, rank
 from qiuqiu.protocol import (
     ChipRange,
     CutView,
+    DealTampered,
     LegalActions,
     SeatAmount,
     TableOptions,
-    commitment,
 )
 from qiuqiu.protocol import server as wire
+from tests.cli.test_game import SEALED, TABLE_SEED, played, replaced, seat_seeds, whole_hand
 
 ME, BOT = 0, 1
-SEED = hashlib.sha256(b"render").hexdigest()
-DECK = tuple(str(t) for t in ALL_TILES)
+TAMPERED = DealTampered("t1", 3, "position 6 does not open to 6-6")
 
 
 def table(
     *,
     tiles: tuple[str, ...] = (),
     actor: int | None = None,
-    verified: bool | None = None,
+    check: DealCheck | None = None,
     hand: bool = True,
 ) -> TableState:
     seats = {
@@ -44,12 +44,12 @@ def table(
         in_play = HandInPlay(
             hand_id=3,
             button=BOT,
-            commitment=commitment(SEED, DECK),
+            commitment=SEALED.commitment,
             pot=70,
             actor=actor,
             to_call=50 if actor == BOT else 0,
             deadline_ms=20_000,
-            deal_verified=verified,
+            deal_check=check,
         )
     return TableState("t1", TableOptions(), seq=4, seats=seats, you=ME, hand=in_play)
 
@@ -180,31 +180,53 @@ def test_a_disconnection_says_how_long_the_seat_is_kept() -> None:
 # -- the deal check ----------------------------------------------------------------------------
 
 
-def test_a_failed_deal_check_is_loud() -> None:
-    verdict = render.verdict(table(verified=False))
-    assert "FAILED" in verdict.plain
+def test_a_failed_deal_check_is_loud_and_says_what_failed() -> None:
+    verdict = render.verdict(table(check=TAMPERED))
+    assert verdict.plain.startswith("!!! DEAL CHECK FAILED at table t1, hand 3: position 6")
+    assert "Do not trust this server" in verdict.plain
     assert "red" in str(verdict.style)
 
 
-def test_a_passed_deal_check_says_verified() -> None:
-    verdict = render.verdict(table(verified=True)).plain
-    assert "verified" in verdict
-    assert "FAILED" not in verdict
+def test_a_passed_deal_check_says_what_was_checked() -> None:
+    verdict = render.verdict(table(check=DealChecked(tiles=8, own_seed=True)))
+    assert verdict.plain == (
+        "Deal verified: 8 tiles at their committed positions, your seed in the shuffle."
+    )
+    assert "green" in str(verdict.style)
+    resumed = render.verdict(table(check=DealChecked(tiles=1, own_seed=False))).plain
+    assert resumed == "Deal verified: 1 tile at their committed positions."
 
 
 def test_no_deal_check_before_the_hand_ends_says_nothing() -> None:
-    assert render.verdict(table(verified=None)).plain == ""
+    assert render.verdict(table(check=None)).plain == ""
 
 
-@pytest.mark.parametrize(
-    ("deck", "word"), [(DECK, "verified"), ((DECK[1], DECK[0], *DECK[2:]), "FAILED")]
-)
-def test_the_end_of_a_hand_prints_the_deal_check(deck: tuple[str, ...], word: str) -> None:
-    state = table()
-    stacks = (SeatAmount(seat=ME, amount=490), SeatAmount(seat=BOT, amount=1060))
-    ended = wire.HandEnded(table_id="t1", seq=5, hand_id=3, stacks=stacks, seed=SEED, deck=deck)
-    state.apply(ended)
+@pytest.mark.parametrize(("tampered", "word"), [(False, "Deal verified"), (True, "FAILED")])
+def test_the_end_of_a_real_hand_prints_its_deal_check(tampered: bool, word: str) -> None:
+    events = whole_hand()
+    if tampered:
+        swapped = SEALED.opening(0).model_copy(update={"tile": SEALED.tiles[27]})
+        tiles = (SEALED.tiles[27], SEALED.tiles[1], SEALED.tiles[2])
+        openings = (swapped, SEALED.opening(1), SEALED.opening(2))
+        replaced(events, wire.TilesDealt, tiles=tiles, openings=openings)
+    state = played(events)
+    ended = events[-1]
+    assert isinstance(ended, wire.HandEnded)
     assert word in line(ended, state)
+
+
+def test_a_closed_table_says_its_shuffle_was_rebuilt_or_loudly_that_it_was_not() -> None:
+    state = played(whole_hand())
+    closed = wire.TableClosed(
+        table_id=state.table_id, seq=20, reason="empty", table_seed=TABLE_SEED
+    )
+    state.deals.reveal(TABLE_SEED)
+    assert line(closed, state).splitlines() == [
+        "The table closed: empty.",
+        f"Table {state.table_id}'s shuffle verified: 1 hand rebuilt from the revealed seed.",
+    ]
+    state.deals.tampered = DealTampered(state.table_id, None, "the revealed seed is not the one")
+    assert "!!! DEAL CHECK FAILED at table t1: the revealed seed" in line(closed, state)
 
 
 # -- the table --------------------------------------------------------------------------------
@@ -259,6 +281,7 @@ def shown(seat: int, tiles: str) -> wire.ShownHand:
         tiles=(a, b, c, d),
         cut=CutView(pairs=pairs, values=ranked.pairs),
         category=ranked.category,
+        openings=tuple(SEALED.opening(p) for p in range(4)),  # type: ignore[arg-type]
     )
 
 
@@ -291,13 +314,13 @@ def test_a_pot_says_why_it_was_won(mine: str, theirs: str, why: str) -> None:
 
 
 def test_a_hand_ends_with_what_it_meant_for_you_and_a_voided_one_is_not_called_verified() -> None:
-    ended = wire.HandEnded(table_id="t1", seq=6, hand_id=3, stacks=(), seed=SEED, deck=DECK)
-    state = table(verified=True)
+    ended = wire.HandEnded(table_id="t1", seq=6, hand_id=3, stacks=())
+    state = table(check=DealChecked(tiles=4, own_seed=True))
     assert state.hand is not None
     state.hand.stacks_before = {ME: 500, BOT: 1000}
     assert line(ended, state).splitlines() == [
         "For you: -10 net this hand.",
-        "Deal verified: the seed and deck match the commitment.",
+        "Deal verified: 4 tiles at their committed positions, your seed in the shuffle.",
     ]
     state.hand.voided = True
     assert line(ended, state) == ""
@@ -320,7 +343,14 @@ def test_betting_round_ends_and_cuts_are_named_plainly() -> None:
 
 def test_a_hand_started_in_ascii_is_ascii() -> None:
     started = wire.HandStarted(
-        table_id="t1", seq=1, hand_id=3, button=BOT, stacks=(), commitment=commitment(SEED, DECK)
+        table_id="t1",
+        seq=1,
+        hand_id=3,
+        button=BOT,
+        stacks=(),
+        commitment=SEALED.commitment,
+        leaves=SEALED.leaves,
+        client_seeds=seat_seeds(),
     )
     drawn = line(started, table())
     assert drawn.isascii()

@@ -1,17 +1,25 @@
 """The real ``qiuqiu play`` in a pseudo-terminal, typed at like a person would.
 
-It starts its own embedded server (the README's first command), so the dealer
-bot takes its time as it does for a person, and the hands pause between them.
+Most tests let it start its own embedded server (the README's first command), so
+the dealer bot takes its time as it does for a person, and the hands pause
+between them. Those of a cheating server run it in the test's own process
+(``tests/server/cheats.py`` patches the deal there), and wait for the screen
+without blocking its event loop.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pexpect
+import pytest
 
+from qiuqiu.server.gateway import QiuQiuServer
 from tests.cli.conftest import QIUQIU
+from tests.server import cheats
 
 PATIENCE = 30
 """Seconds to wait for what the screen should show next (never a timing assertion)."""
@@ -19,10 +27,25 @@ PATIENCE = 30
 STYLE = r"(?:\x1b\[[0-9;]*m)*"
 """An ANSI style change: rich colours the output on a terminal."""
 TURN = re.compile(rf"Your turn: {STYLE}([^\r\n\x1b]*)")
+VERIFIED = "Deal verified: 8 tiles at their committed positions, your seed in the shuffle."
+"""Checking and calling, every hand reaches a showdown: four own tiles and four shown."""
+FAILED = re.compile(r"!!! DEAL CHECK FAILED at table (t\w+), hand (\d+): ([^\r\n\x1b]*)")
+SHUFFLE = re.compile(
+    r"Table (t\w+)'s shuffle verified: (\d+) hands? rebuilt from the revealed seed\."
+)
+WELCOME = "Welcome, Ann. Your balance is 1000 chips."
+SMALL = ("--ante", "1", "--min-bet", "1", "--max-bet", "2")
+"""Stakes at which no run of luck ends a seat in a few hands."""
 
 
 def start(config_dir: Path, *args: str) -> pexpect.spawn[str]:
-    child = pexpect.spawn(
+    child = spawn(config_dir, *args)
+    child.expect(WELCOME)
+    return child
+
+
+def spawn(config_dir: Path, *args: str) -> pexpect.spawn[str]:
+    return pexpect.spawn(
         str(QIUQIU),
         ["play", "--name", "Ann", "--plain", *args],
         env={"QIUQIU_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", "PATH": ""},
@@ -30,8 +53,6 @@ def start(config_dir: Path, *args: str) -> pexpect.spawn[str]:
         timeout=PATIENCE,
         dimensions=(50, 120),
     )
-    child.expect("Welcome, Ann. Your balance is 1000 chips.")
-    return child
 
 
 def finish(child: pexpect.spawn[str]) -> str:
@@ -62,7 +83,7 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
     legal = "check"
     while True:
         child.sendline("check" if "check" in legal else "call")
-        found = child.expect([TURN, "Deal verified: the seed and deck match the commitment."])
+        found = child.expect([TURN, VERIFIED])
         if found == 1:
             break
         legal = matched(child)
@@ -70,6 +91,8 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
     child.sendline("quit")
     child.expect(r"You left the table\. Your balance is (\d+)\.")
     balance = int(matched(child))
+    # The table closes as its only person leaves: its seed rebuilds the hands played.
+    child.expect(SHUFFLE)
     finish(child)
 
     coloured = "".join(transcript)
@@ -111,6 +134,95 @@ def test_tiles_are_drawn_in_ascii_when_asked(config_dir: Path) -> None:
     assert str(child.before).isascii(), str(child.before)
     child.sendline("quit")
     finish(child)
+
+
+def test_the_seed_command_sets_the_players_own_seed_from_the_next_hand(config_dir: Path) -> None:
+    child = start(config_dir)
+    child.expect(TURN)
+    child.sendline("seed")
+    child.expect(r"Your seed at table t\w+: [0-9a-f]{64}")
+    child.sendline("seed not a seed!")
+    child.expect("a seed is 1 to 64 letters, digits, _ or -")
+    child.sendline("seed Ann_picks-THIS")
+    child.expect("Your seed is now Ann_picks-THIS: it goes into every shuffle from the next hand.")
+    child.sendline("seed")
+    child.expect("Your seed at table t\\w+: Ann_picks-THIS")
+    child.sendline("quit")
+    finish(child)
+
+
+# -- a server that cheats, in this process --------------------------------------------------
+
+
+async def connect(config_dir: Path, server: QiuQiuServer) -> pexpect.spawn[str]:
+    """The client of a server in this process: its screen read without blocking the loop."""
+    child = spawn(config_dir, "--server", server.url, *SMALL)
+    await child.expect(WELCOME, async_=True)
+    return child
+
+
+async def play_a_hand(child: pexpect.spawn[str]) -> str:
+    """Check or call until the hand's deal check is shown; return its line."""
+    while True:
+        found = await child.expect([TURN, VERIFIED, FAILED], async_=True)
+        if found:
+            return str(child.after)
+        child.sendline("check" if "check" in matched(child) else "call")
+
+
+async def leave(child: pexpect.spawn[str]) -> None:
+    child.sendline("quit")
+    await child.expect(r"You left the table\. Your balance is \d+\.", async_=True)
+
+
+async def finished(child: pexpect.spawn[str]) -> str:
+    await child.expect(pexpect.EOF, async_=True)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    return str(child.before)
+
+
+async def test_honest_hands_show_the_verified_line_and_the_shuffle_at_the_close(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    child = await connect(config_dir, server)
+    assert await play_a_hand(child) == VERIFIED
+    await leave(child)
+    await child.expect(SHUFFLE, async_=True)
+    assert isinstance(child.match, re.Match)
+    played = await server.store.table_hands(child.match.group(1))
+    assert int(child.match.group(2)) == len(played)
+    assert "Traceback" not in await finished(child)
+
+
+async def test_a_swapped_tile_is_shown_loudly_as_the_hand_ends(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    with cheats.swapped_tile():
+        child = await connect(config_dir, server)
+        line = await play_a_hand(child)
+        assert isinstance(child.match, re.Match)
+        assert child.match.group(2) == "1"
+        assert "position 27" in line, line
+        await leave(child)
+    assert "Traceback" not in await finished(child)
+
+
+@pytest.mark.parametrize(
+    "cheat", [cheats.chosen_deck, cheats.ignored_client_seeds], ids=["chosen-deck", "ignored-seeds"]
+)
+async def test_a_deck_not_made_from_the_seeds_is_shown_loudly_once_the_table_closes(
+    server: QiuQiuServer, config_dir: Path, cheat: Callable[[], AbstractContextManager[None]]
+) -> None:
+    with cheat():
+        child = await connect(config_dir, server)
+        assert await play_a_hand(child) == VERIFIED, "every opening is what was committed"
+        await leave(child)
+    await child.expect(FAILED, async_=True)
+    assert isinstance(child.match, re.Match)
+    assert child.match.group(2) == "1"
+    assert child.match.group(3).startswith("the revealed seed and the client seeds do not make")
+    assert "shuffle verified" not in await finished(child)
 
 
 def matched(child: pexpect.spawn[str]) -> str:

@@ -19,10 +19,12 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
+from qiuqiu.cli import render
 from qiuqiu.cli.arena.command import add_arena, run_arena
 from qiuqiu.cli.arguments import add_table_options
 from qiuqiu.cli.errors import ClientError
 from qiuqiu.cli.play import PlayOptions, play
+from qiuqiu.protocol import DealTampered
 
 
 def parser() -> argparse.ArgumentParser:
@@ -78,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClientError as error:
         console.print(f"qiuqiu: {error}", style="bold red")
         return 1
+    except DealTampered as tampered:
+        console.print(render.tampered(tampered))
+        return 3
     except KeyboardInterrupt:
         return 130
     if summary is not None:
@@ -89,6 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"won {summary.won}, lost {summary.lost}, "
                 f"net {summary.net:+d} chips. Balance: {summary.balance}."
             )
+            console.print(f"Deals verified: {summary.verified} of {summary.hands}.", style="green")
+            if summary.shuffle_verified is not None:
+                console.print(
+                    f"The table's shuffle verified: {summary.shuffle_verified} hands rebuilt "
+                    "from the revealed seed.",
+                    style="green",
+                )
     return 0
 
 

@@ -8,7 +8,10 @@ their own hands, :meth:`Bot.cut` is asked too; by default it takes the best cut.
 
 Everything else (the connection, ``hello`` and resuming, snapshots after a gap,
 reconnecting, leaving the table at the end) is :func:`play` and
-:class:`~qiuqiu.cli.connection.Connection`'s job. A whole bot::
+:class:`~qiuqiu.cli.connection.Connection`'s job, and so is holding the server
+to its deals: every hand's tiles are checked against what the server committed
+to when it ends, and every deck of the table is rebuilt once its seed is out;
+a deal that fails raises :class:`~qiuqiu.protocol.DealTampered`. A whole bot::
 
     class AlwaysCall(Bot):
         def decide(self, turn: Turn) -> Action:
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -30,14 +34,20 @@ from types import MappingProxyType
 
 from qiuqiu.cli.arguments import add_table_options, table_options
 from qiuqiu.cli.connection import Closed, Connection, Reconnected
-from qiuqiu.cli.errors import ClientError, ServerRefused
+from qiuqiu.cli.deals import DealChecked
+from qiuqiu.cli.errors import ClientError, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
-from qiuqiu.protocol import LegalActions, TableOptions
+from qiuqiu.protocol import DealTampered, LegalActions, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
 log = logging.getLogger(__name__)
+
+SHUFFLE_PATIENCE = 3.0
+"""Seconds :func:`run` waits, after leaving, for the table to close and reveal its seed."""
+LEAVE_PATIENCE = 10.0
+"""Seconds to wait for the seat to stand up after a deal failed its check."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,13 +174,18 @@ def action_message(action: Action | Split, table_id: str, hand_id: int) -> cmd.T
 @dataclass
 class Summary:
     """How a run went for this account: hands dealt in, won, lost, chips won
-    (below zero: lost), and the balance after leaving the table."""
+    (below zero: lost), the balance after leaving the table, how many hands'
+    deals were checked, and how many the table's revealed seed rebuilt."""
 
     hands: int = 0
     won: int = 0
     lost: int = 0
     net: int = 0
     balance: int | None = None
+    verified: int = 0
+    """Hands whose every tile seen opened at its committed position."""
+    shuffle_verified: int | None = None
+    """Hands rebuilt from the table's seed; ``None`` while the table is open."""
     per_hand: dict[int, int] = field(default_factory=dict)
     """Chips won or lost in each hand, by ``hand_id``."""
 
@@ -188,6 +203,8 @@ class Summary:
             "lost": self.lost,
             "net": self.net,
             "balance": self.balance,
+            "verified": self.verified,
+            "shuffle_verified": self.shuffle_verified,
         }
 
 
@@ -197,7 +214,12 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
 
     The summary counts every hand the seat was dealt into before it stood up: one
     more than ``hands`` if the next hand had already begun when the server took
-    the request to leave (the seat then checks or folds at once)."""
+    the request to leave (the seat then checks or folds at once).
+
+    Raises :class:`~qiuqiu.protocol.DealTampered` when a deal at the table fails
+    its check (a hand's tiles as it ends, or every deck when ``table_closed``
+    reveals the seed), after standing the seat up: a bot plays on at a server
+    caught cheating only if its writer catches the exception and sits down again."""
     summary = Summary()
     acted: set[tuple[int, int, int, int | None]] = set()
     stacks_before: dict[int, int] = {}
@@ -215,9 +237,15 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
         if isinstance(message, wire.Error):
             log.info("the server refused a message: %s %s", message.code, message.message)
             continue
+        deals = conn.deals.get(table_id)
+        if deals is not None and deals.tampered is not None:
+            await _stand_up(conn, table_id)
+            raise deals.tampered
         state = conn.tables.get(table_id)
         if state is None or getattr(message, "table_id", table_id) != table_id:
             continue
+        if isinstance(message, wire.HandEnded) and state.hand is not None:
+            summary.verified += isinstance(state.hand.deal_check, DealChecked)
         # Kept here rather than read from the state: a snapshot taken mid-hand (after
         # a reconnect) cannot say what the stack was when the hand began.
         if isinstance(message, wire.HandStarted | wire.HandEnded) and state.you is not None:
@@ -253,6 +281,15 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     return summary
 
 
+async def _stand_up(conn: Connection, table_id: str) -> None:
+    """Leave a table caught cheating, waiting a little for the seat to stand up."""
+    if table_id not in conn.tables:
+        return
+    with contextlib.suppress(ClientError, TimeoutError):
+        async with asyncio.timeout(LEAVE_PATIENCE):
+            await leave(conn, table_id)
+
+
 async def leave(conn: Connection, table_id: str) -> int | None:
     """Stand up from ``table_id`` and return the balance, or ``None`` if the table or
     the connection is already gone."""
@@ -274,19 +311,38 @@ async def run(
     options: TableOptions | None = None,
     buy_in: int = 500,
 ) -> Summary:
-    """Connect to ``url`` as ``name``, join ``table_id`` (or create a table with
-    ``options``, against the dealer bot by default), and :func:`play` ``hands`` hands."""
+    """Connect to ``url`` as ``name``, join ``table_id`` (or open a table with
+    ``options``, against the dealer bot by default), :func:`play` ``hands`` hands,
+    then check the table's whole shuffle if it has closed (as a table does when
+    its last player leaves). Raises :class:`~qiuqiu.protocol.DealTampered` if a
+    deal fails its check."""
     async with await Connection.open(url, name=name) as conn:
         if table_id is None:
-            created = await conn.request(
-                cmd.CreateTable(options=options or TableOptions(), buy_in=buy_in),
-                wire.TableCreated,
-            )
-            table_id = created.table.table_id
+            table, _ = await conn.open_table(options or TableOptions(), buy_in)
+            table_id = table.table_id
             log.info("opened table %s: others join it with --table %s", table_id, table_id)
         else:
-            await conn.request(cmd.JoinTable(table_id=table_id, buy_in=buy_in), wire.TableJoined)
-        return await play(bot, conn, table_id, hands)
+            await conn.join_table(table_id, buy_in)
+        summary = await play(bot, conn, table_id, hands)
+        await check_shuffle(conn, table_id, summary)
+        return summary
+
+
+async def check_shuffle(
+    conn: Connection, table_id: str, summary: Summary, patience: float = SHUFFLE_PATIENCE
+) -> None:
+    """Having left ``table_id``, rebuild its every deck into ``summary`` if it has closed
+    within ``patience`` seconds. Raises :class:`~qiuqiu.protocol.DealTampered`."""
+    try:
+        summary.shuffle_verified = await conn.verify_table(table_id, patience)
+    except ShuffleNotRevealed as open_still:
+        log.info("%s: check it with verify_table once it closes", open_still)
+    else:
+        log.info(
+            "table %s's shuffle verified: %d hands rebuilt from the revealed seed",
+            table_id,
+            summary.shuffle_verified,
+        )
 
 
 def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
@@ -320,5 +376,8 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     except ClientError as error:
         print(f"{parser.prog}: {error}", file=sys.stderr)
         return 1
+    except DealTampered as tampered:
+        print(f"{parser.prog}: DEAL CHECK FAILED at {tampered}", file=sys.stderr)
+        return 3
     print(json.dumps(summary.as_dict()))
     return 0

@@ -12,6 +12,7 @@ from qiuqiu.cli.bot import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.render import legal as legal_text
 from qiuqiu.engine import Hand, InvalidTiles, Tile, cut_with, parse_tiles, rank
+from qiuqiu.protocol.fairness import valid_client_seed
 
 HELP = """\
 Commands:
@@ -23,6 +24,9 @@ Commands:
   split A-B C-D  cut your four tiles: A-B and C-D make one pair, the other two the other
   split          cut your four tiles the best way
   rebuy [N]      after losing every chip: buy in again at this table (N chips, 500)
+  seed [TEXT]    your own part of every shuffle at this table, from the next hand on:
+                 1 to 64 letters, digits, _ or - (seed alone shows the one in use;
+                 this client picks a random one when you sit down)
   help           this list
   quit           leave the table (your stack goes back to your balance) and exit"""
 
@@ -50,13 +54,20 @@ class Rebuy:
 
 
 @dataclass(frozen=True, slots=True)
+class Seed:
+    """Put ``client_seed`` into the shuffle from the next hand; ``None``: say which is in use."""
+
+    client_seed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Refusal:
     """Why the line cannot be played, in one line."""
 
     reason: str
 
 
-Command = Action | Split | Quit | Help | Nothing | Rebuy | Refusal
+Command = Action | Split | Quit | Help | Nothing | Rebuy | Seed | Refusal
 
 
 def read(line: str, state: TableState | None) -> Command:
@@ -74,6 +85,8 @@ def read(line: str, state: TableState | None) -> Command:
         if len(args) == 1 and args[0].isascii() and args[0].isdigit() and len(args[0]) < 16:
             return Rebuy(int(args[0]))
         return Refusal("say how much: rebuy N (or rebuy for 500)")
+    if verb in ("seed", "/seed"):
+        return _seed(line.split()[1:])
     if verb not in ("check", "bet", "call", "raise", "fold", "split"):
         return Refusal(f"unknown command {verb!r}: type help for the list")
     if state is None or state.hand is None or state.hand.phase == "ended":
@@ -84,6 +97,15 @@ def read(line: str, state: TableState | None) -> Command:
             return Refusal(f"it is not your turn: {state.name(hand.actor)} is to act")
         return Refusal("it is not your turn")
     return _action(verb, args, state)
+
+
+def _seed(args: list[str]) -> Command:
+    """A seed is case-sensitive: read from the line as typed."""
+    if not args:
+        return Seed()
+    if len(args) == 1 and valid_client_seed(args[0]):
+        return Seed(args[0])
+    return Refusal("a seed is 1 to 64 letters, digits, _ or -, in one word: seed TEXT")
 
 
 def _action(verb: str, args: list[str], state: TableState) -> Command:

@@ -8,11 +8,19 @@ message the server sends, and a :class:`Disconnected` / :class:`Reconnected`
 notice of its own, comes out of :meth:`Connection.messages` in order, after the
 table state has taken it in, so whatever reads them sees a state that already
 agrees with the message.
+
+It also holds the server to its deals (:mod:`qiuqiu.cli.deals`): it sits down
+with a client seed of its own (:meth:`Connection.join_table`,
+:meth:`Connection.open_table`), sends a fresh one when it finds itself seated
+without having sent one (a session resumed after a restart), keeps what it saw
+of every table's hands in :attr:`Connection.deals`, and rebuilds them all once
+the table's seed is out (``table_closed``, or :meth:`Connection.verify_table`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
@@ -23,9 +31,17 @@ from typing import TypeVar
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.cli.deals import TableDeals, fresh_seed
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import Applied, TableState
-from qiuqiu.protocol import PROTOCOL_VERSION, BadMessage, decode_server, encode
+from qiuqiu.protocol import (
+    PROTOCOL_VERSION,
+    BadMessage,
+    DealTampered,
+    TableOptions,
+    decode_server,
+    encode,
+)
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
@@ -41,6 +57,13 @@ server's grace period, after which the seat would be lost anyway."""
 FINAL_CLOSE_CODES = frozenset({1000, 1008, 1009, 4000})
 """Closes that reconnecting cannot mend: a clean close, a flood, an oversize
 frame, or the account taken over by another connection."""
+
+REVEAL_PATIENCE = 5.0
+"""Seconds :meth:`Connection.verify_table` waits for a table's seed by default: a
+table closes just after its last player's ``table_left``."""
+REVEAL_POLL = 0.1
+HISTORY_LIMIT = 100
+"""The most hands ``list_hands`` gives of one table."""
 
 R = TypeVar("R", bound=wire.Reply)
 
@@ -73,7 +96,7 @@ class Connection:
     """One account's session with a server. Open it with :meth:`open`::
 
         async with await Connection.open("ws://127.0.0.1:8765", name="Ann") as conn:
-            created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+            table, joined = await conn.open_table(TableOptions(), buy_in=500)
             async for message in conn.messages():
                 ...
 
@@ -96,6 +119,8 @@ class Connection:
         self.on_token = on_token
         self.reconnect = reconnect
         self.tables: dict[str, TableState] = {}
+        self.deals: dict[str, TableDeals] = {}
+        """Every table's deals as this client saw them, kept after leaving it."""
         self.welcome: wire.Welcome | None = None
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
@@ -164,6 +189,68 @@ class Connection:
         if not isinstance(reply, expected):
             raise ConnectionLost(f"expected {expected.__name__}, got {type(reply).__name__}")
         return reply
+
+    # -- the deal ---------------------------------------------------------------------
+
+    def deals_of(self, table_id: str) -> TableDeals:
+        return self.deals.setdefault(table_id, TableDeals(table_id))
+
+    async def open_table(
+        self, options: TableOptions, buy_in: int
+    ) -> tuple[wire.TableSummary, wire.TableJoined]:
+        """Open a table and sit down at it with a seed of this client's own. Two
+        messages, since ``create_table`` takes no seed: the table's seed must be
+        committed to before the server sees any player's."""
+        created = await self.request(cmd.CreateTable(options=options), wire.TableCreated)
+        self.deals_of(created.table.table_id).committed(created.table.seed_commitment)
+        return created.table, await self.join_table(created.table.table_id, buy_in)
+
+    async def join_table(
+        self, table_id: str, buy_in: int, seat: int | None = None
+    ) -> wire.TableJoined:
+        """Sit down at ``table_id`` with a fresh client seed, having first read the
+        table's seed commitment from the lobby when this client has not seen it."""
+        deals = self.deals_of(table_id)
+        if deals.seed_commitment is None:
+            listed = await self.request(cmd.ListTables(), wire.TableList)
+            for summary in listed.tables:
+                if summary.table_id == table_id:
+                    deals.committed(summary.seed_commitment)
+        seed = fresh_seed()
+        deals.joined_with(seed)
+        join = cmd.JoinTable(table_id=table_id, buy_in=buy_in, seat=seat, client_seed=seed)
+        return await self.request(join, wire.TableJoined)
+
+    async def set_seed(self, table_id: str, client_seed: str) -> None:
+        """Send ``set_seed`` without waiting: the ``seed_set`` (or an ``error``) comes
+        out of :meth:`messages`, and the seed applies from the next hand."""
+        self.deals_of(table_id).sent_seed(client_seed)
+        await self.send(cmd.SetSeed(id=self.next_id(), table_id=table_id, client_seed=client_seed))
+
+    async def verify_table(self, table_id: str, patience: float = REVEAL_PATIENCE) -> int:
+        """Rebuild every deck of ``table_id`` from its revealed seed, once it has closed:
+        the hands this client saw and those ``list_hands`` gives (its last 100).
+        Returns how many hands were rebuilt. Raises :class:`DealTampered` if one
+        was not the deck committed to, and :class:`ShuffleNotRevealed` if the table
+        is still open after ``patience`` seconds (it closes when its last player
+        leaves)."""
+        deals = self.deals.get(table_id)
+        if deals is None or deals.seed_commitment is None:
+            raise ShuffleNotRevealed(f"this client never saw table {table_id}'s seed commitment")
+        deadline = time.monotonic() + patience
+        while True:
+            listed = await self.request(
+                cmd.ListHands(table_id=table_id, limit=HISTORY_LIMIT), wire.HandList
+            )
+            revealed = next(
+                (hand.table_seed for hand in listed.hands if hand.table_seed is not None),
+                deals.table_seed,
+            )
+            if revealed is not None:
+                return deals.reveal(revealed, listed.hands).hands
+            if time.monotonic() >= deadline:
+                raise ShuffleNotRevealed(f"table {table_id} is still open: its seed is not out")
+            await asyncio.sleep(REVEAL_POLL)
 
     # -- receiving -----------------------------------------------------------------
 
@@ -268,9 +355,19 @@ class Connection:
     async def _keep(self, message: wire.AnyServerMessage) -> bool:
         """Fold ``message`` into the table state; ``False`` for an event already seen,
         or one that comes after a gap (a snapshot is on its way)."""
+        if isinstance(message, wire.TableClosed) and message.table_seed is not None:
+            self._reveal(message.table_id, message.table_seed)
         if isinstance(message, wire.TableSnapshot):
-            self.tables[message.table.table_id] = TableState.from_snapshot(message)
-            self._awaiting_snapshot.pop(message.table.table_id, None)
+            table_id = message.table.table_id
+            deals = self.deals_of(table_id)
+            self.tables[table_id] = TableState.from_snapshot(message, deals)
+            self._awaiting_snapshot.pop(table_id, None)
+            if message.table.you is not None and deals.seed is None and deals.pending_seed is None:
+                # Seated, yet this process never sent a seed (a session resumed after a
+                # restart): the hands from the next one on are dealt with a new one.
+                await self.set_seed(table_id, fresh_seed())
+        elif isinstance(message, wire.SeedSet):
+            self.deals_of(message.table_id).seed_set(message.client_seed)
         elif isinstance(message, wire.TableEvent) and message.table_id in self.tables:
             applied = self.tables[message.table_id].apply(message)
             asked = self._awaiting_snapshot.get(message.table_id)
@@ -285,6 +382,15 @@ class Connection:
         elif isinstance(message, wire.TableLeft) and message.seat is not None:
             self.tables.pop(message.table_id, None)
         return True
+
+    def _reveal(self, table_id: str, table_seed: str) -> None:
+        """``table_closed`` revealed the seed: rebuild the hands kept of the table. A
+        failure stays in its :class:`TableDeals` for whoever reads the messages."""
+        deals = self.deals.get(table_id)
+        if deals is None or deals.seed_commitment is None or deals.table_seed == table_seed:
+            return
+        with contextlib.suppress(DealTampered):
+            deals.reveal(table_seed)
 
     def _fail_pending(self, reason: str) -> None:
         for future in self._pending.values():

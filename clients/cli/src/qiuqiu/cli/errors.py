@@ -18,3 +18,7 @@ class ServerRefused(ClientError):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class ShuffleNotRevealed(ClientError):
+    """A table's full shuffle cannot be checked yet: its seed is revealed only when it closes."""

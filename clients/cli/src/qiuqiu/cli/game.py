@@ -11,13 +11,17 @@ picture that a terminal can draw and a bot can decide from. Its rules:
    caller asks for a snapshot. Events are not applied until it arrives.
 3. Nothing here is trusted to decide anything: the server is the authority,
    and the next ``turn_started`` or snapshot corrects any drift.
+4. Except the deal: what the server committed to is checked against what it
+   deals (:mod:`qiuqiu.cli.deals`), and each hand's check is on its
+   :class:`HandInPlay` once it has ended.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from enum import Enum
 
+from qiuqiu.cli.deals import DealCheck, TableDeals
 from qiuqiu.engine import Category
 from qiuqiu.protocol import CutView, LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
@@ -63,8 +67,8 @@ class HandInPlay:
     to_call: int = 0
     deadline_ms: int | None = None
     cutting: tuple[int, ...] = ()
-    deal_verified: bool | None = None
-    """Set at ``hand_ended``: whether the revealed seed and deck match the commitment."""
+    deal_check: DealCheck | None = None
+    """Set at ``hand_ended``: every tile this client saw checked against the commitment."""
     stacks_before: dict[int, int] = field(default_factory=dict)
     """Each seat's stack as the hand began; empty when the hand came in a snapshot."""
     voided: bool = False
@@ -82,11 +86,29 @@ class TableState:
     legal: LegalActions | None = None
     """What this client may do now; ``None`` when it is not its turn."""
     closed: bool = False
+    deals_so_far: InitVar[TableDeals | None] = None
+    deals: TableDeals = field(init=False)
+    """What this client saw of the table's deals: kept from before, when a snapshot
+    replaces the state, else new."""
+
+    def __post_init__(self, deals_so_far: TableDeals | None) -> None:
+        self.deals = TableDeals(self.table_id) if deals_so_far is None else deals_so_far
 
     @classmethod
-    def from_snapshot(cls, snapshot: wire.TableSnapshot) -> TableState:
+    def from_snapshot(
+        cls, snapshot: wire.TableSnapshot, deals: TableDeals | None = None
+    ) -> TableState:
+        """The table as ``snapshot`` shows it; ``deals`` are those kept of it so far."""
         view = snapshot.table
-        state = cls(view.table_id, view.options, snapshot.seq, you=view.you, legal=view.legal)
+        state = cls(
+            view.table_id,
+            view.options,
+            snapshot.seq,
+            you=view.you,
+            legal=view.legal,
+            deals_so_far=deals,
+        )
+        state.deals.snapshot(view)
         for seat in view.seats:
             state.seats[seat.seat] = SeatState(
                 seat=seat.seat,
@@ -149,6 +171,7 @@ class TableState:
             case wire.TableClosed():
                 self.closed, self.hand, self.legal = True, None, None
             case wire.HandStarted(hand_id=hand_id, button=button, stacks=stacks):
+                self.deals.start_hand(event, self.you)
                 self.hand = HandInPlay(
                     hand_id,
                     button,
@@ -166,8 +189,10 @@ class TableState:
                 self._put_in(seat, amount, all_in, into_bet=False)
             case wire.TilesDealt(seat=seat, tiles=tiles) if tiles is not None:
                 seats[seat].tiles = tiles
+                self.deals.opened(seat, event.openings or (), tiles)
             case wire.FourthTileDealt(seat=seat, tile=tile) if tile is not None:
                 seats[seat].tiles = (*seats[seat].tiles, tile)
+                self.deals.opened(seat, () if event.opening is None else (event.opening,), (tile,))
             case wire.BettingRoundStarted(round=number) if hand:
                 hand.round, hand.current_bet, hand.phase = number, 0, "betting"
             case wire.TurnStarted() if hand:
@@ -216,6 +241,7 @@ class TableState:
             case wire.Showdown(hands=shown) if hand:
                 hand.phase, hand.shown = "showdown", shown
                 for shown_hand in shown:
+                    self.deals.opened(shown_hand.seat, shown_hand.openings, shown_hand.tiles)
                     s = seats[shown_hand.seat]
                     s.tiles, s.cut = shown_hand.tiles, shown_hand.cut
                     s.category = shown_hand.category
@@ -229,6 +255,7 @@ class TableState:
                 hand.pot, hand.voided = 0, True
             case wire.HandEnded(stacks=stacks) if hand:
                 hand.phase, hand.actor, self.legal = "ended", None, None
+                hand.deal_check = self.deals.end_hand(hand.hand_id)
                 for entry in stacks:
                     if entry.seat in seats:
                         seats[entry.seat].stack = entry.amount

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from qiuqiu.cli.arguments import table_options
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.live import LiveView, key_lines
@@ -27,8 +27,6 @@ from qiuqiu.cli.terminal import Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
 from qiuqiu.engine import rank
 from qiuqiu.protocol import TableOptions
-from qiuqiu.protocol import client as cmd
-from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 
@@ -98,7 +96,9 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
         stack.push_async_callback(conn.close)
         table_id = await sit_down(conn, options, console)
         if options.auto is not None:
-            return await play_bot(Steady(), conn, table_id, options.auto)
+            summary = await play_bot(Steady(), conn, table_id, options.auto)
+            await check_shuffle(conn, table_id, summary)
+            return summary
         if not options.live:
             await Terminal(conn, table_id, console, options.unicode).run(typed_lines(stdin_lines()))
             return None
@@ -122,15 +122,10 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         console.print(Text(f"You are still seated at table {table_id}: carrying on.", "dim"))
         return table_id
     if options.table_id is not None:
-        joined = await conn.request(
-            cmd.JoinTable(table_id=options.table_id, buy_in=options.buy_in), wire.TableJoined
-        )
+        joined = await conn.join_table(options.table_id, options.buy_in)
         console.print(f"You sat down at table {joined.table_id} with {joined.buy_in} chips.")
         return joined.table_id
-    created = await conn.request(
-        cmd.CreateTable(options=options.table, buy_in=options.buy_in), wire.TableCreated
-    )
-    table = created.table
+    table, _ = await conn.open_table(options.table, options.buy_in)
     console.print(
         f"Table {table.table_id}: {table.options.seats} seats, ante {table.options.ante}, "
         f"{options.buy_in} chips to play with."

@@ -15,9 +15,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.engine import Category, Hand, parse_tiles, rank
-from qiuqiu.protocol import LegalActions, SeatAmount
+from qiuqiu.protocol import DealTampered, LegalActions, SeatAmount
 from qiuqiu.protocol import server as wire
 
 DOMINO_FACES = 0x1F031
@@ -162,7 +163,13 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
         case wire.PlayerReconnected(seat=seat):
             return Text(f"{name(seat)} is back.")
         case wire.TableClosed(reason=reason):
-            return Text(f"The table closed: {reason}.", "bold red")
+            closed = Text(f"The table closed: {reason}.", "bold red")
+            deals = state.deals
+            if deals.tampered is not None:
+                return Text("\n").join((closed, tampered(deals.tampered)))
+            if deals.shuffle is not None:
+                return Text("\n").join((closed, shuffle(state.table_id, deals.shuffle.hands)))
+            return closed
         case wire.HandStarted(hand_id=hand_id, button=button):
             rule = "──" if unicode else "--"
             return Text.assemble(
@@ -219,6 +226,8 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
             return Text(f"The hand was called off ({reason}); every chip went back.", "bold red")
         case wire.HandEnded():
             return hand_over(state)
+        case wire.SeedSet(client_seed=seed):
+            return Text(f"Your seed is now {seed}: it goes into every shuffle from the next hand.")
         case wire.Error(code=code, message=text):
             return Text(f"Refused ({code}): {text}", "red")
     return None
@@ -304,15 +313,32 @@ def hand_over(state: TableState) -> Text:
 
 
 def verdict(state: TableState) -> Text:
-    """The commit-reveal check of the hand that just ended, loud when it fails. A
-    voided hand dealt nothing that counted, so it is not said to be verified."""
+    """The check of the hand that just ended, loud when it fails. A voided hand
+    dealt nothing that counted, so it is not said to be verified."""
     hand = state.hand
-    if hand is None or hand.deal_verified is None or (hand.voided and hand.deal_verified):
+    check = None if hand is None else hand.deal_check
+    if hand is None or check is None or (hand.voided and isinstance(check, DealChecked)):
         return Text("")
-    if hand.deal_verified:
-        return Text("Deal verified: the seed and deck match the commitment.", "green")
+    if isinstance(check, DealChecked):
+        what = f"{check.tiles} tile{'s' * (check.tiles != 1)} at their committed positions"
+        seed = ", your seed in the shuffle" if check.own_seed else ""
+        return Text(f"Deal verified: {what}{seed}.", "green")
+    return tampered(check)
+
+
+def shuffle(table_id: str, rebuilt: int) -> Text:
+    """The table's seed rebuilt the ``rebuilt`` hands checked against it."""
+    hands = f"{rebuilt} hand{'s' * (rebuilt != 1)}"
     return Text(
-        "!!! DEAL CHECK FAILED: the revealed seed and deck do not match the commitment "
-        "made at the start of this hand. Do not trust this server. !!!",
+        f"Table {table_id}'s shuffle verified: {hands} rebuilt from the revealed seed.", "green"
+    )
+
+
+def tampered(failure: DealTampered) -> Text:
+    """A check that failed: what was wrong, unmissable."""
+    where = "this hand" if failure.hand_id is not None else f"table {failure.table_id}"
+    return Text(
+        f"!!! DEAL CHECK FAILED at {failure}: the server did not deal what it committed "
+        f"to for {where}. Do not trust this server. !!!",
         "bold white on red",
     )

@@ -4,6 +4,10 @@ Two sources feed one loop: the connection's messages and the lines read from
 standard input. Neither waits for the other, so what the other players do and
 the turn timer keep appearing while the prompt is open. The loop wakes every
 second as well, to count down the player's own turn.
+
+Every hand's deal is checked as it ends (a green line, or a loud red one), and
+when the player leaves, each table played at is asked for its revealed seed to
+rebuild its whole shuffle.
 """
 
 from __future__ import annotations
@@ -20,13 +24,13 @@ from rich.text import Text
 
 from qiuqiu.cli import render
 from qiuqiu.cli.bot import Action, Split, action_message
-from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, read
+from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, Seed, read
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Notice, Reconnected
-from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
@@ -34,6 +38,10 @@ DEFAULT_REBUY = 500
 
 REMINDERS = (20, 10, 5)
 """Seconds left on the player's turn at which the timer is shown again."""
+
+CLOSE_PATIENCE = 5.0
+"""Seconds to wait, after leaving a table no other person sits at, for it to close
+and reveal its seed."""
 
 
 async def stdin_lines() -> AsyncIterator[str]:
@@ -72,14 +80,26 @@ class Terminal:
         self._answered: tuple[int, int | None] | None = None
         self.last_options = TableOptions()
         self._leave_id: int | None = None
+        self.played: dict[str, bool] = {table_id: False}
+        """Every table sat at, and whether another person was seated there when last seen."""
+        self._left = False
+        self._told: DealTampered | None = None
 
     @property
     def state(self) -> TableState | None:
         return self.conn.tables.get(self.table_id)
 
     async def run(self, lines: AsyncIterator[str]) -> None:
-        """Play until the person quits, the input ends, or the table is gone."""
+        """Play until the person quits, the input ends, or the table is gone; having
+        left, check the shuffle of every table played at."""
         self.say(Text("Type help for the commands. Good luck!", "dim"))
+        await self._play(lines)
+        if self._left:
+            for table_id, others in self.played.items():
+                await self.check_shuffle(table_id, 0.0 if others else CLOSE_PATIENCE)
+            self.say_summary()
+
+    async def _play(self, lines: AsyncIterator[str]) -> None:
         messages = self.conn.messages()
         next_message = asyncio.ensure_future(anext(messages))
         next_line: asyncio.Future[str | None] = asyncio.ensure_future(anext(lines, None))
@@ -162,7 +182,7 @@ class Terminal:
             case wire.TableLeft(table_id=self.table_id, balance=balance):
                 self.balance = balance
                 self.say(Text(f"You left the table. Your balance is {balance}.", "bold"))
-                self.say_summary()
+                self._left = True
                 return False
         if state is None:
             return True
@@ -179,6 +199,9 @@ class Terminal:
         if isinstance(message, wire.Error):
             self._answered = None  # refused: the turn is still open
         self.last_options = state.options
+        self.played[self.table_id] = any(
+            not s.is_bot and s.seat != state.you for s in state.seats.values()
+        )
         if isinstance(message, wire.PotAwarded) and state.you in {s.seat for s in message.shares}:
             self.session.pot_won(message.hand_id, message.amount)
         if isinstance(message, wire.HandEnded) and state.you is not None:
@@ -188,6 +211,12 @@ class Terminal:
         line = render.event(message, state, self.unicode)
         if line is not None and line.plain:
             self.say(line)
+        failure = state.deals.tampered
+        if failure is not None and failure is not self._told:
+            # Said once; at a hand's end and at the close the line above said it already.
+            if not isinstance(message, wire.HandEnded | wire.TableClosed):
+                self.say(render.tampered(failure))
+            self._told = failure
         if isinstance(message, wire.PlayerLeft) and state.you is None:
             if self._leave_id is not None:
                 return True  # the table_left with the balance is on its way
@@ -247,6 +276,8 @@ class Terminal:
                 self.say(HELP)
             case Rebuy(amount=amount):
                 await self.rebuy(DEFAULT_REBUY if amount is None else amount)
+            case Seed(client_seed=seed):
+                await self.seed(seed)
             case Nothing():
                 pass
             case Refusal(reason=reason):
@@ -263,24 +294,48 @@ class Terminal:
             self.say(Text("You still have chips here: rebuy is for after losing them.", "red"))
             return
         try:
-            joined = await self.conn.request(
-                cmd.JoinTable(table_id=self.table_id, buy_in=amount), wire.TableJoined
-            )
+            joined = await self.conn.join_table(self.table_id, amount)
             table_id = joined.table_id
         except ServerRefused as refused:
             if refused.code not in ("unknown_table", "table_closed"):
                 self.say(Text(f"Refused ({refused.code}): {refused.message}", "red"))
                 return
-            created = await self.conn.request(
-                cmd.CreateTable(options=options, buy_in=amount), wire.TableCreated
-            )
-            table_id = created.table.table_id
+            table, _ = await self.conn.open_table(options, amount)
+            table_id = table.table_id
             self.say(Text(f"Table {self.table_id} has closed: opened {table_id} like it.", "dim"))
         except ConnectionLost:
             self.say(Text("Not connected; try again in a moment.", "red"))
             return
         self.busted, self.table_id = None, table_id
+        self.played.setdefault(table_id, False)
         self.say(Text(f"You sat down again at table {table_id} with {amount} chips.", "bold"))
+
+    async def seed(self, seed: str | None) -> None:
+        deals = self.conn.deals_of(self.table_id)
+        if seed is None:
+            current = deals.pending_seed or deals.seed
+            if current is None:
+                self.say(Text("This client has not sent a seed at this table yet.", "dim"))
+            else:
+                self.say(Text(f"Your seed at table {self.table_id}: {current}", "dim"))
+            return
+        try:
+            await self.conn.set_seed(self.table_id, seed)
+        except ConnectionLost:
+            self.say(Text("Not connected; try again in a moment.", "red"))
+
+    async def check_shuffle(self, table_id: str, patience: float) -> None:
+        """Rebuild every deck of ``table_id`` from its seed, if it has closed."""
+        try:
+            verified = await self.conn.verify_table(table_id, patience)
+        except DealTampered as failure:
+            self.say(render.tampered(failure))
+        except ShuffleNotRevealed as not_yet:
+            self.say(Text(f"Not checked: {not_yet} (it is revealed when the table closes).", "dim"))
+        except (ConnectionLost, ServerRefused) as error:
+            self.say(Text(f"Could not check table {table_id}'s shuffle: {error}", "red"))
+        else:
+            self.say(render.shuffle(table_id, verified))
 
     async def act(self, action: Action | Split) -> None:
         state = self.state
@@ -312,7 +367,7 @@ class Terminal:
         the seat played, the one it is leaving in too."""
         state = self.state
         if self.busted is not None or state is None:
-            self.say_summary()
+            self._left = True
             return False
         if state.hand is not None and state.hand.phase != "ended" and state.me is not None:
             ellipsis = "…" if self.unicode else "..."

@@ -1,0 +1,342 @@
+"""What this client saw of a table's deals, and the checks it makes of them, without I/O.
+
+The server commits to every hand before it is played (``qiuqiu.protocol.fairness``):
+the table's seed by its ``seed_commitment`` when the table opens, each deck
+position by a leaf in ``hand_started``. A :class:`TableDeals` keeps, for one
+table, what the client needs to hold the server to that:
+
+1. **The client seeds it sent.** A seat's seed must be in every shuffle it is
+   dealt; the one it last sent, or the one before while a ``set_seed`` is on
+   its way, since a change applies from the next hand.
+2. **Each hand as it saw it.** The leaves and client seeds of ``hand_started``
+   (or of a snapshot), its own openings (``tiles_dealt``, ``fourth_tile_dealt``,
+   a snapshot's ``openings``) and the showdown's, merged into one
+   :class:`~qiuqiu.protocol.fairness.HandSeen` that :meth:`TableDeals.end_hand`
+   checks with ``verify_hand``.
+3. **Every hand until the table's seed is out.** ``table_closed`` (or
+   ``list_hands`` once the table has closed) reveals the seed; then
+   :meth:`TableDeals.reveal` rebuilds each kept hand's deck with ``verify_reveal``.
+
+A failed check is kept, never raised here, so that folding messages into the
+state goes on: the SDK raises it, the terminal shows it.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+
+from qiuqiu.protocol import DealTampered
+from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import Opening, SeatSeed
+from qiuqiu.protocol.fairness import HandSeen, verify_hand, verify_reveal
+
+
+def fresh_seed() -> str:
+    """A client seed nobody can guess: 32 bytes from the operating system's CSPRNG."""
+    return secrets.token_hex(32)
+
+
+@dataclass(frozen=True, slots=True)
+class DealChecked:
+    """A hand passed its check: ``tiles`` openings matched their committed positions,
+    and ``own_seed`` says whether this client's own seed was checked in its shuffle."""
+
+    tiles: int
+    own_seed: bool
+
+
+DealCheck = DealChecked | DealTampered
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleVerified:
+    """The table's seed was revealed and rebuilt every deck it was checked against."""
+
+    hands: int
+
+
+@dataclass
+class _HandInPlay:
+    """A hand being collected: ``hand_started``'s commitments, then the openings."""
+
+    hand_id: int
+    button: int
+    commitment: str
+    leaves: tuple[str, ...]
+    client_seeds: dict[int, str]
+    my_seat: int | None
+    my_seeds: tuple[str, ...]
+    openings: dict[int, list[Opening]] = field(default_factory=dict)
+    tampered: DealTampered | None = None
+
+    def seen(self, table_id: str) -> HandSeen:
+        return HandSeen(
+            table_id=table_id,
+            hand_id=self.hand_id,
+            button=self.button,
+            commitment=self.commitment,
+            leaves=self.leaves,
+            client_seeds=dict(self.client_seeds),
+            openings={seat: tuple(found) for seat, found in self.openings.items()},
+        )
+
+
+@dataclass
+class TableDeals:
+    """One table's deals as this client saw them (see the module's docstring)."""
+
+    table_id: str
+    seed_commitment: str | None = None
+    """``sha256(table_seed)`` as first published to this client."""
+    seed: str | None = None
+    """The client seed this seat plays with; ``None`` when this process never sent one."""
+    pending_seed: str | None = None
+    """A seed sent with ``set_seed`` that the server has not confirmed yet."""
+    kept: dict[int, HandSeen] = field(default_factory=dict)
+    """Every finished hand, by ``hand_id``, until the table's seed rebuilds it."""
+    rebuilt: dict[int, str] = field(default_factory=dict)
+    """The hands the table's seed rebuilt, by ``hand_id``: the commitment each was
+    dealt with, which the table's history must show too."""
+    checks: dict[int, DealCheck] = field(default_factory=dict)
+    """Each finished hand's check."""
+    tampered: DealTampered | None = None
+    """The first check that failed at this table, whichever it was."""
+    table_seed: str | None = None
+    shuffle: ShuffleVerified | None = None
+    _hand: _HandInPlay | None = None
+    _replaced: tuple[str, ...] | None = ()
+    """The seed a ``seed_set`` replaced, for the next hand to start; ``None`` when it
+    replaced one this process never knew."""
+
+    # -- seeds ------------------------------------------------------------------------
+
+    def joined_with(self, seed: str) -> None:
+        """Sent ``join_table`` with ``seed``: the seat's first hand is dealt with it."""
+        self.seed, self.pending_seed, self._replaced = seed, None, ()
+
+    def sent_seed(self, seed: str) -> None:
+        self.pending_seed = seed
+
+    def seed_set(self, seed: str) -> None:
+        """The server confirmed ``seed_set``: it applies from the next hand dealt. A hand
+        already dealt, though, may still be announced after the confirmation, so the
+        next ``hand_started`` may list the seed it replaced (or, if this process never
+        knew that one, anything)."""
+        self._replaced = None if self.seed is None else (self.seed,)
+        self.seed = seed
+        if self.pending_seed == seed:
+            self.pending_seed = None
+
+    def _my_seeds(self) -> tuple[str, ...]:
+        """The seeds a hand starting now may have been dealt with; none to check when
+        the seed is unknown (a session resumed by another process, until a hand dealt
+        after its new seed)."""
+        replaced, self._replaced = self._replaced, ()
+        if self.seed is None or replaced is None:
+            return ()
+        pending = () if self.pending_seed is None else (self.pending_seed,)
+        return (self.seed, *pending, *replaced)
+
+    # -- what the server committed to ----------------------------------------------
+
+    def committed(self, seed_commitment: str | None) -> None:
+        """The table's ``seed_commitment`` as a summary or snapshot shows it: the first
+        one seen is the one the revealed seed must match, and it never changes.
+        (A table from before protocol 2 has none, and no seed to reveal.)"""
+        if seed_commitment is None:
+            return
+        if self.seed_commitment is None:
+            self.seed_commitment = seed_commitment
+        elif seed_commitment != self.seed_commitment:
+            self._fail(
+                DealTampered(self.table_id, None, "the table's seed commitment changed while open")
+            )
+
+    def start_hand(self, started: wire.HandStarted, you: int | None) -> None:
+        self._take_hand(
+            started.hand_id,
+            started.button,
+            started.commitment,
+            started.leaves,
+            started.client_seeds,
+            you if you in {entry.seat for entry in started.stacks} else None,
+        )
+
+    def snapshot(self, view: wire.TableView) -> None:
+        """A snapshot: the commitment again, and the hand in play as far as it has gone."""
+        self.committed(view.seed_commitment)
+        hand = view.hand
+        if hand is None:
+            self._end_unseen()
+            return
+        me = next((seat for seat in view.seats if seat.seat == view.you), None)
+        self._take_hand(
+            hand.hand_id,
+            hand.button,
+            hand.commitment,
+            hand.leaves,
+            hand.client_seeds,
+            view.you if me is not None and me.in_hand else None,
+        )
+        for seat in view.seats:
+            if seat.openings is not None or seat.tiles is not None:
+                self.opened(seat.seat, seat.openings or (), seat.tiles or ())
+        if hand.phase == "ended":
+            self.end_hand(hand.hand_id)
+
+    def opened(self, seat: int, openings: Sequence[Opening], tiles: Sequence[str]) -> None:
+        """Positions of ``seat``'s tiles opened to this client, its own or shown down,
+        with the ``tiles`` the same message gave, which must be the tiles opened."""
+        hand = self._hand
+        if hand is None:
+            return
+        if sorted(tiles) != sorted(opening.tile for opening in openings):
+            hand.tampered = hand.tampered or DealTampered(
+                self.table_id, hand.hand_id, f"seat {seat}'s tiles are not the tiles opened"
+            )
+        found = hand.openings.setdefault(seat, [])
+        found.extend(opening for opening in openings if opening not in found)
+
+    def end_hand(self, hand_id: int) -> DealCheck | None:
+        """Check the hand that just ended; ``None`` if this client did not see it start."""
+        hand = self._hand
+        if hand is None or hand.hand_id != hand_id:
+            return self.checks.get(hand_id)
+        self._hand = None
+        seen = hand.seen(self.table_id)
+        self.kept[hand_id] = seen
+        check: DealCheck
+        if hand.tampered is not None:
+            check = hand.tampered
+        else:
+            try:
+                tiles = verify_hand(seen, my_seat=hand.my_seat, my_seeds=hand.my_seeds)
+                check = DealChecked(
+                    tiles, own_seed=hand.my_seat is not None and bool(hand.my_seeds)
+                )
+            except DealTampered as tampered:
+                check = tampered
+        self.checks[hand_id] = check
+        if isinstance(check, DealTampered):
+            self._fail(check)
+        return check
+
+    # -- the table's seed -------------------------------------------------------------
+
+    def reveal(self, table_seed: str, history: Sequence[wire.PlayedHand] = ()) -> ShuffleVerified:
+        """Rebuild every hand's deck from the revealed ``table_seed``: the hands this
+        client kept, and those of ``history`` (``list_hands``' spectator's view, whose
+        shown openings are checked as well). Raises :class:`DealTampered`, and keeps
+        it, on the first that does not rebuild."""
+        try:
+            return self._reveal(table_seed, history)
+        except DealTampered as tampered:
+            self._fail(tampered)
+            raise
+
+    def _reveal(self, table_seed: str, history: Sequence[wire.PlayedHand]) -> ShuffleVerified:
+        if self.table_seed is not None and table_seed != self.table_seed:
+            raise DealTampered(self.table_id, None, "two different seeds were revealed")
+        if self.seed_commitment is None:
+            raise DealTampered(self.table_id, None, "the seed was revealed, never committed to")
+        self._end_unseen()
+        hands = dict(self.kept)
+        for played in history:
+            if played.table_seed not in (None, table_seed):
+                raise DealTampered(self.table_id, None, "two different seeds were revealed")
+            seen = hand_seen(played)
+            if seen is None:
+                continue
+            verify_hand(seen)
+            mine = hands.setdefault(seen.hand_id, seen)
+            dealt = self.rebuilt.get(seen.hand_id, mine.commitment)
+            if (dealt, mine.commitment, dict(mine.client_seeds)) != (
+                seen.commitment,
+                seen.commitment,
+                dict(seen.client_seeds),
+            ):
+                raise DealTampered(
+                    self.table_id, seen.hand_id, "the hand's history is not the hand dealt"
+                )
+        for seen in hands.values():
+            verify_reveal(seen, table_seed, self.seed_commitment)
+        self.table_seed = table_seed
+        self.rebuilt |= {hand_id: seen.commitment for hand_id, seen in hands.items()}
+        self.kept.clear()
+        self.shuffle = ShuffleVerified(len(self.rebuilt))
+        return self.shuffle
+
+    # -- inside ---------------------------------------------------------------------
+
+    def _take_hand(
+        self,
+        hand_id: int,
+        button: int,
+        commitment: str,
+        leaves: Sequence[str],
+        client_seeds: Sequence[SeatSeed],
+        my_seat: int | None,
+    ) -> None:
+        hand = self._hand
+        if hand is not None and hand.hand_id == hand_id:
+            if (hand.commitment, hand.leaves) != (commitment, tuple(leaves)):
+                hand.tampered = DealTampered(
+                    self.table_id, hand_id, "the hand's commitment changed while it was played"
+                )
+            return
+        self._end_unseen()
+        if hand_id in self.checks:
+            return  # already over: a snapshot of its end
+        my_seeds = self._my_seeds()
+        self._hand = _HandInPlay(
+            hand_id,
+            button,
+            commitment,
+            tuple(leaves),
+            {entry.seat: entry.client_seed for entry in client_seeds},
+            my_seat,
+            my_seeds if my_seat is not None else (),
+        )
+
+    def _end_unseen(self) -> None:
+        """A hand whose end this client missed is checked as far as it was seen."""
+        if self._hand is not None:
+            self.end_hand(self._hand.hand_id)
+
+    def _fail(self, tampered: DealTampered) -> None:
+        if self.tampered is None:
+            self.tampered = tampered
+
+
+def hand_seen(played: wire.PlayedHand) -> HandSeen | None:
+    """A played hand as its history shows it (what a spectator saw); ``None`` for a
+    hand voided without events."""
+    started: wire.HandStarted | None = None
+    openings: dict[int, tuple[Opening, ...]] = {}
+    try:
+        for event in played.events:
+            if event.get("type") == "hand_started":
+                started = wire.HandStarted.model_validate_json(json.dumps(event))
+            elif event.get("type") == "showdown":
+                for shown in wire.Showdown.model_validate_json(json.dumps(event)).hands:
+                    openings[shown.seat] = shown.openings
+    except ValidationError:
+        raise DealTampered(
+            played.table_id, played.hand_id, "its history does not say how it was dealt"
+        ) from None
+    if started is None:
+        return None
+    return HandSeen(
+        table_id=played.table_id,
+        hand_id=played.hand_id,
+        button=started.button,
+        commitment=started.commitment,
+        leaves=started.leaves,
+        client_seeds={entry.seat: entry.client_seed for entry in started.client_seeds},
+        openings=openings,
+    )

@@ -1,0 +1,104 @@
+"""The SDK holds a real server to its deals: every hand checked as it ends, the whole
+shuffle once the table has closed, and each of the ways a server can cheat caught."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+import pytest
+
+from clients.examples.always_call import AlwaysCall
+from qiuqiu.cli.bot import play, run
+from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.deals import DealChecked
+from qiuqiu.cli.errors import ShuffleNotRevealed
+from qiuqiu.protocol import DealTampered, TableOptions
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.server import cheats
+from tests.server.conftest import chip_total
+
+SMALL = TableOptions(ante=1, min_bet=1, max_bet=2)
+"""Stakes at which no run of luck busts a caller in a few hands: the deals are random
+(the client's seed is), so the hands must not depend on them."""
+HANDS = 6
+PATIENCE = 30.0
+"""Seconds before a stuck game fails the test (never a timing assertion)."""
+
+
+async def test_every_hand_against_the_dealer_bot_verifies_and_then_the_whole_shuffle(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, joined = await conn.open_table(SMALL, buy_in=500)
+        summary = await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+        deals = conn.deals[table.table_id]
+        assert deals.seed is not None
+        assert len(deals.kept) == summary.hands
+        for hand_id, seen in deals.kept.items():
+            # Dealt with this client's own seed, every tile it saw at its committed position.
+            assert seen.client_seeds[joined.seat] == deals.seed
+            assert deals.checks[hand_id] == DealChecked(tiles=8, own_seed=True)
+        rebuilt = await conn.verify_table(table.table_id)
+    played = await server.store.table_hands(table.table_id)
+    assert summary.hands >= HANDS
+    assert summary.verified == summary.hands
+    assert rebuilt == len(played) == summary.hands
+    assert set(deals.rebuilt) == {hand.hand_id for hand in played}
+    assert not deals.kept, "kept only until the seed rebuilt them"
+    assert deals.tampered is None
+    assert await chip_total(server) == 0
+
+
+async def test_a_bot_run_reports_every_hand_and_the_shuffle_verified(server: QiuQiuServer) -> None:
+    summary = await asyncio.wait_for(
+        run(AlwaysCall(), server.url, name="Runner", hands=3, options=SMALL), PATIENCE
+    )
+    assert summary.verified == summary.hands >= 3
+    assert summary.shuffle_verified == summary.hands
+
+
+async def test_a_tile_other_than_the_committed_one_raises_at_the_hands_end(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.swapped_tile():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(DealTampered) as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+        assert caught.value.table_id == table.table_id
+        assert caught.value.hand_id == 1, "the first hand, as it ends"
+        assert "position 27" in caught.value.reason
+        # The SDK stood the seat up before raising.
+        assert not server.lobby.seated_at(conn.account_id)
+    assert await chip_total(server) == 0
+
+
+@pytest.mark.parametrize(
+    "cheat", [cheats.ignored_client_seeds, cheats.chosen_deck], ids=["ignored-seeds", "chosen-deck"]
+)
+async def test_a_deck_not_made_from_the_seeds_passes_every_hand_and_fails_the_shuffle_check(
+    server: QiuQiuServer, cheat: Callable[[], AbstractContextManager[None]]
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheat():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            summary = await asyncio.wait_for(
+                play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE
+            )
+        # Every opening was what the server committed to: only the seed can tell.
+        assert summary.verified == summary.hands
+        with pytest.raises(DealTampered, match="do not make this deck") as caught:
+            await conn.verify_table(table.table_id)
+    assert caught.value.table_id == table.table_id
+    assert caught.value.hand_id == 1
+
+
+async def test_the_shuffle_of_a_table_still_open_cannot_be_checked_yet(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(SMALL, buy_in=500)
+        with pytest.raises(ShuffleNotRevealed, match="still open"):
+            await conn.verify_table(table.table_id, patience=0.0)
