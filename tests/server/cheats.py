@@ -18,9 +18,10 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
+from typing import Any
 from unittest import mock
 
 from qiuqiu.engine import ALL_TILES, Tile
@@ -42,8 +43,11 @@ def swapped_tile() -> Iterator[None]:
         yield
 
 
-@contextmanager
-def ignored_client_seeds() -> Iterator[None]:
+Cheat = Callable[[Deal, str, str], Deal]
+"""How a cheating server deals: from the honest deal, the table's seed and its id."""
+
+
+def _dealing(cheat: Cheat) -> AbstractContextManager[Any]:
     def shuffle(
         cls: type[Deal],
         table_seed: str,
@@ -53,28 +57,28 @@ def ignored_client_seeds() -> Iterator[None]:
         stacks: dict[int, int],
         client_seeds: dict[int, str],
     ) -> Deal:
-        deal = HONEST(table_seed, table_id, hand_id, button, stacks, {})
-        listed = tuple(sorted((n, client_seeds.get(n, "")) for n in stacks))
-        return replace(deal, client_seeds=listed)
+        honest = HONEST(table_seed, table_id, hand_id, button, stacks, client_seeds)
+        return cheat(honest, table_seed, table_id)
 
-    with mock.patch.object(Deal, "shuffle", classmethod(shuffle)):
+    return mock.patch.object(Deal, "shuffle", classmethod(shuffle))
+
+
+@contextmanager
+def ignored_client_seeds() -> Iterator[None]:
+    def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
+        hand_seed = fairness.hand_seed(table_seed, table_id, honest.hand_id)
+        unseeded = {seat: "" for seat, _ in honest.stacks}
+        return replace(honest, sealed=fairness.derive_deck(hand_seed, unseeded))
+
+    with _dealing(cheat):
         yield
 
 
 @contextmanager
 def chosen_deck() -> Iterator[None]:
-    def shuffle(
-        cls: type[Deal],
-        table_seed: str,
-        table_id: str,
-        hand_id: int,
-        button: int,
-        stacks: dict[int, int],
-        client_seeds: dict[int, str],
-    ) -> Deal:
-        deal = HONEST(table_seed, table_id, hand_id, button, stacks, client_seeds)
+    def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
         salts = [secrets.token_hex(fairness.SALT_BYTES) for _ in ALL_TILES]
-        return replace(deal, sealed=fairness.seal([str(t) for t in ALL_TILES], salts))
+        return replace(honest, sealed=fairness.seal([str(t) for t in ALL_TILES], salts))
 
-    with mock.patch.object(Deal, "shuffle", classmethod(shuffle)):
+    with _dealing(cheat):
         yield
