@@ -465,6 +465,59 @@ def test_the_close_reveals_the_seed_to_whoever_is_there_and_a_move_does_not() ->
     assert gone.table_seed is None
 
 
+def seqs(watcher: Watcher) -> list[int]:
+    return [m.seq for m in watcher.got if isinstance(m, wire.TableEvent)]
+
+
+def test_a_buy_in_written_while_the_hand_end_waits_is_told_after_the_hands_end() -> None:
+    h, ann, bob = duel(seats=3)
+    cy = Watcher("cy")
+    h.balances["cy"] = 1000
+    h.do(h.core.sit, "cy", "Cy", cy, 300)
+    buy_in = h.core.next_write()
+    assert buy_in is not None
+    assert buy_in.kind is WriteKind.BUY_IN, "in flight while the hand is played out"
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
+    h.do(h.core.act, actor(h), action(cmd.Fold, h))
+    assert state(h) is TableState.SETTLING
+    h.written(buy_in)
+    assert cy.got == [], "told nothing before the hand's end is"
+    assert "cy" in {s.account_id for s in h.core.seats.values()}, "its chips are at the table"
+    end = h.write(WriteKind.HAND_END)
+    assert end.commit.table is not None
+    assert "cy" in {s.account_id for s in end.commit.table.seats}, "the end commit keeps it"
+    for watcher in (ann, bob):
+        types = watcher.types()
+        assert types[types.index("hand_ended") :].count("player_seated") == 1
+        assert seqs(watcher) == sorted(seqs(watcher))
+    assert cy.types() == ["table_joined", "table_snapshot"]
+
+
+def test_a_cash_out_written_while_the_hand_end_waits_is_told_after_the_hands_end() -> None:
+    h, ann, bob = opened(dealer_bot=False, seats=3), Watcher("ann"), Watcher("bob")
+    cy = Watcher("cy")
+    h.balances["cy"] = 1000
+    for account, viewer in (("ann", ann), ("bob", bob)):
+        seated(h, account, viewer)
+    h.fire(NEXT_HAND)
+    h.write(WriteKind.HAND_START)
+    seated(h, "cy", cy)
+    h.do(h.core.leave, "cy", cy, "cy-leaves")
+    cash_out = h.core.next_write()
+    assert cash_out is not None
+    assert cash_out.kind is WriteKind.CASH_OUT
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
+    h.do(h.core.act, actor(h), action(cmd.Fold, h))
+    h.written(cash_out)
+    assert "table_left" not in cy.types()
+    h.write(WriteKind.HAND_END)
+    for watcher in (ann, bob):
+        types = watcher.types()
+        assert types.index("hand_ended") < types.index("player_left")
+        assert seqs(watcher) == sorted(seqs(watcher))
+    assert cy.types()[-1] == "table_left"
+
+
 def test_every_write_reserves_seqs_above_the_current_one() -> None:
     h, _, _ = duel()
     h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))

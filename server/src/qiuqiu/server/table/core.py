@@ -44,8 +44,6 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from qiuqiu.engine import IllegalAction
 from qiuqiu.protocol import ErrorCode, decode_server
 from qiuqiu.protocol import client as cmd
@@ -371,11 +369,3 @@ class TableCore(HandFlow):
         if wanted not in free:
             raise Refused(ErrorCode.SEAT_TAKEN, f"seat {wanted} is not free (free: {free})")
         return wanted
-
-    def _when_settled(self, work: Callable[[], None]) -> None:
-        """Do ``work`` now, or once the hand's end is written if it is being written:
-        what it sends must not show an end nobody else has seen yet (rule 2)."""
-        if self.state is TableState.SETTLING:
-            self._deferred.append(work)
-        else:
-            work()

@@ -73,6 +73,9 @@ class Ledger(Audience):
         seat = Seat(b.seat, b.account_id, b.name, b.chips, client_seed=b.client_seed)
         self.seats[b.seat] = seat
         self._had_players, self._bust_out = True, False
+        self._when_settled(lambda: self._announce_seat(seat, b, balances))
+
+    def _announce_seat(self, seat: Seat, b: BuyIn, balances: dict[str, int]) -> None:
         self.spectators.pop(b.viewer, None)
         self._publish(
             Publication(
@@ -119,15 +122,19 @@ class Ledger(Audience):
             work()
 
     def _cashed_out(self, numbers: tuple[int, ...], balances: dict[str, int]) -> None:
-        for number in numbers:
-            seat = self.seats.pop(number)
+        gone = [self.seats.pop(number) for number in numbers]
+        for seat in gone:
             self._bust_out = seat.stack == 0 and not seat.leaving
             self._timers.append(Disarm(Timer("grace", seat.account_id)))
+        self._when_settled(lambda: self._announce_left(gone, balances))
+
+    def _announce_left(self, gone: list[Seat], balances: dict[str, int]) -> None:
+        for seat in gone:
             if seat.viewer is not None:
                 left = wire.TableLeft(
                     ref=seat.leave_ref,
                     table_id=self.table_id,
-                    seat=number,
+                    seat=seat.seat,
                     cashed_out=seat.stack,
                     balance=balances.get(seat.account_id, 0),
                 )
@@ -137,12 +144,21 @@ class Ledger(Audience):
                     wire.PlayerLeft(
                         table_id=self.table_id,
                         seq=self._next_seq(),
-                        seat=number,
+                        seat=seat.seat,
                         name=seat.name,
                         cashed_out=seat.stack,
                     )
                 )
             )
+
+    def _when_settled(self, work: Callable[[], None]) -> None:
+        """Do ``work`` now, or once the hand's end is written if it is being written:
+        what it sends must not show an end nobody else has seen yet (rule 2), nor take
+        a ``seq`` above the hand's last events while they wait for that write (rule 5)."""
+        if self.state is TableState.SETTLING:
+            self._deferred.append(work)
+        else:
+            work()
 
     @property
     def awaiting_rebuy(self) -> bool:
