@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
+PAUSE_TABLES = 1000
+"""From this many tables on, the event loop may pause at most :data:`PAUSE_LIMIT_MS`."""
+PAUSE_LIMIT_MS = 20.0
+
+
 def describe(result: dict[str, Any]) -> str:
     s = result["server"]
     text = (
@@ -33,9 +38,11 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The issue's targets, each as a limit on a ratio and what this run measured."""
     out: list[dict[str, Any]] = []
 
-    def check(what: str, measured: float, limit: float, at_least: bool = False) -> None:
+    def check(
+        what: str, measured: float, limit: float, at_least: bool = False, unit: str = "x"
+    ) -> None:
         met = measured >= limit if at_least else measured <= limit
-        out.append({"target": what, "measured": measured, "limit": limit, "met": met})
+        out.append({"target": what, "measured": measured, "limit": limit, "met": met, "unit": unit})
 
     rows = {r["name"]: r for r in report.get("throughput", ())}
     if "duel, memory" in rows:
@@ -44,6 +51,11 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         check("CPU/msg vs echo, Redis", rows["duel, Redis"]["ratio"]["cpu_per_msg"], 3.0)
     for row in report.get("latency", ()):
         check(f"p99 vs echo, {row['name']}", row["ratio"]["p99"], 3.0)
+    for row in report.get("latency", ()):
+        if row["tables"] >= PAUSE_TABLES and "loop_lag_max_ms" in row["server"]:
+            s = row["server"]
+            longest = max(s["loop_lag_max_ms"], s["gc_max_ms"])
+            check(f"longest loop pause, {row['name']}", longest, PAUSE_LIMIT_MS, unit=" ms")
     for row in report.get("memory", {}).get("rows", ()):
         if row["state"] == "idle":
             check(f"memory/client vs echo, {row['clients']:,} idle", row["ratio"], 1.5)
@@ -58,7 +70,8 @@ def text_report(report: dict[str, Any]) -> str:
     plan, m = report["plan"], report["machine"]
     out = [
         f"qiuqiu server benchmark: medians of {plan['runs']} runs of {plan['duration']:g} s;"
-        f" {m['cpu']}, {m['cores']} cores, Python {m['python']}",
+        f" {m['cpu']}, {m['cores']} cores, Python {m['python']};"
+        f" event loop {plan.get('loop', 'asyncio')} (servers, echo and clients alike)",
     ]
     if "throughput" in report:
         out += ["", "throughput: every player acts the moment its turn comes"]
@@ -70,6 +83,14 @@ def text_report(report: dict[str, Any]) -> str:
             " across all tables",
             latency_grid(report["latency"]),
         ]
+        paused = [r for r in report["latency"] if "loop_lag_max_ms" in r["server"]]
+        if paused:
+            out += [
+                "",
+                "event-loop pauses in the window (the servers' own histograms; a bound is its"
+                f" bucket's; limit {PAUSE_LIMIT_MS:g} ms from {PAUSE_TABLES:,} tables)",
+                pauses_grid(paused),
+            ]
     if "memory" in report:
         out += ["", "memory: server RSS growth per connected client (KiB)"]
         out.append(
@@ -97,8 +118,9 @@ def text_report(report: dict[str, Any]) -> str:
             [
                 (
                     t["target"],
-                    f"{t['measured']:.2f}x",
-                    f"{'>=' if t['target'].startswith('hands') else '<='} {t['limit']:g}x",
+                    f"{t['measured']:.2f}{t.get('unit', 'x')}",
+                    f"{'>=' if t['target'].startswith('hands') else '<='}"
+                    f" {t['limit']:g}{t.get('unit', 'x')}",
                     "met" if t["met"] else "MISSED",
                 )
                 for t in report["targets"]
@@ -143,6 +165,38 @@ def throughput_grid(rows: Sequence[dict[str, Any]]) -> str:
                 f"{r['server']['server_cores']:.2f}/{r['server']['client_cores']:.2f}",
             )
             for r in rows
+        ],
+    )
+
+
+def pauses_grid(rows: Sequence[dict[str, Any]]) -> str:
+    def ms(value: float) -> str:
+        return "-" if value == 0 else f"<= {value:g}" if value != float("inf") else "> 1000"
+
+    return grid(
+        (
+            "run",
+            "lag p99 ms",
+            "lag max ms",
+            "lags > 20 ms",
+            "gc max ms",
+            "gc > 20 ms",
+            "gc ms gen 0/1/2",
+            "collections 0/1/2",
+        ),
+        [
+            (
+                r["name"],
+                ms(s["loop_lag_p99_ms"]),
+                ms(s["loop_lag_max_ms"]),
+                f"{s['loop_lag_over_20ms']:.0f}",
+                ms(s["gc_max_ms"]),
+                f"{s['gc_over_20ms']:.0f}",
+                "/".join(f"{s[f'gc{g}_total_ms']:.0f}" for g in range(3)),
+                "/".join(f"{s[f'gc{g}_count']:.0f}" for g in range(3)),
+            )
+            for r in rows
+            for s in [r["server"]]
         ],
     )
 

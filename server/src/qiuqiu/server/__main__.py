@@ -10,7 +10,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from qiuqiu.server import logs
+from qiuqiu.server import logs, loops
 from qiuqiu.server.config import ServerConfig, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
     try:
-        asyncio.run(run(config))
+        loops.run(run(config), config.loop)
     except OSError as error:
         if error.errno not in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
             raise

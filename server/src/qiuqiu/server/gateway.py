@@ -27,13 +27,14 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.typing import Origin
 
-from qiuqiu.server import strategy
+from qiuqiu.server import loops, strategy
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.metrics import Metrics
+from qiuqiu.server.pauses import PauseWatch
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
 from qiuqiu.server.store import MemoryStore, Store
@@ -140,6 +141,7 @@ class QiuQiuServer:
         self.config = config or ServerConfig()
         self.store = store or MemoryStore()
         self.metrics = Metrics()
+        self.pauses = PauseWatch(self.metrics.registry)
         self.health = StoreHealth()
         c = self.config
         self.lobby = Lobby(
@@ -201,8 +203,15 @@ class QiuQiuServer:
         )
         if self.relay is not None:
             await self.relay.start()
-        log.info("QiuQiu server listening on %s", self.url, extra={"url": self.url})
+        loop = loops.running_loop_name()
+        log.info(
+            "QiuQiu server listening on %s (event loop: %s)",
+            self.url,
+            loop,
+            extra={"url": self.url, "loop": loop},
+        )
         self._keeper = asyncio.create_task(self.leases.run())
+        self.pauses.start()
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
@@ -252,6 +261,7 @@ class QiuQiuServer:
             connection.transport.abort()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._server.wait_closed(), max(left(), 0.5))
+        self.pauses.stop()
         self._stopped.set()
         log.info("stopped")
 
