@@ -68,6 +68,7 @@ from bench.load_clients import (
     at_most,
     seat_players,
 )
+from bench.load_connections import Connections
 from bench.load_pauses import Scrape, pauses_in
 from bench.load_report import charts, describe, targets, text_report
 from bench.processes import RedisServer, Service, cpu_seconds, free_port, rss_bytes
@@ -86,6 +87,10 @@ SERVER_FLAGS = (
 no rate limit, which a closed-loop client would trip."""
 
 SECTIONS = ("throughput", "latency", "memory")
+"""What a run measures unless told otherwise."""
+ALL_SECTIONS = (*SECTIONS, "connections")
+"""``connections`` (:mod:`bench.load_connections`) takes minutes and tens of thousands of
+clients: it runs only when asked for."""
 
 
 # -- processes ------------------------------------------------------------------
@@ -322,6 +327,10 @@ class Plan:
     sections: tuple[str, ...] = SECTIONS
     loop: loops.LoopName = "asyncio"
     """The servers', the echo's and the load generator's event loop."""
+    idle_clients: int = 20_000
+    players: int = 10_000
+    human_think: float = 3.0
+    client_processes: int = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,6 +449,20 @@ class Bench:
             row["ratio"] = row["server_kib"] / row["echo_kib"] if row["echo_kib"] else 0.0
         return {"rows": rows}
 
+    async def connections(self) -> dict[str, Any]:
+        p = self.plan
+        section = Connections(
+            p.loop,
+            functools.partial(qiuqiu_server, p.loop),
+            functools.partial(echo_server, p.loop),
+            p.client_processes,
+            self.say,
+        )
+        self.say(f"connections ({p.client_processes} client processes)")
+        idle = await section.idle(p.idle_clients)
+        players = await section.players(p.players, p.human_think, p.duration, p.warmup)
+        return {"idle": idle, "players": players}
+
     async def curve(self) -> list[dict[str, Any]]:
         """p99 against the pace asked for, at ``tables`` tables: where it saturates."""
         points = []
@@ -464,6 +487,8 @@ class Bench:
             if "memory" in self.plan.sections:
                 self.say("memory")
                 report["memory"] = await self.memory()
+            if "connections" in self.plan.sections:
+                report["connections"] = await self.connections()
             if self.plan.curve:
                 self.say("latency against throughput")
                 report["curve"] = await self.curve()
@@ -501,7 +526,7 @@ def rates(text: str) -> tuple[float, ...]:
 
 def sections(text: str) -> tuple[str, ...]:
     chosen = tuple(n for n in text.split(",") if n)
-    unknown = set(chosen) - set(SECTIONS)
+    unknown = set(chosen) - set(ALL_SECTIONS)
     if unknown:
         raise argparse.ArgumentTypeError(f"no such section: {', '.join(sorted(unknown))}")
     return chosen
@@ -558,7 +583,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--sections",
         type=sections,
         default=SECTIONS,
-        help=f"what to measure, of {','.join(SECTIONS)} (all)",
+        help=f"what to measure, of {','.join(ALL_SECTIONS)} ({','.join(SECTIONS)})",
+    )
+    parser.add_argument(
+        "--idle-clients", type=int, default=20_000, help="idle clients of the connections section"
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=10_000,
+        help="players of the connections section, four to a table",
+    )
+    parser.add_argument(
+        "--human-think",
+        type=float,
+        default=3.0,
+        help="seconds a player of the connections section thinks before each action",
+    )
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=4,
+        help="worker processes driving the connections section's clients",
     )
     parser.add_argument(
         "--loop",
@@ -590,6 +636,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.seed,
         args.sections,
         loops.resolve(args.loop),
+        args.idle_clients,
+        args.players,
+        args.human_think,
+        args.client_processes,
     )
     raise_file_limit()
     # A background job ignores SIGINT: stopped by SIGTERM, still end every process started.

@@ -59,6 +59,10 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     for row in report.get("memory", {}).get("rows", ()):
         if row["state"] == "idle":
             check(f"memory/client vs echo, {row['clients']:,} idle", row["ratio"], 1.5)
+    if "connections" in report:
+        idle, players = report["connections"]["idle"], report["connections"]["players"]
+        check(f"memory/client vs echo, {idle['clients']:,} idle", idle["ratio"], 1.5)
+        check(f"p99 vs echo, {players['clients']:,} players", players["p99_ratio"], 3.0)
     if "duel, Redis, 2 processes" in rows:
         two = rows["duel, Redis, 2 processes"]["server"]["hands_per_s"]
         one = rows["duel, Redis"]["server"]["hands_per_s"]
@@ -108,6 +112,8 @@ def text_report(report: dict[str, Any]) -> str:
                 ],
             )
         )
+    if "connections" in report:
+        out += ["", *connections_lines(report["connections"])]
     if "curve" in report:
         out += ["", f"latency against pace, {plan['tables']} tables", latency_grid(report["curve"])]
     out += [
@@ -167,6 +173,59 @@ def throughput_grid(rows: Sequence[dict[str, Any]]) -> str:
             for r in rows
         ],
     )
+
+
+def connections_lines(section: dict[str, Any]) -> list[str]:
+    idle, play = section["idle"], section["players"]
+    lines = [
+        f"connections: {idle['clients']:,} idle clients on one process"
+        + (
+            f" (of {idle['wanted']:,} asked: the open-file hard limit is {idle['hard_limit']:,})"
+            if idle["clients"] < idle["wanted"]
+            else ""
+        ),
+        grid(
+            ("clients", "server KiB/client", "echo KiB/client", "ratio", "connect s srv/echo"),
+            [
+                (
+                    f"{idle['clients']:,}",
+                    f"{idle['server_kib']:.1f}",
+                    f"{idle['echo_kib']:.1f}",
+                    f"{idle['ratio']:.2f}x",
+                    f"{idle['server_connect_s']:.0f}/{idle['echo_connect_s']:.0f}",
+                )
+            ],
+        ),
+        "",
+        f"{play['clients']:,} players at {play['tables']:,} four-player tables, thinking"
+        f" {play['think']:g} s on average before each action",
+    ]
+    rows = []
+    for who in ("server", "echo"):
+        f = play[who]
+        rows.append(
+            (
+                who,
+                f"{f['actions_per_s']:,.0f}",
+                f"{f['p50_ms']:.2f}",
+                f"{f['p99_ms']:.2f}",
+                f"{f['max_ms']:.1f}",
+                f"{f['cpu_us_per_msg']:.1f}",
+                f"{f['server_cores']:.2f}/{f['client_cores']:.2f}",
+            )
+        )
+    lines.append(
+        grid(
+            ("", "actions/s", "p50 ms", "p99 ms", "max ms", "us/msg", "cores srv/clients"),
+            rows,
+        )
+    )
+    lines.append(
+        f"p99 ratio {play['p99_ratio']:.2f}x, CPU/msg ratio {play['cpu_per_msg_ratio']:.2f}x;"
+        f" loop lag max <= {play['server']['loop_lag_max_ms']:g} ms,"
+        f" collector's longest pause <= {play['server']['gc_max_ms']:g} ms"
+    )
+    return lines
 
 
 def pauses_grid(rows: Sequence[dict[str, Any]]) -> str:
