@@ -84,7 +84,8 @@ class Outbox:
 
     def __init__(self, connection: ServerConnection) -> None:
         self.connection = connection
-        self.queue: asyncio.Queue[str] = asyncio.Queue(OUTBOX_SIZE)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX_SIZE)
+        """Frames to write, then None once the connection is gone."""
         self.writer = asyncio.get_running_loop().create_task(self._write())
         self.closing: asyncio.Task[None] | None = None
         self.is_shut = False
@@ -105,12 +106,16 @@ class Outbox:
         await self.queue.join()
 
     def shut(self) -> None:
-        """Stop writing and drop what is left, so nobody waits for it to be flushed."""
+        """Stop writing and drop what is left, so nobody waits for it to be flushed.
+
+        The writer is told to stop, not cancelled: a cancelled task keeps its
+        CancelledError, whose traceback holds the writer's frame and so this outbox
+        and its connection, a reference cycle that only the collector frees."""
         self.is_shut = True
-        self.writer.cancel()
         while not self.queue.empty():
             self.queue.get_nowait()
             self.queue.task_done()
+        self.queue.put_nowait(None)
 
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
@@ -120,6 +125,9 @@ class Outbox:
     async def _write(self) -> None:
         while True:
             frame = await self.queue.get()
+            if frame is None:
+                self.queue.task_done()
+                return
             try:
                 await self.connection.send(frame)
             except ConnectionClosed:
