@@ -45,6 +45,7 @@ import math
 import os
 import random
 import resource
+import shlex
 import signal
 import statistics
 import sys
@@ -96,9 +97,11 @@ clients: it runs only when asked for."""
 # -- processes ------------------------------------------------------------------
 
 
-def qiuqiu_server(loop: loops.LoopName, redis_url: str | None = None) -> Service:
+def qiuqiu_server(
+    loop: loops.LoopName, redis_url: str | None = None, extra: Sequence[str] = ()
+) -> Service:
     store = ("--redis-url", redis_url) if redis_url else ()
-    return start_server(*SERVER_FLAGS, "--loop", loop, *store)
+    return start_server(*SERVER_FLAGS, "--loop", loop, *store, *extra)
 
 
 def echo_server(loop: loops.LoopName) -> Service:
@@ -208,13 +211,14 @@ async def qiuqiu_run(
     redis_store: Redis | None = None,
     processes: int = 1,
     seed: int = 0,
+    flags: Sequence[str] = (),
 ) -> Sample:
     """Play ``tables`` tables on fresh servers and measure ``duration`` seconds of it."""
     url = None
     if redis_store is not None:
         redis_store.empty()
         url = redis_store.url
-    with running([qiuqiu_server(loop, url) for _ in range(processes)]) as servers:
+    with running([qiuqiu_server(loop, url, flags) for _ in range(processes)]) as servers:
         window = Window()
         rss_before = sum(rss_bytes(s.pid) for s in servers)
         rng = random.Random(seed)
@@ -284,9 +288,11 @@ async def _finish(plays: Sequence[asyncio.Task[None]]) -> None:
     await asyncio.gather(*plays, return_exceptions=True)
 
 
-async def idle_memory(loop: loops.LoopName, counts: Sequence[int], echo: bool) -> list[float]:
+async def idle_memory(
+    loop: loops.LoopName, counts: Sequence[int], echo: bool, flags: Sequence[str] = ()
+) -> list[float]:
     """RSS growth per connected client (after ``hello``) of a fresh server, at each count."""
-    service = echo_server(loop) if echo else qiuqiu_server(loop)
+    service = echo_server(loop) if echo else qiuqiu_server(loop, extra=flags)
     growth: list[float] = []
     clients: list[Player | EchoClient] = []
     window = Window()
@@ -331,6 +337,8 @@ class Plan:
     players: int = 10_000
     human_think: float = 3.0
     client_processes: int = 4
+    server_flags: tuple[str, ...] = ()
+    """More flags for every QiuQiu server (``--server-flags "--gc-threshold 10000"``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +390,7 @@ class Bench:
                 self.redis if scenario.store == "redis" else None,
                 scenario.processes,
                 seed,
+                self.plan.server_flags,
             )
             ours.append(sample)
             if echo:
@@ -426,7 +435,9 @@ class Bench:
         counts = self.plan.connections
         idle: dict[str, list[list[float]]] = {"server": [], "echo": []}
         for _ in range(self.plan.runs):
-            idle["server"].append(await idle_memory(self.plan.loop, counts, echo=False))
+            idle["server"].append(
+                await idle_memory(self.plan.loop, counts, echo=False, flags=self.plan.server_flags)
+            )
             idle["echo"].append(await idle_memory(self.plan.loop, counts, echo=True))
         rows: list[dict[str, Any]] = []
         for i, count in enumerate(counts):
@@ -453,7 +464,7 @@ class Bench:
         p = self.plan
         section = Connections(
             p.loop,
-            functools.partial(qiuqiu_server, p.loop),
+            functools.partial(qiuqiu_server, p.loop, extra=p.server_flags),
             functools.partial(echo_server, p.loop),
             p.client_processes,
             self.say,
@@ -612,6 +623,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="auto",
         help="event loop of the servers, the echo and the clients (auto: uvloop if installed)",
     )
+    parser.add_argument(
+        "--server-flags",
+        type=shlex.split,
+        default=[],
+        help='more flags for every QiuQiu server, in one string ("--gc-threshold 10000")',
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--chart", type=Path, help="write the report (load.json) and PNG charts to this folder"
@@ -640,6 +657,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.players,
         args.human_think,
         args.client_processes,
+        tuple(args.server_flags),
     )
     raise_file_limit()
     # A background job ignores SIGINT: stopped by SIGTERM, still end every process started.

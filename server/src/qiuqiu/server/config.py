@@ -75,6 +75,13 @@ class ServerConfig(BaseSettings):
         description="json: one JSON object a line, naming table and hand; "
         "text: plain lines for a terminal",
     )
+    gc_threshold: int = Field(
+        700,
+        ge=1,
+        description="allocations the garbage collector lets pass before it collects its "
+        "youngest generation (Python's own default is 700); a higher one makes fewer "
+        "collections, and rarer full ones",
+    )
     loop: loops.LoopChoice = Field(
         "auto",
         description="event loop: auto takes uvloop when it is installed (the uvloop extra), "
