@@ -19,7 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
-from qiuqiu.server.__main__ import freeze_start_up_heap
+from qiuqiu.server.collector import freeze_start_up_heap
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import gc
 import signal
 import sys
 from collections.abc import Sequence
 
-from qiuqiu.server import logs, loops
+from qiuqiu.server import collector, logs, loops
 from qiuqiu.server.config import ServerConfig, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
@@ -31,25 +30,17 @@ async def run(config: ServerConfig) -> None:
 async def serve(config: ServerConfig, store: Store) -> None:
     server = QiuQiuServer(config, store=store)
     await server.start()
-    freeze_start_up_heap(config.gc_threshold)
+    collector.freeze_start_up_heap(config.gc_threshold)
+    after_full = collector.FreezeAfterFull()
+    if config.gc_freeze == "full":
+        after_full.start()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: loop.create_task(server.stop()))
-    await server.serve_until_stopped()
-
-
-def freeze_start_up_heap(threshold: int = 700) -> None:
-    """Keep the cyclic garbage collector's full collections short and rare: their pauses
-    set the tail of the action latency at many tables (BENCHMARKS.md).
-
-    A full collection walks every object the collector tracks. What start-up made
-    (modules, the engine's 20,475 ranked hands, the dealer bot's tables) lives as long
-    as the process and was most of them: frozen, it is walked no more. ``threshold``
-    is the youngest generation's (``--gc-threshold``); the older two keep Python's."""
-    gc.collect()
-    gc.freeze()
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(threshold, older, oldest)
+    try:
+        await server.serve_until_stopped()
+    finally:
+        after_full.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
-from qiuqiu.server import loops
+from qiuqiu.server import collector, loops
 
 ENV_PREFIX = "QIUQIU_"
 
@@ -81,6 +81,11 @@ class ServerConfig(BaseSettings):
         description="allocations the garbage collector lets pass before it collects its "
         "youngest generation (Python's own default is 700); a higher one makes fewer "
         "collections, and rarer full ones",
+    )
+    gc_freeze: collector.FreezeChoice = Field(
+        "start",
+        description="what the garbage collector stops walking: start freezes what start-up "
+        "made; full also freezes what survives each full collection, so the next is short",
     )
     loop: loops.LoopChoice = Field(
         "auto",
