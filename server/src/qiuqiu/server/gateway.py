@@ -328,6 +328,17 @@ class QiuQiuServer:
             if self.relay is not None:
                 self.relay.sessions.pop(session.session_id, None)
             session.disconnected()
+            _forget_parser_traceback(connection)
+
+
+def _forget_parser_traceback(connection: ServerConnection) -> None:
+    """``websockets`` keeps the exception that ended a connection's parser (an EOFError
+    when it dropped) for the ``__cause__`` of its close; the exception's traceback holds
+    the parser's frame and so the protocol, a reference cycle of some twenty objects
+    that only the collector frees. The exception stays; its traceback goes."""
+    ended = connection.protocol.parser_exc
+    if ended is not None:
+        ended.__traceback__ = None
 
 
 def _peer(connection: ServerConnection) -> str:
