@@ -49,6 +49,13 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         check("CPU/msg vs echo, memory", rows["duel, memory"]["ratio"]["cpu_per_msg"], 2.0)
     if "duel, Redis" in rows:
         check("CPU/msg vs echo, Redis", rows["duel, Redis"]["ratio"]["cpu_per_msg"], 3.0)
+    if "4-player, memory" in rows:
+        four = rows["4-player, memory"]["ratio"]["cpu_per_msg"]
+        check("CPU/msg vs echo, 4-player, memory", four, 2.0)
+    if "4-player, Redis" in rows:
+        check(
+            "CPU/msg vs echo, 4-player, Redis", rows["4-player, Redis"]["ratio"]["cpu_per_msg"], 3.0
+        )
     for row in report.get("latency", ()):
         check(f"p99 vs echo, {row['name']}", row["ratio"]["p99"], 3.0)
     for row in report.get("latency", ()):
@@ -67,6 +74,9 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         two = rows["duel, Redis, 2 processes"]["server"]["hands_per_s"]
         one = rows["duel, Redis"]["server"]["hands_per_s"]
         check("hands/s, 2 processes over 1", two / one if one else 0.0, 1.6, at_least=True)
+        each = rows["duel, Redis, 2 processes"]["server"]["cpu_us_per_hand"]
+        alone = rows["duel, Redis"]["server"]["cpu_us_per_hand"]
+        check("CPU/hand, 2 processes over 1", each / alone if alone else 0.0, 1.05)
     return out
 
 

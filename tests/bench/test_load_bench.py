@@ -58,6 +58,7 @@ def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
         "p99 vs echo",
         "memory/client vs echo",
         "hands/s",
+        "CPU/hand",
     }
     charts = [Path(p) for p in report["charts"]]
     assert [p.name for p in charts] == ["latency.png", "throughput.png"]
