@@ -15,7 +15,7 @@ COPY protocol/pyproject.toml protocol/
 COPY server/pyproject.toml server/
 COPY clients/cli/pyproject.toml clients/cli/
 COPY clients/web/pyproject.toml clients/web/
-RUN uv sync --locked --no-default-groups --package qiuqiu-server --no-install-workspace
+RUN uv sync --locked --no-default-groups --package qiuqiu-server --extra uvloop --no-install-workspace
 
 COPY engine/src engine/src
 COPY protocol/src protocol/src
@@ -23,7 +23,7 @@ COPY server/src server/src
 # The browser page the server serves at /.
 COPY clients/web/src clients/web/src
 # Installed as wheels, not editable, so the image needs no source tree.
-RUN uv sync --locked --no-default-groups --package qiuqiu-server --no-editable
+RUN uv sync --locked --no-default-groups --package qiuqiu-server --extra uvloop --no-editable
 
 
 FROM python:3.11-slim

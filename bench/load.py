@@ -45,12 +45,13 @@ import math
 import os
 import random
 import resource
+import shlex
 import signal
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,9 +69,12 @@ from bench.load_clients import (
     at_most,
     seat_players,
 )
+from bench.load_connections import Connections
+from bench.load_pauses import Scrape, pauses_in
 from bench.load_report import charts, describe, targets, text_report
 from bench.processes import RedisServer, Service, cpu_seconds, free_port, rss_bytes
 from bench.processes import qiuqiu_server as start_server
+from qiuqiu.server import loops
 
 MAX_FRAME = 4096
 """The server's default ``--max-frame``; the echo gets the same."""
@@ -84,20 +88,26 @@ SERVER_FLAGS = (
 no rate limit, which a closed-loop client would trip."""
 
 SECTIONS = ("throughput", "latency", "memory")
+"""What a run measures unless told otherwise."""
+ALL_SECTIONS = (*SECTIONS, "connections")
+"""``connections`` (:mod:`bench.load_connections`) takes minutes and tens of thousands of
+clients: it runs only when asked for."""
 
 
 # -- processes ------------------------------------------------------------------
 
 
-def qiuqiu_server(redis_url: str | None = None) -> Service:
+def qiuqiu_server(
+    loop: loops.LoopName, redis_url: str | None = None, extra: Sequence[str] = ()
+) -> Service:
     store = ("--redis-url", redis_url) if redis_url else ()
-    return start_server(*SERVER_FLAGS, *store)
+    return start_server(*SERVER_FLAGS, "--loop", loop, *store, *extra)
 
 
-def echo_server() -> Service:
+def echo_server(loop: loops.LoopName) -> Service:
     port = free_port()
     argv = [sys.executable, "-m", "bench.echo", "--port", str(port), "--max-frame", str(MAX_FRAME)]
-    return Service(argv, port)
+    return Service([*argv, "--loop", loop], port)
 
 
 class Redis(RedisServer):
@@ -136,6 +146,8 @@ class Sample:
     rss_growth: int = 0
     redis_calls: int = 0
     redis_cpu: float = 0.0
+    pauses: dict[str, float] = field(default_factory=dict)
+    """The servers' loop lag and collector pauses in the window (:mod:`bench.load_pauses`)."""
 
     @property
     def messages(self) -> int:
@@ -164,6 +176,7 @@ class Sample:
             "kib_per_client": self.rss_growth / 1024 / max(self.clients, 1),
             "redis_cmds_per_hand": self.redis_calls / hands if t.hands else 0.0,
             "redis_cpu_us_per_hand": 1e6 * self.redis_cpu / hands if t.hands else 0.0,
+            **self.pauses,
         }
 
 
@@ -189,6 +202,7 @@ def total_cpu(services: Sequence[Service]) -> float:
 
 
 async def qiuqiu_run(
+    loop: loops.LoopName,
     kind: Kind,
     tables: int,
     think: float,
@@ -197,13 +211,14 @@ async def qiuqiu_run(
     redis_store: Redis | None = None,
     processes: int = 1,
     seed: int = 0,
+    flags: Sequence[str] = (),
 ) -> Sample:
     """Play ``tables`` tables on fresh servers and measure ``duration`` seconds of it."""
     url = None
     if redis_store is not None:
         redis_store.empty()
         url = redis_store.url
-    with running([qiuqiu_server(url) for _ in range(processes)]) as servers:
+    with running([qiuqiu_server(loop, url, flags) for _ in range(processes)]) as servers:
         window = Window()
         rss_before = sum(rss_bytes(s.pid) for s in servers)
         rng = random.Random(seed)
@@ -212,6 +227,10 @@ async def qiuqiu_run(
         # Until every player has had its first turn: the window then sees the pace the
         # run asks for, not the first hands all dealt at once.
         await asyncio.sleep(max(warmup, 1.5 * think))
+        ports = [s.port for s in servers]
+        scraped = await asyncio.to_thread(Scrape.of, ports)
+        if scraped.loops != {loop}:
+            raise RuntimeError(f"the servers run on {scraped.loops}, not on {loop}")
         calls = redis_store.calls() if redis_store else 0
         redis_cpu = cpu_seconds(redis_store.service.pid) if redis_store else 0.0
         cpu, start, own = total_cpu(servers), time.perf_counter(), time.process_time()
@@ -227,6 +246,7 @@ async def qiuqiu_run(
             client_cpu=time.process_time() - own,
             rss_growth=sum(rss_bytes(s.pid) for s in servers) - rss_before,
         )
+        sample.pauses = pauses_in(scraped, await asyncio.to_thread(Scrape.of, ports))
         if redis_store is not None:
             sample.redis_calls = redis_store.calls() - calls
             sample.redis_cpu = cpu_seconds(redis_store.service.pid) - redis_cpu
@@ -234,9 +254,11 @@ async def qiuqiu_run(
     return sample
 
 
-async def echo_run(clients: int, think: float, shape: Shape, seed: int = 0) -> Sample:
+async def echo_run(
+    loop: loops.LoopName, clients: int, think: float, shape: Shape, seed: int = 0
+) -> Sample:
     """Ask the echo floor what a QiuQiu run of ``shape`` asked, over as many connections."""
-    with running([echo_server()]) as (echo,):
+    with running([echo_server(loop)]) as (echo,):
         window = Window()
         rss_before = rss_bytes(echo.pid)
         rng = random.Random(seed)
@@ -266,9 +288,11 @@ async def _finish(plays: Sequence[asyncio.Task[None]]) -> None:
     await asyncio.gather(*plays, return_exceptions=True)
 
 
-async def idle_memory(counts: Sequence[int], echo: bool) -> list[float]:
+async def idle_memory(
+    loop: loops.LoopName, counts: Sequence[int], echo: bool, flags: Sequence[str] = ()
+) -> list[float]:
     """RSS growth per connected client (after ``hello``) of a fresh server, at each count."""
-    service = echo_server() if echo else qiuqiu_server()
+    service = echo_server(loop) if echo else qiuqiu_server(loop, extra=flags)
     growth: list[float] = []
     clients: list[Player | EchoClient] = []
     window = Window()
@@ -307,6 +331,14 @@ class Plan:
     curve: tuple[float, ...]
     seed: int
     sections: tuple[str, ...] = SECTIONS
+    loop: loops.LoopName = "asyncio"
+    """The servers', the echo's and the load generator's event loop."""
+    idle_clients: int = 20_000
+    players: int = 10_000
+    human_think: float = 3.0
+    client_processes: int = 4
+    server_flags: tuple[str, ...] = ()
+    """More flags for every QiuQiu server (``--server-flags "--gc-threshold 10000"``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +381,7 @@ class Bench:
         for run in range(self.plan.runs):
             seed = self.plan.seed + run
             sample = await qiuqiu_run(
+                self.plan.loop,
                 scenario.kind,
                 scenario.tables,
                 scenario.think,
@@ -357,11 +390,14 @@ class Bench:
                 self.redis if scenario.store == "redis" else None,
                 scenario.processes,
                 seed,
+                self.plan.server_flags,
             )
             ours.append(sample)
             if echo:
                 shape = Shape.of(sample.tally)
-                floors.append(await echo_run(sample.clients, scenario.think, shape, seed))
+                floors.append(
+                    await echo_run(self.plan.loop, sample.clients, scenario.think, shape, seed)
+                )
         result: dict[str, Any] = {**asdict(scenario), "server": median_figures(ours)}
         if echo:
             result["echo"] = median_figures(floors)
@@ -399,8 +435,10 @@ class Bench:
         counts = self.plan.connections
         idle: dict[str, list[list[float]]] = {"server": [], "echo": []}
         for _ in range(self.plan.runs):
-            idle["server"].append(await idle_memory(counts, echo=False))
-            idle["echo"].append(await idle_memory(counts, echo=True))
+            idle["server"].append(
+                await idle_memory(self.plan.loop, counts, echo=False, flags=self.plan.server_flags)
+            )
+            idle["echo"].append(await idle_memory(self.plan.loop, counts, echo=True))
         rows: list[dict[str, Any]] = []
         for i, count in enumerate(counts):
             ours = statistics.median(r[i] for r in idle["server"])
@@ -421,6 +459,20 @@ class Bench:
         for row in rows:
             row["ratio"] = row["server_kib"] / row["echo_kib"] if row["echo_kib"] else 0.0
         return {"rows": rows}
+
+    async def connections(self) -> dict[str, Any]:
+        p = self.plan
+        section = Connections(
+            p.loop,
+            functools.partial(qiuqiu_server, p.loop, extra=p.server_flags),
+            functools.partial(echo_server, p.loop),
+            p.client_processes,
+            self.say,
+        )
+        self.say(f"connections ({p.client_processes} client processes)")
+        idle = await section.idle(p.idle_clients)
+        players = await section.players(p.players, p.human_think, p.duration, p.warmup)
+        return {"idle": idle, "players": players}
 
     async def curve(self) -> list[dict[str, Any]]:
         """p99 against the pace asked for, at ``tables`` tables: where it saturates."""
@@ -446,6 +498,8 @@ class Bench:
             if "memory" in self.plan.sections:
                 self.say("memory")
                 report["memory"] = await self.memory()
+            if "connections" in self.plan.sections:
+                report["connections"] = await self.connections()
             if self.plan.curve:
                 self.say("latency against throughput")
                 report["curve"] = await self.curve()
@@ -483,7 +537,7 @@ def rates(text: str) -> tuple[float, ...]:
 
 def sections(text: str) -> tuple[str, ...]:
     chosen = tuple(n for n in text.split(",") if n)
-    unknown = set(chosen) - set(SECTIONS)
+    unknown = set(chosen) - set(ALL_SECTIONS)
     if unknown:
         raise argparse.ArgumentTypeError(f"no such section: {', '.join(sorted(unknown))}")
     return chosen
@@ -540,7 +594,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--sections",
         type=sections,
         default=SECTIONS,
-        help=f"what to measure, of {','.join(SECTIONS)} (all)",
+        help=f"what to measure, of {','.join(ALL_SECTIONS)} ({','.join(SECTIONS)})",
+    )
+    parser.add_argument(
+        "--idle-clients", type=int, default=20_000, help="idle clients of the connections section"
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=10_000,
+        help="players of the connections section, four to a table",
+    )
+    parser.add_argument(
+        "--human-think",
+        type=float,
+        default=3.0,
+        help="seconds a player of the connections section thinks before each action",
+    )
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=4,
+        help="worker processes driving the connections section's clients",
+    )
+    parser.add_argument(
+        "--loop",
+        choices=("auto", "asyncio", "uvloop"),
+        default="auto",
+        help="event loop of the servers, the echo and the clients (auto: uvloop if installed)",
+    )
+    parser.add_argument(
+        "--server-flags",
+        type=shlex.split,
+        default=[],
+        help='more flags for every QiuQiu server, in one string ("--gc-threshold 10000")',
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -565,6 +652,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.curve,
         args.seed,
         args.sections,
+        loops.resolve(args.loop),
+        args.idle_clients,
+        args.players,
+        args.human_think,
+        args.client_processes,
+        tuple(args.server_flags),
     )
     raise_file_limit()
     # A background job ignores SIGINT: stopped by SIGTERM, still end every process started.
@@ -574,7 +667,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line, file=sys.stderr, flush=True)
 
     try:
-        report = asyncio.run(Bench(plan, say).run())
+        report = loops.run(Bench(plan, say).run(), plan.loop)
     finally:
         for service in list(Service.started):
             service.kill()

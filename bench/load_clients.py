@@ -71,15 +71,28 @@ def hello(name: str) -> str:
     return json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": name})
 
 
-async def open_client(url: str) -> ClientConnection:
-    return await connect(url, compression=None, max_size=None, open_timeout=120, ping_interval=None)
+async def open_client(url: str, local_host: str | None = None) -> ClientConnection:
+    """A lean client connection; from ``local_host`` (another loopback address, say) so
+    that tens of thousands of them do not run out of one address's ephemeral ports."""
+    local: dict[str, Any] = {"local_addr": (local_host, 0)} if local_host else {}
+    return await connect(
+        url, compression=None, max_size=None, open_timeout=120, ping_interval=None, **local
+    )
 
 
 class Player:
     """One bot client of the QiuQiu server: checks when it may, calls otherwise."""
 
-    def __init__(self, window: Window, think: float, rng: random.Random, counts_hands: bool):
+    def __init__(
+        self,
+        window: Window,
+        think: float,
+        rng: random.Random,
+        counts_hands: bool,
+        local_host: str | None = None,
+    ):
         self.window = window
+        self.local_host = local_host
         self.think = think
         self.rng = rng
         self.counts_hands = counts_hands
@@ -91,7 +104,7 @@ class Player:
         self._sent_in_window = False
 
     async def connect(self, url: str) -> None:
-        self.ws = await open_client(url)
+        self.ws = await open_client(url, self.local_host)
         await self.ws.send(hello("bench"))
         await self.ws.recv()
 
@@ -184,14 +197,17 @@ class Shape:
 class EchoClient:
     """One client of the echo floor, asking as a QiuQiu player acts."""
 
-    def __init__(self, window: Window, think: float, rng: random.Random) -> None:
+    def __init__(
+        self, window: Window, think: float, rng: random.Random, local_host: str | None = None
+    ) -> None:
         self.window = window
         self.think = think
         self.rng = rng
+        self.local_host = local_host
         self.ws: ClientConnection | None = None
 
     async def connect(self, url: str) -> None:
-        self.ws = await open_client(url)
+        self.ws = await open_client(url, self.local_host)
         greeting = hello("bench")
         await self.ws.send(f"1 {len(greeting)} {greeting}")  # as QiuQiu's hello and welcome
         await self.ws.recv()
@@ -232,7 +248,14 @@ async def at_most(limit: int, jobs: Sequence[Callable[[], Awaitable[Any]]]) -> N
 
 
 async def seat_players(
-    urls: Sequence[str], kind: Kind, tables: int, window: Window, think: float, rng: random.Random
+    urls: Sequence[str],
+    kind: Kind,
+    tables: int,
+    window: Window,
+    think: float,
+    rng: random.Random,
+    local_host: str | None = None,
+    at_once: int = SETUP_AT_ONCE,
 ) -> list[Player]:
     """Connect every player and sit it at its table; each table on one server of ``urls``."""
     per_table = 1 if kind == "duel" else 4
@@ -243,15 +266,17 @@ async def seat_players(
         url = urls[t % len(urls)]
         table_id: asyncio.Future[str] = loop.create_future()
         for seat in range(per_table):
-            player = Player(window, think, random.Random(rng.random()), counts_hands=seat == 0)
+            player = Player(
+                window, think, random.Random(rng.random()), seat == 0, local_host=local_host
+            )
             players.append(player)
             jobs.append(_seat_job(player, url, kind, None if seat == 0 else table_id, table_id))
     # Creators first: every joiner waits for its table, so none may hold a place the
     # creator needs.
     creators = jobs[::per_table]
     joiners = [job for i, job in enumerate(jobs) if i % per_table]
-    await at_most(SETUP_AT_ONCE, creators)
-    await at_most(SETUP_AT_ONCE, joiners)
+    await at_most(at_once, creators)
+    await at_most(at_once, joiners)
     return players
 
 

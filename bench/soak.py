@@ -158,9 +158,12 @@ class ServerProcess:
     log is kept in a file, for the exit check and ``--keep-log``, and whose ``/metrics``
     is read on its own port."""
 
-    def __init__(self, redis_url: str, log_path: Path, hand_pause: float) -> None:
+    def __init__(
+        self, redis_url: str, log_path: Path, hand_pause: float, flags: Sequence[str] = ()
+    ) -> None:
         self.redis_url = redis_url
         self.hand_pause = hand_pause
+        self.flags = flags
         self.log_path = log_path
         self.service: Service | None = None
 
@@ -186,6 +189,7 @@ class ServerProcess:
             # A bot answers at once and a table deals every 50 ms: far above the
             # rate a person types at, which is what the default limit is for.
             *("--rate", "1000", "--burst", "1000"),
+            *self.flags,
             log_path=self.log_path,
         )
         self.service.wait_listening()
@@ -622,7 +626,9 @@ async def soak(args: argparse.Namespace, command: str) -> Report:
     ):
         redis_url = redis_server.url
         audit_client = aioredis.Redis.from_url(redis_url, decode_responses=True)
-        server = ServerProcess(redis_url, Path(directory) / "server.log", args.hand_pause)
+        server = ServerProcess(
+            redis_url, Path(directory) / "server.log", args.hand_pause, args.server_flags
+        )
         store: RedisStore | None = None
         try:
             server.start()
@@ -719,6 +725,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=STUCK_WINDOW,
         help="seconds a seated table may go without dealing before it counts as stuck "
         "(%(default)s)",
+    )
+    parser.add_argument(
+        "--server-flags",
+        type=shlex.split,
+        default=[],
+        help='more flags for the server, in one string ("--gc-freeze full")',
     )
     parser.add_argument("--keep-log", type=Path, help="copy the server's log here")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")

@@ -46,6 +46,11 @@ def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
     assert throughput["duel, memory"]["server"]["hands"] > 0
     assert throughput["duel, Redis"]["server"]["redis_cmds_per_hand"] > 0
     assert [row["tables"] for row in report["latency"]] == [1, 1]
+    # The servers' own loop lag and collector pauses, and the loop everything ran on.
+    for row in report["latency"]:
+        assert row["server"]["loop_lag_max_ms"] > 0, row["name"]
+        assert "gc_max_ms" in row["server"]
+    assert report["plan"]["loop"] in ("asyncio", "uvloop")
     memory = [(row["clients"], row["state"]) for row in report["memory"]["rows"]]
     assert memory == [(3, "idle"), (3, "playing")]
     assert {t["target"].split(",")[0] for t in report["targets"]} == {
@@ -53,6 +58,7 @@ def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
         "p99 vs echo",
         "memory/client vs echo",
         "hands/s",
+        "CPU/hand",
     }
     charts = [Path(p) for p in report["charts"]]
     assert [p.name for p in charts] == ["latency.png", "throughput.png"]

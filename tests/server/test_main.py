@@ -19,7 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
-from qiuqiu.server.__main__ import freeze_start_up_heap
+from qiuqiu.server.collector import freeze_start_up_heap
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
@@ -275,11 +275,14 @@ async def test_two_stops_at_once_stop_the_server_once(caplog: pytest.LogCaptureF
 
 
 def test_the_server_freezes_what_start_up_made_out_of_the_collectors_sight() -> None:
+    thresholds = gc.get_threshold()
     try:
-        freeze_start_up_heap()
+        freeze_start_up_heap(5_000)
         assert gc.get_freeze_count() > 10_000  # modules and the ranked hands, at least
+        assert gc.get_threshold() == (5_000, *thresholds[1:])
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 async def test_each_connection_opened_and_closed_is_an_info_line() -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import gc
 import signal
 import sys
 from collections.abc import Sequence
 
-from qiuqiu.server import logs
+from qiuqiu.server import collector, logs, loops
 from qiuqiu.server.config import ServerConfig, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
@@ -31,29 +30,24 @@ async def run(config: ServerConfig) -> None:
 async def serve(config: ServerConfig, store: Store) -> None:
     server = QiuQiuServer(config, store=store)
     await server.start()
-    freeze_start_up_heap()
+    collector.freeze_start_up_heap(config.gc_threshold)
+    after_full = collector.FreezeAfterFull()
+    if config.gc_freeze == "full":
+        after_full.start()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: loop.create_task(server.stop()))
-    await server.serve_until_stopped()
-
-
-def freeze_start_up_heap() -> None:
-    """Keep the cyclic garbage collector's full collections short: their pauses set the
-    tail of the action latency at many tables (BENCHMARKS.md, "What limits the server").
-
-    A full collection walks every object the collector tracks. What start-up made
-    (modules, the engine's 20,475 ranked hands, the dealer bot's tables) lives as long
-    as the process and was most of them: frozen, it is walked no more."""
-    gc.collect()
-    gc.freeze()
+    try:
+        await server.serve_until_stopped()
+    finally:
+        after_full.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
     try:
-        asyncio.run(run(config))
+        loops.run(run(config), config.loop)
     except OSError as error:
         if error.errno not in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
             raise

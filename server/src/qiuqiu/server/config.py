@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
+from qiuqiu.server import collector, loops
+
 ENV_PREFIX = "QIUQIU_"
 
 
@@ -79,6 +81,23 @@ class ServerConfig(BaseSettings):
         description="json: one JSON object a line, naming table and hand; "
         "text: plain lines for a terminal",
     )
+    gc_threshold: int = Field(
+        700,
+        ge=1,
+        description="allocations the garbage collector lets pass before it collects its "
+        "youngest generation (Python's own default is 700); a higher one makes fewer "
+        "collections, and rarer full ones",
+    )
+    gc_freeze: collector.FreezeChoice = Field(
+        "start",
+        description="what the garbage collector stops walking: start freezes what start-up "
+        "made; full also freezes what survives each full collection, so the next is short",
+    )
+    loop: loops.LoopChoice = Field(
+        "auto",
+        description="event loop: auto takes uvloop when it is installed (the uvloop extra), "
+        "asyncio the standard library's; uvloop when it is not installed is an error",
+    )
     redis_url: str | None = Field(
         None,
         description="keep accounts, tables and hands in this Redis (redis://host:port/db); "
@@ -90,6 +109,12 @@ class ServerConfig(BaseSettings):
     def _split_origins(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(origin.strip() for origin in value.split(",") if origin.strip())
+        return value
+
+    @field_validator("loop")
+    @classmethod
+    def _loop_installed(cls, value: loops.LoopChoice) -> loops.LoopChoice:
+        loops.resolve(value)  # refuses uvloop when it is missing
         return value
 
     @field_validator("log_level", mode="before")

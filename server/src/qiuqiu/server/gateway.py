@@ -27,13 +27,14 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.typing import Origin
 
-from qiuqiu.server import strategy
+from qiuqiu.server import loops, strategy
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.metrics import Metrics
+from qiuqiu.server.pauses import PauseWatch
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
 from qiuqiu.server.store import MemoryStore, Store
@@ -83,7 +84,8 @@ class Outbox:
 
     def __init__(self, connection: ServerConnection) -> None:
         self.connection = connection
-        self.queue: asyncio.Queue[str] = asyncio.Queue(OUTBOX_SIZE)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX_SIZE)
+        """Frames to write, then None once the connection is gone."""
         self.writer = asyncio.get_running_loop().create_task(self._write())
         self.closing: asyncio.Task[None] | None = None
         self.is_shut = False
@@ -104,12 +106,16 @@ class Outbox:
         await self.queue.join()
 
     def shut(self) -> None:
-        """Stop writing and drop what is left, so nobody waits for it to be flushed."""
+        """Stop writing and drop what is left, so nobody waits for it to be flushed.
+
+        The writer is told to stop, not cancelled: a cancelled task keeps its
+        CancelledError, whose traceback holds the writer's frame and so this outbox
+        and its connection, a reference cycle that only the collector frees."""
         self.is_shut = True
-        self.writer.cancel()
         while not self.queue.empty():
             self.queue.get_nowait()
             self.queue.task_done()
+        self.queue.put_nowait(None)
 
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
@@ -119,6 +125,9 @@ class Outbox:
     async def _write(self) -> None:
         while True:
             frame = await self.queue.get()
+            if frame is None:
+                self.queue.task_done()
+                return
             try:
                 await self.connection.send(frame)
             except ConnectionClosed:
@@ -140,6 +149,7 @@ class QiuQiuServer:
         self.config = config or ServerConfig()
         self.store = store or MemoryStore()
         self.metrics = Metrics()
+        self.pauses = PauseWatch(self.metrics.registry)
         self.health = StoreHealth()
         c = self.config
         self.lobby = Lobby(
@@ -201,8 +211,15 @@ class QiuQiuServer:
         )
         if self.relay is not None:
             await self.relay.start()
-        log.info("QiuQiu server listening on %s", self.url, extra={"url": self.url})
+        loop = loops.running_loop_name()
+        log.info(
+            "QiuQiu server listening on %s (event loop: %s)",
+            self.url,
+            loop,
+            extra={"url": self.url, "loop": loop},
+        )
         self._keeper = asyncio.create_task(self.leases.run())
+        self.pauses.start()
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
@@ -252,6 +269,7 @@ class QiuQiuServer:
             connection.transport.abort()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._server.wait_closed(), max(left(), 0.5))
+        self.pauses.stop()
         self._stopped.set()
         log.info("stopped")
 
@@ -310,6 +328,17 @@ class QiuQiuServer:
             if self.relay is not None:
                 self.relay.sessions.pop(session.session_id, None)
             session.disconnected()
+            _forget_parser_traceback(connection)
+
+
+def _forget_parser_traceback(connection: ServerConnection) -> None:
+    """``websockets`` keeps the exception that ended a connection's parser (an EOFError
+    when it dropped) for the ``__cause__`` of its close; the exception's traceback holds
+    the parser's frame and so the protocol, a reference cycle of some twenty objects
+    that only the collector frees. The exception stays; its traceback goes."""
+    ended = connection.protocol.parser_exc
+    if ended is not None:
+        ended.__traceback__ = None
 
 
 def _peer(connection: ServerConnection) -> str:

@@ -1,0 +1,99 @@
+"""What holds the event loop up, measured where it happens: its lag, and the collector.
+
+Every player's latency waits behind whatever the loop is doing, so the server
+keeps two histograms in its ``/metrics``:
+
+- ``qiuqiu_loop_lag_seconds``: a timer asked to fire every
+  :data:`LAG_INTERVAL` seconds, and how late it fired each time: the longest
+  stretch a callback (or the collector) kept the loop from its next timer;
+- ``qiuqiu_gc_pause_seconds{generation}``: each collection of the cyclic
+  garbage collector, timed from ``gc.callbacks``; its ``_sum`` is the time the
+  collector took in all, its ``_count`` the collections.
+
+and names the loop it runs on (``qiuqiu_event_loop{loop}``, :mod:`~qiuqiu.server.loops`).
+
+The buckets have a bound at 20 ms, the longest pause BENCHMARKS.md allows, so
+that a scrape before and after a window tells exactly whether any pause in it
+went over. ``bench.load`` reads them so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Gauge, Histogram
+
+from qiuqiu.server import loops
+
+LAG_INTERVAL = 0.01
+"""Seconds between the lag timer's firings: a hundred a second costs well under a
+thousandth of a core, and a pause shorter than this can still be seen."""
+
+PAUSE_BUCKETS = (
+    *(0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02),
+    *(0.03, 0.05, 0.1, 0.2, 0.5, 1.0),
+)
+"""Seconds, fine below the 20 ms limit, coarse above it."""
+
+GENERATIONS = ("0", "1", "2")
+
+
+class PauseWatch:
+    """Times the loop's lag and the collector's pauses into ``registry`` between
+    :meth:`start` and :meth:`stop`."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.lag = Histogram(
+            "qiuqiu_loop_lag_seconds",
+            f"How late a timer due every {LAG_INTERVAL:g} s fired: how long the event loop "
+            "was held up.",
+            buckets=PAUSE_BUCKETS,
+            registry=registry,
+        )
+        gc_pause = Histogram(
+            "qiuqiu_gc_pause_seconds",
+            "Collections of the cyclic garbage collector and how long each took, by generation.",
+            ["generation"],
+            buckets=PAUSE_BUCKETS,
+            registry=registry,
+        )
+        self._gc_pause = [gc_pause.labels(g) for g in GENERATIONS]
+        self.loop = Gauge(
+            "qiuqiu_event_loop",
+            "The event loop this process runs on (1 for its name).",
+            ["loop"],
+            registry=registry,
+        )
+        self._gc_started = 0.0
+        self._due = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        self.loop.labels(loops.running_loop_name()).set(1)
+        gc.callbacks.append(self._collected)
+        self._arm()
+
+    def stop(self) -> None:
+        if self._collected in gc.callbacks:
+            gc.callbacks.remove(self._collected)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _arm(self) -> None:
+        # perf_counter, not loop.time(): uvloop's clock moves in whole milliseconds.
+        self._due = time.perf_counter() + LAG_INTERVAL
+        self._timer = asyncio.get_running_loop().call_later(LAG_INTERVAL, self._fired)
+
+    def _fired(self) -> None:
+        self.lag.observe(max(0.0, time.perf_counter() - self._due))
+        self._arm()
+
+    def _collected(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            self._gc_pause[info["generation"]].observe(time.perf_counter() - self._gc_started)

@@ -1,0 +1,41 @@
+"""Smoke test of bench.load's connections section: idle clients and four-player tables
+driven from worker processes on their own loopback addresses, each beside the echo.
+
+It asserts what was measured and reported, never how fast or how big.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import load as bench_load
+from bench.load_report import text_report
+
+
+def test_a_tiny_connections_run_reports_idle_memory_and_players_beside_the_echo(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = [
+        *("--sections", "connections", "--no-redis", "--runs", "1"),
+        *("--idle-clients", "30", "--players", "8", "--human-think", "0.1"),
+        *("--client-processes", "2", "--duration", "0.6", "--warmup", "0.2", "--json"),
+    ]
+    assert bench_load.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    idle, players = report["connections"]["idle"], report["connections"]["players"]
+    assert idle["clients"] == 30
+    assert idle["server_kib"] > 0
+    assert idle["echo_kib"] > 0
+    assert (players["tables"], players["clients"]) == (2, 8)
+    for who in ("server", "echo"):
+        assert players[who]["actions"] > 0, who
+        assert players[who]["latency_samples"] > 0, who
+        assert players[who]["client_cores"] > 0, who
+    assert "loop_lag_max_ms" in players["server"]
+    assert {t["target"] for t in report["targets"]} == {
+        "memory/client vs echo, 30 idle",
+        "p99 vs echo, 8 players",
+    }
+    assert "8 players at 2 four-player tables" in text_report(report)

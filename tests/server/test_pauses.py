@@ -1,0 +1,55 @@
+"""The server's own account of what held its event loop up: its lag and the collector."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+from qiuqiu.server import loops
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.pauses import LAG_INTERVAL
+from tests.server.test_http import get, samples
+
+
+async def test_metrics_time_the_loops_lag_and_each_collection_by_generation() -> None:
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+    try:
+        _, _, before = await get(server, "/metrics")
+        for _ in range(3):
+            gc.collect(2)
+        gc.collect(0)
+        # A callback that holds the loop for three timer intervals: the timer fires late.
+        held = asyncio.get_running_loop().time() + 3 * LAG_INTERVAL
+        while asyncio.get_running_loop().time() < held:
+            pass
+        await asyncio.sleep(5 * LAG_INTERVAL)
+        _, _, after = await get(server, "/metrics")
+    finally:
+        await server.stop()
+    was, now = samples(before), samples(after)
+
+    def grew(name: str, *labels: tuple[str, str]) -> float:
+        return now[(name, labels)] - was.get((name, labels), 0.0)
+
+    full = ("generation", "2")
+    assert grew("qiuqiu_gc_pause_seconds_count", full) >= 3
+    assert grew("qiuqiu_gc_pause_seconds_count", ("generation", "0")) >= 1
+    assert grew("qiuqiu_gc_pause_seconds_sum", full) > 0
+    assert grew("qiuqiu_loop_lag_seconds_count") >= 1
+    # The held callback shows as one firing later than the interval it held the loop for.
+    late = grew("qiuqiu_loop_lag_seconds_count") - grew(
+        "qiuqiu_loop_lag_seconds_bucket", ("le", str(LAG_INTERVAL))
+    )
+    assert late >= 1
+    assert now[("qiuqiu_event_loop", (("loop", loops.running_loop_name()),))] == 1
+
+
+async def test_a_stopped_server_no_longer_watches_the_collector() -> None:
+    watching = len(gc.callbacks)
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+    assert len(gc.callbacks) == watching + 1
+    await server.stop()
+    assert len(gc.callbacks) == watching
