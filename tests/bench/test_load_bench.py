@@ -18,6 +18,8 @@ from bench.load_report import text_report
 FIGURES = ("hands_per_s", "cpu_us_per_msg", "p50_ms", "p99_ms", "max_ms", "messages")
 
 
+# A real run of the benchmark, a quarter of a minute: with the long suites.
+@pytest.mark.long
 def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

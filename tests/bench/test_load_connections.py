@@ -14,6 +14,8 @@ from bench import load as bench_load
 from bench.load_report import text_report
 
 
+# A real run of the benchmark, a quarter of a minute: with the long suites.
+@pytest.mark.long
 def test_a_tiny_connections_run_reports_idle_memory_and_players_beside_the_echo(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -16,6 +16,8 @@ import pytest
 from bench import soak
 
 
+# A real run of the benchmark, a quarter of a minute: with the long suites.
+@pytest.mark.long
 def test_a_tiny_soak_runs_every_check_and_passes(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--tables", "6", "--minutes", "0.15", "--seed", "7", "--json"]
     # No pause between hands, and disconnects every few seconds per player, so a few
