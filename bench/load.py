@@ -250,7 +250,7 @@ async def qiuqiu_run(
         if redis_store is not None:
             sample.redis_calls = redis_store.calls() - calls
             sample.redis_cpu = cpu_seconds(redis_store.service.pid) - redis_cpu
-    await _finish(plays)
+    await _finish(plays, players)
     return sample
 
 
@@ -275,17 +275,23 @@ async def echo_run(
         cpu, seconds = cpu_seconds(echo.pid) - cpu, time.perf_counter() - start
         own = time.process_time() - own
         growth = rss_bytes(echo.pid) - rss_before
-        for asker in askers:
-            assert asker.ws is not None
-            asker.ws.transport.abort()
+        _abort(askers)
     return Sample(seconds, cpu, window.tally, clients, client_cpu=own, rss_growth=growth)
 
 
-async def _finish(plays: Sequence[asyncio.Task[None]]) -> None:
-    """The servers are gone: let every client see its connection end."""
+async def _finish(plays: Sequence[asyncio.Task[None]], players: Sequence[Player]) -> None:
+    """The servers are gone: stop every client, and close its connection now rather than
+    leave its transport to the collector (which warns about it, on uvloop)."""
     for play in plays:
         play.cancel()
     await asyncio.gather(*plays, return_exceptions=True)
+    _abort(players)
+
+
+def _abort(clients: Sequence[Player | EchoClient]) -> None:
+    for client in clients:
+        if client.ws is not None:
+            client.ws.transport.abort()
 
 
 async def idle_memory(
@@ -309,9 +315,7 @@ async def idle_memory(
             clients += more
             await asyncio.sleep(0.5)  # for the last writes to settle
             growth.append((rss_bytes(service.pid) - before) / 1024 / count)
-    for client in clients:
-        if client.ws is not None:
-            client.ws.transport.abort()
+    _abort(clients)
     return growth
 
 

@@ -111,9 +111,6 @@ class Workers:
                 raise RuntimeError(f"a client worker failed to get ready: {line!r}")
         return workers
 
-    def cpu(self) -> float:
-        return sum(cpu_seconds(p.pid) for p in self.procs)
-
     async def tell(self, line: str) -> None:
         for proc in self.procs:
             assert proc.stdin is not None
@@ -121,6 +118,7 @@ class Workers:
             await proc.stdin.drain()
 
     async def tallies(self) -> list[dict[str, Any]]:
+        """Each worker's tally of its window, with ``cpu``: the CPU seconds it spent in it."""
         out = []
         for proc in self.procs:
             assert proc.stdout is not None
@@ -214,13 +212,14 @@ class Connections:
             seated = time.perf_counter() - began
             await asyncio.sleep(max(warmup, 1.5 * think))
             scraped = await asyncio.to_thread(Scrape.of, [server.port])
-            cpu, clients, start = cpu_seconds(server.pid), workers.cpu(), time.perf_counter()
+            cpu, start = cpu_seconds(server.pid), time.perf_counter()
             await workers.tell("open")
             await asyncio.sleep(duration)
             await workers.tell("close")
             seconds = time.perf_counter() - start
-            cpu, clients = cpu_seconds(server.pid) - cpu, workers.cpu() - clients
-            tally = merged(await workers.tallies())
+            cpu = cpu_seconds(server.pid) - cpu
+            tallies = await workers.tallies()
+            tally, clients = merged(tallies), sum(t["cpu"] for t in tallies)
             pauses = pauses_in(scraped, await asyncio.to_thread(Scrape.of, [server.port]))
             await workers.kill()
         finally:
@@ -252,14 +251,15 @@ class Connections:
                 self.loop, "ask", echo.url, split(count, self.processes), think
             )
             requests = split(shape.requests, self.processes)
-            cpu, clients, start = cpu_seconds(echo.pid), workers.cpu(), time.perf_counter()
+            cpu, start = cpu_seconds(echo.pid), time.perf_counter()
             for proc, n in zip(workers.procs, requests, strict=True):
                 assert proc.stdin is not None
                 proc.stdin.write(f"open {json.dumps(asdict(shape) | {'requests': n})}\n".encode())
                 await proc.stdin.drain()
-            tally = merged(await workers.tallies())
+            tallies = await workers.tallies()
             seconds = time.perf_counter() - start
-            cpu, clients = cpu_seconds(echo.pid) - cpu, workers.cpu() - clients
+            cpu = cpu_seconds(echo.pid) - cpu
+            tally, clients = merged(tallies), sum(t["cpu"] for t in tallies)
             await workers.kill()
         finally:
             echo.kill()
@@ -299,8 +299,10 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
-def tally_json(tally: Tally) -> str:
-    return json.dumps(asdict(tally))
+def tally_json(tally: Tally, cpu_since: float) -> str:
+    # The worker's own clock, not the parent's reading of /proc: that counts in ticks
+    # of 10 ms, more than a tiny run's clients spend.
+    return json.dumps(asdict(tally) | {"cpu": time.process_time() - cpu_since})
 
 
 async def work(args: argparse.Namespace) -> None:
@@ -314,11 +316,11 @@ async def work(args: argparse.Namespace) -> None:
         plays = [asyncio.create_task(p.play()) for p in players]
         say("ready")
         await read_line()  # open
-        window.open = True
+        window.open, opened = True, time.process_time()
         await read_line()  # close
         window.open = False
-        say(tally_json(window.tally))
-        await read_line()  # kept alive until the parent has read its CPU time
+        say(tally_json(window.tally, opened))
+        await read_line()  # connected until the parent has scraped the server and kills it
         for play in plays:
             play.cancel()
         return
@@ -338,11 +340,11 @@ async def work(args: argparse.Namespace) -> None:
         shape = Shape(**shape_fields)
         askers = [c for c in clients if isinstance(c, EchoClient)]
         shares = split(shape.requests, len(askers))
-        window.open = True
+        window.open, opened = True, time.process_time()
         window.go.set()
         await asyncio.gather(*(a.ask(n, shape) for a, n in zip(askers, shares, strict=True)))
-        say(tally_json(window.tally))
-        await read_line()  # kept alive until the parent has read its CPU time
+        say(tally_json(window.tally, opened))
+        await read_line()  # connected until the parent has scraped the server and kills it
 
 
 def main(argv: Sequence[str] | None = None) -> int:
