@@ -2,28 +2,33 @@
 
 Run from the repository root::
 
-    uv run python -m bench.dealer [--hands 100000] [--only NAME] [--json PATH]
+    uv run python -m bench.dealer [--hands 100000] [--rounds 2] [--only NAME] [--json PATH]
 
 Each opponent plays a duplicate match of ``--hands`` hands (half as many
 deals, each played twice with the seats swapped) at the default table
-(ante 10, buy-in 500 against the dealer's 10,000, one betting round), against
-the dealer bot and against today's threshold policy (``dealer:threshold``), the
-deals the same for both. The dealer keeps the button, as the server seats it.
-A figure is the opponent's chips a hand with its 95% interval; an exploiter
-"wins at 2 sigma" when its mean minus two standard errors is above zero.
+(ante 10, buy-in 500 against the dealer's 10,000, one betting round, or two
+with ``--rounds 2``), against the dealer bot and against today's threshold
+policy (``dealer:threshold``), the deals the same for both. The dealer keeps
+the button, as the server seats it. A figure is the opponent's chips a hand
+with its 95% interval; an exploiter "wins at 2 sigma" when its mean minus two
+standard errors is above zero. Where both dealers played an opponent, the
+difference is measured deal by deal on the same deals (a paired interval,
+much narrower than the two intervals side by side).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from bench.text_grid import grid
-from qiuqiu.cli.arena.match import MatchResult, duplicate_match
+from qiuqiu.cli.arena.match import Z95, MatchResult, duplicate_match
 from qiuqiu.cli.arena.seats import DEALER, THRESHOLD_DEALER, entrant
 from qiuqiu.protocol import TableOptions
 
@@ -49,12 +54,12 @@ SIDE_BY_SIDE = ("always_call", "tile_ranker")
 SEED = 15
 
 
-def measure(opponent: str, dealer: str, hands: int) -> MatchResult:
+def measure(opponent: str, dealer: str, hands: int, rounds: Literal[1, 2]) -> MatchResult:
     return duplicate_match(
         entrant(OPPONENTS[opponent]),
         entrant(dealer),
         deals=hands // 2,
-        options=TableOptions(),
+        options=TableOptions(betting_rounds=rounds),
         buy_in=500,
         seed=SEED,
         house=lambda: random.Random(SEED),
@@ -75,6 +80,23 @@ def row(result: MatchResult) -> dict[str, float | int | str]:
     }
 
 
+def paired(solved: MatchResult, threshold: MatchResult) -> dict[str, float | int | str]:
+    """How much more the solved dealer takes from an opponent than the threshold policy
+    does, deal by deal on the same deals, with its 95% interval."""
+    taken = [t - s for s, t in zip(solved.scores, threshold.scores, strict=True)]
+    n = len(taken)
+    mean = sum(taken) / n
+    variance = sum((d - mean) ** 2 for d in taken) / (n - 1)
+    half_width = Z95 * math.sqrt(variance / n)
+    return {
+        "opponent": solved.a,
+        "more_chips_a_hand": round(mean, 3),
+        "interval95": round(half_width, 3),
+        "more_milli_antes_a_hand": round(1000 * mean / solved.ante, 1),
+        "significant": mean - half_width > 0,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.dealer", description=__doc__)
     parser.add_argument("--hands", type=int, default=100_000)
@@ -82,15 +104,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--threshold-too", action="store_true", help="today's policy against the exploiters too"
     )
+    parser.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
     rows = []
+    differences = []
     for opponent in args.only or list(OPPONENTS):
         compared = args.threshold_too or opponent in SIDE_BY_SIDE
+        results = []
         for dealer in [DEALER, THRESHOLD_DEALER] if compared else [DEALER]:
-            result = measure(opponent, dealer, args.hands)
+            result = measure(opponent, dealer, args.hands, args.rounds)
+            results.append(result)
             rows.append(row(result))
             print(result.summary(), flush=True)
+        if compared:
+            differences.append(paired(*results))
+            d = differences[-1]
+            print(
+                f"  the solved dealer takes {d['more_chips_a_hand']:+.3f} ± {d['interval95']:.3f}"
+                f" chips a hand more from {opponent} than the threshold policy",
+                flush=True,
+            )
     print()
     print(
         grid(
@@ -109,7 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+        report = {"rounds": args.rounds, "rows": rows, "paired": differences}
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 

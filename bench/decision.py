@@ -11,13 +11,17 @@ is then decided ``--repeat`` times by :func:`qiuqiu.server.house.policy.decide`
 (translation, look-up, sampling) and by :func:`~qiuqiu.server.house.policy.threshold`
 (today's policy: its win chance, then the thresholds), after one warm-up pass
 so that both policies' caches are full, as they are on a server that has
-played for a while. The floor is one ``rng.choices`` over five weights: the
-sampling the solved policy cannot do without.
+played for a while. Each pass replays each hand's situations in order with a
+fresh :class:`~qiuqiu.server.house.record.Memo` (the house's notes on a hand),
+so every hand pays for its look-ups once, as on the server. The floor is one
+``rng.choices`` over five weights: the sampling the solved policy cannot do
+without.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -34,7 +38,7 @@ from qiuqiu.engine import shuffled_deck
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house import policy
-from qiuqiu.server.house.record import Situation
+from qiuqiu.server.house.record import Memo, Situation
 
 EXPLOITERS = Path(__file__).resolve().parent / "exploiters.py"
 
@@ -74,6 +78,12 @@ def situations(hands: int, seed: int) -> list[Situation]:
     return house.seen
 
 
+def replayed(seen: Sequence[Situation]) -> list[Situation]:
+    """``seen`` again, each hand with fresh notes."""
+    fresh: dict[int, Memo] = {}
+    return [dataclasses.replace(s, memo=fresh.setdefault(id(s.memo), Memo())) for s in seen]
+
+
 def per_call(work: Callable[[], object], count: int) -> float:
     """CPU seconds per call of ``work``."""
     start = process_time()
@@ -96,7 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         policy.decide(s, rng)
         policy.threshold(s)
     count = len(seen) * args.repeat
-    solved_iter, threshold_iter = iter(seen * args.repeat), iter(seen * args.repeat)
+    solved_iter = iter([s for _ in range(args.repeat) for s in replayed(seen)])
+    threshold_iter = iter(seen * args.repeat)
     weights = [51, 51, 51, 51, 51]
     options = range(5)
     figures = {

@@ -1,7 +1,8 @@
 """Solve the house's heads-up strategies and write them into the server package.
 
-    uv run --group solver python -m solver            # every shipped strategy
-    uv run --group solver python -m solver --only 49  # one stack depth (antes behind)
+    uv run --group solver python -m solver                        # every shipped strategy
+    uv run --group solver python -m solver --only 49              # one stack depth (antes behind)
+    uv run --group solver python -m solver --rounds 2 --only 49   # and one game
 
 Deterministic: CFR+ samples nothing, so the same iterations give the same files
 (no seed is needed). Each solve
@@ -24,7 +25,8 @@ from qiuqiu.engine import TieRule
 from qiuqiu.server.house.book import SUFFIX, write
 from qiuqiu.server.house.holdings import HOLDINGS
 from qiuqiu.server.house.tree import Stakes, Tree
-from solver.cfr import Showdowns, Solver, card_incidence
+from solver.buckets import two_rounds
+from solver.cfr import Game, Showdowns, Solver, card_incidence
 from solver.equity import equity_matrix
 from solver.export import quantised, strategy_bytes
 
@@ -38,10 +40,13 @@ DEPTHS = (9, 19, 49, 99, 249, 999)
 ITERATIONS = 1000
 DEEP_ITERATIONS = {999: 3000}
 """The deepest stacks converge slowest (more chips to bluff with): they get more."""
-SHIPPED: tuple[tuple[TieRule, tuple[int, ...]], ...] = (
-    ("highest_tile", DEPTHS),
-    ("split", (49,)),
+SHIPPED: tuple[tuple[int, TieRule, tuple[int, ...]], ...] = (
+    (1, "highest_tile", DEPTHS),
+    (1, "split", (49,)),
+    (2, "highest_tile", (19, 49, 99)),
+    (2, "split", (49,)),
 )
+"""(betting rounds, tie rule, depths): each one solve and one file."""
 
 
 def showdowns(tie_rule: TieRule) -> Showdowns:
@@ -50,24 +55,48 @@ def showdowns(tie_rule: TieRule) -> Showdowns:
     return Showdowns(equity, meets, cards, pairs, full_overlap=True)
 
 
-def name(tie_rule: TieRule, depth: int) -> str:
-    return f"r1-{tie_rule.replace('_', '')}-a{ANTE}-m{ANTE}-d{depth}"
+def game(rounds: int, tie_rule: TieRule) -> tuple[Game, dict[str, object]]:
+    """The game to solve, and what a strategy file's header must say of its buckets."""
+    if rounds == 1:
+        return showdowns(tie_rule), {}
+    bucketed, buckets = two_rounds(tie_rule)
+    header = {
+        "holdings": buckets.holdings.tolist(),
+        "hands": buckets.hands.tolist(),
+        "hand_buckets": bucketed.hand_buckets,
+    }
+    return bucketed, {"buckets": header}
 
 
-def solve(tie_rule: TieRule, depth: int, game: Showdowns, iterations: int, block: int) -> None:
-    stakes = Stakes(ante=ANTE, min_bet=ANTE, max_bet=None, max_raises=None, stack=depth * ANTE)
-    solver = Solver(Tree(stakes), game)
+def name(rounds: int, tie_rule: TieRule, depth: int) -> str:
+    return f"r{rounds}-{tie_rule.replace('_', '')}-a{ANTE}-m{ANTE}-d{depth}"
+
+
+def solve(
+    rounds: int,
+    tie_rule: TieRule,
+    depth: int,
+    played: tuple[Game, dict[str, object]],
+    iterations: int,
+    block: int,
+) -> None:
+    stakes = Stakes(
+        ante=ANTE,
+        min_bet=ANTE,
+        max_bet=None,
+        max_raises=None,
+        stack=depth * ANTE,
+        betting_rounds=rounds,
+    )
+    name_ = name(rounds, tie_rule, depth)
+    solver = Solver(Tree(stakes), played[0])
     curve: list[dict[str, float]] = []
     started = time.process_time()
     while solver.iterations < iterations:
         solver.iterate(min(block, iterations - solver.iterations))
         e = solver.exploitability()
         curve.append({"iterations": solver.iterations, "milli_antes": 1000 * e / ANTE})
-        print(
-            f"{name(tie_rule, depth)}: {solver.iterations} iterations, "
-            f"{1000 * e / ANTE:.1f} mA/hand",
-            flush=True,
-        )
+        print(f"{name_}: {solver.iterations} iterations, {1000 * e / ANTE:.1f} mA/hand", flush=True)
     shipped = quantised(solver)
     e = (solver.best_response_value(0, shipped) + solver.best_response_value(1, shipped)) / 2
     header = {
@@ -87,15 +116,12 @@ def solve(tie_rule: TieRule, depth: int, game: Showdowns, iterations: int, block
         ),
         "value_first_seat_milli_antes": round(1000 * solver.value(shipped) / ANTE, 2),
     }
-    write(STRATEGIES / f"{name(tie_rule, depth)}{SUFFIX}", header, strategy_bytes(solver, shipped))
+    weights = strategy_bytes(solver, shipped)
+    write(STRATEGIES / f"{name_}{SUFFIX}", {**header, **played[1]}, weights)
     CONVERGENCE.mkdir(parents=True, exist_ok=True)
     record = {**header, "cpu_seconds": round(time.process_time() - started), "curve": curve}
-    path = CONVERGENCE / f"{name(tie_rule, depth)}.json"
-    path.write_text(json.dumps(record, indent=1) + "\n")
-    print(
-        f"{name(tie_rule, depth)}: shipped {header['exploitability_milli_antes']} mA/hand",
-        flush=True,
-    )
+    (CONVERGENCE / f"{name_}.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(f"{name_}: shipped {header['exploitability_milli_antes']} mA/hand", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -105,17 +131,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--block", type=int, default=50, help="iterations between measurements")
     parser.add_argument("--only", type=int, help="solve only this depth (antes behind)")
+    parser.add_argument("--rounds", type=int, choices=(1, 2), help="solve only these games")
+    parser.add_argument("--tie-rule", choices=("highest_tile", "split"), help="and this tie rule")
     args = parser.parse_args(argv)
     np.seterr(all="raise", under="ignore")
     STRATEGIES.mkdir(parents=True, exist_ok=True)
-    for tie_rule, depths in SHIPPED:
+    for rounds, tie_rule, depths in SHIPPED:
         wanted = [d for d in depths if args.only in (None, d)]
-        if not wanted:
+        if not wanted or args.rounds not in (None, rounds) or args.tie_rule not in (None, tie_rule):
             continue
-        game = showdowns(tie_rule)
+        played = game(rounds, tie_rule)
         for depth in wanted:
             iterations = args.iterations or DEEP_ITERATIONS.get(depth, ITERATIONS)
-            solve(tie_rule, depth, game, iterations, args.block)
+            solve(rounds, tie_rule, depth, played, iterations, args.block)
     return 0
 
 

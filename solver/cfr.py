@@ -1,10 +1,13 @@
 """CFR+ over an abstract betting tree, vectorised over holdings, with an exact best response.
 
-The game: each seat is dealt a holding (a row of ``equity``); two holdings
-meet with equal probability when ``meets`` says they can be dealt together.
-An information set is a decision node and the acting seat's holding, so every
-quantity is a vector over holdings, and one pass over the tree updates every
-information set at once.
+The game (a :class:`Game`): in each betting round a seat is in one of a few
+private **states** (its holding; or, bucketed, its holding's bucket), the same
+for both seats. An information set is a decision node and the acting seat's
+state, so every quantity is a vector over states, and one pass over the tree
+updates every information set at once. What is dealt enters only through the
+game's matrices: the chance that two states meet, and who wins between them.
+The one-round game on the 3,276 holdings is :class:`Showdowns`; the bucketed
+two-round game is :class:`solver.buckets.TwoRounds`.
 
 CFR+ (Tammelin 2014): regrets are floored at zero after each update, the seats
 update alternately, and the average strategy weights iteration ``t`` by ``t``.
@@ -17,8 +20,9 @@ divides by the number of pairs that can meet when it reports chips a hand.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +31,37 @@ from qiuqiu.server.house.tree import Node, Tree
 
 Floats = npt.NDArray[np.float32]
 Matrix = npt.NDArray[np.float32]
+
+
+class Game(Protocol):
+    """What :class:`Solver` needs of a game, for betting round ``number`` (1 or 2)."""
+
+    @property
+    def rounds(self) -> int: ...
+
+    @property
+    def pairs(self) -> float:
+        """Dealt pairs of holdings that can meet: what per-hand values divide by."""
+        ...
+
+    def states(self, number: int) -> int: ...
+
+    def showdown(self, number: int, reach: Matrix) -> Matrix:
+        """For each state, what it wins per chip each seat has in, against the other
+        seat's ``reach`` (one column a showdown); the same for either seat."""
+        ...
+
+    def fold(self, number: int, reach: Matrix) -> Matrix:
+        """For each state, the other seat's ``reach`` over the states it can meet."""
+        ...
+
+    def expand(self, reach: Floats) -> Floats:
+        """A seat's first-round vector as its second round's, when the 4th tile comes."""
+        ...
+
+    def collapse(self, values: Floats) -> Floats:
+        """Second-round values summed back onto the first round's states."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -49,14 +84,31 @@ class Showdowns:
     full_overlap: bool
     """Whether holdings hold three cards each (the inclusion-exclusion's last term)."""
 
+    rounds = 1
+
     @property
     def holdings(self) -> int:
         return int(self.equity.shape[0])
 
     @property
-    def pairs(self) -> int:
-        """Dealt pairs of holdings that can meet: what per-hand values divide by."""
-        return int(self.meets.sum())
+    def pairs(self) -> float:
+        return float(self.meets.sum())
+
+    def states(self, number: int) -> int:
+        return self.holdings
+
+    def showdown(self, number: int, reach: Matrix) -> Matrix:
+        won: Matrix = self.equity @ reach
+        return won
+
+    def fold(self, number: int, reach: Matrix) -> Matrix:
+        return self.blocked(reach)
+
+    def expand(self, reach: Floats) -> Floats:
+        raise ValueError("the one-round game deals no 4th tile before a betting round")
+
+    def collapse(self, values: Floats) -> Floats:
+        raise ValueError("the one-round game deals no 4th tile before a betting round")
 
     def blocked(self, reach: Matrix) -> Matrix:
         """``meets @ reach`` by inclusion-exclusion over shared cards: the opponent's
@@ -71,19 +123,23 @@ class Showdowns:
 
 
 class Solver:
-    """CFR+ on ``tree`` with ``showdowns``; both seats' strategies for every decision node."""
+    """CFR+ on ``tree`` over ``game``; both seats' strategies for every decision node."""
 
-    def __init__(self, tree: Tree, showdowns: Showdowns) -> None:
-        if tree.stakes.betting_rounds != 1:
-            raise ValueError("this solver plays one betting round; bucket the second first")
+    def __init__(self, tree: Tree, game: Game) -> None:
+        if tree.stakes.betting_rounds != game.rounds:
+            raise ValueError(
+                f"a tree of {tree.stakes.betting_rounds} betting rounds on a game of {game.rounds}"
+            )
         self.tree = tree
-        self.showdowns = showdowns
-        h = showdowns.holdings
+        self.game = game
         self.decisions = tree.decisions
-        self.regrets = {n.index: np.zeros((h, len(n.actions)), np.float32) for n in self.decisions}
-        self.average = {n.index: np.zeros((h, len(n.actions)), np.float32) for n in self.decisions}
+        self.regrets = {n.index: self._zeros(n) for n in self.decisions}
+        self.average = {n.index: self._zeros(n) for n in self.decisions}
         self.iterations = 0
         self._terminals = [n for n in tree.nodes if n.kind in ("fold", "showdown")]
+
+    def _zeros(self, node: Node) -> Matrix:
+        return np.zeros((self.game.states(node.round), len(node.actions)), np.float32)
 
     # -- strategies --------------------------------------------------------------
 
@@ -104,34 +160,48 @@ class Solver:
     def _update(self, player: int) -> None:
         strategies = {n.index: self.current(n) for n in self.decisions}
         reach = self._reaches(strategies)
-        values = self._terminal_values(player, reach, 1 - player)
         t = float(self.iterations)
+
+        def combine(node: Node, children: Matrix) -> Floats:
+            if node.player != player:
+                theirs: Floats = children.sum(axis=1)
+                return theirs
+            sigma = strategies[node.index]
+            value: Floats = (children * sigma).sum(axis=1)
+            regrets = self.regrets[node.index]
+            regrets += children - value[:, None]
+            np.maximum(regrets, 0.0, out=regrets)
+            self.average[node.index] += t * reach[player][node.index][:, None] * sigma
+            return value
+
+        self._backward(self._terminal_values(player, reach, 1 - player), combine)
+
+    def _backward(
+        self, values: dict[int, Floats], combine: Callable[[Node, Matrix], Floats]
+    ) -> dict[int, Floats]:
+        """Values from the terminals up to the root: ``combine`` makes a decision
+        node's from its children's (one column each); a deal sums its child's back."""
         for node in reversed(self.tree.nodes):
-            if node.kind != "decision":
-                continue
-            children = np.stack([values[c] for c in node.children], axis=1)
-            if node.player == player:
-                sigma = strategies[node.index]
-                value = (children * sigma).sum(axis=1)
-                regrets = self.regrets[node.index]
-                regrets += children - value[:, None]
-                np.maximum(regrets, 0.0, out=regrets)
-                self.average[node.index] += t * reach[player][node.index][:, None] * sigma
-            else:
-                value = children.sum(axis=1)
-            values[node.index] = value
+            if node.kind == "deal":
+                values[node.index] = self.game.collapse(values[node.children[0]])
+            elif node.kind == "decision":
+                children = np.stack([values[c] for c in node.children], axis=1)
+                values[node.index] = combine(node, children)
+        return values
 
     def _reaches(
         self, strategies: dict[int, Matrix]
     ) -> tuple[dict[int, Floats], dict[int, Floats]]:
-        """Each seat's probability of playing to each node, by holding."""
-        ones = np.ones(self.showdowns.holdings, np.float32)
+        """Each seat's probability of playing to each node, by state."""
+        ones = np.ones(self.game.states(1), np.float32)
         reach: tuple[dict[int, Floats], dict[int, Floats]] = ({0: ones}, {0: ones})
         for node in self.tree.nodes:
             for i, child in enumerate(node.children):
                 for seat in (0, 1):
                     mine = reach[seat][node.index]
-                    if node.kind == "decision" and node.player == seat:
+                    if node.kind == "deal":
+                        mine = self.game.expand(mine)
+                    elif node.player == seat:
                         mine = mine * strategies[node.index][:, i]
                     reach[seat][child] = mine
         return reach
@@ -139,23 +209,25 @@ class Solver:
     def _terminal_values(
         self, player: int, reach: tuple[dict[int, Floats], dict[int, Floats]], opponent: int
     ) -> dict[int, Floats]:
-        """``player``'s counterfactual value at every terminal, all in two matrix products."""
-        showdowns = [n for n in self._terminals if n.kind == "showdown"]
-        folds = [n for n in self._terminals if n.kind == "fold"]
+        """``player``'s counterfactual value at every terminal: two matrix products a round."""
         values: dict[int, Floats] = {}
-        if showdowns:
-            r = np.stack([reach[opponent][n.index] for n in showdowns], axis=1)
-            won = self.showdowns.equity @ r
-            # Seat 1's equity is seat 0's negated, and equity is antisymmetric, so
-            # the same product serves both seats.
-            for k, n in enumerate(showdowns):
-                values[n.index] = won[:, k] * np.float32(n.contributed[0])
-        if folds:
-            r = np.stack([reach[opponent][n.index] for n in folds], axis=1)
-            met = self.showdowns.blocked(r)
-            for k, n in enumerate(folds):
-                lost = n.contributed[n.player]
-                values[n.index] = met[:, k] * np.float32(-lost if n.player == player else lost)
+        for number in range(1, self.game.rounds + 1):
+            here = [n for n in self._terminals if n.round == number]
+            showdowns = [n for n in here if n.kind == "showdown"]
+            folds = [n for n in here if n.kind == "fold"]
+            if showdowns:
+                r = np.stack([reach[opponent][n.index] for n in showdowns], axis=1)
+                won = self.game.showdown(number, r)
+                # Seat 1's winnings are seat 0's negated, and the matrix is antisymmetric,
+                # so the same product serves both seats.
+                for k, n in enumerate(showdowns):
+                    values[n.index] = won[:, k] * np.float32(n.contributed[0])
+            if folds:
+                r = np.stack([reach[opponent][n.index] for n in folds], axis=1)
+                met = self.game.fold(number, r)
+                for k, n in enumerate(folds):
+                    lost = n.contributed[n.player]
+                    values[n.index] = met[:, k] * np.float32(-lost if n.player == player else lost)
         return values
 
     # -- measuring ---------------------------------------------------------------
@@ -165,30 +237,28 @@ class Solver:
         ``strategy`` (by default the average strategy)."""
         strategies = strategy or {n.index: self.average_strategy(n) for n in self.decisions}
         reach = self._reaches(strategies)
-        values = self._terminal_values(player, reach, 1 - player)
-        for node in reversed(self.tree.nodes):
-            if node.kind != "decision":
-                continue
-            children = np.stack([values[c] for c in node.children], axis=1)
-            values[node.index] = (
-                children.max(axis=1) if node.player == player else children.sum(axis=1)
-            )
-        return float(values[0].sum(dtype=np.float64)) / self.showdowns.pairs
+
+        def combine(node: Node, children: Matrix) -> Floats:
+            best: Floats = children.max(axis=1) if node.player == player else children.sum(axis=1)
+            return best
+
+        values = self._backward(self._terminal_values(player, reach, 1 - player), combine)
+        return float(values[0].sum(dtype=np.float64)) / self.game.pairs
 
     def value(self, strategy: dict[int, Matrix] | None = None) -> float:
         """Chips a hand seat 0 wins when both seats play ``strategy`` (the average)."""
         strategies = strategy or {n.index: self.average_strategy(n) for n in self.decisions}
         reach = self._reaches(strategies)
-        values = self._terminal_values(0, reach, 1)
-        for node in reversed(self.tree.nodes):
-            if node.kind != "decision":
-                continue
-            children = np.stack([values[c] for c in node.children], axis=1)
+
+        def combine(node: Node, children: Matrix) -> Floats:
             if node.player == 0:
-                values[node.index] = (children * strategies[node.index]).sum(axis=1)
-            else:
-                values[node.index] = children.sum(axis=1)
-        return float(values[0].sum(dtype=np.float64)) / self.showdowns.pairs
+                mine: Floats = (children * strategies[node.index]).sum(axis=1)
+                return mine
+            theirs: Floats = children.sum(axis=1)
+            return theirs
+
+        values = self._backward(self._terminal_values(0, reach, 1), combine)
+        return float(values[0].sum(dtype=np.float64)) / self.game.pairs
 
     def exploitability(self) -> float:
         """Chips a hand a best response gains on average over both seats, against the

@@ -24,9 +24,19 @@ def test_the_decision_benchmark_reports_both_policies_beside_its_floor(
     assert all(v > 0 for v in report["us_per_decision"].values())
 
 
-def test_the_arena_benchmark_compares_todays_policy_on_the_caller(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rounds", ["1", "2"])
+def test_the_arena_benchmark_compares_todays_policy_on_the_caller(
+    tmp_path: Path, rounds: str
+) -> None:
     out = tmp_path / "arena.json"
-    assert bench_dealer.main(["--hands", "40", "--only", "always_call", "--json", str(out)]) == 0
-    rows = json.loads(out.read_text())
+    argv = ["--hands", "40", "--only", "always_call", "--rounds", rounds, "--json", str(out)]
+    assert bench_dealer.main(argv) == 0
+    report = json.loads(out.read_text())
+    assert report["rounds"] == int(rounds)
+    rows = report["rows"]
     assert [r["dealer"] for r in rows] == ["dealer", "dealer:threshold"]
     assert all(r["hands"] == 40 and r["opponent"] == "always_call" for r in rows)
+    # The paired difference is the two matches' difference of means, deal by deal.
+    (difference,) = report["paired"]
+    expected = rows[1]["chips_a_hand"] - rows[0]["chips_a_hand"]
+    assert difference["more_chips_a_hand"] == pytest.approx(expected, abs=0.002)

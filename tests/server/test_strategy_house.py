@@ -19,7 +19,7 @@ from qiuqiu.protocol import TableOptions
 from qiuqiu.server.house import policy, translation
 from qiuqiu.server.house.book import Book, layout
 from qiuqiu.server.house.holdings import HOLDINGS, holding_number
-from qiuqiu.server.house.record import Move, Situation
+from qiuqiu.server.house.record import Memo, Move, Situation
 from qiuqiu.server.house.tree import Node, Stakes, Tree
 from qiuqiu.server.strategy import Decision
 
@@ -28,14 +28,19 @@ STAKES = [
     Stakes(ante=10, min_bet=20, max_bet=50, max_raises=2, stack=300),
     Stakes(ante=5, min_bet=5, max_bet=None, max_raises=0, stack=45),
     Stakes(ante=10, min_bet=10, max_bet=None, max_raises=None, stack=7),
+    Stakes(ante=10, min_bet=10, max_bet=None, max_raises=None, stack=190, betting_rounds=2),
+    Stakes(ante=10, min_bet=20, max_bet=50, max_raises=1, stack=300, betting_rounds=2),
 ]
 
 
 def paths(tree: Tree) -> Iterator[list[int]]:
-    """Every path of action indexes from the root to a terminal."""
+    """Every path of action indexes from the root to a terminal (a deal is no action)."""
     stack: list[tuple[Node, list[int]]] = [(tree.nodes[0], [])]
     while stack:
         node, path = stack.pop()
+        if node.kind == "deal":
+            stack.append((tree.nodes[node.children[0]], path))
+            continue
         if node.kind != "decision":
             yield path
             continue
@@ -51,6 +56,7 @@ def test_every_abstract_action_is_legal_in_the_engine(stakes: Stakes) -> None:
         min_bet=stakes.min_bet,
         max_bet=stakes.max_bet,
         max_raises=stakes.max_raises,
+        betting_rounds=stakes.betting_rounds,
     )
     deck = shuffled_deck(random.Random(1))
     count = 0
@@ -60,7 +66,10 @@ def test_every_abstract_action_is_legal_in_the_engine(stakes: Stakes) -> None:
         hand = HandState.start(rules, {0: chips, 1: chips}, 1, deck)
         node = tree.nodes[0]
         for i in path:
+            if node.kind == "deal":
+                node = tree.nodes[node.children[0]]
             action = node.actions[i]
+            assert hand.round == node.round
             seat = hand.actor
             assert seat == node.player
             match action.kind:
@@ -102,12 +111,14 @@ def shipped() -> Book:
 def test_the_shipped_strategies_load_and_every_row_sums_to_255() -> None:
     book = shipped()
     assert book.solved
+    assert {s.stakes.betting_rounds for s in book.solved} == {1, 2}
     for solved in book.solved:
-        _offsets, size = layout(solved.tree)
+        _offsets, size = layout(solved.tree, solved.buckets)
         assert len(solved.weights) == size
-        for node in solved.tree.decisions[:5]:
-            for holding in range(0, len(HOLDINGS), 97):
-                assert sum(solved.row(node, holding)) == 255
+        decisions = solved.tree.decisions
+        for node in decisions[:5] + decisions[-5:]:
+            for state in range(0, solved.states(node.round), 7):
+                assert sum(solved.row(node, state)) == 255
 
 
 def test_the_nearest_strategy_is_the_closest_stack_on_a_log_scale() -> None:
@@ -139,7 +150,7 @@ def test_the_nearest_strategy_is_the_closest_stack_on_a_log_scale() -> None:
         assert found.depth == best
 
 
-def situation(hand: HandState, seat: int, moves: list[Move], draws: list[float]) -> Situation:
+def situation(hand: HandState, seat: int, moves: list[Move], memo: Memo) -> Situation:
     options = TableOptions()
     first = hand.log[0]
     assert isinstance(first, HandStarted)
@@ -154,15 +165,16 @@ def situation(hand: HandState, seat: int, moves: list[Move], draws: list[float])
         moves=tuple(moves),
         complete=True,
         folded=frozenset(s for s, st in hand.seats.items() if st.folded),
+        round=hand.round,
         pot=hand.pot,
         legal=hand.legal_actions(seat),
-        draws=draws,
+        memo=memo,
     )
 
 
 def random_action(hand: HandState, seat: int, rng: random.Random) -> Move:
     legal = hand.legal_actions(seat)
-    before = hand.seats[seat]
+    before, number = hand.seats[seat], hand.round
     choices = ["check"] if legal.check else ["call", "fold"]
     if legal.bet is not None:
         choices += ["bet"] * 2
@@ -183,11 +195,11 @@ def random_action(hand: HandState, seat: int, rng: random.Random) -> Move:
         hand.raise_to(seat, rng.randint(legal.raise_to.low, legal.raise_to.high))
     after = hand.seats[seat]
     added = before.stack - after.stack
-    return Move(seat, kind, 1, added, after.round_bet, after.stack == 0)  # type: ignore[arg-type]
+    return Move(seat, kind, number, added, after.round_bet, after.stack == 0)  # type: ignore[arg-type]
 
 
 def apply(hand: HandState, seat: int, decision: Decision) -> Move:
-    before = hand.seats[seat]
+    before, number = hand.seats[seat], hand.round
     match decision.action:
         case "check":
             hand.check(seat)
@@ -203,43 +215,51 @@ def apply(hand: HandState, seat: int, decision: Decision) -> Move:
             hand.raise_to(seat, decision.amount)
     after = hand.seats[seat]
     return Move(
-        seat, decision.action, 1, before.stack - after.stack, after.round_bet, after.stack == 0
+        seat, decision.action, number, before.stack - after.stack, after.round_bet, after.stack == 0
     )
 
 
-def test_the_house_always_plays_legal_actions_and_mostly_from_the_book() -> None:
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_the_house_always_plays_legal_actions_and_mostly_from_the_book(rounds: int) -> None:
     rng = random.Random(2024)
-    rules = TableRules()
+    rules = TableRules(betting_rounds=rounds)
     located = total = 0
+    in_round = {1: 0, 2: 0}
     for n in range(400):
         house = n % 2
         stacks = {house: 10_000, 1 - house: rng.choice([100, 300, 500, 1500])}
         hand = HandState.start(rules, stacks, button=rng.choice([0, 1]), deck=shuffled_deck(rng))
         moves: list[Move] = []
-        draws: list[float] = []
+        memo = Memo()
         while not hand.is_over and hand.actor is not None:
             seat = hand.actor
             if seat == house:
-                view = situation(hand, seat, moves, draws)
+                view = situation(hand, seat, moves, memo)
                 solved = policy._solved_for(view, shipped())
                 assert solved is not None
-                found = translation.locate(solved.tree, view, lambda i: 0.5)
+                seats = translation.seats(view)
+                assert seats is not None
+                found = translation.locate(solved.tree, seats, view, lambda i: 0.5)
                 located += found is not None
                 total += 1
+                in_round[hand.round] += found is not None
                 moves.append(apply(hand, seat, policy.decide(view, rng)))
             else:
                 moves.append(random_action(hand, seat, rng))
     assert total > 400
     # Random sizes and raise wars leave the tree rarely; it must still be the rule.
     assert located / total > 0.9
+    # And the second round is played from the book too, where there is one.
+    assert (in_round[2] > 100) == (rounds == 2)
 
 
 def test_the_decision_is_a_function_of_the_view_and_the_rng() -> None:
     deck = shuffled_deck(random.Random(9))
     hand = HandState.start(TableRules(), {0: 500, 1: 10_000}, 1, deck)
     first = random_action(hand, 0, random.Random(4))
-    view = situation(hand, 1, [first], [])
-    picks = [policy.decide(view, random.Random(s)) for s in range(40)]
-    again = [policy.decide(situation(hand, 1, [first], []), random.Random(s)) for s in range(40)]
-    assert picks == again
+
+    def decided(seed: int) -> Decision:
+        return policy.decide(situation(hand, 1, [first], Memo()), random.Random(seed))
+
+    assert [decided(s) for s in range(40)] == [decided(s) for s in range(40)]
     assert holding_number(hand.seats[1].tiles) in range(len(HOLDINGS))

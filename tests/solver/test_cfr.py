@@ -39,7 +39,8 @@ def random_game(seed: int) -> Solver:
 
 def scalar_best_response(solver: Solver, player: int, strategy: dict[int, Matrix]) -> float:
     """The best response's value computed one holding pair at a time, without matrices."""
-    game = solver.showdowns
+    game = solver.game
+    assert isinstance(game, Showdowns)
     nodes = solver.tree.nodes
     n = game.holdings
 
@@ -103,7 +104,8 @@ def test_exploitability_falls_and_the_best_response_beats_the_strategy_itself() 
 
 def test_blocked_sums_the_opponents_that_share_no_card() -> None:
     solver = random_game(seed=3)
-    game = solver.showdowns
+    game = solver.game
+    assert isinstance(game, Showdowns)
     reach = np.random.default_rng(1).uniform(0, 1, (game.holdings, 4)).astype(np.float32)
     expected = game.meets.astype(np.float32) @ reach
     assert np.allclose(game.blocked(reach), expected, atol=1e-5)

@@ -2,9 +2,13 @@
 
 A strategy file (``strategies/*.qqs``, gzip) is one JSON header line and then
 bytes: for each decision node of the tree its :class:`Stakes` build, in the
-tree's order, for each of the 3,276 holdings in :data:`HOLDINGS` order, one
-byte per action, the action's probability in 255ths (rounded so that they sum
-to 255). The tree itself is not stored: both sides build it from the header's
+tree's order, for each state of the acting seat, one byte per action, the
+action's probability in 255ths (rounded so that they sum to 255). A state is
+the seat's holding, in :data:`HOLDINGS` order, or where the header has
+``buckets`` (the two-round game, :mod:`solver.buckets`), the bucket of its
+holding in the first round and ``b1 * hand_buckets + b2`` in the second, with
+the header's tables giving each holding's ``b1`` and each 4-tile hand's
+``b2``. The tree itself is not stored: both sides build it from the header's
 stakes. Loading is the standard library only (gzip, json, bytes), a few
 milliseconds a file.
 
@@ -20,18 +24,33 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from qiuqiu.engine import TableRules, TieRule
-from qiuqiu.server.house.holdings import HOLDINGS
+from qiuqiu.engine import TableRules, TieRule, Tile
+from qiuqiu.server.house.holdings import HOLDING_SIZE, HOLDINGS, hand_number, holding_number
 from qiuqiu.server.house.tree import Node, Stakes, Tree
 
 SUFFIX = ".qqs"
 FORMAT = 1
 HOLDING_COUNT = len(HOLDINGS)
+
+
+@dataclass(frozen=True, slots=True)
+class Buckets:
+    """What a bucketed strategy's seat sees of its tiles (see the module docstring)."""
+
+    holdings: Sequence[int]
+    hands: Sequence[int]
+    hand_buckets: int
+
+    @property
+    def states(self) -> tuple[int, int]:
+        first = max(self.holdings) + 1
+        return first, first * self.hand_buckets
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,27 +64,50 @@ class Solved:
     """Where each decision node's rows start in ``weights``."""
     weights: bytes
     header: dict[str, Any]
+    buckets: Buckets | None
+
+    def states(self, number: int) -> int:
+        """How many rows a decision node of betting round ``number`` has."""
+        return HOLDING_COUNT if self.buckets is None else self.buckets.states[number - 1]
+
+    def state(self, tiles: Sequence[Tile]) -> int:
+        """The row of a seat holding ``tiles`` (in the order dealt: its 4th last)."""
+        holding = holding_number(tiles[:HOLDING_SIZE])
+        if self.buckets is None:
+            return holding
+        first = self.buckets.holdings[holding]
+        if len(tiles) == HOLDING_SIZE:
+            return first
+        return first * self.buckets.hand_buckets + self.buckets.hands[hand_number(tiles)]
 
     @property
     def depth(self) -> float:
         """Chips behind after the ante, in antes."""
         return self.stakes.stack / self.stakes.ante
 
-    def row(self, node: Node, holding: int) -> bytes:
-        """The weights (out of 255) of ``node``'s actions for ``holding``."""
+    def row(self, node: Node, state: int) -> bytes:
+        """The weights (out of 255) of ``node``'s actions for the acting seat's ``state``."""
         width = len(node.actions)
-        start = self.offsets[node.index] + holding * width
+        start = self.offsets[node.index] + state * width
         return self.weights[start : start + width]
 
 
-def layout(tree: Tree) -> tuple[dict[int, int], int]:
+def layout(tree: Tree, buckets: Buckets | None = None) -> tuple[dict[int, int], int]:
     """Each decision node's offset into a strategy file's bytes, and their total."""
+    states = (HOLDING_COUNT,) if buckets is None else buckets.states
     offsets: dict[int, int] = {}
     size = 0
     for node in tree.decisions:
         offsets[node.index] = size
-        size += len(node.actions) * HOLDING_COUNT
+        size += len(node.actions) * states[node.round - 1]
     return offsets, size
+
+
+def header_buckets(header: dict[str, Any]) -> Buckets | None:
+    b = header.get("buckets")
+    if b is None:
+        return None
+    return Buckets(tuple(b["holdings"]), tuple(b["hands"]), b["hand_buckets"])
 
 
 def header_stakes(header: dict[str, Any]) -> Stakes:
@@ -88,10 +130,11 @@ def load(path: Path) -> Solved:
         raise ValueError(f"{path.name}: strategy format {header.get('format')}, not {FORMAT}")
     stakes = header_stakes(header)
     tree = Tree(stakes)
-    offsets, size = layout(tree)
+    buckets = header_buckets(header)
+    offsets, size = layout(tree, buckets)
     if len(weights) != size:
         raise ValueError(f"{path.name}: {len(weights)} bytes of weights, the tree needs {size}")
-    return Solved(stakes, header["tie_rule"], tree, offsets, weights, header)
+    return Solved(stakes, header["tie_rule"], tree, offsets, weights, header, buckets)
 
 
 def write(path: Path, header: dict[str, Any], weights: bytes) -> None:
@@ -115,12 +158,21 @@ class Book:
         else:
             files = list(folder.glob(f"*{SUFFIX}"))
         self.solved = [load(path) for path in sorted(files)]
-        self._for_rules: dict[tuple[TableRules, int], Solved | None] = {}
+        self._for_rules: dict[tuple[object, ...], Solved | None] = {}
 
     def for_rules(self, rules: TableRules, behind: int) -> Solved | None:
         """The nearest solved game to a table's ``rules`` with ``behind`` chips behind
-        the ante (the smaller stack's), remembered: a table asks each turn."""
-        key = (rules, behind)
+        the ante (the smaller stack's), remembered: a table asks each hand."""
+        # The rules that choose a strategy, as plain values: cheaper to hash than the rules.
+        key = (
+            rules.betting_rounds,
+            rules.tie_rule,
+            rules.ante,
+            rules.min_bet,
+            rules.max_bet,
+            rules.max_raises,
+            behind,
+        )
         if key not in self._for_rules:
             self._for_rules[key] = self.nearest(
                 betting_rounds=rules.betting_rounds,

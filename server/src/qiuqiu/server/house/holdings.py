@@ -1,8 +1,9 @@
-"""The 3,276 three-tile holdings a seat can be dealt, numbered once for solver and server.
+"""The tiles a seat can hold, numbered once for solver and server.
 
-A holding's number is its place among all 3-tile sets in the order of
-:func:`itertools.combinations` over :data:`ALL_TILES`: the rows of the solver's
-matrices and of a strategy file.
+A seat holds one of the 3,276 three-tile **holdings** before the 4th tile and
+one of the 20,475 four-tile **hands** after it. Each is numbered by its place
+among all sets of its size in the order of :func:`itertools.combinations` over
+:data:`ALL_TILES`: the rows of the solver's matrices and of a strategy file.
 """
 
 from __future__ import annotations
@@ -13,11 +14,19 @@ from itertools import combinations
 from qiuqiu.engine import ALL_TILES, Tile
 
 HOLDING_SIZE = 3
+HAND_SIZE = 4
 
 HOLDINGS: tuple[tuple[Tile, ...], ...] = tuple(combinations(ALL_TILES, HOLDING_SIZE))
+HANDS: tuple[tuple[Tile, ...], ...] = tuple(combinations(ALL_TILES, HAND_SIZE))
 _NUMBER = {sum(1 << t.index for t in tiles): i for i, tiles in enumerate(HOLDINGS)}
+_HAND_NUMBER = {sum(1 << t.index for t in tiles): i for i, tiles in enumerate(HANDS)}
 
 
 def holding_number(tiles: Iterable[Tile]) -> int:
     """The number of a 3-tile holding (in any order); ``KeyError`` for anything else."""
     return _NUMBER[sum(1 << t.index for t in tiles)]
+
+
+def hand_number(tiles: Iterable[Tile]) -> int:
+    """The number of a 4-tile hand (in any order); ``KeyError`` for anything else."""
+    return _HAND_NUMBER[sum(1 << t.index for t in tiles)]

@@ -1,13 +1,14 @@
 """The house's decision: a look-up in a solved strategy, sampled with the RNG it is given.
 
 :func:`decide` is pure (no clock, no I/O, no global random) and is the one
-function both the server's dealer bot and the arena call. Heads-up, in a
-betting round the solved strategies cover (see :class:`~qiuqiu.server.house.book.Book`),
+function both the server's dealer bot and the arena call. Heads-up, with the
+strategies the book has for the table (see :class:`~qiuqiu.server.house.book.Book`),
 it finds the abstract node the betting has reached
 (:mod:`~qiuqiu.server.house.translation`), reads the mixed strategy for its
-three tiles there, draws one abstract action with ``rng`` and makes it a legal
-real amount. Anywhere else (three or more seats, a second betting round, an
-ante of 0, a hand it did not see begin, betting that left the tree) it plays
+tiles there (its holding, or at a two-round table the buckets of its holding
+and, in the second round, of its four tiles), draws one abstract action with
+``rng`` and makes it a legal real amount. Anywhere else (three or more seats,
+an ante of 0, a hand it did not see begin, betting that left the tree) it plays
 the threshold policy of :mod:`qiuqiu.server.strategy`.
 """
 
@@ -18,9 +19,9 @@ from typing import Protocol
 
 from qiuqiu.engine import ChipRange
 from qiuqiu.server.house.book import Book, Solved
-from qiuqiu.server.house.holdings import HOLDING_SIZE, holding_number
+from qiuqiu.server.house.holdings import HOLDING_SIZE
 from qiuqiu.server.house.record import Situation
-from qiuqiu.server.house.translation import Located, locate
+from qiuqiu.server.house.translation import Located, locate, seats
 from qiuqiu.server.house.tree import AbstractAction
 from qiuqiu.server.strategy import Decision, win_chance
 from qiuqiu.server.strategy import decide as threshold_decide
@@ -41,15 +42,24 @@ class Random(Protocol):
 
 def decide(situation: Situation, rng: Random, strategies: Book | None = None) -> Decision:
     """What the house does at ``situation`` (its turn in a betting round)."""
-    solved = _solved_for(situation, strategies or book())
-    if solved is not None:
+    memo = situation.memo
+    if not memo.looked_up:
+        memo.seats = seats(situation)
+        memo.solved = _solved_for(situation, strategies or book()) if memo.seats else None
+        memo.looked_up = True
+    solved, hand = memo.solved, memo.seats
+    if (
+        solved is not None
+        and hand is not None
+        and len(situation.tiles) == HOLDING_SIZE + situation.round - 1
+    ):
 
         def draw(i: int) -> float:
-            while len(situation.draws) <= i:
-                situation.draws.append(rng.random())
-            return situation.draws[i]
+            while len(memo.draws) <= i:
+                memo.draws.append(rng.random())
+            return memo.draws[i]
 
-        located = locate(solved.tree, situation, draw)
+        located = locate(solved.tree, hand, situation, draw)
         if located is not None:
             return _play(solved, located, situation, rng)
     return threshold(situation)
@@ -64,8 +74,9 @@ def threshold(situation: Situation) -> Decision:
 
 
 def _solved_for(situation: Situation, strategies: Book) -> Solved | None:
+    """The strategy for the hand's stakes (the same at every turn of the hand)."""
     rules = situation.rules
-    if len(situation.stacks) != 2 or len(situation.tiles) != HOLDING_SIZE or not rules.ante:
+    if len(situation.stacks) != 2 or not rules.ante:
         return None
     behind = min(situation.stacks.values()) - rules.ante
     return strategies.for_rules(rules, behind)
@@ -73,7 +84,11 @@ def _solved_for(situation: Situation, strategies: Book) -> Solved | None:
 
 def _play(solved: Solved, located: Located, situation: Situation, rng: Random) -> Decision:
     node = located.node
-    weights = solved.row(node, holding_number(situation.tiles))
+    states = situation.memo.states
+    state = states.get(node.round)
+    if state is None:
+        state = states[node.round] = solved.state(situation.tiles)
+    weights = solved.row(node, state)
     # One uniform draw against the cumulative weights (which sum to 255): what
     # random.choices does, without building its lists on every turn.
     point = rng.random() * sum(weights)
@@ -83,17 +98,17 @@ def _play(solved: Solved, located: Located, situation: Situation, rng: Random) -
         if point < 0:
             index = i
             break
-    return _real(node.actions[index], situation)
+    return _real(node.actions[index], located, situation)
 
 
-def _real(action: AbstractAction, situation: Situation) -> Decision:
+def _real(action: AbstractAction, located: Located, situation: Situation) -> Decision:
     """The abstract action as a legal real one at the real pot and stacks."""
     legal = situation.legal
-    (opponent,) = situation.opponents
-    # What the opponent can still match: betting more only comes back unmatched.
-    covered = situation.stacks[opponent] - situation.antes.get(opponent, 0)
-    opponent_in = sum(m.added for m in situation.moves if m.seat == opponent)
-    opponent_bet = max((m.to for m in situation.moves if m.seat == opponent), default=0)
+    me = located.node.player
+    them = 1 - me
+    # What the opponent can still put in: betting more only comes back unmatched.
+    left = located.left[them]
+    bets = located.bets
     match action.kind:
         case "check" | "fold":
             return Decision("check") if legal.check else Decision("fold")
@@ -102,30 +117,20 @@ def _real(action: AbstractAction, situation: Situation) -> Decision:
         case "bet":
             if legal.bet is None:
                 return Decision("check")
-            most = covered - opponent_in
-            amount = most if action.all_in else round((action.fraction or 0) * situation.pot)
-            return Decision("bet", _clamp(min(amount, most), legal.bet))
+            amount = left if action.all_in else round((action.fraction or 0) * situation.pot)
+            return Decision("bet", _clamp(min(amount, left), legal.bet))
         case "raise":
             if legal.raise_to is None:
                 return Decision("call")
-            bets = _round_bets(situation)
-            current = max(bets.values(), default=0)
-            mine = bets.get(situation.seat, 0)
-            most = opponent_bet + covered - opponent_in
+            most = bets[them] + left
             if action.all_in:
                 to = most
             else:
-                to_call = current - mine
+                current = max(bets)
+                to_call = current - bets[me]
                 to = current + round((action.fraction or 0) * (situation.pot + to_call))
             return Decision("raise", _clamp(min(to, most), legal.raise_to))
     raise AssertionError(action.kind)
-
-
-def _round_bets(situation: Situation) -> dict[int, int]:
-    bets: dict[int, int] = {}
-    for move in situation.moves:
-        bets[move.seat] = move.to
-    return bets
 
 
 def _clamp(amount: int, allowed: ChipRange) -> int:

@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from qiuqiu import engine
 from qiuqiu.engine import TableRules, Tile
 from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.house.book import Solved
+
+if TYPE_CHECKING:
+    from qiuqiu.server.house.translation import Seats
 
 MoveKind = Literal["check", "bet", "call", "raise", "fold"]
 
@@ -35,12 +39,31 @@ class Move:
     all_in: bool = False
 
 
+@dataclass(slots=True)
+class Memo:
+    """The house's notes on one hand, kept by the seat's record so that every turn of
+    the hand shares them; a new hand starts a new one."""
+
+    draws: list[float] = field(default_factory=list)
+    """Random numbers drawn to translate this hand's moves (see
+    :mod:`qiuqiu.server.house.translation`), kept so that a move is translated the
+    same way at each later turn of the hand."""
+    looked_up: bool = False
+    solved: Solved | None = None
+    """The strategy for the hand's stakes, once ``looked_up``: they hold all hand."""
+    seats: Seats | None = None
+    """The hand's two seats as the strategy's tree numbers them."""
+    states: dict[int, int] = field(default_factory=dict)
+    """The seat's row in ``solved``, by betting round."""
+
+
 @dataclass(frozen=True, slots=True)
 class Situation:
     """Everything the house decides from: what its seat may see, and no more."""
 
     seat: int
     tiles: tuple[Tile, ...]
+    """The seat's own tiles in the order dealt: its 4th, once dealt, last."""
     rules: TableRules
     button: int
     stacks: Mapping[int, int]
@@ -50,16 +73,19 @@ class Situation:
     complete: bool
     """Whether ``moves`` is the hand's whole history (the seat saw it begin)."""
     folded: frozenset[int]
+    round: int
+    """The betting round of the turn: 1, or 2 after the 4th tile at two-round tables."""
     pot: int
     legal: engine.LegalActions
-    draws: list[float]
-    """Random numbers already drawn to translate this hand's moves (see
-    :mod:`qiuqiu.server.house.translation`), kept so that a move is translated the
-    same way at each later turn of the hand."""
+    memo: Memo
 
     @property
     def opponents(self) -> tuple[int, ...]:
         return tuple(s for s in sorted(self.stacks) if s != self.seat and s not in self.folded)
+
+    def round_bets(self) -> dict[int, int]:
+        """Each seat's chips in the round of the turn, from its moves in it."""
+        return {m.seat: m.to for m in self.moves if m.round == self.round}
 
 
 @dataclass
@@ -78,7 +104,7 @@ class HandRecord:
     folded: set[int] = field(default_factory=set)
     round: int = 0
     bets: dict[int, int] = field(default_factory=dict)
-    draws: list[float] = field(default_factory=list)
+    memo: Memo = field(default_factory=Memo)
 
     def observe(self, message: wire.Reply) -> None:
         match message:
@@ -115,7 +141,7 @@ class HandRecord:
     def _reset(self, hand_id: int) -> None:
         self.hand_id, self.button, self.started, self.round = hand_id, -1, False, 0
         self.stacks, self.antes, self.bets = {}, {}, {}
-        self.tiles, self.moves, self.draws = [], [], []
+        self.tiles, self.moves, self.memo = [], [], Memo()
         self.folded = set()
 
     def _put(self, seat: int, kind: MoveKind, amount: int, all_in: bool) -> None:
@@ -138,9 +164,10 @@ class HandRecord:
             moves=tuple(self.moves),
             complete=self.started and turn.hand_id == self.hand_id,
             folded=frozenset(s.seat for s in turn.seats if s.folded),
+            round=self.round,
             pot=turn.pot,
             legal=engine_legal(legal),
-            draws=self.draws,
+            memo=self.memo,
         )
 
 

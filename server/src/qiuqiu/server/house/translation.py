@@ -27,11 +27,28 @@ from qiuqiu.server.house.tree import Node, Tree
 
 
 @dataclass(frozen=True, slots=True)
+class Seats:
+    """A heads-up hand's two seats as the tree numbers them: abstract seat 0 acts
+    first (the seat that is not the button), 1 second. The same all hand."""
+
+    real: tuple[int, int]
+    """The real seat of each abstract seat."""
+    stacks: tuple[int, int]
+    """Each seat's chips when the hand started."""
+    antes: tuple[int, int]
+    effective: int
+    """The smaller stack: all either seat can lose."""
+
+
+@dataclass(frozen=True, slots=True)
 class Located:
-    """The abstract node the house is at, and the real seat of abstract seat 0."""
+    """The abstract node the house is at, and the real hand's chips there."""
 
     node: Node
-    first: int
+    bets: tuple[int, int]
+    """Each abstract seat's chips in the round of the turn."""
+    left: tuple[int, int]
+    """Each abstract seat's chips not yet in the hand."""
 
 
 def pseudo_harmonic(x: float, low: float, high: float) -> float:
@@ -39,73 +56,103 @@ def pseudo_harmonic(x: float, low: float, high: float) -> float:
     return (high - x) * (1 + low) / ((high - low) * (1 + x))
 
 
-def locate(tree: Tree, situation: Situation, draw: Callable[[int], float]) -> Located | None:
+def seats(situation: Situation) -> Seats | None:
+    """The hand's seats, or ``None`` unless it is heads-up and seen from its start."""
+    stacks = situation.stacks
+    if len(stacks) != 2 or not situation.complete:
+        return None
+    low, high = sorted(stacks)
+    first, second = (high, low) if low == situation.button else (low, high)
+    antes = situation.antes
+    return Seats(
+        (first, second),
+        (stacks[first], stacks[second]),
+        (antes.get(first, 0), antes.get(second, 0)),
+        min(stacks[low], stacks[high]),
+    )
+
+
+def locate(
+    tree: Tree, hand: Seats, situation: Situation, draw: Callable[[int], float]
+) -> Located | None:
     """The node the real hand is at, or ``None`` where the betting left the tree.
 
     ``draw(i)`` is the random number for the ``i``-th translated move.
-    Heads-up only: the seat that is not the button acts first.
     """
-    players = sorted(situation.stacks)
-    if len(players) != 2 or not situation.complete:
-        return None
-    first = next(s for s in players if s != situation.button)
-    antes = situation.antes
-    effective = min(situation.stacks.values())
-    pot = sum(antes.values())
-    put_in = dict(antes)
-    bets = dict.fromkeys(players, 0)
-    node = tree.nodes[0]
+    first = hand.real[0]
+    effective = hand.effective
+    put = list(hand.antes)
+    pot = put[0] + put[1]
+    bets = [0, 0]
+    nodes = tree.nodes
+    node = nodes[0]
     for i, move in enumerate(situation.moves):
-        if node.kind != "decision" or move.round != 1:
+        if node.kind == "deal" and move.round == node.round + 1:
+            node = nodes[node.children[0]]
+            bets = [0, 0]
+        p = 0 if move.seat == first else 1
+        if node.kind != "decision" or move.round != node.round or node.player != p:
             return None
-        if (node.player == 0) != (move.seat == first):
-            return None
-        child = _translate(node, move, pot, bets, put_in, effective, situation.seat, i, draw)
+        child = _translate(node, move, pot, bets, put[p], effective, move.seat == situation.seat)
         if child is None:
-            return None
+            child = _between(node, move, pot, bets, draw(i))
+            if child is None:
+                return None
         pot += move.added
-        bets[move.seat] += move.added
-        put_in[move.seat] += move.added
-        node = tree.nodes[child]
-    if node.kind != "decision" or (node.player == 0) != (situation.seat == first):
+        bets[p] += move.added
+        put[p] += move.added
+        node = nodes[child]
+    if node.kind == "deal" and situation.round == node.round + 1:
+        node = nodes[node.children[0]]
+        bets = [0, 0]
+    if node.kind != "decision" or node.round != situation.round:
         return None
-    return Located(node, first)
+    if node.player != (0 if situation.seat == first else 1):
+        return None
+    stacks = hand.stacks
+    return Located(node, (bets[0], bets[1]), (stacks[0] - put[0], stacks[1] - put[1]))
+
+
+def _size(move: Move, pot: int, bets: list[int]) -> float:
+    if move.kind == "bet":
+        return move.added / pot
+    current = max(bets)
+    before = move.to - move.added  # the raiser's bet in the round before it raised
+    return (move.to - current) / (pot + current - before)
 
 
 def _translate(
-    node: Node,
-    move: Move,
-    pot: int,
-    bets: dict[int, int],
-    put_in: dict[int, int],
-    effective: int,
-    house: int,
-    number: int,
-    draw: Callable[[int], float],
+    node: Node, move: Move, pot: int, bets: list[int], put_in: int, effective: int, house: bool
 ) -> int | None:
-    kinds = [a.kind for a in node.actions]
-    if move.kind in ("check", "call", "fold"):
-        return node.children[kinds.index(move.kind)] if move.kind in kinds else None
-    options = [(f, i) for f, i in node.sizes if node.actions[i].kind == move.kind]
-    if not options:
+    """The child a move leads to where no draw is needed; ``None`` where one is (or
+    the move is not in the tree: :func:`_between` tells)."""
+    plain = node.plain.get(move.kind)
+    if plain is not None:
+        return plain
+    if move.kind != node.sized:
         return None
-    current = max(bets.values())
-    if move.kind == "bet":
-        x = move.added / pot
-    else:
-        x = (move.to - current) / (pot + current - bets[move.seat])
-    reaches_all_in = move.all_in or put_in[move.seat] + move.added >= effective
-    if reaches_all_in and node.actions[options[-1][1]].all_in:
-        return node.children[options[-1][1]]
-    if move.seat == house:
-        nearest = min(options, key=lambda o: abs(math.log1p(o[0]) - math.log1p(x)))
+    sizes = node.sizes
+    last = sizes[-1][1]
+    if (move.all_in or put_in + move.added >= effective) and node.actions[last].all_in:
+        return node.children[last]
+    x = _size(move, pot, bets)
+    if house:
+        # The house's own moves were made from abstract actions: the nearest is it.
+        nearest = min(sizes, key=lambda o: abs(math.log1p(o[0]) - math.log1p(x)))
         return node.children[nearest[1]]
-    if x <= options[0][0]:
-        return node.children[options[0][1]]
-    if x >= options[-1][0]:
-        return node.children[options[-1][1]]
-    for (low, i), (high, j) in itertools.pairwise(options):
+    if x <= sizes[0][0]:
+        return node.children[sizes[0][1]]
+    if x >= sizes[-1][0]:
+        return node.children[last]
+    return None
+
+
+def _between(node: Node, move: Move, pot: int, bets: list[int], draw: float) -> int | None:
+    """An opponent's size between two of the tree's, translated by the mapping."""
+    if move.kind != node.sized:
+        return None
+    x = _size(move, pot, bets)
+    for (low, i), (high, j) in itertools.pairwise(node.sizes):
         if low <= x <= high:
-            chosen = i if draw(number) < pseudo_harmonic(x, low, high) else j
-            return node.children[chosen]
+            return node.children[i if draw < pseudo_harmonic(x, low, high) else j]
     return None

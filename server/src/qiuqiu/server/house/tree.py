@@ -73,6 +73,10 @@ class Node:
     sizes: list[tuple[float, int]] = field(default_factory=list)
     """Each bet or raise as a fraction of the pot (see :func:`fraction`), with its
     action's index, smallest first: what a real size is translated against."""
+    sized: ActionKind | None = None
+    """What the sized actions are: bets where nobody has bet, else raises."""
+    plain: dict[ActionKind, int] = field(default_factory=dict)
+    """The child of each action that has no size (check, call, fold)."""
 
     @property
     def pot(self) -> int:
@@ -137,6 +141,13 @@ class Tree:
         node.sizes = sorted(
             (fraction(node, a), i) for i, a in enumerate(node.actions) if a.kind in ("bet", "raise")
         )
+        if node.sizes:
+            node.sized = node.actions[node.sizes[0][1]].kind
+        node.plain = {
+            a.kind: c
+            for a, c in zip(node.actions, node.children, strict=True)
+            if a.kind in ("check", "call", "fold")
+        }
         return index
 
     def _actions(
