@@ -1,13 +1,20 @@
-"""Solve the house's heads-up strategies and write them into the server package.
+"""Solve the house's heads-up strategies: the shipped ones, or a table's of your own.
 
     uv run --group solver python -m solver                        # every shipped strategy
     uv run --group solver python -m solver --only 49              # one stack depth (antes behind)
     uv run --group solver python -m solver --rounds 2 --only 49   # and one game
+    uv run --group solver python -m solver --out my-strategies \\
+        --ante 5 --min-bet 10 --max-bet 200 --behind 40 --tie-rule split   # a table's own
+
+The shipped strategies go into the server package and their convergence into
+``docs/dealer-bot/``. With ``--out``, one strategy is solved for the table
+described by the other flags (its stack: ``--behind`` antes behind the ante)
+and written, with its convergence, into that folder; a server started with
+``--strategies`` on that folder plays it at such tables.
 
 Deterministic: CFR+ samples nothing, so the same iterations give the same files
-(no seed is needed). Each solve
-writes its strategy file and its convergence (exploitability after each block of
-iterations, measured by the exact best response) to ``docs/dealer-bot/``.
+(no seed is needed). The convergence is the exploitability after each block of
+iterations, measured by the exact best response.
 """
 
 from __future__ import annotations
@@ -68,35 +75,38 @@ def game(rounds: int, tie_rule: TieRule) -> tuple[Game, dict[str, object]]:
     return bucketed, {"buckets": header}
 
 
-def name(rounds: int, tie_rule: TieRule, depth: int) -> str:
-    return f"r{rounds}-{tie_rule.replace('_', '')}-a{ANTE}-m{ANTE}-d{depth}"
+def name(stakes: Stakes, tie_rule: TieRule) -> str:
+    """``r1-highesttile-a10-m10-d49``: rounds, tie rule, ante, min bet, antes behind;
+    then ``-x`` and ``-r`` for a bet or raise limit."""
+    s = stakes
+    out = f"r{s.betting_rounds}-{tie_rule.replace('_', '')}-a{s.ante}-m{s.min_bet}"
+    out += f"-d{s.stack // s.ante}"
+    if s.max_bet is not None:
+        out += f"-x{s.max_bet}"
+    if s.max_raises is not None:
+        out += f"-r{s.max_raises}"
+    return out
 
 
 def solve(
-    rounds: int,
+    stakes: Stakes,
     tie_rule: TieRule,
-    depth: int,
     played: tuple[Game, dict[str, object]],
     iterations: int,
     block: int,
+    out: tuple[Path, Path],
 ) -> None:
-    stakes = Stakes(
-        ante=ANTE,
-        min_bet=ANTE,
-        max_bet=None,
-        max_raises=None,
-        stack=depth * ANTE,
-        betting_rounds=rounds,
-    )
-    name_ = name(rounds, tie_rule, depth)
+    """Solve and write the strategy into ``out[0]``, its convergence into ``out[1]``."""
+    label = name(stakes, tie_rule)
+    ante = stakes.ante
     solver = Solver(Tree(stakes), played[0])
     curve: list[dict[str, float]] = []
     started = time.process_time()
     while solver.iterations < iterations:
         solver.iterate(min(block, iterations - solver.iterations))
         e = solver.exploitability()
-        curve.append({"iterations": solver.iterations, "milli_antes": 1000 * e / ANTE})
-        print(f"{name_}: {solver.iterations} iterations, {1000 * e / ANTE:.1f} mA/hand", flush=True)
+        curve.append({"iterations": solver.iterations, "milli_antes": 1000 * e / ante})
+        print(f"{label}: {solver.iterations} iterations, {1000 * e / ante:.1f} mA/hand", flush=True)
     shipped = quantised(solver)
     e = (solver.best_response_value(0, shipped) + solver.best_response_value(1, shipped)) / 2
     header = {
@@ -110,40 +120,72 @@ def solve(
         },
         "tie_rule": tie_rule,
         "iterations": solver.iterations,
-        "exploitability_milli_antes": round(1000 * e / ANTE, 2),
+        "exploitability_milli_antes": round(1000 * e / ante, 2),
         "best_response_vs_second_seat_milli_antes": round(
-            1000 * solver.best_response_value(0, shipped) / ANTE, 2
+            1000 * solver.best_response_value(0, shipped) / ante, 2
         ),
-        "value_first_seat_milli_antes": round(1000 * solver.value(shipped) / ANTE, 2),
+        "value_first_seat_milli_antes": round(1000 * solver.value(shipped) / ante, 2),
     }
-    weights = strategy_bytes(solver, shipped)
-    write(STRATEGIES / f"{name_}{SUFFIX}", {**header, **played[1]}, weights)
-    CONVERGENCE.mkdir(parents=True, exist_ok=True)
+    strategies, convergence = out
+    strategies.mkdir(parents=True, exist_ok=True)
+    convergence.mkdir(parents=True, exist_ok=True)
+    write(strategies / f"{label}{SUFFIX}", {**header, **played[1]}, strategy_bytes(solver, shipped))
     record = {**header, "cpu_seconds": round(time.process_time() - started), "curve": curve}
-    (CONVERGENCE / f"{name_}.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"{name_}: shipped {header['exploitability_milli_antes']} mA/hand", flush=True)
+    (convergence / f"{label}.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(f"{label}: written, {header['exploitability_milli_antes']} mA/hand", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solver", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m solver", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument(
         "--iterations", type=int, help=f"per solve ({ITERATIONS}; {DEEP_ITERATIONS} deeper)"
     )
     parser.add_argument("--block", type=int, default=50, help="iterations between measurements")
     parser.add_argument("--only", type=int, help="solve only this depth (antes behind)")
-    parser.add_argument("--rounds", type=int, choices=(1, 2), help="solve only these games")
-    parser.add_argument("--tie-rule", choices=("highest_tile", "split"), help="and this tie rule")
+    parser.add_argument("--rounds", type=int, choices=(1, 2), help="betting rounds")
+    parser.add_argument("--tie-rule", choices=("highest_tile", "split"), help="tie rule")
+    table = parser.add_argument_group("a table's own strategy (with --out)")
+    table.add_argument("--out", type=Path, help="solve one table's strategy into this folder")
+    table.add_argument("--ante", type=int, default=ANTE)
+    table.add_argument("--min-bet", type=int, help="(the ante)")
+    table.add_argument("--max-bet", type=int, help="most a bet or raise may add (no limit)")
+    table.add_argument("--max-raises", type=int, help="raises a round (no limit)")
+    table.add_argument("--behind", type=int, default=49, help="antes behind the ante (49)")
     args = parser.parse_args(argv)
     np.seterr(all="raise", under="ignore")
-    STRATEGIES.mkdir(parents=True, exist_ok=True)
+    if args.out is not None:
+        if args.ante < 1 or args.behind < 1:
+            parser.error("--ante and --behind must be at least 1")
+        stakes = Stakes(
+            ante=args.ante,
+            min_bet=args.min_bet or args.ante,
+            max_bet=args.max_bet,
+            max_raises=args.max_raises,
+            stack=args.behind * args.ante,
+            betting_rounds=args.rounds or 1,
+        )
+        tie_rule: TieRule = args.tie_rule or "highest_tile"
+        played = game(stakes.betting_rounds, tie_rule)
+        solve(stakes, tie_rule, played, args.iterations or ITERATIONS, args.block, (args.out,) * 2)
+        return 0
     for rounds, tie_rule, depths in SHIPPED:
         wanted = [d for d in depths if args.only in (None, d)]
         if not wanted or args.rounds not in (None, rounds) or args.tie_rule not in (None, tie_rule):
             continue
         played = game(rounds, tie_rule)
         for depth in wanted:
+            stakes = Stakes(
+                ante=ANTE,
+                min_bet=ANTE,
+                max_bet=None,
+                max_raises=None,
+                stack=depth * ANTE,
+                betting_rounds=rounds,
+            )
             iterations = args.iterations or DEEP_ITERATIONS.get(depth, ITERATIONS)
-            solve(rounds, tie_rule, depth, played, iterations, args.block)
+            solve(stakes, tie_rule, played, iterations, args.block, (STRATEGIES, CONVERGENCE))
     return 0
 
 

@@ -68,6 +68,7 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
         (["--port", "70000"], {}, "--port '70000': Input should be less than or equal to 65535"),
         (["--log-level", "LOUD"], {}, "--log-level 'LOUD': Input should be 'DEBUG'"),
         ([], {"QIUQIU_RATE": "-1"}, "QIUQIU_RATE='-1': Input should be greater than 0"),
+        (["--strategies", "/no/such/folder"], {}, "'/no/such/folder' is not a folder"),
     ],
 )
 def test_a_value_that_does_not_fit_is_a_clear_error_naming_where_it_came_from(

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from qiuqiu.engine import HandStarted, HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.house import policy, translation
-from qiuqiu.server.house.book import Book, layout
+from qiuqiu.server.house.book import SUFFIX, Book, layout, write
 from qiuqiu.server.house.holdings import HOLDINGS, holding_number
 from qiuqiu.server.house.record import Memo, Move, Situation
 from qiuqiu.server.house.tree import Node, Stakes, Tree
@@ -263,3 +264,49 @@ def test_the_decision_is_a_function_of_the_view_and_the_rng() -> None:
 
     assert [decided(s) for s in range(40)] == [decided(s) for s in range(40)]
     assert holding_number(hand.seats[1].tiles) in range(len(HOLDINGS))
+
+
+def uniform_strategy(folder: Path, stakes: Stakes) -> Path:
+    """A strategy file for ``stakes`` that mixes every action equally: what the loader
+    and the book see of a real one, without the solver."""
+    tree = Tree(stakes)
+    weights = bytearray()
+    for node in tree.decisions:
+        width = len(node.actions)
+        row = [255 // width + (i < 255 % width) for i in range(width)]
+        weights += bytes(row) * len(HOLDINGS)
+    header = {
+        "stakes": {
+            "ante": stakes.ante,
+            "min_bet": stakes.min_bet,
+            "max_bet": stakes.max_bet,
+            "max_raises": stakes.max_raises,
+            "stack": stakes.stack,
+            "betting_rounds": stakes.betting_rounds,
+        },
+        "tie_rule": "highest_tile",
+    }
+    path = folder / f"uniform{SUFFIX}"
+    write(path, header, bytes(weights))
+    return path
+
+
+def test_a_folder_of_strategies_solved_ahead_of_time_serves_its_tables(tmp_path: Path) -> None:
+    limited = Stakes(ante=5, min_bet=10, max_bet=60, max_raises=2, stack=100)
+    uniform_strategy(tmp_path, limited)
+    book = Book()
+    rules = TableRules(ante=5, min_bet=10, max_bet=60, max_raises=2)
+    nearest = book.for_rules(rules, 100)
+    assert nearest is not None
+    assert nearest.stakes.max_bet is None
+    (added,) = book.add(tmp_path)
+    assert book.add(tmp_path) == []  # once, however often asked
+    # The table's own strategy now, rather than the nearest shipped one.
+    assert book.for_rules(rules, 100) is added
+    assert book.for_rules(TableRules(), 490) is not added
+
+
+def test_a_file_that_is_no_strategy_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / f"broken{SUFFIX}").write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match=f"broken{SUFFIX}"):
+        Book().add(tmp_path)

@@ -98,6 +98,11 @@ class ServerConfig(BaseSettings):
         description="event loop: auto takes uvloop when it is installed (the uvloop extra), "
         "asyncio the standard library's; uvloop when it is not installed is an error",
     )
+    strategies: str | None = Field(
+        None,
+        description="a folder of more solved strategies for the dealer bot, made with "
+        "python -m solver --out; the package's own are always loaded",
+    )
     redis_url: str | None = Field(
         None,
         description="keep accounts, tables and hands in this Redis (redis://host:port/db); "
@@ -115,6 +120,13 @@ class ServerConfig(BaseSettings):
     @classmethod
     def _loop_installed(cls, value: loops.LoopChoice) -> loops.LoopChoice:
         loops.resolve(value)  # refuses uvloop when it is missing
+        return value
+
+    @field_validator("strategies")
+    @classmethod
+    def _strategies_folder(cls, value: str | None) -> str | None:
+        if value is not None and not os.path.isdir(value):
+            raise ValueError(f"{value!r} is not a folder")
         return value
 
     @field_validator("log_level", mode="before")

@@ -194,7 +194,7 @@ class QiuQiuServer:
         return f"ws://{self.config.host}:{self.port}"
 
     async def start(self) -> None:
-        strategy.prepare()
+        strategy.prepare(self.config.strategies)
         c = self.config
         self._server = await serve(
             self._handle,

@@ -29,11 +29,13 @@ only ever does what the engine allows.
 
 from __future__ import annotations
 
+import logging
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from math import comb
+from pathlib import Path
 from typing import Literal
 
 from qiuqiu.engine import (
@@ -49,6 +51,8 @@ from qiuqiu.engine import (
     all_ranks,
 )
 from qiuqiu.engine.tiles import HAND_SIZE
+
+log = logging.getLogger(__name__)
 
 STRONG = 0.6
 VERY_STRONG = 0.8
@@ -79,16 +83,19 @@ def win_chance(tiles: Sequence[Tile], opponents: int, tie_rule: TieRule = "highe
     return _chance(sum(1 << t.index for t in tiles), opponents, tie_rule)
 
 
-def prepare() -> None:
+def prepare(strategies: str | None = None) -> None:
     """Build the look-up tables of both tie rules now (about 0.1 s each) and load the
-    house's solved strategies, so the bot's first turn does not stall the server's
-    event loop."""
+    house's solved strategies, with those in the folder ``strategies`` if given, so
+    the bot's first turn does not stall the server's event loop."""
     # Imported here: the house's policy falls back on this module's, so it imports it.
     from qiuqiu.server.house.policy import book
 
     for tie_rule in TIE_RULES:
         _index(tie_rule)
-    book()
+    shipped = book()
+    if strategies is not None:
+        added = shipped.add(Path(strategies))
+        log.info("%d more strategies for the dealer bot from %s", len(added), strategies)
 
 
 # Unbounded caches are safe: 3,276 three-tile and 20,475 four-tile masks, times 2 tie

@@ -159,6 +159,24 @@ class Book:
             files = list(folder.glob(f"*{SUFFIX}"))
         self.solved = [load(path) for path in sorted(files)]
         self._for_rules: dict[tuple[object, ...], Solved | None] = {}
+        self._added: set[Path] = set()
+
+    def add(self, folder: Path) -> list[Solved]:
+        """Load the strategies in ``folder`` too (an operator's, solved ahead of time for
+        its tables), once however often asked; a file that does not load raises
+        ``ValueError`` naming it."""
+        added: list[Solved] = []
+        if folder.resolve() in self._added:
+            return added
+        self._added.add(folder.resolve())
+        for path in sorted(folder.glob(f"*{SUFFIX}")):
+            try:
+                added.append(load(path))
+            except (OSError, EOFError, KeyError, ValueError) as bad:
+                raise ValueError(f"{path}: not a strategy file ({bad})") from bad
+        self.solved += added
+        self._for_rules.clear()
+        return added
 
     def for_rules(self, rules: TableRules, behind: int) -> Solved | None:
         """The nearest solved game to a table's ``rules`` with ``behind`` chips behind
