@@ -19,24 +19,33 @@ TARGET = 50
 
 
 def main() -> int:
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
-    for path in sorted(
-        CONVERGENCE.glob("r1-*.json"), key=lambda p: json.loads(p.read_text())["stakes"]["stack"]
-    ):
-        record = json.loads(path.read_text())
+    fig, ax = plt.subplots(figsize=(8, 5.5), dpi=110)
+    records = [json.loads(p.read_text()) for p in CONVERGENCE.glob("r[12]-*.json")]
+    records.sort(key=lambda r: (r["stakes"]["betting_rounds"], r["stakes"]["stack"], r["tie_rule"]))
+    for record in records:
         curve = record["curve"]
-        depth = record["stakes"]["stack"] // record["stakes"]["ante"]
-        label = f"{depth} antes behind, {record['tie_rule'].replace('_', ' ')}"
-        ax.plot([c["iterations"] for c in curve], [c["milli_antes"] for c in curve], label=label)
+        stakes = record["stakes"]
+        depth = stakes["stack"] // stakes["ante"]
+        rounds = stakes["betting_rounds"]
+        label = (
+            f"{'one round' if rounds == 1 else 'two rounds, bucketed'}: {depth} antes behind, "
+            f"{record['tie_rule'].replace('_', ' ')}"
+        )
+        ax.plot(
+            [c["iterations"] for c in curve],
+            [c["milli_antes"] for c in curve],
+            label=label,
+            linestyle="-" if rounds == 1 else "--",
+        )
     ax.axhline(TARGET, color="grey", linestyle="--", linewidth=1)
     ax.text(300, TARGET * 1.1, "target: 50 mA/hand", color="grey")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("CFR+ iterations")
     ax.set_ylabel("exploitability (milli-antes a hand, best response)")
-    ax.set_title("Heads-up, one betting round, ante 10, no limit")
+    ax.set_title("Heads-up, ante 10, no limit")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(CONVERGENCE / "convergence.png")
     return 0
