@@ -80,15 +80,17 @@ def win_chance(tiles: Sequence[Tile], opponents: int, tie_rule: TieRule = "highe
 
 
 def prepare() -> None:
-    """Build the look-up tables of both tie rules now (about 0.1 s each) and load the
-    house's solved strategies, so the bot's first turn does not stall the server's
-    event loop."""
-    # Imported here: the house's policy falls back on this module's, so it imports it.
+    """Build the look-up tables of both tie rules now (about 0.1 s each), load the
+    house's solved strategies and build its multiway tables (about 0.2 s), so the
+    bot's first turn does not stall the server's event loop."""
+    # Imported here: the house's policies build on this module's, so they import it.
+    from qiuqiu.server.house import multiway
     from qiuqiu.server.house.policy import book
 
     for tie_rule in TIE_RULES:
         _index(tie_rule)
     book()
+    multiway.prepare()
 
 
 # Unbounded caches are safe: 3,276 three-tile and 20,475 four-tile masks, times 2 tie

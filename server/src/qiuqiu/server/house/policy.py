@@ -17,6 +17,7 @@ from functools import cache
 from typing import Protocol
 
 from qiuqiu.engine import ChipRange
+from qiuqiu.server.house import multiway
 from qiuqiu.server.house.book import Book, Solved
 from qiuqiu.server.house.holdings import HOLDING_SIZE, holding_number
 from qiuqiu.server.house.record import Situation
@@ -41,6 +42,8 @@ class Random(Protocol):
 
 def decide(situation: Situation, rng: Random, strategies: Book | None = None) -> Decision:
     """What the house does at ``situation`` (its turn in a betting round)."""
+    if len(situation.stacks) > 2:
+        return multiway.decide(situation, rng)
     solved = _solved_for(situation, strategies or book())
     if solved is not None:
 
