@@ -15,10 +15,12 @@ that opponent's moves multiplies it by a likelihood of the bucket's strength
 
 - a **bet or raise** of ``f`` pots (a raise measured above the call, against
   the pot after the call): ``s**k + r * (1 - s)**k + 0.02`` with
-  ``k = 1 + 2 * min(f, 3)``, so a bigger bet is weighted harder toward strength,
-  and bluffs in the proportion ``r = f / (1 + f)`` a balanced bettor of that
-  size would have (so an opponent cannot fold the bot out by betting big: a
-  bigger bet is read as more polar, not only as stronger);
+  ``k = 1 + 2 * min(f, 3)``: weight toward the strongest holdings and, in the
+  proportion ``r = f / (1 + f)`` a balanced bettor of that size would bluff,
+  toward the weakest. A bigger bet is read as more polar, not only as
+  stronger (a bet of half the pot moves a range's mean strength up most, one
+  of three pots or more leaves it near the middle), so an opponent cannot fold
+  the bot out of a pot by betting big;
 - a **call** that got pot odds ``q``: a logistic step up at ``s = q`` (hands
   too weak to call fold), times ``1 - 0.5 * s**8`` (the very best would often
   have raised), plus 0.05;
@@ -214,27 +216,34 @@ def equity(situation: Situation) -> tuple[float, bool]:
     have checked in the round being played."""
     t = tables(situation.rules.tie_rule)
     mine = sum(1 << tile.index for tile in situation.tiles)
-    opponents = situation.opponents
-    prior = _prior(t, mine)
-    ranges = {seat: list(prior) for seat in opponents}
-    four = len(situation.tiles) > HOLDING_SIZE
-    _narrow(situation, ranges, rounds=(1,) if four else (1, 2))
-    if four:
-        for seat, weights in ranges.items():
-            ranges[seat] = [
-                sum(w * row[c] for w, row in zip(weights, t.carry, strict=True))
-                for c in range(BUCKETS)
-            ]
-        _narrow(situation, ranges, rounds=(2,))
-    normed = [_normed(ranges[seat]) for seat in opponents]
-    if four:
+    normed = list(ranges(situation).values())
+    if len(situation.tiles) > HOLDING_SIZE:
         chance = _against(t.beat4[t.key[mine]], normed)
     else:
         fourths = [mine | 1 << i for i in range(len(ALL_TILES)) if not mine >> i & 1]
         chance = sum(_against(t.beat3[t.key[h]], normed) for h in fourths) / len(fourths)
     played = _this_round(situation)
+    opponents = situation.opponents
     checked = all(any(m.seat == s and m.kind == "check" for m in played) for s in opponents)
     return chance, checked
+
+
+def ranges(situation: Situation) -> dict[int, Weights]:
+    """Each live opponent's range as the bot reads it: weights summing to 1 over the
+    strength buckets, weakest first (of 3-tile holdings, or of 4-tile hands once the
+    bot has its 4th tile)."""
+    t = tables(situation.rules.tie_rule)
+    prior = _prior(t, sum(1 << tile.index for tile in situation.tiles))
+    weights = {seat: list(prior) for seat in situation.opponents}
+    _narrow(situation, weights, rounds=(1,))
+    if len(situation.tiles) > HOLDING_SIZE:
+        for seat, held in weights.items():
+            weights[seat] = [
+                sum(w * row[c] for w, row in zip(held, t.carry, strict=True))
+                for c in range(BUCKETS)
+            ]
+        _narrow(situation, weights, rounds=(2,))
+    return {seat: _normed(w) for seat, w in weights.items()}
 
 
 def _prior(t: Tables, mine: int) -> Weights:
