@@ -84,10 +84,12 @@ def win_chance(tiles: Sequence[Tile], opponents: int, tie_rule: TieRule = "highe
 
 
 def prepare(strategies: str | None = None) -> None:
-    """Build the look-up tables of both tie rules now (about 0.1 s each) and load the
-    house's solved strategies, with those in the folder ``strategies`` if given, so
-    the bot's first turn does not stall the server's event loop."""
-    # Imported here: the house's policy falls back on this module's, so it imports it.
+    """Build the look-up tables of both tie rules now (about 0.1 s each), load the
+    house's solved strategies (with those in the folder ``strategies`` if given) and
+    build its multiway tables (about 0.2 s), so the bot's first turn does not stall
+    the server's event loop."""
+    # Imported here: the house's policies build on this module's, so they import it.
+    from qiuqiu.server.house import multiway
     from qiuqiu.server.house.policy import book
 
     for tie_rule in TIE_RULES:
@@ -96,6 +98,7 @@ def prepare(strategies: str | None = None) -> None:
     if strategies is not None:
         added = shipped.add(Path(strategies))
         log.info("%d more strategies for the dealer bot from %s", len(added), strategies)
+    multiway.prepare()
 
 
 # Unbounded caches are safe: 3,276 three-tile and 20,475 four-tile masks, times 2 tie

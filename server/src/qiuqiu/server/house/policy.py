@@ -7,9 +7,10 @@ it finds the abstract node the betting has reached
 (:mod:`~qiuqiu.server.house.translation`), reads the mixed strategy for its
 tiles there (its holding, or at a two-round table the buckets of its holding
 and, in the second round, of its four tiles), draws one abstract action with
-``rng`` and makes it a legal real amount. Anywhere else (three or more seats,
-an ante of 0, a hand it did not see begin, betting that left the tree) it plays
-the threshold policy of :mod:`qiuqiu.server.strategy`.
+``rng`` and makes it a legal real amount. Against two or more opponents it
+plays the range-aware policy of :mod:`~qiuqiu.server.house.multiway`. Anywhere
+else (an ante of 0, a hand it did not see begin, betting that left the tree)
+it plays the threshold policy of :mod:`qiuqiu.server.strategy`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from functools import cache
 from typing import Protocol
 
 from qiuqiu.engine import ChipRange
+from qiuqiu.server.house import multiway
 from qiuqiu.server.house.book import Book, Solved
 from qiuqiu.server.house.holdings import HOLDING_SIZE
 from qiuqiu.server.house.record import Situation
@@ -42,6 +44,8 @@ class Random(Protocol):
 
 def decide(situation: Situation, rng: Random, strategies: Book | None = None) -> Decision:
     """What the house does at ``situation`` (its turn in a betting round)."""
+    if len(situation.stacks) > 2:
+        return multiway.decide(situation, rng)
     memo = situation.memo
     if not memo.looked_up:
         memo.seats = seats(situation)

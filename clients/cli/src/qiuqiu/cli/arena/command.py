@@ -4,6 +4,9 @@
 
 Two contestants play one duplicate match; three or more play every pair, and
 the command prints a table of each one's chips a hand against each other.
+With ``--seats N`` (3 to 6), N contestants (name a bot twice to seat two copies)
+sit at one table and play each deal N times, rotated through the seats
+(:mod:`qiuqiu.cli.arena.rotation`).
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ from itertools import combinations
 from typing import Any
 
 from qiuqiu.cli.arena.match import MatchResult, duplicate_match
+from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
 from qiuqiu.cli.arena.seats import Entrant, entrant, house_rng
 from qiuqiu.cli.arguments import add_table_options, table_options
+from qiuqiu.protocol import TableOptions
 
 
 def add_arena(commands: Any) -> None:
     cmd = commands.add_parser(
         "arena",
         help="play bots against each other or the dealer bot, in this process",
-        description="Duplicate matches at engine speed: each deal twice, the seats swapped. "
+        description="Duplicate matches at engine speed: each deal twice, the seats swapped "
+        "(with --seats N, N contestants at one table, each deal N times, the seats rotated). "
         "A contestant is a bot file (path.py, or path.py:ClassName if it defines several), "
         "'dealer' (the server's dealer bot) or 'dealer:threshold' (its policy before the "
         "solved strategy).",
@@ -46,9 +52,9 @@ def run_arena(args: argparse.Namespace) -> int:
     if args.hands < 4:
         raise ValueError("--hands must be at least 4 (two duplicate deals)")
     options = table_options(args)
-    if options.seats != 2:
-        raise ValueError("the arena plays heads-up: --seats 2")
     entrants = _named([entrant(spec) for spec in args.contestants])
+    if options.seats != 2:
+        return _run_rotation(args, options, entrants)
     results: list[MatchResult] = []
     house_seed = args.house_seed
     for a, b in combinations(entrants, 2):
@@ -72,6 +78,33 @@ def run_arena(args: argparse.Namespace) -> int:
     if len(entrants) > 2 and not args.json:
         print()
         print(cross_table([e.name for e in entrants], results))
+    return 0
+
+
+def _run_rotation(args: argparse.Namespace, options: TableOptions, entrants: list[Entrant]) -> int:
+    if len(entrants) != options.seats:
+        raise ValueError(
+            f"--seats {options.seats} needs {options.seats} contestants, not {len(entrants)} "
+            "(name a bot more than once to seat copies of it)"
+        )
+    if args.hands < 2 * options.seats:
+        raise ValueError(f"--hands must be at least {2 * options.seats} (two rotated deals)")
+    house_seed = args.house_seed
+    result = rotation_match(
+        entrants,
+        deals=args.hands // options.seats,
+        options=options,
+        buy_in=args.buy_in,
+        seed=args.seed,
+        house=lambda: house_rng(house_seed),
+    )
+    if args.json:
+        print(json.dumps(_rotation_dict(result)), flush=True)
+        return 0
+    print(result.summary(), flush=True)
+    for name, count in result.illegal.items():
+        if count:
+            print(f"  {name} answered {count} turns illegally (played as time-outs)")
     return 0
 
 
@@ -102,6 +135,24 @@ def _named(entrants: list[Entrant]) -> list[Entrant]:
         seen[e.name] = seen.get(e.name, 0) + 1
         named.append(e if seen[e.name] == 1 else Entrant(f"{e.name}#{seen[e.name]}", e.spec))
     return named
+
+
+def _rotation_dict(r: RotationResult) -> dict[str, Any]:
+    return {
+        "seats": len(r.names),
+        "hands": r.hands,
+        "contestants": [
+            {
+                "name": name,
+                "chips_a_hand": round(r.mean(name), 4),
+                "interval95": round(r.half_width(name), 4),
+                "milli_antes_a_hand": round(1000 * r.mean(name) / (r.ante or 1), 1),
+                "illegal": r.illegal[name],
+            }
+            for name in r.names
+        ],
+        "hands_a_second": round(r.rate),
+    }
 
 
 def _as_dict(r: MatchResult) -> dict[str, Any]:

@@ -59,12 +59,7 @@ class MatchResult:
     @property
     def half_width(self) -> float:
         """Half the 95% interval of :attr:`mean`."""
-        n = len(self.scores)
-        if n < 2:
-            return math.inf
-        m = self.mean
-        variance = sum((s - m) ** 2 for s in self.scores) / (n - 1)
-        return Z95 * math.sqrt(variance / n)
+        return half_width(self.scores)
 
     @property
     def rate(self) -> float:
@@ -78,6 +73,16 @@ class MatchResult:
             f"milli-antes), {self.hands:,} hands ({self.deals:,} deals twice), "
             f"{self.rate:,.0f} hands/s"
         )
+
+
+def half_width(scores: list[float]) -> float:
+    """Half the 95% interval of the mean of independent ``scores``."""
+    n = len(scores)
+    if n < 2:
+        return math.inf
+    m = sum(scores) / n
+    variance = sum((s - m) ** 2 for s in scores) / (n - 1)
+    return Z95 * math.sqrt(variance / n)
 
 
 def duplicate_match(
@@ -100,8 +105,8 @@ def duplicate_match(
     deck_rng = Random(seed)
     result = MatchResult(a.name, b.name, options.ante, illegal={a.name: 0, b.name: 0})
     halves = [
-        _seated((a, b), options, house(), buy_in),
-        _seated((b, a), options, house(), buy_in),
+        seat_all((a, b), options, house(), buy_in),
+        seat_all((b, a), options, house(), buy_in),
     ]
     seq = [0, 0]
     started = time.perf_counter()
@@ -143,15 +148,16 @@ def _button(a: Entrant, b: Entrant, half: int, deal: int) -> int:
     return deal % 2
 
 
-def _seated(
-    pair: tuple[Entrant, Entrant], options: TableOptions, rng: Random, buy_in: int
+def seat_all(
+    by_seat: tuple[Entrant, ...], options: TableOptions, rng: Random, buy_in: int
 ) -> tuple[dict[int, Player], dict[int, int], dict[int, str]]:
+    """Each contestant in the seat of its place in ``by_seat``, met by all the others."""
     players: dict[int, Player] = {}
     stacks: dict[int, int] = {}
-    for seat, who in enumerate(pair):
+    for seat, who in enumerate(by_seat):
         players[seat] = who.seat(TABLE_ID, options, seat, rng)
         stacks[seat] = options.max_buy_in if who.is_house else buy_in
-    seats = {n: (who.name, who.is_house, stacks[n]) for n, who in enumerate(pair)}
+    seats = {n: (who.name, who.is_house, stacks[n]) for n, who in enumerate(by_seat)}
     for player in players.values():
         player.sit(seats)
-    return players, stacks, {n: who.name for n, who in enumerate(pair)}
+    return players, stacks, {n: who.name for n, who in enumerate(by_seat)}

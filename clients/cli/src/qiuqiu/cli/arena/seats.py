@@ -27,7 +27,7 @@ from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house import policy
 from qiuqiu.server.house.record import HandRecord
-from qiuqiu.server.strategy import Decision
+from qiuqiu.server.strategy import Decision, prepare
 
 DEALER = "dealer"
 THRESHOLD_DEALER = "dealer:threshold"
@@ -60,7 +60,7 @@ class Entrant:
 
     def seat(self, table_id: str, options: TableOptions, seat: int, rng: Random) -> Player:
         if self.spec == DEALER:
-            policy.book()  # loaded before the match's clock starts, as at a server's start
+            prepare()  # tables built before the match's clock starts, as at a server's start
             return HousePlayer(self.name, seat, options, rng, solved=True)
         if self.spec == THRESHOLD_DEALER:
             return HousePlayer(self.name, seat, options, rng, solved=False)

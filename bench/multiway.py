@@ -1,0 +1,104 @@
+"""The dealer bot at a table of three or more, measured in the arena's rotated matches.
+
+Run from the repository root::
+
+    uv run python -m bench.multiway [--seats 3] [--hands 20000] [--only NAME] [--json PATH]
+
+Each opponent sits ``--seats - 1`` copies of itself at a table with the dealer
+bot, at the default table otherwise (ante 10, buy-in 500 against the dealer's
+10,000, one betting round), and plays ``--hands`` hands: each deal once per
+rotation of the seats (:mod:`qiuqiu.cli.arena.rotation`). The same deals are
+played against the dealer's range-aware policy (``dealer``) and against its old
+threshold policy (``dealer:threshold``). A figure is one copy's chips a hand
+(the copies' mean) with its 95% interval; the copies, as a team, "win at 2
+sigma" when that mean minus two standard errors is above zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.dealer import OPPONENTS, SEED
+from bench.text_grid import grid
+from qiuqiu.cli.arena.match import half_width
+from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
+from qiuqiu.cli.arena.seats import DEALER, THRESHOLD_DEALER, Entrant, entrant
+from qiuqiu.protocol import TableOptions
+
+
+def measure(opponent: str, dealer: str, seats: int, hands: int) -> RotationResult:
+    copy = entrant(OPPONENTS[opponent])
+    field = [Entrant(f"{copy.name}#{i + 1}", copy.spec) for i in range(seats - 1)]
+    return rotation_match(
+        [entrant(dealer), *field],
+        deals=hands // seats,
+        options=TableOptions(seats=seats),
+        buy_in=500,
+        seed=SEED,
+        house=lambda: random.Random(SEED),
+    )
+
+
+def row(opponent: str, dealer: str, result: RotationResult) -> dict[str, float | int | str]:
+    copies = [n for n in result.names if n != dealer]
+    per_deal = [sum(result.scores[n][d] for n in copies) / len(copies) for d in range(result.deals)]
+    mean = sum(per_deal) / len(per_deal)
+    interval = half_width(per_deal)
+    return {
+        "opponent": opponent,
+        "dealer": dealer,
+        "seats": len(result.names),
+        "hands": result.hands,
+        "chips_a_hand": round(mean, 3),
+        "interval95": round(interval, 3),
+        "milli_antes_a_hand": round(1000 * mean / result.ante, 1),
+        "dealer_chips_a_hand": round(result.mean(dealer), 3),
+        "dealer_interval95": round(result.half_width(dealer), 3),
+        "wins_at_2_sigma": mean - 2 * interval / 1.96 > 0,
+        "illegal": sum(result.illegal.values()),
+        "hands_a_second": round(result.rate),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.multiway", description=__doc__)
+    parser.add_argument("--seats", type=int, default=3, choices=range(3, 7))
+    parser.add_argument("--hands", type=int, default=20_000)
+    parser.add_argument("--only", choices=sorted(OPPONENTS), action="append")
+    parser.add_argument("--json", type=Path, help="write the rows here")
+    args = parser.parse_args(argv)
+    rows = []
+    for opponent in args.only or list(OPPONENTS):
+        for dealer in (DEALER, THRESHOLD_DEALER):
+            result = measure(opponent, dealer, args.seats, args.hands)
+            rows.append(row(opponent, dealer, result))
+            print(result.summary(), flush=True)
+    print()
+    print(
+        grid(
+            ["opponent", "dealer", "a copy's chips/hand", "±95%", "wins at 2 sigma", "hands/s"],
+            [
+                [
+                    str(r["opponent"]),
+                    str(r["dealer"]),
+                    f"{r['chips_a_hand']:+.2f}",
+                    f"{r['interval95']:.2f}",
+                    "yes" if r["wins_at_2_sigma"] else "no",
+                    f"{r['hands_a_second']:,}",
+                ]
+                for r in rows
+            ],
+        )
+    )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
