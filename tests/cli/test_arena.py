@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from qiuqiu.cli.__main__ import main
-from qiuqiu.cli.arena.match import duplicate_match
+from qiuqiu.cli.arena.match import dealt_alike, duplicate_match
 from qiuqiu.cli.arena.seats import Entrant, entrant
+from qiuqiu.engine import HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,3 +152,37 @@ def test_the_dealer_beats_the_caller_and_the_ranker_by_more_than_the_old_policy(
         margins[opponent] = (sum(solved) / deals, sum(old) / deals)
     for opponent, (solved_mean, old_mean) in margins.items():
         assert solved_mean < old_mean < 0, opponent
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_against_the_dealer_the_second_half_deals_each_seat_what_it_had(rounds: int) -> None:
+    """The dealer keeps the button, so it moves with the dealer between the halves:
+    the second half's deck must still give each seat the first half's tiles."""
+    rules = TableRules(betting_rounds=rounds)
+    deck = shuffled_deck(random.Random(5))
+    # Check down both rounds to the showdown: every seat gets its four tiles.
+    for before, after in ((1, 0), (0, 1)):
+        tiles = []
+        for button, dealt in ((before, deck), (after, dealt_alike(deck, before, after))):
+            hand = HandState.start(rules, {0: 500, 1: 500}, button, dealt)
+            while hand.actor is not None:
+                hand.check(hand.actor)
+            tiles.append({seat: hand.seats[seat].tiles for seat in (0, 1)})
+        assert tiles[0] == tiles[1]
+        assert all(len(t) == 4 for t in tiles[0].values())
+    assert dealt_alike(deck, 1, 1) == deck
+
+
+def test_the_player_gets_the_dealers_tiles_in_the_second_half(tmp_path: Path) -> None:
+    bot = tmp_path / "against_dealer.py"
+    bot.write_text(textwrap.dedent(RECORDER))
+    play(entrant(f"{bot}:Recorder"), entrant("dealer"), deals=20, seed=8)
+    from qiuqiu_arena_against_dealer import SEEN  # type: ignore[import-not-found]
+
+    # The player acts first in every hand; its tiles at its turns, hand by hand: two
+    # different holdings (its own, then the dealer's), never one twice.
+    held: dict[int, set[tuple[str, ...]]] = {}
+    for turn in SEEN:
+        held.setdefault(turn.hand_id, set()).add(tuple(map(str, turn.tiles[:3])))
+    assert len(held) == 20
+    assert all(len(tiles) == 2 for tiles in held.values())

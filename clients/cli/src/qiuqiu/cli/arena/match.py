@@ -8,8 +8,10 @@ the match reports the mean over deals with a 95% interval (1.96 standard
 errors of the deal scores, which are independent), in chips and in antes.
 
 Against the dealer the button stays with the dealer, as the server seats it
-(the player acts first); between two bots, or two dealers, it alternates with
-the deals.
+(the player acts first), so only the tiles can change hands: the second half's
+deck is the first's reordered so that each seat is dealt what it was dealt in
+the first half, with the button moved (:func:`dealt_alike`). Between two bots,
+or two dealers, the button alternates with the deals and stays put within one.
 
 Every hand starts from fresh stacks: a bot sits down with the buy-in, the
 dealer with the table's ``max_buy_in``, as the server tops it up. Chips are
@@ -20,14 +22,15 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from random import Random
 
 from qiuqiu.cli.arena.seats import Entrant, Player
 from qiuqiu.cli.arena.table import play_hand
-from qiuqiu.engine import shuffled_deck
+from qiuqiu.engine import Tile, shuffled_deck
 from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol.fairness import dealt_positions
 
 Z95 = 1.96
 TABLE_ID = "arena"
@@ -114,6 +117,7 @@ def duplicate_match(
         deck = shuffled_deck(deck_rng)
         seed_hex = deck_rng.randbytes(32).hex()
         chips_for_a = 0
+        first_button = _button(a, b, 0, deal)
         for half, (players, stacks, names) in enumerate(halves):
             button = _button(a, b, half, deal)
             outcome, seq[half] = play_hand(
@@ -124,7 +128,7 @@ def duplicate_match(
                 players=players,
                 stacks=stacks,
                 button=button,
-                deck=deck,
+                deck=dealt_alike(deck, first_button, button),
                 seed=seed_hex,
             )
             total = sum(outcome.net.values())
@@ -139,6 +143,19 @@ def duplicate_match(
         result.scores.append(chips_for_a / 2)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def dealt_alike(deck: Sequence[Tile], before: int, after: int) -> Sequence[Tile]:
+    """``deck`` reordered so that, heads-up with the button on seat ``after``, each
+    seat is dealt the tiles it is dealt with the button on ``before``."""
+    if before == after:
+        return deck
+    was, now = dealt_positions((0, 1), before), dealt_positions((0, 1), after)
+    out = list(deck)
+    for seat in (0, 1):
+        for position, source in zip(now[seat], was[seat], strict=True):
+            out[position] = deck[source]
+    return out
 
 
 def _button(a: Entrant, b: Entrant, half: int, deal: int) -> int:
