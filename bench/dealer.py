@@ -120,9 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if compared:
             differences.append(paired(*results))
             d = differences[-1]
+            more = float(d["more_chips_a_hand"])
             print(
-                f"  the solved dealer takes {d['more_chips_a_hand']:+.3f} ± {d['interval95']:.3f}"
-                f" chips a hand more from {opponent} than the threshold policy",
+                f"  the solved dealer takes {abs(more):.3f} ± {d['interval95']:.3f} chips a hand"
+                f" {'more' if more > 0 else 'less'} from {opponent} than the threshold policy",
                 flush=True,
             )
     print()
