@@ -93,7 +93,7 @@ def paired(solved: MatchResult, threshold: MatchResult) -> dict[str, float | int
         "more_chips_a_hand": round(mean, 3),
         "interval95": round(half_width, 3),
         "more_milli_antes_a_hand": round(1000 * mean / solved.ante, 1),
-        "significant": mean - half_width > 0,
+        "significantly_more": mean - half_width > 0,
     }
 
 
