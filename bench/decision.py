@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    uv run python -m bench.decision [--hands N] [--repeat R] [--json]
+    uv run python -m bench.decision [--hands N] [--repeat R] [--rounds 2] [--json]
 
 The situations are real: the arena plays ``--hands`` hands of
 :class:`bench.exploiters.SizedByStrength` against the dealer and keeps every
@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import json
 import random
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from time import process_time
+from typing import Literal
 
 from bench.text_grid import grid
 from qiuqiu.cli.arena.match import TABLE_ID
@@ -54,8 +56,8 @@ class Recording(HousePlayer):
         return super().act(turn)
 
 
-def situations(hands: int, seed: int) -> list[Situation]:
-    options = TableOptions()
+def situations(hands: int, seed: int, rounds: Literal[1, 2] = 1) -> list[Situation]:
+    options = TableOptions(betting_rounds=rounds)
     rng = random.Random(seed)
     house = Recording(options, rng)
     bot = SdkPlayer("bot", load_bot(f"{EXPLOITERS}:SizedByStrength"), TABLE_ID, options, 0)
@@ -97,10 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=3000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     policy.book()
-    seen = situations(args.hands, args.seed)
+    seen = situations(args.hands, args.seed, args.rounds)
     rng = random.Random(args.seed)
     for s in seen:  # warm both policies' caches
         policy.decide(s, rng)
@@ -108,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     count = len(seen) * args.repeat
     solved_iter = iter([s for _ in range(args.repeat) for s in replayed(seen)])
     threshold_iter = iter(seen * args.repeat)
+    # The inputs out of the collector's sight, as the server freezes its start-up heap:
+    # a full collection walking tens of thousands of situations would be timed otherwise.
+    gc.collect()
+    gc.freeze()
     weights = [51, 51, 51, 51, 51]
     options = range(5)
     figures = {
