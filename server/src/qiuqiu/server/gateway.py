@@ -36,6 +36,7 @@ from qiuqiu.server.leases import LeaseKeeper
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.pauses import PauseWatch
+from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
 from qiuqiu.server.store import MemoryStore, Store
@@ -170,6 +171,8 @@ class QiuQiuServer:
         self._stopping = False
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
+        if isinstance(store := self.store, RedisStore):
+            self.metrics.store_round_trips.set_function(lambda: store.round_trips)
         self._routes = Routes(self.metrics, self.store.ping)
 
     @property
