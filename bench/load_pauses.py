@@ -35,6 +35,8 @@ class Scrape:
         self.sums: dict[str, float] = defaultdict(float)
         self.counts: dict[str, float] = defaultdict(float)
         self.loops: set[str] = set()
+        self.round_trips = 0.0
+        """Requests the servers have sent Redis (``qiuqiu_store_round_trips``)."""
 
     @classmethod
     def of(cls, ports: Sequence[int]) -> Scrape:
@@ -49,6 +51,8 @@ class Scrape:
             for s in family.samples:
                 if s.name == "qiuqiu_event_loop" and s.value == 1:
                     self.loops.add(s.labels["loop"])
+                if s.name == "qiuqiu_store_round_trips":
+                    self.round_trips += s.value
                 if not s.name.startswith((LAG, GC)):
                     continue
                 key = LAG if s.name.startswith(LAG) else f"gc{s.labels['generation']}"

@@ -44,6 +44,7 @@ GROUPS = (
     ("the dealer bot's strategy", "server/strategy.py"),
     ("the table", "server/table/"),
     ("the views (events to messages)", "server/views.py"),
+    ("the frames (outbound text)", "server/frames.py"),
     ("the session", "server/session.py"),
     ("the gateway", "server/gateway.py"),
     ("the stores", "server/store.py"),

@@ -163,7 +163,7 @@ def throughput_grid(rows: Sequence[dict[str, Any]]) -> str:
             "p99 ms",
             "echo",
             "ratio",
-            "redis cmd/hand",
+            "redis cmds/trips a hand",
             "cores srv/gen",
         ),
         [
@@ -178,7 +178,12 @@ def throughput_grid(rows: Sequence[dict[str, Any]]) -> str:
                 f"{r['server']['p99_ms']:.1f}",
                 f"{r['echo']['p99_ms']:.1f}",
                 f"{r['ratio']['p99']:.2f}x",
-                f"{r['server']['redis_cmds_per_hand']:.1f}" if r["store"] == "redis" else "-",
+                (
+                    f"{r['server']['redis_cmds_per_hand']:.1f}"
+                    f" / {r['server']['redis_round_trips_per_hand']:.2f}"
+                )
+                if r["store"] == "redis"
+                else "-",
                 f"{r['server']['server_cores']:.2f}/{r['server']['client_cores']:.2f}",
             )
             for r in rows

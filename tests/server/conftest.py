@@ -30,6 +30,8 @@ class Client:
     def __init__(self, connection: ClientConnection) -> None:
         self.connection = connection
         self.frames: list[dict[str, Any]] = []
+        self.texts: list[str] = []
+        """The same frames as they came, text for text."""
         self._unread: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._reader = asyncio.get_running_loop().create_task(self._read())
         self._ids = 0
@@ -38,6 +40,7 @@ class Client:
         # A connection the server closed ends the loop quietly; close_code says why.
         with contextlib.suppress(ConnectionClosed):
             async for frame in self.connection:
+                self.texts.append(str(frame))
                 message = json.loads(frame)
                 self.frames.append(message)
                 self._unread.put_nowait(message)

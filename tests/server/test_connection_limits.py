@@ -168,3 +168,29 @@ async def test_an_honest_bot_at_full_speed_is_no_flood() -> None:
         await client.close()
     finally:
         await server.stop()
+
+
+@pytest.mark.parametrize("config", [FAST.model_copy(update={"rate": 1e6, "burst": 10**6})])
+async def test_a_client_that_does_not_read_is_closed_with_1008(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    victim = await connect(server.url, max_queue=1)
+    await raw_send(victim, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Vic"})
+    await raw_until(victim, lambda m: m["type"] == "welcome")
+    await raw_send(victim, {"type": "watch_table", "table_id": turn["table_id"]})
+    await raw_until(victim, lambda m: m["type"] == "table_snapshot")
+    victim.transport.pause_reading()
+    try:
+        # Snapshots of some 2 kB each, far more than the sockets at both ends hold, and
+        # than the limit: the server cannot but see that nobody reads them.
+        for _ in range(20_000):
+            await raw_send(victim, {"type": "request_snapshot", "table_id": turn["table_id"]})
+        async with asyncio.timeout(WAIT):
+            while not any(o.closing for o in server._outboxes):
+                await asyncio.sleep(0.01)
+        victim.transport.resume_reading()
+        assert await close_code(victim) == CloseCode.POLICY_VIOLATION
+        await assert_the_others_carry_on(server, connect_client, bystander, turn)
+    finally:
+        victim.transport.abort()

@@ -12,11 +12,14 @@ from typing import NoReturn
 import pytest
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from websockets.asyncio.client import connect
 
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
+from tests.server.conftest import FAST, Client, at_bot_table, my_turn
 from tests.server.store_helpers import (
     GRANT,
     OPTIONS,
@@ -365,3 +368,27 @@ async def balance_of(store: RedisStore, account_id: str) -> int:
     account = await store.account(account_id)
     assert account is not None
     return account.balance
+
+
+async def test_a_hand_costs_one_round_trip_at_its_start_and_one_at_its_end(
+    redis_store: RedisStore,
+) -> None:
+    # A lease that outlasts the test: no renewal and no scan for orphans in between.
+    server = QiuQiuServer(FAST.model_copy(update={"lease": 600.0}), store=redis_store)
+    await server.start()
+    try:
+        client, turn = await at_bot_table(lambda: _client(server), max_bet=10, max_raises=1)
+        before, first = redis_store.round_trips, turn["hand_id"]
+        while turn["hand_id"] < first + 3:  # the bot may end a hand itself: count hands
+            action = "fold" if turn["legal"].get("fold") else "check"
+            await client.send(action, table_id=turn["table_id"], hand_id=turn["hand_id"])
+            turn = await my_turn(client, turn["table_id"])
+        hands = turn["hand_id"] - first
+        # Each hand played between: its start's commit and its end's, nothing else.
+        assert redis_store.round_trips - before == 2 * hands
+    finally:
+        await server.stop()
+
+
+async def _client(server: QiuQiuServer) -> Client:
+    return Client(await connect(server.url))

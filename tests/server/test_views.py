@@ -21,7 +21,7 @@ from qiuqiu import engine
 from qiuqiu.engine import ALL_TILES, Hand, HandState, Phase, TableRules, Tile, cuts, shuffled_deck
 from qiuqiu.protocol import MAX_CHIPS, ChipRange, LegalActions, encode, fairness
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.views import Audience, HandWire, SharedFrames, legal_view, seat_views
+from qiuqiu.server.views import Audience, HandWire, Publication, legal_view, seat_views
 
 SEATS = (0, 1, 2)
 VIEWERS: tuple[Audience, ...] = (*SEATS, None)
@@ -381,14 +381,42 @@ def test_legal_view_carries_every_engine_legal_action_over_as_it_is(
             assert (wire_range.min, wire_range.max) == (engine_range.low, engine_range.high)
 
 
-def test_shared_frames_write_a_message_once_for_a_run_of_its_deliveries() -> None:
-    frames = SharedFrames()
-    checked = wire.Checked(table_id="t1", seq=4, hand_id=1, seat=0)
-    answered = checked.model_copy(update={"ref": 7})
+def publications(hand: HandState) -> list[Publication]:
+    """Every publication of ``hand``, its actions' copies naming a ``ref``."""
+    translator = HandWire("t1", 1, CANONICAL, ((seat, f"seed-{seat}") for seat in SEATS))
+    published = [translator.started(1, hand.button, STACKS.items())]
+    for seq, event in enumerate(hand.log, 2):
+        actor = getattr(event, "seat", None)
+        made = translator.event(event, seq, actor=actor, ref=f"r{seq}", reason='a "quoted" é')
+        if made is not None:
+            published.append(made)
+    return published
 
-    first = frames.encode(checked)
-    assert frames.encode(checked) is first
-    assert json.loads(frames.encode(answered))["ref"] == 7
-    again = frames.encode(checked)
-    assert again == first == encode(checked)
-    assert "ref" not in json.loads(again)
+
+@settings(max_examples=30, deadline=None)
+@given(SEEDS)
+def test_every_frame_is_its_models_json_field_for_field(seed: int) -> None:
+    # The text is written by hand: the model read from it must write it back the same.
+    steps = list(random_hand(seed))
+    turns = [made(h).turn(h, 1, 0) for h in steps if h.actor is not None and not h.is_over]
+    for hand in (steps[-1], full_hand(seed), walk_over(seed), voided(seed)):
+        for published in [*publications(hand), *turns]:
+            for viewer in VIEWERS:
+                frame = published.frame_for(viewer)
+                model = wire.SERVER_MESSAGES.validate_json(frame.text)
+                assert type(model) is frame.kind
+                assert isinstance(model, wire.TableEvent)
+                assert json.loads(frame.text) == json.loads(encode(model))
+                assert (frame.table_id, frame.seq, frame.ref) == (
+                    model.table_id,
+                    model.seq,
+                    model.ref,
+                )
+
+
+def test_a_frame_is_written_once_for_everyone_who_sees_the_event_alike() -> None:
+    for published in publications(full_hand(7)):
+        public = published.frame_for(None)
+        shared = [s for s in SEATS if s not in published.own_frames]
+        assert all(published.frame_for(seat) is public for seat in shared)
+        assert all(published.frame_for(s) is not public for s in published.own_frames)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from qiuqiu.protocol import ErrorCode, TableOptions, encode, fairness
+from qiuqiu.protocol import ErrorCode, TableOptions, fairness
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
@@ -55,7 +55,6 @@ class Harness:
             TableOptions(**options),
             random.Random(7),
             lambda: NOW,
-            encode,
             TableTimings(hand_pause=0, grace=30, bot_delay=0),
         )
         self.timers: dict[Timer, float] = {}
@@ -63,8 +62,8 @@ class Harness:
 
     def outputs(self) -> None:
         deliveries, timers = self.core.take_outputs()
-        for viewer, message in deliveries:
-            viewer.deliver(message)
+        for viewer, frame in deliveries:
+            viewer.deliver(frame.message)
         for change in timers:
             if isinstance(change, Arm):
                 self.timers[change.timer] = change.seconds

@@ -1,12 +1,12 @@
 """The WebSocket gateway: connections in, sessions out, and a clean stop.
 
 Each connection gets a :class:`~qiuqiu.server.session.Session`, an outbox
-drained by its own writer task (so a table never waits on a slow client), and
-a token bucket. The gateway alone decides when a connection must go:
+that writes without waiting (so a table never waits on a slow client), and a
+token bucket. The gateway alone decides when a connection must go:
 
 - a frame over ``max_frame`` bytes: closed with 1009 by ``websockets`` itself;
 - more messages than the rate limit allows: closed with 1008;
-- a client that does not read its messages (the outbox fills up): closed with 1008;
+- a client that does not read its messages (``UNREAD_BYTES`` wait for it): closed with 1008;
 - the server stopping: hands in play are voided with every chip refunded,
   the last messages are flushed, then every connection is closed with 1001.
   Stopping has a deadline (``stop_timeout``): with the store away, what could
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
+from websockets.protocol import State
 from websockets.typing import Origin
 
 from qiuqiu.server import loops, strategy
@@ -35,6 +36,7 @@ from qiuqiu.server.leases import LeaseKeeper
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.pauses import PauseWatch
+from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
 from qiuqiu.server.store import MemoryStore, Store
@@ -42,8 +44,9 @@ from qiuqiu.server.table import Random, TableTimings
 
 log = logging.getLogger(__name__)
 
-OUTBOX_SIZE = 1024
-"""Messages queued for one client before it counts as not reading."""
+UNREAD_BYTES = 512 * 1024
+"""Bytes waiting to be written to one client (beyond what its socket holds) before
+it counts as not reading."""
 
 FLUSH_TIMEOUT = 2.0
 """At most, seconds a stopping server gives clients to take their last messages."""
@@ -80,60 +83,47 @@ class TokenBucket:
 
 
 class Outbox:
-    """Frames waiting for one connection, written in order by one task."""
+    """Frames for one connection, written straight into its ``websockets`` protocol
+    object, and sent together in one write once the loop's current callback is done:
+    a table's input makes several frames for each viewer, and a queue and a writer
+    task per connection cost a hand more than the writes themselves."""
 
     def __init__(self, connection: ServerConnection) -> None:
         self.connection = connection
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX_SIZE)
-        """Frames to write, then None once the connection is gone."""
-        self.writer = asyncio.get_running_loop().create_task(self._write())
+        self.protocol, self.transport = connection.protocol, connection.transport
+        self.loop = asyncio.get_running_loop()
         self.closing: asyncio.Task[None] | None = None
         self.is_shut = False
+        self._due = False
+        """Whether a flush is scheduled for what is waiting in the protocol object."""
 
     def send(self, frame: str) -> None:
-        if self.is_shut:
-            return  # the connection is gone: there is nobody to write to
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if self.is_shut or self.protocol.state is not State.OPEN:
+            return  # the connection is going or gone: there is nobody to write to
+        self.protocol.send_text(frame.encode())
+        if not self._due:
+            self._due = True
+            self.loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write what is waiting, in one system call. ``websockets`` writes whatever
+        it adds itself (a pong, a close) at once, so only frames from here wait."""
+        self._due = False
+        data = self.protocol.data_to_send()
+        if not data or self.is_shut or self.transport.is_closing():
+            return
+        self.transport.write(b"".join(data))
+        if self.transport.get_write_buffer_size() > UNREAD_BYTES:
             self.close(CloseCode.POLICY_VIOLATION, "too many unread messages")
 
     def close(self, code: int, reason: str) -> None:
         if self.closing is None:
-            self.closing = asyncio.get_running_loop().create_task(self._close(code, reason))
-
-    async def flush(self) -> None:
-        await self.queue.join()
+            self.flush()
+            self.closing = self.loop.create_task(self.connection.close(code, reason))
 
     def shut(self) -> None:
-        """Stop writing and drop what is left, so nobody waits for it to be flushed.
-
-        The writer is told to stop, not cancelled: a cancelled task keeps its
-        CancelledError, whose traceback holds the writer's frame and so this outbox
-        and its connection, a reference cycle that only the collector frees."""
+        """Stop writing: the connection is gone."""
         self.is_shut = True
-        while not self.queue.empty():
-            self.queue.get_nowait()
-            self.queue.task_done()
-        self.queue.put_nowait(None)
-
-    async def _close(self, code: int, reason: str) -> None:
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.flush(), FLUSH_TIMEOUT)
-        await self.connection.close(code, reason)
-
-    async def _write(self) -> None:
-        while True:
-            frame = await self.queue.get()
-            if frame is None:
-                self.queue.task_done()
-                return
-            try:
-                await self.connection.send(frame)
-            except ConnectionClosed:
-                pass
-            finally:
-                self.queue.task_done()
 
 
 class QiuQiuServer:
@@ -181,6 +171,8 @@ class QiuQiuServer:
         self._stopping = False
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
+        if isinstance(store := self.store, RedisStore):
+            self.metrics.store_round_trips.set_function(lambda: store.round_trips)
         self._routes = Routes(self.metrics, self.store.ping)
 
     @property
@@ -255,10 +247,8 @@ class QiuQiuServer:
         if self.relay is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.relay.stop(), left(0.5))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(
-                asyncio.gather(*(o.flush() for o in self._outboxes)), min(FLUSH_TIMEOUT, left(0.5))
-            )
+        for outbox in self._outboxes:
+            outbox.flush()
         closing = [
             c.close(CloseCode.GOING_AWAY, "the server is shutting down")
             for c in self._server.connections

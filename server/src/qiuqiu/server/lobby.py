@@ -29,7 +29,6 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.store import Account, Store, TableRecord
 from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
-from qiuqiu.server.views import SharedFrames
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +69,6 @@ class Lobby:
     """Told the id of each table this process adopts from a dead one."""
     metrics: Metrics = field(default_factory=Metrics)
     health: StoreHealth = field(default_factory=StoreHealth)
-    frames: SharedFrames = field(default_factory=SharedFrames)
-    """How every session here writes its messages: an event shared by many, once."""
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
 
@@ -158,7 +155,6 @@ class Lobby:
             on_hand_ended=self.metrics.hands.inc,
             on_error=self.count,
             created_by=created_by,
-            frames=self.frames,
         )
 
     async def adopt(self, table_id: str) -> None:

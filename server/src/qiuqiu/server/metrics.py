@@ -37,6 +37,12 @@ class Metrics:
         self.hands = Counter(
             "qiuqiu_hands", "Hands played to their end on this process.", registry=self.registry
         )
+        self.store_round_trips = Gauge(
+            "qiuqiu_store_round_trips",
+            "Requests this process has sent the shared store (Redis) since it started, "
+            "each one round trip: a command or a script run.",
+            registry=self.registry,
+        )
         self.errors = Counter(
             "qiuqiu_errors",
             "Errors sent to clients, by code (PROTOCOL.md lists them).",

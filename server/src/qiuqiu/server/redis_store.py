@@ -74,6 +74,18 @@ PREFIX = "qiuqiu:"
 TIMEOUT = 2.0
 """Seconds a call to Redis may take before it counts as Redis being away."""
 
+
+class CountedRedis(Redis):
+    """A client that counts its round trips: each command, and each script run, is one
+    request sent and its answer waited for (the store sends no pipeline)."""
+
+    round_trips = 0
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        self.round_trips += 1
+        return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -143,9 +155,12 @@ class RedisStore:
         }
         pool = BlockingConnectionPool.from_url(url, **limits)
         leases = BlockingConnectionPool.from_url(url, max_connections=1, **limits)
-        channels = Redis.from_url(url, decode_responses=True, socket_connect_timeout=timeout)
+        channels = CountedRedis.from_url(url, decode_responses=True, socket_connect_timeout=timeout)
         store = cls(
-            Redis.from_pool(pool), prefix, leases=Redis.from_pool(leases), channels=channels
+            CountedRedis.from_pool(pool),
+            prefix,
+            leases=CountedRedis.from_pool(leases),
+            channels=channels,
         )
         try:
             keys = [store._account_key(HOUSE), store._key("accounts")]
@@ -154,6 +169,13 @@ class RedisStore:
             await store.close()
             raise
         return store
+
+    @property
+    def round_trips(self) -> int:
+        """Requests sent to Redis so far, by every client of this store (its own, made
+        by :meth:`from_url`, count them)."""
+        clients = {self._redis, self._leases, self._channels}
+        return sum((c.round_trips for c in clients if isinstance(c, CountedRedis)), start=0)
 
     async def close(self) -> None:
         for client in {self._redis, self._leases, self._channels}:

@@ -40,6 +40,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.bus import ALL, Bus
 from qiuqiu.server.errors import Refused
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
 from qiuqiu.server.pending import PendingCommands, not_received
 from qiuqiu.server.table import MOVED, UNAVAILABLE, Viewer
@@ -86,17 +87,20 @@ class RemoteViewer:
         was answered already."""
 
     def deliver(self, message: wire.Reply) -> None:
+        self.deliver_frame(Frame.of(message))
+
+    def deliver_frame(self, frame: Frame) -> None:
         data: dict[str, Any] = {
             "kind": "deliver",
             "session": self.session_id,
             "host": self.relay.owner,
             "table": self.table_id,
-            "frame": self.relay.lobby.frames.encode(message),
+            "frame": frame.text,
         }
-        if isinstance(message, wire.TableEvent):
-            data["table_id"], data["seq"] = message.table_id, message.seq
-        if message.ref is not None:
-            data["ref"] = self.last_ref = message.ref
+        if frame.event:
+            data["table_id"], data["seq"] = frame.table_id, frame.seq
+        if frame.ref is not None:
+            data["ref"] = self.last_ref = frame.ref
         self.relay.bus.send(self.process, data)
 
 

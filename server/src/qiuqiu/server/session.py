@@ -34,6 +34,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import Account, HandRecord
 from qiuqiu.server.table import MOVED, UNAVAILABLE, Table, verify_buy_in
@@ -81,15 +82,17 @@ class Session:
     # -- the Viewer and Connection protocols -----------------------------------------
 
     def deliver(self, message: wire.Reply) -> None:
-        if isinstance(message, wire.TableEvent | wire.TableSnapshot):
-            table_id = (
-                message.table_id
-                if isinstance(message, wire.TableEvent)
-                else (message.table.table_id)
-            )
-            if not self._in_order(table_id, message.seq, isinstance(message, wire.TableEvent)):
-                return
-        self._send(self.lobby.frames.encode(message))
+        self.deliver_frame(Frame.of(message))
+
+    def deliver_frame(self, frame: Frame) -> None:
+        table_id, seq = frame.table_id, frame.seq
+        if (
+            table_id is not None
+            and seq is not None
+            and not self._in_order(table_id, seq, frame.event)
+        ):
+            return
+        self._send(frame.text)
 
     def send_frame(self, frame: str, table_id: str | None = None, seq: int | None = None) -> None:
         """A message made by the process hosting a table, sent on as it is; ``seq`` is an

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
-from qiuqiu.protocol import ChipRange, CutView, LegalActions, SeatAmount, encode
+from qiuqiu.protocol import LegalActions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId, Opening, SeatSeed
 from qiuqiu.protocol.fairness import SealedDeck
+from qiuqiu.server.frames import BOOL, Frame, amounts_text, free_text, ints_text, plain_strings
 
 Audience = int | None
 """The seat a message is made for; ``None`` is a spectator."""
@@ -29,55 +30,55 @@ def tiles_text(tiles: Iterable[Tile]) -> tuple[str, ...]:
     return tuple(str(tile) for tile in tiles)
 
 
-def cut_view(cut: Cut) -> CutView:
-    (a, b), (c, d) = cut.high_pair, cut.low_pair
-    return CutView(pairs=((str(a), str(b)), (str(c), str(d))), values=cut.pairs)
-
-
-def amounts(pairs: Iterable[tuple[int, int]]) -> tuple[SeatAmount, ...]:
-    return tuple(SeatAmount(seat=seat, amount=amount) for seat, amount in pairs)
-
-
-def legal_view(legal: engine.LegalActions) -> LegalActions | None:
-    if not legal.any:
-        return None
-    return LegalActions(
-        check=legal.check,
-        fold=legal.fold,
-        call=legal.call,
-        bet=ChipRange(min=legal.bet.low, max=legal.bet.high) if legal.bet else None,
-        raise_to=(
-            ChipRange(min=legal.raise_to.low, max=legal.raise_to.high) if legal.raise_to else None
-        ),
-        declare_cut=legal.declare_cut,
-    )
-
-
 _PRIVATE = (engine.TilesDealt, engine.FourthTileDealt, engine.CutDeclared)
 """Events whose seat sees more in its own copy than anyone else sees in theirs."""
 
 
 @dataclass(frozen=True, slots=True)
 class Publication:
-    """One table event: the copy every viewer gets, and the seats that get their own
-    (their tiles, or the ``ref`` of the action that caused it). Messages are frozen,
-    so one shared copy serves every other viewer: building pydantic models is much
-    of what a hand costs."""
+    """One table event: the frame every viewer gets, and the seats that get their own
+    (their tiles, or the ``ref`` of the action that caused it). Each is written once
+    and the same text goes to every connection of its audience."""
 
-    public: wire.TableEvent
-    own: Mapping[int, wire.TableEvent] = field(default_factory=dict)
+    public_frame: Frame
+    own_frames: Mapping[int, Frame] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, message: wire.TableEvent) -> Publication:
+        """An event everyone sees alike, made as a model (not one a hand repeats)."""
+        return cls(Frame.of(message))
+
+    def frame_for(self, seat: Audience) -> Frame:
+        return self.public_frame if seat is None else self.own_frames.get(seat, self.public_frame)
+
+    # What readers of models (the arena's players) take, made from the frames.
+
+    @property
+    def public(self) -> wire.TableEvent:
+        return _event(self.public_frame)
+
+    @property
+    def own(self) -> Mapping[int, wire.TableEvent]:
+        return {seat: _event(frame) for seat, frame in self.own_frames.items()}
 
     def for_seat(self, seat: Audience) -> wire.TableEvent:
-        return self.public if seat is None else self.own.get(seat, self.public)
+        return _event(self.frame_for(seat))
+
+
+def _event(frame: Frame) -> wire.TableEvent:
+    message = frame.message
+    assert isinstance(message, wire.TableEvent)
+    return message
 
 
 class HandWire:
-    """Every wire message about one hand is made here, for every audience at once.
+    """Every wire message about one hand is written here, for every audience at once,
+    straight to its JSON text (:mod:`qiuqiu.server.frames` says why).
 
     ``pot`` follows the events as they are translated: ``betting_round_ended``
     carries the pot as of itself, while the engine's pot is as of its last event."""
 
-    __slots__ = ("_ids", "_position", "client_seeds", "hand_id", "pot", "sealed", "table_id")
+    __slots__ = ("_head", "_position", "client_seeds", "hand_id", "pot", "sealed", "table_id")
 
     def __init__(
         self,
@@ -87,7 +88,8 @@ class HandWire:
         client_seeds: Iterable[tuple[int, str]],
     ) -> None:
         self.table_id, self.hand_id, self.sealed = table_id, hand_id, sealed
-        self._ids: dict[str, Any] = {"table_id": table_id, "hand_id": hand_id}
+        # A table id and a client seed are letters, digits, _ and -: nothing to escape.
+        self._head = f'"table_id":"{table_id}","hand_id":{hand_id},"seq":'
         self._position = {tile: p for p, tile in enumerate(sealed.tiles)}
         self.client_seeds = tuple(SeatSeed(seat=n, client_seed=s) for n, s in client_seeds)
         self.pot = 0
@@ -96,18 +98,28 @@ class HandWire:
         """Where ``tiles`` lay in the sealed deck, opened."""
         return tuple(self.sealed.opening(self._position[str(tile)]) for tile in tiles)
 
+    def _openings_text(self, tiles: Iterable[Tile]) -> str:
+        return ",".join(map(self._opening_text, tiles)).join("[]")
+
+    def _opening_text(self, tile: Tile) -> str:
+        sealed, p = self.sealed, self._position[str(tile)]
+        return f'{{"position":{p},"tile":"{sealed.tiles[p]}","salt":"{sealed.salts[p]}"}}'
+
+    def _frame(self, kind: type[wire.HandEvent], seq: int, body: str) -> Frame:
+        text = f'{{"type":"{kind.model_fields["type"].default}",{self._head}{seq}{body}}}'
+        return Frame(text, kind, self.table_id, seq)
+
     def started(self, seq: int, button: int, stacks: Iterable[tuple[int, int]]) -> Publication:
-        return Publication(
-            wire.HandStarted(
-                **self._ids,
-                seq=seq,
-                button=button,
-                stacks=amounts(stacks),
-                commitment=self.sealed.commitment,
-                leaves=self.sealed.leaves,
-                client_seeds=self.client_seeds,
-            )
+        sealed = self.sealed
+        seeds = ",".join(
+            f'{{"seat":{s.seat},"client_seed":"{s.client_seed}"}}' for s in self.client_seeds
         )
+        body = (
+            f',"button":{button},"stacks":{amounts_text(stacks)}'
+            f',"commitment":"{sealed.commitment}","leaves":{plain_strings(sealed.leaves)}'
+            f',"client_seeds":[{seeds}]'
+        )
+        return Publication(self._frame(wire.HandStarted, seq, body))
 
     def event(
         self,
@@ -122,108 +134,136 @@ class HandWire:
         """``event`` for every audience, or ``None`` for an event the wire does not
         carry (``HandStarted`` holds the deck: :meth:`started` announces the hand)."""
         self.pot += pot_change(event)
-        ids: dict[str, Any] = {**self._ids, "seq": seq}
-        public: wire.TableEvent | None
+        public: Frame | None
         match event:
             case engine.HandStarted():
                 return None
             case engine.BettingRoundEnded(round):
-                public = wire.BettingRoundEnded(**ids, round=round, pot=self.pot)
+                public = self._frame(
+                    wire.BettingRoundEnded, seq, f',"round":{round},"pot":{self.pot}'
+                )
             case engine.CuttingStarted(seats):
-                public = wire.CuttingStarted(**ids, seats=seats, deadline_ms=deadline_ms or 0)
+                body = f',"seats":{ints_text(seats)},"deadline_ms":{deadline_ms or 0}'
+                public = self._frame(wire.CuttingStarted, seq, body)
             case engine.HandVoided(refunds):
-                public = wire.HandVoided(**ids, reason=reason, refunds=amounts(refunds))
+                body = f',"reason":{free_text(reason)},"refunds":{amounts_text(refunds)}'
+                public = self._frame(wire.HandVoided, seq, body)
             case engine.HandEnded(stacks):
-                public = wire.HandEnded(**ids, stacks=amounts(stacks))
+                public = self._frame(wire.HandEnded, seq, f',"stacks":{amounts_text(stacks)}')
             case _:
-                public = self._message(event, False, ids)
+                public = self._message(event, False, seq)
         assert public is not None
-        own: dict[int, wire.TableEvent] = {}
+        own: dict[int, Frame] = {}
         if isinstance(event, _PRIVATE):
-            mine = self._message(event, True, ids)
+            mine = self._message(event, True, seq)
             assert mine is not None
             own[event.seat] = mine
         if actor is not None and ref is not None:
-            own[actor] = own.get(actor, public).model_copy(update={"ref": ref})
+            own[actor] = own.get(actor, public).with_ref(ref)
         return Publication(public, own)
 
     def turn(self, hand: HandState, seq: int, deadline_ms: int) -> Publication:
         actor = hand.actor
         assert actor is not None
-        public = wire.TurnStarted(
-            **self._ids,
-            seq=seq,
-            seat=actor,
-            to_call=hand.to_call(actor),
-            deadline_ms=deadline_ms,
-            pot=hand.pot,
-            seats=seat_chips(hand),
+        seats = ",".join(
+            f'{{"seat":{s.seat},"stack":{s.stack},"bet":{s.round_bet},'
+            f'"folded":{BOOL[s.folded]},"all_in":{BOOL[s.all_in]}}}'
+            for s in hand.seats.values()
         )
-        legal = legal_view(hand.legal_actions(actor))
-        return Publication(public, {actor: public.model_copy(update={"legal": legal})})
+        body = (
+            f',"seat":{actor},"to_call":{hand.to_call(actor)},"deadline_ms":{deadline_ms}'
+            f',"pot":{hand.pot},"seats":[{seats}]'
+        )
+        public = self._frame(wire.TurnStarted, seq, body)
+        legal = legal_text(hand.legal_actions(actor))
+        own = {actor: public if legal is None else public.with_field("legal", legal)}
+        return Publication(public, own)
 
-    def _four(self, tiles: Iterable[Tile]) -> tuple[Opening, Opening, Opening, Opening]:
-        a, b, c, d = self.openings(tiles)
-        return a, b, c, d
-
-    def _message(
-        self, event: engine.Event, own: bool, ids: dict[str, Any]
-    ) -> wire.TableEvent | None:
+    def _message(self, event: engine.Event, own: bool, seq: int) -> Frame | None:
         """``event`` as its own seat sees it (``own``) or as everyone else does."""
+        frame = self._frame
         match event:
             case engine.AnteTaken(seat, amount, all_in):
-                return wire.AnteTaken(**ids, seat=seat, amount=amount, all_in=all_in)
+                body = f',"seat":{seat},"amount":{amount},"all_in":{BOOL[all_in]}'
+                return frame(wire.AnteTaken, seq, body)
             case engine.TilesDealt(seat, tiles):
                 if not own:
-                    return wire.TilesDealt(**ids, seat=seat)
-                a, b, c = self.openings(tiles)
-                three = (str(tiles[0]), str(tiles[1]), str(tiles[2]))
-                return wire.TilesDealt(**ids, seat=seat, tiles=three, openings=(a, b, c))
+                    return frame(wire.TilesDealt, seq, f',"seat":{seat}')
+                body = (
+                    f',"seat":{seat},"tiles":{plain_strings(tiles)}'
+                    f',"openings":{self._openings_text(tiles)}'
+                )
+                return frame(wire.TilesDealt, seq, body)
             case engine.BettingRoundStarted(round):
-                return wire.BettingRoundStarted(**ids, round=round)
+                return frame(wire.BettingRoundStarted, seq, f',"round":{round}')
             case engine.TurnTimedOut(seat):
-                return wire.TurnTimedOut(**ids, seat=seat)
+                return frame(wire.TurnTimedOut, seq, f',"seat":{seat}')
             case engine.Checked(seat):
-                return wire.Checked(**ids, seat=seat)
+                return frame(wire.Checked, seq, f',"seat":{seat}')
             case engine.BetPlaced(seat, amount, all_in):
-                return wire.BetPlaced(**ids, seat=seat, amount=amount, all_in=all_in)
+                body = f',"seat":{seat},"amount":{amount},"all_in":{BOOL[all_in]}'
+                return frame(wire.BetPlaced, seq, body)
             case engine.Called(seat, amount, all_in):
-                return wire.Called(**ids, seat=seat, amount=amount, all_in=all_in)
+                body = f',"seat":{seat},"amount":{amount},"all_in":{BOOL[all_in]}'
+                return frame(wire.Called, seq, body)
             case engine.Raised(seat, to, amount, all_in):
-                return wire.Raised(**ids, seat=seat, to=to, amount=amount, all_in=all_in)
+                body = f',"seat":{seat},"to":{to},"amount":{amount},"all_in":{BOOL[all_in]}'
+                return frame(wire.Raised, seq, body)
             case engine.Folded(seat):
-                return wire.Folded(**ids, seat=seat)
+                return frame(wire.Folded, seq, f',"seat":{seat}')
             case engine.BetReturned(seat, amount):
-                return wire.BetReturned(**ids, seat=seat, amount=amount)
+                return frame(wire.BetReturned, seq, f',"seat":{seat},"amount":{amount}')
             case engine.FourthTileDealt(seat, tile):
                 if not own:
-                    return wire.FourthTileDealt(**ids, seat=seat)
-                (opening,) = self.openings((tile,))
-                return wire.FourthTileDealt(**ids, seat=seat, tile=str(tile), opening=opening)
+                    return frame(wire.FourthTileDealt, seq, f',"seat":{seat}')
+                body = f',"seat":{seat},"tile":"{tile}","opening":{self._opening_text(tile)}'
+                return frame(wire.FourthTileDealt, seq, body)
             case engine.CutDeclared(seat, cut):
-                return wire.CutDeclared(**ids, seat=seat, cut=cut_view(cut) if own else None)
+                body = f',"seat":{seat},"cut":{cut_text(cut)}' if own else f',"seat":{seat}'
+                return frame(wire.CutDeclared, seq, body)
             case engine.Showdown(hands):
-                faces = tuple(
-                    wire.ShownHand(
-                        seat=hand.seat,
-                        tiles=(
-                            str(hand.tiles[0]),
-                            str(hand.tiles[1]),
-                            str(hand.tiles[2]),
-                            str(hand.tiles[3]),
-                        ),
-                        cut=cut_view(hand.cut),
-                        category=hand.category,
-                        openings=self._four(hand.tiles),
-                    )
+                faces = ",".join(
+                    f'{{"seat":{hand.seat},"tiles":{plain_strings(hand.tiles)}'
+                    f',"cut":{cut_text(hand.cut)},"category":"{hand.category}"'
+                    f',"openings":{self._openings_text(hand.tiles)}}}'
                     for hand in hands
                 )
-                return wire.Showdown(**ids, hands=faces)
+                return frame(wire.Showdown, seq, f',"hands":[{faces}]')
             case engine.PotAwarded(amount, eligible, shares):
-                return wire.PotAwarded(
-                    **ids, amount=amount, eligible=eligible, shares=amounts(shares)
+                body = (
+                    f',"amount":{amount},"eligible":{ints_text(eligible)}'
+                    f',"shares":{amounts_text(shares)}'
                 )
+                return frame(wire.PotAwarded, seq, body)
         return None
+
+
+def cut_text(cut: Cut) -> str:
+    (a, b), (c, d) = cut.high_pair, cut.low_pair
+    high, low = cut.pairs
+    return f'{{"pairs":[["{a}","{b}"],["{c}","{d}"]],"values":[{high},{low}]}}'
+
+
+def legal_text(legal: engine.LegalActions) -> str | None:
+    """What a seat may do, as JSON; ``None`` when it may do nothing."""
+    if not legal.any:
+        return None
+    call = "" if legal.call is None else f',"call":{legal.call}'
+    bet = "" if legal.bet is None else f',"bet":{{"min":{legal.bet.low},"max":{legal.bet.high}}}'
+    raise_to = legal.raise_to
+    raised = (
+        "" if raise_to is None else f',"raise_to":{{"min":{raise_to.low},"max":{raise_to.high}}}'
+    )
+    return (
+        f'{{"check":{BOOL[legal.check]},"fold":{BOOL[legal.fold]}{call}{bet}{raised}'
+        f',"declare_cut":{BOOL[legal.declare_cut]}}}'
+    )
+
+
+def legal_view(legal: engine.LegalActions) -> LegalActions | None:
+    """The same, as the model a snapshot holds."""
+    text = legal_text(legal)
+    return None if text is None else LegalActions.model_validate_json(text)
 
 
 def seat_views(
@@ -281,16 +321,6 @@ def hand_view(hand: HandState, made: HandWire, deadline_ms: int | None) -> wire.
     )
 
 
-def seat_chips(hand: HandState) -> tuple[wire.SeatChips, ...]:
-    """Every seat's chips in the hand: public, so the same for every viewer."""
-    return tuple(
-        wire.SeatChips(
-            seat=s.seat, stack=s.stack, bet=s.round_bet, folded=s.folded, all_in=s.all_in
-        )
-        for s in hand.seats.values()
-    )
-
-
 def pot_change(event: engine.Event) -> int:
     """How ``event`` changes the chips in the middle: the pot as of each event, for
     ``betting_round_ended`` (the engine's pot is as of its last event)."""
@@ -307,23 +337,3 @@ def pot_change(event: engine.Event) -> int:
         case engine.HandVoided(refunds):
             return -sum(amount for _, amount in refunds)
     return 0
-
-
-class SharedFrames:
-    """Writes messages as frames, once for each run of deliveries of one message.
-
-    A table sends one event object to every viewer who sees the same thing (see
-    :class:`Publication`), one viewer after another: remembering the last message is
-    enough to write it once. Messages are frozen, and the one remembered is held,
-    so no other object can come to have its identity."""
-
-    __slots__ = ("_frame", "_message")
-
-    def __init__(self) -> None:
-        self._message: wire.Reply | None = None
-        self._frame = ""
-
-    def encode(self, message: wire.Reply) -> str:
-        if message is not self._message:
-            self._message, self._frame = message, encode(message)
-        return self._frame

@@ -19,6 +19,7 @@ from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.protocol.fairness import seed_commitment
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.table.deal import Random, new_table_seed
 from qiuqiu.server.table.seats import Seat, Viewer
 from qiuqiu.server.views import HandWire, Publication, hand_view, legal_view, seat_views
@@ -77,13 +78,12 @@ class Audience:
         options: TableOptions,
         rng: Random,
         clock: Callable[[], float],
-        encode: Callable[[wire.Reply], str],
         timings: TableTimings,
         created_by: str = "",
     ) -> None:
         self.table_id, self.options, self.created_by = table_id, options, created_by
         self.rules = options.rules()
-        self._rng, self._clock, self._encode, self.timings = rng, clock, encode, timings
+        self._rng, self._clock, self.timings = rng, clock, timings
         self.table_seed = new_table_seed(rng)
         """Every deck of the table derives from it; revealed when the table closes."""
         self.state = TableState.OPENING
@@ -94,7 +94,7 @@ class Audience:
         self._wire: HandWire | None = None
         self.hand_id = self.seq = 0
         self._deadline_ms: int | None = None
-        self._ends: deque[tuple[frozenset[str], wire.TableEvent]] = deque(maxlen=ENDS_KEPT)
+        self._ends: deque[tuple[frozenset[str], Frame]] = deque(maxlen=ENDS_KEPT)
         """How the last hands ended (``hand_ended``, or ``hand_voided`` for one a dead host
         left open), with the accounts dealt into each: whoever of them comes back is told
         again, as its old connection may have gone before it was."""
@@ -102,10 +102,10 @@ class Audience:
         """Spectators who come back until then (the grace period after an adoption) are
         told how the hand the dead host was playing ended."""
         """The accounts seated in that hand that have not come back since."""
-        self._deliveries: list[tuple[Viewer, wire.Reply]] = []
+        self._deliveries: list[tuple[Viewer, Frame]] = []
         self._timers: list[Arm | Disarm] = []
 
-    def take_outputs(self) -> tuple[list[tuple[Viewer, wire.Reply]], list[Arm | Disarm]]:
+    def take_outputs(self) -> tuple[list[tuple[Viewer, Frame]], list[Arm | Disarm]]:
         """What to deliver and which timers to change, in order, since the last call."""
         out = self._deliveries, self._timers
         self._deliveries, self._timers = [], []
@@ -160,10 +160,10 @@ class Audience:
 
     def _publish(self, published: Publication) -> None:
         for viewer, seat in self.viewers():
-            self._deliveries.append((viewer, published.for_seat(seat)))
+            self._deliveries.append((viewer, published.frame_for(seat)))
 
     def _deliver(self, viewer: Viewer, message: wire.Reply) -> None:
-        self._deliveries.append((viewer, message))
+        self._deliveries.append((viewer, Frame.of(message)))
 
     def _greet(self, viewer: Viewer, account_id: str | None = None) -> None:
         """What a viewer gets first: how the last hands it was dealt into ended, then the
@@ -172,10 +172,10 @@ class Audience:
         spectator = account_id is None and self._clock() < self._adopted_until
         for accounts, end in self._ends:
             if account_id in accounts or spectator:
-                self._deliver(viewer, end)
+                self._deliveries.append((viewer, end))
         self._deliver(viewer, self.snapshot(viewer, None))
 
-    def _ended(self, accounts: Iterable[str], end: wire.TableEvent) -> None:
+    def _ended(self, accounts: Iterable[str], end: Frame) -> None:
         self._ends.append((frozenset(accounts), end))
 
     def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:

@@ -50,6 +50,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
 from qiuqiu.server.table.audience import (
     DESERTED,
@@ -112,7 +113,7 @@ class TableCore(HandFlow):
         if last is not None and last.hand_id == record.hand_id and last.events:
             ended = decode_server(last.events[-1])
             if isinstance(ended, wire.HandEnded) and not record.hand_open:
-                self._ended((account for _, account in last.accounts), ended)
+                self._ended((account for _, account in last.accounts), Frame.of(ended))
                 self._adopted_until = self._clock() + self.timings.grace
         if record.hand_open:
             self.state = TableState.SETTLING
@@ -140,7 +141,7 @@ class TableCore(HandFlow):
     def lease_lost(self) -> None:
         """Another process hosts the table now: stop, and say so to everyone here."""
         self._held.clear()
-        self._publish(Publication(self._closed_event(MOVED, None)))
+        self._publish(Publication.of(self._closed_event(MOVED, None)))
         self.state = TableState.CLOSED
         self._forget_everyone()
 
@@ -250,7 +251,7 @@ class TableCore(HandFlow):
         grace = self.timings.grace
         self._arm(Timer("grace", account_id), grace)
         self._publish(
-            Publication(
+            Publication.of(
                 wire.PlayerDisconnected(
                     table_id=self.table_id,
                     seq=self._next_seq(),
@@ -276,7 +277,7 @@ class TableCore(HandFlow):
         if not seat.connected or seat.viewer is not viewer:
             seat.connected = True
             self._publish(
-                Publication(
+                Publication.of(
                     wire.PlayerReconnected(
                         table_id=self.table_id, seq=self._next_seq(), seat=seat.seat
                     )

@@ -119,7 +119,7 @@ class HandFlow(Ledger):
         self._arm(TURN, self.options.turn_seconds)
 
     def _record(self, published: Publication) -> None:
-        self._frames.append(self._encode(published.public))
+        self._frames.append(published.public_frame.text)
 
     def _time_out(self) -> None:
         hand = self.hand

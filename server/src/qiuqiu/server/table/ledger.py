@@ -16,6 +16,7 @@ from typing import Any
 
 from qiuqiu import engine
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from qiuqiu.server.table.audience import Audience, Disarm, TableState, Timer
 from qiuqiu.server.table.deal import Deal
@@ -78,7 +79,7 @@ class Ledger(Audience):
     def _announce_seat(self, seat: Seat, b: BuyIn, balances: dict[str, int]) -> None:
         self.spectators.pop(b.viewer, None)
         self._publish(
-            Publication(
+            Publication.of(
                 wire.PlayerSeated(
                     table_id=self.table_id,
                     seq=self._next_seq(),
@@ -107,10 +108,13 @@ class Ledger(Audience):
         hand = write.commit.hand
         if hand is not None and hand.voided and self.deal is None:
             # Adopted with it open: voided here, and told to whoever comes back.
-            self._ended((a for _, a in hand.accounts), self._voided_event(hand.hand_id, LOST))
+            voided = Frame.of(self._voided_event(hand.hand_id, LOST))
+            self._ended((a for _, a in hand.accounts), voided)
             self._adopted_until = self._clock() + self.timings.grace
         elif hand is not None:
-            ended = next(p.public for p in self._held if isinstance(p.public, wire.HandEnded))
+            ended = next(
+                p.public_frame for p in self._held if p.public_frame.kind is wire.HandEnded
+            )
             self._ended((a for _, a in hand.accounts), ended)
         self.deal, self.state = None, TableState.WAITING
         held, self._held = self._held, []
@@ -140,7 +144,7 @@ class Ledger(Audience):
                 )
                 self._deliver(seat.viewer, left)
             self._publish(
-                Publication(
+                Publication.of(
                     wire.PlayerLeft(
                         table_id=self.table_id,
                         seq=self._next_seq(),
@@ -182,7 +186,7 @@ class Ledger(Audience):
                     balance=balances.get(seat.account_id, 0),
                 )
                 self._deliver(seat.viewer, left)
-        self._publish(Publication(self._closed_event(self._closing or "", self.table_seed)))
+        self._publish(Publication.of(self._closed_event(self._closing or "", self.table_seed)))
         self.state, self.deal = TableState.CLOSED, None
         self._forget_everyone()
 

@@ -23,7 +23,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from qiuqiu.engine import HandState
 from qiuqiu.protocol import ErrorCode, TableOptions
@@ -37,8 +37,7 @@ from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
 from qiuqiu.server.table.core import MOVED, UNAVAILABLE, TableCore
 from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.ledger import Write, WriteKind
-from qiuqiu.server.table.seats import Seat, Viewer
-from qiuqiu.server.views import SharedFrames
+from qiuqiu.server.table.seats import FrameViewer, Seat, Viewer
 
 log = logging.getLogger("qiuqiu.server.table")
 
@@ -63,16 +62,15 @@ class Table:
         on_hand_ended: Callable[[], None] | None = None,
         on_error: Callable[[wire.Error], None] | None = None,
         created_by: str = "",
-        frames: SharedFrames | None = None,
     ) -> None:
         self.table_id, self.options, self.store, self.rng = table_id, options, store, rng
         self.timings = timings or TableTimings()
-        self.frames = frames or SharedFrames()
         self.health = health or StoreHealth()
-        self.core = TableCore(
-            table_id, options, rng, time.time, self.frames.encode, self.timings, created_by
-        )
+        self.core = TableCore(table_id, options, rng, time.time, self.timings, created_by)
         self._bot_factory, self._on_closed = bot_factory, on_closed
+        self._bot: Viewer | None = None
+        """The dealer bot, the one viewer that reads models: every other one is a
+        connection, which sends the frames on as they are."""
         self._on_hand_ended, self._on_error = on_hand_ended, on_error
         self._handles: dict[Timer, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -140,15 +138,13 @@ class Table:
     async def open(self) -> None:
         """Write the new table (and the bot's chips): done when this returns."""
         self._opened = asyncio.get_running_loop().create_future()
-        bot = None if self._bot_factory is None else self._bot_factory(self, self.options.seats - 1)
+        bot = self._bot = self._new_bot()
         self._input(lambda: self.core.open(bot))
         await self._opened
 
     def adopt(self, record: TableRecord, last: HandRecord | None = None) -> None:
         """Host a table whose server died (see :meth:`TableCore.adopt`)."""
-        bot = None
-        if self.options.dealer_bot and self._bot_factory is not None:
-            bot = self._bot_factory(self, self.options.seats - 1)
+        bot = self._bot = self._new_bot() if self.options.dealer_bot else None
         self._input(lambda: self.core.adopt(record, bot, last))
         self.log.info(
             "adopted with %d seats%s",
@@ -239,10 +235,14 @@ class Table:
 
     def _carry_out(self) -> None:
         deliveries, timers = self.core.take_outputs()
-        for viewer, message in deliveries:
-            if isinstance(message, wire.Error) and self._on_error is not None:
-                self._on_error(message)
-            viewer.deliver(message)
+        bot = self._bot
+        for viewer, frame in deliveries:
+            if frame.kind is wire.Error and self._on_error is not None:
+                self._on_error(cast(wire.Error, frame.message))
+            if viewer is bot:
+                viewer.deliver(frame.message)
+            else:
+                cast(FrameViewer, viewer).deliver_frame(frame)
         loop = asyncio.get_running_loop()
         for change in timers:
             handle = self._handles.pop(change.timer, None)
@@ -256,6 +256,11 @@ class Table:
             self._shut()
         elif self._writer is None and (write := self.core.next_write()) is not None:
             self._writer = loop.create_task(self._write(write))
+
+    def _new_bot(self) -> Viewer | None:
+        return (
+            None if self._bot_factory is None else self._bot_factory(self, self.options.seats - 1)
+        )
 
     def _fire(self, timer: Timer) -> None:
         self._handles.pop(timer, None)
@@ -342,6 +347,7 @@ class Table:
         if self._closed.is_set():
             return
         self._closed.set()
+        self._bot = None  # the bot holds the table: a closed one must go with its last reference
         self.health.ignore(self._store_changed)
         for handle in self._handles.values():
             handle.cancel()

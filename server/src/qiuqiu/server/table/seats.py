@@ -9,6 +9,7 @@ from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import SeatRecord
 
 
@@ -18,6 +19,13 @@ class Viewer(Protocol):
 
     def deliver(self, message: wire.Reply) -> None:
         """Queue ``message``; never blocks, never raises."""
+
+
+class FrameViewer(Viewer, Protocol):
+    """A viewer that sends what it gets on as text: every viewer but the dealer bot."""
+
+    def deliver_frame(self, frame: Frame) -> None:
+        """Queue ``frame``, written once for every connection of its audience."""
 
 
 @dataclass(slots=True)

@@ -1,0 +1,95 @@
+"""Outbound messages as the JSON text they go out as, and the pieces that text is made of.
+
+A :class:`Frame` is one message for one audience, written once and sent as the
+same ``str`` to every connection of that audience. :mod:`qiuqiu.server.views`
+writes a hand's events straight to text with the helpers below, because
+building a pydantic model and dumping it again cost a hand more than all its
+text does; the model is made from the text only for whoever reads models (the
+dealer bot), so the text is the one translation and the model follows from it.
+Every message here carries only fields the protocol's models define:
+``tests/server/test_outbound.py`` plays real games and checks every frame a
+client gets against them, field for field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from json.encoder import encode_basestring_ascii
+from typing import Any
+
+from qiuqiu.protocol import encode
+from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import MessageId
+
+BOOL = ("false", "true")
+"""JSON for ``False`` and ``True``, by index."""
+
+
+class Frame:
+    """One outbound message: its text, what the session orders it by (``table_id``,
+    ``seq``), and its model, made from the text the first time it is asked for."""
+
+    __slots__ = ("_message", "event", "kind", "ref", "seq", "table_id", "text")
+
+    def __init__(
+        self,
+        text: str,
+        kind: type[wire.Reply],
+        table_id: str | None = None,
+        seq: int | None = None,
+        ref: MessageId | None = None,
+        message: wire.Reply | None = None,
+    ) -> None:
+        self.text, self.kind, self.table_id, self.seq, self.ref = text, kind, table_id, seq, ref
+        self.event = issubclass(kind, wire.TableEvent)
+        self._message = message
+
+    @classmethod
+    def of(cls, message: wire.Reply) -> Frame:
+        """A message made as a model (a reply, a snapshot: nothing a hand repeats)."""
+        table_id: str | None = None
+        seq: int | None = None
+        if isinstance(message, wire.TableEvent):
+            table_id, seq = message.table_id, message.seq
+        elif isinstance(message, wire.TableSnapshot):
+            table_id, seq = message.table.table_id, message.seq
+        return cls(encode(message), type(message), table_id, seq, message.ref, message)
+
+    @property
+    def message(self) -> wire.Reply:
+        if self._message is None:
+            self._message = self.kind.model_validate_json(self.text)
+        return self._message
+
+    def with_ref(self, ref: MessageId) -> Frame:
+        """The copy for the client whose action caused the event."""
+        text = f'{{"ref":{ref_text(ref)},{self.text[1:]}'
+        return Frame(text, self.kind, self.table_id, self.seq, ref)
+
+    def with_field(self, name: str, value: str) -> Frame:
+        """The copy with one more field, ``value`` being its JSON text."""
+        text = f'{self.text[:-1]},"{name}":{value}}}'
+        return Frame(text, self.kind, self.table_id, self.seq, self.ref)
+
+
+def ref_text(ref: MessageId) -> str:
+    # A client chose it: escaped, and in ASCII, so no lone surrogate reaches the socket.
+    return str(ref) if isinstance(ref, int) else encode_basestring_ascii(ref)
+
+
+def free_text(text: str) -> str:
+    """A string nobody constrained (a reason), as JSON."""
+    return encode_basestring_ascii(text)
+
+
+def amounts_text(pairs: Iterable[tuple[int, int]]) -> str:
+    return ",".join(f'{{"seat":{seat},"amount":{amount}}}' for seat, amount in pairs).join("[]")
+
+
+def plain_strings(items: Iterable[Any]) -> str:
+    """Things whose ``str`` needs no escaping (tiles, hex) as a JSON array of strings."""
+    return ",".join(f'"{item}"' for item in items).join("[]")
+
+
+def ints_text(numbers: Iterable[int]) -> str:
+    return ",".join(map(str, numbers)).join("[]")
