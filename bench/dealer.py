@@ -80,6 +80,24 @@ def row(result: MatchResult) -> dict[str, float | int | str]:
     }
 
 
+def results_grid(rows: Sequence[dict[str, float | int | str]], chips: str) -> str:
+    """The rows of a run as a text table; ``chips`` heads the chips column."""
+    return grid(
+        ["opponent", "dealer", chips, "±95%", "wins at 2 sigma", "hands/s"],
+        [
+            [
+                str(r["opponent"]),
+                str(r["dealer"]),
+                f"{r['chips_a_hand']:+.2f}",
+                f"{r['interval95']:.2f}",
+                "yes" if r["wins_at_2_sigma"] else "no",
+                f"{r['hands_a_second']:,}",
+            ]
+            for r in rows
+        ],
+    )
+
+
 def paired(solved: MatchResult, threshold: MatchResult) -> dict[str, float | int | str]:
     """How much more the solved dealer takes from an opponent than the threshold policy
     does, deal by deal on the same deals, with its 95% interval."""
@@ -127,22 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
     print()
-    print(
-        grid(
-            ["opponent", "dealer", "chips/hand", "±95%", "wins at 2 sigma", "hands/s"],
-            [
-                [
-                    str(r["opponent"]),
-                    str(r["dealer"]),
-                    f"{r['chips_a_hand']:+.2f}",
-                    f"{r['interval95']:.2f}",
-                    "yes" if r["wins_at_2_sigma"] else "no",
-                    f"{r['hands_a_second']:,}",
-                ]
-                for r in rows
-            ],
-        )
-    )
+    print(results_grid(rows, "chips/hand"))
     if args.json:
         report = {"rounds": args.rounds, "rows": rows, "paired": differences}
         args.json.write_text(json.dumps(report, indent=1) + "\n")

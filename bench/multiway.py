@@ -23,8 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.dealer import OPPONENTS, SEED
-from bench.text_grid import grid
+from bench.dealer import OPPONENTS, SEED, results_grid
 from qiuqiu.cli.arena.match import half_width
 from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
 from qiuqiu.cli.arena.seats import DEALER, THRESHOLD_DEALER, Entrant, entrant
@@ -79,22 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(row(opponent, dealer, result))
             print(result.summary(), flush=True)
     print()
-    print(
-        grid(
-            ["opponent", "dealer", "a copy's chips/hand", "±95%", "wins at 2 sigma", "hands/s"],
-            [
-                [
-                    str(r["opponent"]),
-                    str(r["dealer"]),
-                    f"{r['chips_a_hand']:+.2f}",
-                    f"{r['interval95']:.2f}",
-                    "yes" if r["wins_at_2_sigma"] else "no",
-                    f"{r['hands_a_second']:,}",
-                ]
-                for r in rows
-            ],
-        )
-    )
+    print(results_grid(rows, "a copy's chips/hand"))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
     return 0

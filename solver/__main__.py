@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from qiuqiu.engine import TieRule
-from qiuqiu.server.house.book import SUFFIX, write
+from qiuqiu.server.house.book import SUFFIX, stakes_header, write
 from qiuqiu.server.house.holdings import HOLDINGS
 from qiuqiu.server.house.tree import Stakes, Tree
 from solver.buckets import two_rounds
@@ -110,14 +110,7 @@ def solve(
     shipped = quantised(solver)
     e = (solver.best_response_value(0, shipped) + solver.best_response_value(1, shipped)) / 2
     header = {
-        "stakes": {
-            "ante": stakes.ante,
-            "min_bet": stakes.min_bet,
-            "max_bet": stakes.max_bet,
-            "max_raises": stakes.max_raises,
-            "stack": stakes.stack,
-            "betting_rounds": stakes.betting_rounds,
-        },
+        "stakes": stakes_header(stakes),
         "tie_rule": tie_rule,
         "iterations": solver.iterations,
         "exploitability_milli_antes": round(1000 * e / ante, 2),

@@ -18,7 +18,7 @@ import pytest
 from qiuqiu.engine import HandStarted, HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.house import policy, translation
-from qiuqiu.server.house.book import SUFFIX, Book, layout, write
+from qiuqiu.server.house.book import SUFFIX, Book, layout, stakes_header, write
 from qiuqiu.server.house.holdings import HOLDINGS, holding_number
 from qiuqiu.server.house.record import Memo, Move, Situation
 from qiuqiu.server.house.tree import Node, Stakes, Tree
@@ -275,17 +275,7 @@ def uniform_strategy(folder: Path, stakes: Stakes) -> Path:
         width = len(node.actions)
         row = [255 // width + (i < 255 % width) for i in range(width)]
         weights += bytes(row) * len(HOLDINGS)
-    header = {
-        "stakes": {
-            "ante": stakes.ante,
-            "min_bet": stakes.min_bet,
-            "max_bet": stakes.max_bet,
-            "max_raises": stakes.max_raises,
-            "stack": stakes.stack,
-            "betting_rounds": stakes.betting_rounds,
-        },
-        "tie_rule": "highest_tile",
-    }
+    header = {"stakes": stakes_header(stakes), "tie_rule": "highest_tile"}
     path = folder / f"uniform{SUFFIX}"
     write(path, header, bytes(weights))
     return path

@@ -110,6 +110,18 @@ def header_buckets(header: dict[str, Any]) -> Buckets | None:
     return Buckets(tuple(b["holdings"]), tuple(b["hands"]), b["hand_buckets"])
 
 
+def stakes_header(stakes: Stakes) -> dict[str, Any]:
+    """What a strategy file's header says of its stakes (read by :func:`header_stakes`)."""
+    return {
+        "ante": stakes.ante,
+        "min_bet": stakes.min_bet,
+        "max_bet": stakes.max_bet,
+        "max_raises": stakes.max_raises,
+        "stack": stakes.stack,
+        "betting_rounds": stakes.betting_rounds,
+    }
+
+
 def header_stakes(header: dict[str, Any]) -> Stakes:
     s = header["stakes"]
     return Stakes(
