@@ -1,8 +1,9 @@
 """The dealer bot's threshold policy: how likely its tiles are to win, and what to do about it.
 
-Heads-up in a solved round the bot plays its solved strategy instead
-(:mod:`qiuqiu.server.house.policy`); this policy plays everywhere else: three
-or more seats, a second betting round, no ante, a hand whose betting left the
+Heads-up the bot plays its solved strategies instead
+(:mod:`qiuqiu.server.house.policy`), and against several opponents its
+range-aware policy (:mod:`qiuqiu.server.house.multiway`); this policy plays
+what is left: no ante, a hand it did not see begin, betting that left the
 solved tree.
 
 The bot sees only what one seat may see: its own tiles and public numbers (the
