@@ -102,6 +102,21 @@ def seat_seeds(seeds: dict[int, str] = CLIENT_SEEDS) -> tuple[SeatSeed, ...]:
     return tuple(SeatSeed(seat=seat, client_seed=seed) for seat, seed in sorted(seeds.items()))
 
 
+def hand_view(sealed: fairness.SealedDeck = SEALED, **fields: object) -> wire.HandView:
+    """The hand in play as a snapshot shows it: in the first betting round, unless
+    ``fields`` say otherwise."""
+    base: dict[str, object] = {
+        "hand_id": HAND,
+        "button": BOT,
+        "commitment": sealed.commitment,
+        "leaves": sealed.leaves,
+        "client_seeds": seat_seeds(),
+        "phase": "betting",
+        "round": 1,
+    }
+    return wire.HandView.model_validate(base | fields)
+
+
 def chips(seat: int, stack: int, bet: int, *, all_in: bool = False) -> wire.SeatChips:
     return wire.SeatChips(seat=seat, stack=stack, bet=bet, all_in=all_in)
 
@@ -256,19 +271,7 @@ def test_a_snapshot_without_a_hand_has_no_hand_and_nothing_to_do() -> None:
 
 def test_a_snapshot_during_a_hand_gives_the_pot_the_actor_and_what_to_call() -> None:
     seats = (seat_view(ME, 440, bet=50, in_hand=True), seat_view(BOT, 390, bet=600, in_hand=True))
-    hand = wire.HandView(
-        hand_id=HAND,
-        button=BOT,
-        commitment=COMMITMENT,
-        leaves=SEALED.leaves,
-        client_seeds=seat_seeds(),
-        phase="betting",
-        round=1,
-        pot=670,
-        current_bet=600,
-        actor=ME,
-        deadline_ms=3_000,
-    )
+    hand = hand_view(pot=670, current_bet=600, actor=ME, deadline_ms=3_000)
     state = TableState.from_snapshot(snapshot(11, seats=seats, hand=hand, legal=FACING))
     assert state.hand is not None
     assert (state.hand.pot, state.hand.current_bet, state.hand.actor) == (670, 600, ME)
@@ -708,17 +711,7 @@ def test_a_snapshot_in_the_middle_of_a_hand_brings_the_own_openings() -> None:
         seat_view(ME, 490, in_hand=True, tile_count=3, tiles=MY_TILES[:3], openings=mine),
         seat_view(BOT, 990, in_hand=True, tile_count=3),
     )
-    hand = wire.HandView(
-        hand_id=HAND,
-        button=BOT,
-        commitment=COMMITMENT,
-        leaves=SEALED.leaves,
-        client_seeds=seat_seeds(),
-        phase="betting",
-        round=1,
-        pot=20,
-        current_bet=0,
-    )
+    hand = hand_view(pot=20, current_bet=0)
     state = TableState.from_snapshot(snapshot(6, seats=seats, hand=hand), state.deals)
     for message in events[6:]:
         assert state.apply(message) is Applied.APPLIED
@@ -729,17 +722,7 @@ def test_a_snapshot_in_the_middle_of_a_hand_brings_the_own_openings() -> None:
 def test_a_snapshot_whose_hand_has_another_commitment_fails_the_check() -> None:
     state = played(whole_hand()[:4])
     other = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, HAND + 1), CLIENT_SEEDS)
-    hand = wire.HandView(
-        hand_id=HAND,
-        button=BOT,
-        commitment=other.commitment,
-        leaves=other.leaves,
-        client_seeds=seat_seeds(),
-        phase="betting",
-        round=1,
-        pot=20,
-        current_bet=0,
-    )
+    hand = hand_view(other, pot=20, current_bet=0)
     state = TableState.from_snapshot(snapshot(4, hand=hand), state.deals)
     for message in whole_hand()[4:]:
         state.apply(message)
