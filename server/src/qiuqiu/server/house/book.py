@@ -73,12 +73,13 @@ class Solved:
     def state(self, tiles: Sequence[Tile]) -> int:
         """The row of a seat holding ``tiles`` (in the order dealt: its 4th last)."""
         holding = holding_number(tiles[:HOLDING_SIZE])
-        if self.buckets is None:
+        buckets = self.buckets
+        if buckets is None:
             return holding
-        first = self.buckets.holdings[holding]
+        first = buckets.holdings[holding]
         if len(tiles) == HOLDING_SIZE:
             return first
-        return first * self.buckets.hand_buckets + self.buckets.hands[hand_number(tiles)]
+        return first * buckets.hand_buckets + buckets.hands[hand_number(tiles)]
 
     @property
     def depth(self) -> float:

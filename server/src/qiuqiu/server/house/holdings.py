@@ -8,7 +8,7 @@ among all sets of its size in the order of :func:`itertools.combinations` over
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from qiuqiu.engine import ALL_TILES, Tile
@@ -22,9 +22,12 @@ _NUMBER = {sum(1 << t.index for t in tiles): i for i, tiles in enumerate(HOLDING
 _HAND_NUMBER = {sum(1 << t.index for t in tiles): i for i, tiles in enumerate(HANDS)}
 
 
-def holding_number(tiles: Iterable[Tile]) -> int:
+def holding_number(tiles: Sequence[Tile]) -> int:
     """The number of a 3-tile holding (in any order); ``KeyError`` for anything else."""
-    return _NUMBER[sum(1 << t.index for t in tiles)]
+    if len(tiles) != HOLDING_SIZE:
+        raise KeyError(tiles)
+    a, b, c = tiles  # unrolled: the house numbers its holding at every hand
+    return _NUMBER[1 << a.index | 1 << b.index | 1 << c.index]
 
 
 def hand_number(tiles: Iterable[Tile]) -> int:

@@ -74,7 +74,7 @@ from qiuqiu.server.house.record import Move, Situation
 from qiuqiu.server.strategy import Decision, _index
 
 if TYPE_CHECKING:
-    from qiuqiu.server.house.policy import Random
+    from qiuqiu.server.house.record import Random
 
 BUCKETS = 16
 TRAP = 0.1

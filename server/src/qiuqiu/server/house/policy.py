@@ -16,13 +16,12 @@ it plays the threshold policy of :mod:`qiuqiu.server.strategy`.
 from __future__ import annotations
 
 from functools import cache
-from typing import Protocol
 
-from qiuqiu.engine import ChipRange
+from qiuqiu.engine import ChipRange, LegalActions
 from qiuqiu.server.house import multiway
 from qiuqiu.server.house.book import Book, Solved
 from qiuqiu.server.house.holdings import HOLDING_SIZE
-from qiuqiu.server.house.record import Situation
+from qiuqiu.server.house.record import Random, Situation
 from qiuqiu.server.house.translation import Located, locate, seats
 from qiuqiu.server.house.tree import AbstractAction
 from qiuqiu.server.strategy import Decision, win_chance
@@ -34,12 +33,6 @@ def book() -> Book:
     """The strategies shipped in the package, loaded on first use; the server calls
     it at start (via :func:`qiuqiu.server.strategy.prepare`) so no turn waits."""
     return Book()
-
-
-class Random(Protocol):
-    """Where the house's mixed strategy draws from: the server's CSPRNG when serving."""
-
-    def random(self) -> float: ...
 
 
 def decide(situation: Situation, rng: Random, strategies: Book | None = None) -> Decision:
@@ -57,13 +50,7 @@ def decide(situation: Situation, rng: Random, strategies: Book | None = None) ->
         and hand is not None
         and len(situation.tiles) == HOLDING_SIZE + situation.round - 1
     ):
-
-        def draw(i: int) -> float:
-            while len(memo.draws) <= i:
-                memo.draws.append(rng.random())
-            return memo.draws[i]
-
-        located = locate(solved.tree, hand, situation, draw)
+        located = locate(solved.tree, hand, situation, rng)
         if located is not None:
             return _play(solved, located, situation, rng)
     return threshold(situation)
@@ -96,45 +83,43 @@ def _play(solved: Solved, located: Located, situation: Situation, rng: Random) -
     # One uniform draw against the cumulative weights (which sum to 255): what
     # random.choices does, without building its lists on every turn.
     point = rng.random() * sum(weights)
-    index = len(weights) - 1
-    for i, weight in enumerate(weights):
-        point -= weight
+    index, last = 0, len(weights) - 1
+    while index < last:
+        point -= weights[index]
         if point < 0:
-            index = i
             break
-    return _real(node.actions[index], located, situation)
+        index += 1
+    return _real(node.actions[index], located, situation.legal, situation.pot)
 
 
-def _real(action: AbstractAction, located: Located, situation: Situation) -> Decision:
+_CHECK, _CALL, _FOLD = Decision("check"), Decision("call"), Decision("fold")
+
+
+def _real(action: AbstractAction, located: Located, legal: LegalActions, pot: int) -> Decision:
     """The abstract action as a legal real one at the real pot and stacks."""
-    legal = situation.legal
+    kind = action.kind
+    if kind == "check" or kind == "fold":
+        return _CHECK if legal.check else _FOLD
+    if kind == "call":
+        return _CALL if legal.call is not None else _CHECK
     me = located.node.player
-    them = 1 - me
     # What the opponent can still put in: betting more only comes back unmatched.
-    left = located.left[them]
+    left = located.left[1 - me]
+    if kind == "bet":
+        if legal.bet is None:
+            return _CHECK
+        amount = left if action.all_in else round((action.fraction or 0) * pot)
+        return Decision("bet", _clamp(min(amount, left), legal.bet))
+    if legal.raise_to is None:
+        return _CALL
     bets = located.bets
-    match action.kind:
-        case "check" | "fold":
-            return Decision("check") if legal.check else Decision("fold")
-        case "call":
-            return Decision("call") if legal.call is not None else Decision("check")
-        case "bet":
-            if legal.bet is None:
-                return Decision("check")
-            amount = left if action.all_in else round((action.fraction or 0) * situation.pot)
-            return Decision("bet", _clamp(min(amount, left), legal.bet))
-        case "raise":
-            if legal.raise_to is None:
-                return Decision("call")
-            most = bets[them] + left
-            if action.all_in:
-                to = most
-            else:
-                current = max(bets)
-                to_call = current - bets[me]
-                to = current + round((action.fraction or 0) * (situation.pot + to_call))
-            return Decision("raise", _clamp(min(to, most), legal.raise_to))
-    raise AssertionError(action.kind)
+    most = bets[1 - me] + left
+    if action.all_in:
+        to = most
+    else:
+        current = max(bets)
+        to = current + round((action.fraction or 0) * (pot + current - bets[me]))
+    return Decision("raise", _clamp(min(to, most), legal.raise_to))
 
 
 def _clamp(amount: int, allowed: ChipRange) -> int:

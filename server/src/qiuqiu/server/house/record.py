@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from qiuqiu import engine
 from qiuqiu.engine import TableRules, Tile
@@ -24,6 +24,12 @@ if TYPE_CHECKING:
     from qiuqiu.server.house.translation import Seats
 
 MoveKind = Literal["check", "bet", "call", "raise", "fold"]
+
+
+class Random(Protocol):
+    """Where the house's mixed strategy draws from: the server's CSPRNG when serving."""
+
+    def random(self) -> float: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from qiuqiu.server.house.record import Move, Situation
+from qiuqiu.server.house.record import Move, Random, Situation
 from qiuqiu.server.house.tree import Node, Tree
 
 
-@dataclass(frozen=True, slots=True)
+# Seats and Located are not frozen: a frozen dataclass costs four times as much to
+# make, and the house makes one of each a hand, in the turn it decides.
+@dataclass(slots=True)
 class Seats:
     """A heads-up hand's two seats as the tree numbers them: abstract seat 0 acts
     first (the seat that is not the button), 1 second. The same all hand."""
@@ -40,7 +41,7 @@ class Seats:
     """The smaller stack: all either seat can lose."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Located:
     """The abstract node the house is at, and the real hand's chips there."""
 
@@ -61,26 +62,25 @@ def seats(situation: Situation) -> Seats | None:
     stacks = situation.stacks
     if len(stacks) != 2 or not situation.complete:
         return None
-    low, high = sorted(stacks)
+    low, high = stacks
+    if low > high:
+        low, high = high, low
     first, second = (high, low) if low == situation.button else (low, high)
     antes = situation.antes
+    a, b = stacks[first], stacks[second]
     return Seats(
-        (first, second),
-        (stacks[first], stacks[second]),
-        (antes.get(first, 0), antes.get(second, 0)),
-        min(stacks[low], stacks[high]),
+        (first, second), (a, b), (antes.get(first, 0), antes.get(second, 0)), a if a < b else b
     )
 
 
-def locate(
-    tree: Tree, hand: Seats, situation: Situation, draw: Callable[[int], float]
-) -> Located | None:
+def locate(tree: Tree, hand: Seats, situation: Situation, rng: Random) -> Located | None:
     """The node the real hand is at, or ``None`` where the betting left the tree.
 
-    ``draw(i)`` is the random number for the ``i``-th translated move.
+    The random numbers that translate the hand's moves are kept in its
+    :class:`~qiuqiu.server.house.record.Memo`, drawn from ``rng`` the first time
+    a move needs one.
     """
     first = hand.real[0]
-    effective = hand.effective
     put = list(hand.antes)
     pot = put[0] + put[1]
     bets = [0, 0]
@@ -93,11 +93,19 @@ def locate(
         p = 0 if move.seat == first else 1
         if node.kind != "decision" or move.round != node.round or node.player != p:
             return None
-        child = _translate(node, move, pot, bets, put[p], effective, move.seat == situation.seat)
+        child = node.plain.get(move.kind)
         if child is None:
-            child = _between(node, move, pot, bets, draw(i))
+            child = _translate(node, move, pot, bets, put[p] + move.added >= hand.effective)
             if child is None:
-                return None
+                if move.seat == situation.seat:
+                    child = _nearest(node, move, pot, bets)
+                else:
+                    draws = situation.memo.draws
+                    while len(draws) <= i:
+                        draws.append(rng.random())
+                    child = _between(node, move, pot, bets, draws[i])
+                if child is None:
+                    return None
         pot += move.added
         bets[p] += move.added
         put[p] += move.added
@@ -121,30 +129,32 @@ def _size(move: Move, pot: int, bets: list[int]) -> float:
     return (move.to - current) / (pot + current - before)
 
 
-def _translate(
-    node: Node, move: Move, pot: int, bets: list[int], put_in: int, effective: int, house: bool
-) -> int | None:
-    """The child a move leads to where no draw is needed; ``None`` where one is (or
-    the move is not in the tree: :func:`_between` tells)."""
-    plain = node.plain.get(move.kind)
-    if plain is not None:
-        return plain
+def _translate(node: Node, move: Move, pot: int, bets: list[int], all_in: bool) -> int | None:
+    """The child a sized move leads to where no draw is needed: an all-in, or a size
+    beyond the tree's smallest or largest; ``None`` where the size is between two
+    (or the move is not in the tree: :func:`_between` tells)."""
     if move.kind != node.sized:
         return None
     sizes = node.sizes
     last = sizes[-1][1]
-    if (move.all_in or put_in + move.added >= effective) and node.actions[last].all_in:
+    if (move.all_in or all_in) and node.actions[last].all_in:
         return node.children[last]
     x = _size(move, pot, bets)
-    if house:
-        # The house's own moves were made from abstract actions: the nearest is it.
-        nearest = min(sizes, key=lambda o: abs(math.log1p(o[0]) - math.log1p(x)))
-        return node.children[nearest[1]]
     if x <= sizes[0][0]:
         return node.children[sizes[0][1]]
     if x >= sizes[-1][0]:
         return node.children[last]
     return None
+
+
+def _nearest(node: Node, move: Move, pot: int, bets: list[int]) -> int | None:
+    """The house's own sized move: it was made from an abstract action, so the
+    nearest is it."""
+    if move.kind != node.sized:
+        return None
+    x = math.log1p(_size(move, pot, bets))
+    nearest = min(node.sizes, key=lambda o: abs(math.log1p(o[0]) - x))
+    return node.children[nearest[1]]
 
 
 def _between(node: Node, move: Move, pot: int, bets: list[int], draw: float) -> int | None:
