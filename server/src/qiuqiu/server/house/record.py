@@ -111,6 +111,9 @@ class HandRecord:
     round: int = 0
     bets: dict[int, int] = field(default_factory=dict)
     memo: Memo = field(default_factory=Memo)
+    _rules: tuple[TableOptions, TableRules] | None = None
+    """The rules of the last options asked about: a table's stay the same, and making
+    them again at every turn would check them again."""
 
     def observe(self, message: wire.Reply) -> None:
         match message:
@@ -163,7 +166,7 @@ class HandRecord:
         return Situation(
             seat=self.seat,
             tiles=tiles,
-            rules=options.rules(),
+            rules=self._rules_of(options),
             button=self.button,
             stacks=MappingProxyType(dict(self.stacks)),
             antes=MappingProxyType(dict(self.antes)),
@@ -175,6 +178,11 @@ class HandRecord:
             legal=engine_legal(legal),
             memo=self.memo,
         )
+
+    def _rules_of(self, options: TableOptions) -> TableRules:
+        if self._rules is None or self._rules[0] is not options:
+            self._rules = (options, options.rules())
+        return self._rules[1]
 
 
 def engine_legal(legal: LegalActions) -> engine.LegalActions:
