@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
+from qiuqiu.protocol import LegalActions
+from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.dealer import DealerBot
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.table import Table
 from tests.server.conftest import FAST, chip_total
 from tests.server.test_play import Connect, call_or_check, play_hand
 
@@ -101,3 +107,37 @@ async def test_the_dealer_bot_answers_random_sizes_legally_at_a_real_table(
     assert bot_moves.get("raised", 0) > 3
     assert bot_moves.get("bet_placed", 0) > 10
     assert await chip_total(server) == 0
+
+
+def test_the_bot_skips_reading_what_it_learns_nothing_from() -> None:
+    table = cast(Table, SimpleNamespace(rng=random.Random(1), spawn=lambda work: work.close()))
+    bot = DealerBot(table, 1)
+    legal = LegalActions(check=True)
+    turn = wire.TurnStarted(
+        table_id="t",
+        seq=5,
+        hand_id=3,
+        seat=1,
+        to_call=0,
+        deadline_ms=0,
+        pot=20,
+        seats=(),
+        legal=legal,
+    )
+    bot.deliver_frame(Frame.of(turn))
+    assert bot._turn == turn
+    # Not JSON at all: had the bot read it, it would have raised.
+    bot.deliver_frame(Frame("{not json", wire.PotAwarded, "t", 6))
+    assert bot._turn is None, "a hand's event, read or not, ends the bot's turn"
+    started = wire.HandStarted(
+        table_id="t",
+        seq=7,
+        hand_id=4,
+        button=1,
+        stacks=(),
+        commitment="00" * 32,
+        leaves=(),
+        client_seeds=(),
+    )
+    bot.deliver_frame(Frame.of(started))
+    assert bot._record.hand_id == 4, "what it learns from, it reads"

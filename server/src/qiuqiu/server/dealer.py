@@ -26,13 +26,16 @@ from qiuqiu.protocol import LegalActions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.house.policy import decide
-from qiuqiu.server.house.record import HandRecord
+from qiuqiu.server.house.record import OBSERVED, HandRecord
 from qiuqiu.server.store import HOUSE
 from qiuqiu.server.strategy import Decision
 from qiuqiu.server.table import Table
 
 log = logging.getLogger(__name__)
+
+_READ = OBSERVED | {wire.TurnStarted, wire.CuttingStarted}
 
 
 class DealerBot:
@@ -45,6 +48,14 @@ class DealerBot:
         server's deals gets the same bot."""
         self._turn: wire.TurnStarted | None = None
         """The bot's turn, until an event says it is over (an action, a time-out)."""
+
+    def deliver_frame(self, frame: Frame) -> None:
+        """Read the messages the bot learns from; of the rest, that a hand's event came
+        (a hand's end, another seat's tiles, the pots) ends its turn and nothing more."""
+        if frame.kind in _READ:
+            self.deliver(frame.message)
+        elif issubclass(frame.kind, wire.HandEvent):
+            self._turn = None
 
     def deliver(self, message: wire.Reply) -> None:
         self._record.observe(message)

@@ -94,6 +94,23 @@ class Situation:
         return {m.seat: m.to for m in self.moves if m.round == self.round}
 
 
+OBSERVED: frozenset[type[wire.Reply]] = frozenset(
+    {
+        wire.HandStarted,
+        wire.AnteTaken,
+        wire.TilesDealt,
+        wire.FourthTileDealt,
+        wire.BettingRoundStarted,
+        wire.Checked,
+        wire.Folded,
+        wire.BetPlaced,
+        wire.Called,
+        wire.Raised,
+    }
+)
+"""The messages a :class:`HandRecord` learns from: it may skip reading any other."""
+
+
 @dataclass
 class HandRecord:
     """One seat's record of the hand in play (see the module docstring)."""

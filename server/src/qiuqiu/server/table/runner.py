@@ -57,7 +57,7 @@ class Table:
         timings: TableTimings | None = None,
         *,
         health: StoreHealth | None = None,
-        bot_factory: Callable[[Table, int], Viewer] | None = None,
+        bot_factory: Callable[[Table, int], FrameViewer] | None = None,
         on_closed: Callable[[Table], None] | None = None,
         on_hand_ended: Callable[[], None] | None = None,
         on_error: Callable[[wire.Error], None] | None = None,
@@ -68,9 +68,7 @@ class Table:
         self.health = health or StoreHealth()
         self.core = TableCore(table_id, options, rng, time.time, self.timings, created_by)
         self._bot_factory, self._on_closed = bot_factory, on_closed
-        self._bot: Viewer | None = None
-        """The dealer bot, the one viewer that reads models: every other one is a
-        connection, which sends the frames on as they are."""
+        self._bot: FrameViewer | None = None
         self._on_hand_ended, self._on_error = on_hand_ended, on_error
         self._handles: dict[Timer, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -235,14 +233,10 @@ class Table:
 
     def _carry_out(self) -> None:
         deliveries, timers = self.core.take_outputs()
-        bot = self._bot
         for viewer, frame in deliveries:
             if frame.kind is wire.Error and self._on_error is not None:
                 self._on_error(cast(wire.Error, frame.message))
-            if viewer is bot:
-                viewer.deliver(frame.message)
-            else:
-                cast(FrameViewer, viewer).deliver_frame(frame)
+            cast(FrameViewer, viewer).deliver_frame(frame)
         loop = asyncio.get_running_loop()
         for change in timers:
             handle = self._handles.pop(change.timer, None)
@@ -257,7 +251,7 @@ class Table:
         elif self._writer is None and (write := self.core.next_write()) is not None:
             self._writer = loop.create_task(self._write(write))
 
-    def _new_bot(self) -> Viewer | None:
+    def _new_bot(self) -> FrameViewer | None:
         return (
             None if self._bot_factory is None else self._bot_factory(self, self.options.seats - 1)
         )

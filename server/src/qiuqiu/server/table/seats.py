@@ -22,7 +22,8 @@ class Viewer(Protocol):
 
 
 class FrameViewer(Viewer, Protocol):
-    """A viewer that sends what it gets on as text: every viewer but the dealer bot."""
+    """A viewer the table's runner hands frames to: a connection sends their text on,
+    the dealer bot reads the models of those it learns from."""
 
     def deliver_frame(self, frame: Frame) -> None:
         """Queue ``frame``, written once for every connection of its audience."""
