@@ -104,18 +104,22 @@ class Stream:
     """The bytes ``HMAC-SHA256(key, 0) || HMAC-SHA256(key, 1) || ...``, counters as
     8 bytes big-endian: the one source of every salt and every shuffle draw."""
 
-    __slots__ = ("_buffer", "_counter", "_key")
+    __slots__ = ("_buffer", "_counter", "_keyed", "_taken")
 
     def __init__(self, key: bytes) -> None:
-        self._key, self._counter, self._buffer = key, 0, b""
+        # Keyed once and copied for each block: the key's padding is not hashed again.
+        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
+        self._counter, self._buffer, self._taken = 0, b"", 0
 
     def take(self, n: int) -> bytes:
-        while len(self._buffer) < n:
-            block = hmac.new(self._key, self._counter.to_bytes(8, "big"), hashlib.sha256)
+        start, end = self._taken, self._taken + n
+        while len(self._buffer) < end:
+            block = self._keyed.copy()
+            block.update(self._counter.to_bytes(8, "big"))
             self._buffer += block.digest()
             self._counter += 1
-        taken, self._buffer = self._buffer[:n], self._buffer[n:]
-        return taken
+        self._taken = end
+        return self._buffer[start:end]
 
 
 def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDeck:
@@ -125,7 +129,8 @@ def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDe
     take 4 more while ``u >= 2**32 - 2**32 % (i + 1)``, and swap positions ``i``
     and ``u % (i + 1)``."""
     source = Stream(deal_key(hand_seed_hex, client_seeds))
-    salts = tuple(source.take(SALT_BYTES).hex() for _ in range(DECK_SIZE))
+    salted = source.take(SALT_BYTES * DECK_SIZE)
+    salts = [salted[p * SALT_BYTES : (p + 1) * SALT_BYTES] for p in range(DECK_SIZE)]
     tiles = list(_CANONICAL)
     for i in range(DECK_SIZE - 1, 0, -1):
         n = i + 1
@@ -134,7 +139,17 @@ def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDe
             pass
         j = u % n
         tiles[i], tiles[j] = tiles[j], tiles[i]
-    return seal(tuple(tiles), salts)
+    # Sealed from the salts' bytes, not their hex: the same leaves, without reading it back.
+    digests = [
+        _leaf_digest(p, salt, tile)
+        for p, salt, tile in zip(range(DECK_SIZE), salts, tiles, strict=True)
+    ]
+    return SealedDeck(
+        tuple(tiles),
+        tuple(salt.hex() for salt in salts),
+        tuple(d.hex() for d in digests),
+        hashlib.sha256(b"".join(digests)).hexdigest(),
+    )
 
 
 def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
@@ -147,8 +162,11 @@ def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
 
 def leaf(position: int, tile: str, salt: str) -> str:
     """``sha256(position as 1 byte || salt || tile's ASCII text)`` in hex."""
-    data = bytes((position,)) + bytes.fromhex(salt) + tile.encode("ascii")
-    return hashlib.sha256(data).hexdigest()
+    return _leaf_digest(position, bytes.fromhex(salt), tile).hex()
+
+
+def _leaf_digest(position: int, salt: bytes, tile: str) -> bytes:
+    return hashlib.sha256(bytes((position,)) + salt + tile.encode("ascii")).digest()
 
 
 def commitment(leaves: Sequence[str]) -> str:
