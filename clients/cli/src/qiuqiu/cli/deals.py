@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import ValidationError
 
@@ -100,7 +100,8 @@ class TableDeals:
     pending_seed: str | None = None
     """A seed sent with ``set_seed`` that the server has not confirmed yet."""
     kept: dict[int, HandSeen] = field(default_factory=dict)
-    """Every finished hand, by ``hand_id``, until the table's seed rebuilds it."""
+    """Every finished hand, by ``hand_id``, until the table's seed rebuilds it: without
+    its openings, checked as it ended, since the seed rebuilds every leaf they open."""
     rebuilt: dict[int, str] = field(default_factory=dict)
     """The hands the table's seed rebuilt, by ``hand_id``: the commitment each was
     dealt with, which the table's history must show too."""
@@ -212,7 +213,7 @@ class TableDeals:
             return self.checks.get(hand_id)
         self._hand = None
         seen = hand.seen(self.table_id)
-        self.kept[hand_id] = seen
+        self.kept[hand_id] = replace(seen, openings={})
         check: DealCheck
         if hand.tampered is not None:
             check = hand.tampered
