@@ -50,8 +50,9 @@ def play_hand(
     """Play one hand to its end; returns the outcome and the table's last ``seq``."""
     deck_text = tuple(str(t) for t in deck)
     hand = HandState.start(rules, dict(stacks), button, deck)
-    salts = fairness.Stream(bytes.fromhex(seed))
-    sealed = fairness.seal(deck_text, [salts.take(fairness.SALT_BYTES).hex() for _ in deck_text])
+    width = 2 * fairness.SALT_BYTES
+    salts = fairness.Stream(bytes.fromhex(seed)).take(fairness.SALT_BYTES * len(deck)).hex()
+    sealed = fairness.seal(deck_text, [salts[i : i + width] for i in range(0, len(salts), width)])
     made = views.HandWire(table_id, hand_id, sealed, ((seat, "") for seat in sorted(stacks)))
     table = _Publisher(players, made, seq)
     table.publish(made.started(table.next_seq(), button, sorted(stacks.items())))
