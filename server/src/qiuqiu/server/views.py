@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
 from qiuqiu import engine
@@ -106,7 +107,7 @@ class HandWire:
         return f'{{"position":{p},"tile":"{sealed.tiles[p]}","salt":"{sealed.salts[p]}"}}'
 
     def _frame(self, kind: type[wire.HandEvent], seq: int, body: str) -> Frame:
-        text = f'{{"type":"{kind.model_fields["type"].default}",{self._head}{seq}{body}}}'
+        text = f"{_type_field(kind)}{self._head}{seq}{body}}}"
         return Frame(text, kind, self.table_id, seq)
 
     def started(self, seq: int, button: int, stacks: Iterable[tuple[int, int]]) -> Publication:
@@ -236,6 +237,12 @@ class HandWire:
                 )
                 return frame(wire.PotAwarded, seq, body)
         return None
+
+
+@cache
+def _type_field(kind: type[wire.HandEvent]) -> str:
+    """A message's opening brace and ``type``: pydantic is slow to say a model's fields."""
+    return f'{{"type":"{kind.model_fields["type"].default}",'
 
 
 def cut_text(cut: Cut) -> str:
