@@ -106,14 +106,16 @@ class Stream:
     """The bytes ``HMAC-SHA256(key, 0) || HMAC-SHA256(key, 1) || ...``, counters as
     8 bytes big-endian: the one source of every salt and every shuffle draw."""
 
-    __slots__ = ("_buffer", "_counter", "_key")
+    __slots__ = ("_buffer", "_counter", "_keyed")
 
     def __init__(self, key: bytes) -> None:
-        self._key, self._counter, self._buffer = key, 0, b""
+        # Each block copies an HMAC keyed once: keying one costs twice what copying does.
+        self._keyed, self._counter, self._buffer = hmac.new(key, None, hashlib.sha256), 0, b""
 
     def take(self, n: int) -> bytes:
         while len(self._buffer) < n:
-            block = hmac.new(self._key, self._counter.to_bytes(8, "big"), hashlib.sha256)
+            block = self._keyed.copy()
+            block.update(self._counter.to_bytes(8, "big"))
             self._buffer += block.digest()
             self._counter += 1
         taken, self._buffer = self._buffer[:n], self._buffer[n:]
