@@ -79,7 +79,7 @@ class HandWire:
     ``pot`` follows the events as they are translated: ``betting_round_ended``
     carries the pot as of itself, while the engine's pot is as of its last event."""
 
-    __slots__ = ("_head", "_position", "client_seeds", "hand_id", "pot", "sealed", "table_id")
+    __slots__ = ("_head", "_position", "_seeds", "hand_id", "pot", "sealed", "table_id")
 
     def __init__(
         self,
@@ -92,8 +92,13 @@ class HandWire:
         # A table id and a client seed are letters, digits, _ and -: nothing to escape.
         self._head = f'"table_id":"{table_id}","hand_id":{hand_id},"seq":'
         self._position = {tile: p for p, tile in enumerate(sealed.tiles)}
-        self.client_seeds = tuple(SeatSeed(seat=n, client_seed=s) for n, s in client_seeds)
+        self._seeds = tuple(client_seeds)
         self.pot = 0
+
+    @property
+    def client_seeds(self) -> tuple[SeatSeed, ...]:
+        """As a snapshot shows them: made only for one, since ``started`` writes text."""
+        return tuple(SeatSeed(seat=n, client_seed=s) for n, s in self._seeds)
 
     def openings(self, tiles: Iterable[Tile]) -> tuple[Opening, ...]:
         """Where ``tiles`` lay in the sealed deck, opened."""
@@ -112,9 +117,7 @@ class HandWire:
 
     def started(self, seq: int, button: int, stacks: Iterable[tuple[int, int]]) -> Publication:
         sealed = self.sealed
-        seeds = ",".join(
-            f'{{"seat":{s.seat},"client_seed":"{s.client_seed}"}}' for s in self.client_seeds
-        )
+        seeds = ",".join(f'{{"seat":{n},"client_seed":"{s}"}}' for n, s in self._seeds)
         body = (
             f',"button":{button},"stacks":{amounts_text(stacks)}'
             f',"commitment":"{sealed.commitment}","leaves":{plain_strings(sealed.leaves)}'
