@@ -102,6 +102,23 @@ def test_the_dealer_answers_every_exploiter_legally(exploiter: str) -> None:
     assert result.illegal == {exploiter: 0, "dealer": 0}
 
 
+@pytest.mark.parametrize("opponent", [CALLER, "dealer"])
+def test_at_a_manual_split_table_every_seat_cuts_legally(opponent: str) -> None:
+    sums: list[int] = []
+    result = duplicate_match(
+        entrant(RANKER),
+        entrant(opponent),
+        deals=30,
+        options=TableOptions(manual_split=True, betting_rounds=2),
+        buy_in=500,
+        seed=3,
+        house=lambda: random.Random(2),
+        check=lambda deal, half, total: sums.append(total),
+    )
+    assert set(sums) == {0}
+    assert set(result.illegal.values()) == {0}
+
+
 def test_an_illegal_answer_is_played_as_a_time_out_and_counted(tmp_path: Path) -> None:
     bot = tmp_path / "too_small.py"
     bot.write_text(

@@ -48,7 +48,7 @@ def play_hand(
     seed: str,
 ) -> tuple[Outcome, int]:
     """Play one hand to its end; returns the outcome and the table's last ``seq``."""
-    deck_text = tuple(str(t) for t in deck)
+    deck_text = tuple(t.text for t in deck)
     hand = HandState.start(rules, dict(stacks), button, deck)
     width = 2 * fairness.SALT_BYTES
     salts = fairness.Stream(bytes.fromhex(seed)).take(fairness.SALT_BYTES * len(deck)).hex()
@@ -61,13 +61,14 @@ def play_hand(
     while not hand.is_over:
         if hand.phase is Phase.CUTTING:
             seat = hand.pending_cuts[0]
+            assert table.cutting is not None
             answer = players[seat].act(table.cutting)
             events = _apply(hand, seat, answer)
         else:
             seat = _actor(hand)
             turn = made.turn(hand, table.next_seq(), 0)
             table.publish(turn)
-            mine = turn.own[seat]
+            mine = turn.for_seat(seat)
             assert isinstance(mine, wire.TurnStarted)
             answer = players[seat].act(mine)
             events = _apply(hand, seat, answer)
@@ -113,9 +114,7 @@ class _Publisher:
         self.players = players
         self.made = made
         self.seq = seq
-        self.cutting = wire.CuttingStarted(
-            table_id=made.table_id, hand_id=made.hand_id, seq=0, seats=(), deadline_ms=0
-        )
+        self.cutting: wire.CuttingStarted | None = None
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -130,6 +129,8 @@ class _Publisher:
             published = self.made.event(event, self.next_seq(), deadline_ms=CUT_DEADLINE)
             if published is None:
                 continue
-            if isinstance(published.public, wire.CuttingStarted):
-                self.cutting = published.public
+            if published.public_frame.kind is wire.CuttingStarted:
+                cutting = published.public
+                assert isinstance(cutting, wire.CuttingStarted)
+                self.cutting = cutting
             self.publish(published)
