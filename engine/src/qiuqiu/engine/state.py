@@ -258,12 +258,14 @@ class HandState:
         if self.phase is not Phase.BETTING or seat != self.actor:
             return NO_ACTIONS
         facing = self._seat(seat).round_bet < self.current_bet
+        # Nobody bets into a bet, and nobody raises none: said before asking, since a
+        # refusal raised and caught costs more than the rest of the answer.
         return LegalActions(
             check=not facing,
             fold=facing,
             call=self.to_call(seat) if facing else None,
-            bet=_or_none(lambda: self._bet_range(seat)),
-            raise_to=_or_none(lambda: self._raise_range(seat)),
+            bet=None if self.current_bet else self._bet_range(seat),
+            raise_to=_or_none(lambda: self._raise_range(seat)) if self.current_bet else None,
         )
 
     # -- actions ---------------------------------------------------------------
