@@ -58,12 +58,10 @@ class Publication:
     def public(self) -> wire.TableEvent:
         return _event(self.public_frame)
 
-    @property
-    def own(self) -> Mapping[int, wire.TableEvent]:
-        return {seat: _event(frame) for seat, frame in self.own_frames.items()}
-
     def for_seat(self, seat: Audience) -> wire.TableEvent:
-        return _event(self.frame_for(seat))
+        public = self.public_frame
+        # frame_for's choice, said again: the arena asks for every message for every seat.
+        return _event(public if seat is None else self.own_frames.get(seat, public))
 
 
 def _event(frame: Frame) -> wire.TableEvent:
