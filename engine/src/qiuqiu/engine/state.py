@@ -71,6 +71,7 @@ from qiuqiu.engine.rules import MAX_SEATS, MIN_SEATS, TableRules
 from qiuqiu.engine.tiles import ALL_TILES, Hand, Tile
 
 FIRST_TILES = 3
+_EVERY_TILE = frozenset(ALL_TILES)
 
 
 class Phase(StrEnum):
@@ -632,7 +633,7 @@ def _check_table(stacks: Mapping[int, int], button: int, deck: Sequence[Tile]) -
             raise InvalidRules(f"seat {seat} needs a positive whole stack, not {stack!r}")
     if isinstance(button, bool) or button not in stacks:
         raise InvalidRules(f"the button {button!r} is not one of the seats")
-    if len(deck) != len(ALL_TILES) or set(deck) != set(ALL_TILES):
+    if len(deck) != len(ALL_TILES) or set(deck) != _EVERY_TILE:
         raise InvalidRules("the deck must hold each of the 28 tiles exactly once")
 
 
