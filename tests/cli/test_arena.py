@@ -15,10 +15,15 @@ from pathlib import Path
 import pytest
 
 from qiuqiu.cli.__main__ import main
-from qiuqiu.cli.arena.match import dealt_alike, duplicate_match
-from qiuqiu.cli.arena.seats import Entrant, entrant
+from qiuqiu.cli.arena import table
+from qiuqiu.cli.arena.match import TABLE_ID, dealt_alike, duplicate_match
+from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant
+from qiuqiu.cli.bot import turn_of
+from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.engine import HandState, TableRules, shuffled_deck
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import TableOptions, decode_server
+from qiuqiu.protocol import server as wire
+from qiuqiu.server import views
 
 ROOT = Path(__file__).resolve().parents[2]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -83,6 +88,54 @@ def test_each_bot_gets_the_others_tiles_in_the_second_half(tmp_path: Path) -> No
     assert half_one[0] != half_one[1]
     # A Turn is the SDK's, with what the seat may see: three tiles and the legal actions.
     assert all(len(t.tiles) == 3 and t.legal.check for t in SEEN)
+
+
+def test_a_bot_gets_the_turns_a_client_makes_of_the_same_frames_off_the_wire(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The arena hands its players the frames' models; a network client decodes the
+    same texts itself. Replayed through the client's decoder into a fresh state,
+    they make every Turn the bot was given, field for field."""
+    bot = tmp_path / "for_the_wire.py"
+    bot.write_text(textwrap.dedent(RECORDER))
+    texts: dict[Player, list[str]] = {}
+    publish = table._Publisher.publish
+
+    def recording(self: table._Publisher, published: views.Publication) -> None:
+        for seat, player in self.players.items():
+            texts.setdefault(player, []).append(published.frame_for(seat).text)
+        publish(self, published)
+
+    monkeypatch.setattr(table._Publisher, "publish", recording)
+    options = TableOptions(betting_rounds=2)
+    duplicate_match(
+        entrant(f"{bot}:Recorder"),
+        entrant("dealer"),
+        deals=30,
+        options=options,
+        buy_in=500,
+        seed=6,
+        house=lambda: random.Random(4),
+    )
+    from qiuqiu_arena_for_the_wire import SEEN  # type: ignore[import-not-found]
+
+    for player, frames in texts.items():
+        if not isinstance(player, SdkPlayer):
+            continue
+        seat = player.seat
+        state = TableState(TABLE_ID, options, seq=0, you=seat)
+        state.seats[seat] = SeatState(seat, player.name, False, 500)
+        state.seats[1 - seat] = SeatState(1 - seat, "dealer", True, options.max_buy_in)
+        made = []
+        for text in frames:
+            message = decode_server(text)
+            assert isinstance(message, wire.TableEvent)
+            state.apply(message)
+            if isinstance(message, wire.TurnStarted) and message.seat == seat:
+                made.append(turn_of(state))
+        given = [turn for turn in SEEN if turn.seat == seat]
+        assert len(given) > 30
+        assert made == given
 
 
 @pytest.mark.parametrize(
