@@ -19,6 +19,7 @@ from qiuqiu.cli.arena import table
 from qiuqiu.cli.arena.match import TABLE_ID, dealt_alike, duplicate_match
 from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant
 from qiuqiu.cli.bot import turn_of
+from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.engine import HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions, decode_server
@@ -136,6 +137,35 @@ def test_a_bot_gets_the_turns_a_client_makes_of_the_same_frames_off_the_wire(
         given = [turn for turn in SEEN if turn.seat == seat]
         assert len(given) > 30
         assert made == given
+
+
+def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    states: list[TableState] = []
+    salts: dict[tuple[int, int, int], str] = {}
+    deliver = SdkPlayer.deliver
+
+    def seen(self: SdkPlayer, message: wire.TableEvent) -> None:
+        if self.state not in states:
+            states.append(self.state)
+        if isinstance(message, wire.TilesDealt) and message.openings:
+            for o in message.openings:
+                salts[(self.seat, message.hand_id, o.position)] = o.salt
+        deliver(self, message)
+
+    monkeypatch.setattr(SdkPlayer, "deliver", seen)
+    play(entrant(RANKER), entrant("dealer"), deals=40)
+    assert len(states) == 2
+    for state in states:
+        checks = state.deals.checks
+        assert state.deals.tampered is None
+        assert len(checks) == 40
+        assert all(isinstance(c, DealChecked) and c.tiles >= 3 for c in checks.values())
+    # Every position a seat is dealt, hand after hand, is sealed with a salt of its own.
+    for seat in (0, 1):
+        mine = [salt for (at, _, _), salt in salts.items() if at == seat]
+        assert len(set(mine)) == len(mine) == 40 * 3
 
 
 @pytest.mark.parametrize(
