@@ -4,8 +4,8 @@ server's table would send each seat, made by the server's own views.
 The order and content of the messages follow the server's table: ``hand_started``
 (with the deal's commitment), the antes and deals, ``turn_started`` to everyone
 (with ``legal`` in the actor's copy only), each action's events, the pot at
-``betting_round_ended``, and ``hand_ended`` revealing the seed and deck. Each
-seat's copy of its own tiles is the only one that holds them. There is no
+``betting_round_ended``, and ``hand_ended`` with the stacks. Each seat's copy of
+its own tiles, with their openings, is the only one that holds them. There is no
 socket, no clock and no timer: a bot answers at once, and an illegal answer is
 played as the server's time-out would play it (check, else fold), and counted.
 """
