@@ -155,16 +155,13 @@ class TableState:
         if message.seq != self.seq + 1:
             return Applied.GAP
         self.seq = message.seq
-        self._apply_event(message)
-        return Applied.APPLIED
-
-    def _apply_event(self, event: wire.TableEvent) -> None:
         # A look-up by the message's class rather than a match: each case of a match
         # over pydantic models is an isinstance check through ABCMeta, and a hand
         # brings some twenty messages, most of them far down such a match.
-        apply = _APPLY.get(type(event))
-        if apply is not None:
-            apply(self, event)
+        change = _APPLY.get(type(message))
+        if change is not None:
+            change(self, message)
+        return Applied.APPLIED
 
     def _player_seated(self, event: wire.PlayerSeated) -> None:
         self.seats[event.seat] = SeatState(event.seat, event.name, event.is_bot, event.stack)
