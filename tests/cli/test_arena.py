@@ -15,10 +15,16 @@ from pathlib import Path
 import pytest
 
 from qiuqiu.cli.__main__ import main
-from qiuqiu.cli.arena.match import dealt_alike, duplicate_match
-from qiuqiu.cli.arena.seats import Entrant, entrant
+from qiuqiu.cli.arena import table
+from qiuqiu.cli.arena.match import TABLE_ID, dealt_alike, duplicate_match
+from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant
+from qiuqiu.cli.bot import turn_of
+from qiuqiu.cli.deals import DealChecked
+from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.engine import HandState, TableRules, shuffled_deck
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import TableOptions, decode_server
+from qiuqiu.protocol import server as wire
+from qiuqiu.server import views
 
 ROOT = Path(__file__).resolve().parents[2]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -85,6 +91,83 @@ def test_each_bot_gets_the_others_tiles_in_the_second_half(tmp_path: Path) -> No
     assert all(len(t.tiles) == 3 and t.legal.check for t in SEEN)
 
 
+def test_a_bot_gets_the_turns_a_client_makes_of_the_same_frames_off_the_wire(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The arena hands its players the frames' models; a network client decodes the
+    same texts itself. Replayed through the client's decoder into a fresh state,
+    they make every Turn the bot was given, field for field."""
+    bot = tmp_path / "for_the_wire.py"
+    bot.write_text(textwrap.dedent(RECORDER))
+    texts: dict[Player, list[str]] = {}
+    publish = table._Publisher.publish
+
+    def recording(self: table._Publisher, published: views.Publication) -> None:
+        for seat, player in self.players.items():
+            texts.setdefault(player, []).append(published.frame_for(seat).text)
+        publish(self, published)
+
+    monkeypatch.setattr(table._Publisher, "publish", recording)
+    options = TableOptions(betting_rounds=2)
+    duplicate_match(
+        entrant(f"{bot}:Recorder"),
+        entrant("dealer"),
+        deals=30,
+        options=options,
+        buy_in=500,
+        seed=6,
+        house=lambda: random.Random(4),
+    )
+    from qiuqiu_arena_for_the_wire import SEEN  # type: ignore[import-not-found]
+
+    for player, frames in texts.items():
+        if not isinstance(player, SdkPlayer):
+            continue
+        seat = player.seat
+        state = TableState(TABLE_ID, options, seq=0, you=seat)
+        state.seats[seat] = SeatState(seat, player.name, False, 500)
+        state.seats[1 - seat] = SeatState(1 - seat, "dealer", True, options.max_buy_in)
+        made = []
+        for text in frames:
+            message = decode_server(text)
+            assert isinstance(message, wire.TableEvent)
+            state.apply(message)
+            if isinstance(message, wire.TurnStarted) and message.seat == seat:
+                made.append(turn_of(state))
+        given = [turn for turn in SEEN if turn.seat == seat]
+        assert len(given) > 30
+        assert made == given
+
+
+def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    states: list[TableState] = []
+    salts: dict[tuple[int, int, int], str] = {}
+    deliver = SdkPlayer.deliver
+
+    def seen(self: SdkPlayer, message: wire.TableEvent) -> None:
+        if self.state not in states:
+            states.append(self.state)
+        if isinstance(message, wire.TilesDealt) and message.openings:
+            for o in message.openings:
+                salts[(self.seat, message.hand_id, o.position)] = o.salt
+        deliver(self, message)
+
+    monkeypatch.setattr(SdkPlayer, "deliver", seen)
+    play(entrant(RANKER), entrant("dealer"), deals=40)
+    assert len(states) == 2
+    for state in states:
+        checks = state.deals.checks
+        assert state.deals.tampered is None
+        assert len(checks) == 40
+        assert all(isinstance(c, DealChecked) and c.tiles >= 3 for c in checks.values())
+    # Every position a seat is dealt, hand after hand, is sealed with a salt of its own.
+    for seat in (0, 1):
+        mine = [salt for (at, _, _), salt in salts.items() if at == seat]
+        assert len(set(mine)) == len(mine) == 40 * 3
+
+
 @pytest.mark.parametrize(
     "exploiter",
     ["AlwaysShove", "AlwaysMinBet", "FoldToRaise", "SizedByStrength", "OffTreeSizer", "MinRaiser"],
@@ -100,6 +183,23 @@ def test_the_dealer_answers_every_exploiter_legally(exploiter: str) -> None:
         house=lambda: random.Random(5),
     )
     assert result.illegal == {exploiter: 0, "dealer": 0}
+
+
+@pytest.mark.parametrize("opponent", [CALLER, "dealer"])
+def test_at_a_manual_split_table_every_seat_cuts_legally(opponent: str) -> None:
+    sums: list[int] = []
+    result = duplicate_match(
+        entrant(RANKER),
+        entrant(opponent),
+        deals=30,
+        options=TableOptions(manual_split=True, betting_rounds=2),
+        buy_in=500,
+        seed=3,
+        house=lambda: random.Random(2),
+        check=lambda deal, half, total: sums.append(total),
+    )
+    assert set(sums) == {0}
+    assert set(result.illegal.values()) == {0}
 
 
 def test_an_illegal_answer_is_played_as_a_time_out_and_counted(tmp_path: Path) -> None:

@@ -61,6 +61,14 @@ def test_the_revealed_seed_rebuilds_every_kept_hand() -> None:
     assert state.deals.reveal(TABLE_SEED, [history(whole_hand())]) == ShuffleVerified(1)
 
 
+def test_a_kept_hand_holds_what_the_seed_rebuilds_and_not_the_openings_checked() -> None:
+    state = kept_after(whole_hand())
+    kept = state.deals.kept[HAND]
+    # A client may keep thousands of hands: their openings were checked as each ended.
+    assert kept.openings == {}
+    assert len(kept.leaves) == fairness.DECK_SIZE
+
+
 def test_a_seed_that_is_not_the_one_committed_to_is_caught() -> None:
     state = kept_after(whole_hand())
     with pytest.raises(DealTampered, match="not the one committed to"):

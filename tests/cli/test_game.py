@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from typing import TypedDict
+from typing import TypedDict, get_args
 
+from qiuqiu.cli import game
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import Applied, TableState
 from qiuqiu.engine import Hand, compare, parse_tiles, rank
@@ -561,6 +562,12 @@ def test_a_closed_table_has_no_hand_and_nothing_to_do() -> None:
     assert state.closed
     assert state.hand is None
     assert state.legal is None
+
+
+def test_every_table_event_the_server_may_send_has_its_rule() -> None:
+    (union, _) = get_args(wire.AnyServerMessage)
+    events = {kind for kind in get_args(union) if issubclass(kind, wire.TableEvent)}
+    assert events == set(game._APPLY)
 
 
 def test_a_voided_hand_gives_every_chip_back() -> None:

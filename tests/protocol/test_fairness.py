@@ -138,6 +138,31 @@ def test_a_changed_leaf_is_caught_by_the_commitment(position: int, bit: int) -> 
         f.verify_hand(f.HandSeen(**{**_fields(seen), "leaves": tuple(leaves)}))
 
 
+def _uneven(leaves: list[str]) -> list[str]:
+    # One hex digit moved from the second leaf to the first: the same text, joined.
+    return [leaves[0] + leaves[1][0], leaves[1][1:], *leaves[2:]]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda leaves: leaves[:-1],
+        lambda leaves: [*leaves, leaves[0]],
+        lambda leaves: [leaves[0].upper(), *leaves[1:]],
+        lambda leaves: [leaves[0] + "\n", *leaves[1:]],
+        lambda leaves: [leaves[0][:-1], *leaves[1:]],
+        lambda leaves: [leaves[0] + "0", *leaves[1:]],
+        _uneven,
+    ],
+    ids=["27", "29", "uppercase", "newline", "short", "long", "uneven"],
+)
+def test_leaves_that_are_not_28_hashes_in_hex_are_refused(change: Any) -> None:
+    _, seen = honest()
+    leaves = tuple(change(list(seen.leaves)))
+    with pytest.raises(DealTampered, match="did not commit to 28 positions"):
+        f.verify_hand(f.HandSeen(**{**_fields(seen), "leaves": leaves}))
+
+
 def test_a_tile_dealt_twice_is_caught() -> None:
     # A server that seals one tile at two positions, and opens both to two seats.
     deck, seen = honest()

@@ -71,6 +71,7 @@ from qiuqiu.engine.rules import MAX_SEATS, MIN_SEATS, TableRules
 from qiuqiu.engine.tiles import ALL_TILES, Hand, Tile
 
 FIRST_TILES = 3
+_EVERY_TILE = frozenset(ALL_TILES)
 
 
 class Phase(StrEnum):
@@ -258,12 +259,14 @@ class HandState:
         if self.phase is not Phase.BETTING or seat != self.actor:
             return NO_ACTIONS
         facing = self._seat(seat).round_bet < self.current_bet
+        # Nobody bets into a bet, and nobody raises none: said before asking, since a
+        # refusal raised and caught costs more than the rest of the answer.
         return LegalActions(
             check=not facing,
             fold=facing,
             call=self.to_call(seat) if facing else None,
-            bet=_or_none(lambda: self._bet_range(seat)),
-            raise_to=_or_none(lambda: self._raise_range(seat)),
+            bet=None if self.current_bet else self._bet_range(seat),
+            raise_to=_or_none(lambda: self._raise_range(seat)) if self.current_bet else None,
         )
 
     # -- actions ---------------------------------------------------------------
@@ -630,7 +633,7 @@ def _check_table(stacks: Mapping[int, int], button: int, deck: Sequence[Tile]) -
             raise InvalidRules(f"seat {seat} needs a positive whole stack, not {stack!r}")
     if isinstance(button, bool) or button not in stacks:
         raise InvalidRules(f"the button {button!r} is not one of the seats")
-    if len(deck) != len(ALL_TILES) or set(deck) != set(ALL_TILES):
+    if len(deck) != len(ALL_TILES) or set(deck) != _EVERY_TILE:
         raise InvalidRules("the deck must hold each of the 28 tiles exactly once")
 
 

@@ -81,6 +81,12 @@ _BY_TEXT: dict[str, Tile] = {
 }
 
 
+_BY_STRENGTH: dict[Tile, int] = {
+    tile: place for place, tile in enumerate(sorted(ALL_TILES, key=lambda t: t.strength))
+}
+"""Each tile's place in the order of :attr:`Tile.strength`."""
+
+
 def parse_tiles(text: str) -> tuple[Tile, ...]:
     """Read tiles separated by spaces or commas, refusing duplicates."""
     tiles = tuple(Tile.parse(word) for word in text.replace(",", " ").split())
@@ -107,12 +113,16 @@ class Hand:
     mask: int = field(repr=False)
 
     def __init__(self, tiles: Iterable[Tile]) -> None:
-        ordered = tuple(sorted(tiles, key=lambda t: t.strength, reverse=True))
+        # Bots, the dealer and the showdown make hands by the thousand: a look-up for
+        # the order, a set for the duplicates, and the four bits by name.
+        ordered = tuple(sorted(tiles, key=_BY_STRENGTH.__getitem__, reverse=True))
         if len(ordered) != HAND_SIZE:
             raise InvalidTiles(f"a hand holds exactly 4 tiles, not {len(ordered)}")
-        _refuse_duplicates(ordered)
+        if len(set(ordered)) != HAND_SIZE:
+            _refuse_duplicates(ordered)
+        a, b, c, d = ordered
         object.__setattr__(self, "tiles", ordered)
-        object.__setattr__(self, "mask", sum(1 << t.index for t in ordered))
+        object.__setattr__(self, "mask", 1 << a.index | 1 << b.index | 1 << c.index | 1 << d.index)
 
     @property
     def spots(self) -> int:

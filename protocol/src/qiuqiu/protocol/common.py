@@ -44,9 +44,13 @@ class Message(BaseModel):
     )
 
 
+_HIGH_FIRST = {f"{a}-{b}": str(Tile.parse(f"{a}-{b}")) for a in range(7) for b in range(7)}
+"""Every text the pattern below admits, high end first: a hand's messages carry dozens."""
+
+
 def _tile_text(text: str) -> str:
     # Either end first on input, always high end first on output (README's rules).
-    return str(Tile.parse(text))
+    return _HIGH_FIRST[text]
 
 
 TileText = Annotated[

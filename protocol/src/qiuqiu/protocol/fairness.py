@@ -46,6 +46,8 @@ SALT_BYTES = 16
 FIRST_TILES = 3
 _CLIENT_SEED = re.compile(CLIENT_SEED_PATTERN)
 _HEX32 = re.compile(r"^[0-9a-f]{64}$")
+_LEAVES = re.compile(rf"(?:[0-9a-f]{{64}}\n){{{DECK_SIZE}}}")
+"""A deck's leaves, each followed by a newline: one match instead of one a leaf."""
 _CANONICAL = tuple(str(tile) for tile in ALL_TILES)
 
 
@@ -171,7 +173,7 @@ def _leaf_digest(position: int, salt: bytes, tile: str) -> bytes:
 
 def commitment(leaves: Sequence[str]) -> str:
     """``sha256`` of the 28 leaves' bytes, one after another, in hex."""
-    return hashlib.sha256(b"".join(bytes.fromhex(x) for x in leaves)).hexdigest()
+    return hashlib.sha256(bytes.fromhex("".join(leaves))).hexdigest()
 
 
 def dealt_positions(dealt_seats: Sequence[int], button: int) -> dict[int, tuple[int, ...]]:
@@ -214,7 +216,7 @@ def verify_hand(hand: HandSeen, *, my_seat: int | None = None, my_seeds: Sequenc
     def fail(reason: str) -> DealTampered:
         return DealTampered(hand.table_id, hand.hand_id, reason)
 
-    if len(hand.leaves) != DECK_SIZE or not all(_HEX32.match(x) for x in hand.leaves):
+    if not _LEAVES.fullmatch("\n".join(hand.leaves) + "\n"):
         raise fail(f"hand_started did not commit to {DECK_SIZE} positions")
     if commitment(hand.leaves) != hand.commitment:
         raise fail("the positions do not hash to the hand's commitment")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
 from qiuqiu import engine
@@ -57,12 +58,10 @@ class Publication:
     def public(self) -> wire.TableEvent:
         return _event(self.public_frame)
 
-    @property
-    def own(self) -> Mapping[int, wire.TableEvent]:
-        return {seat: _event(frame) for seat, frame in self.own_frames.items()}
-
     def for_seat(self, seat: Audience) -> wire.TableEvent:
-        return _event(self.frame_for(seat))
+        public = self.public_frame
+        # frame_for's choice, said again: the arena asks for every message for every seat.
+        return _event(public if seat is None else self.own_frames.get(seat, public))
 
 
 def _event(frame: Frame) -> wire.TableEvent:
@@ -78,7 +77,7 @@ class HandWire:
     ``pot`` follows the events as they are translated: ``betting_round_ended``
     carries the pot as of itself, while the engine's pot is as of its last event."""
 
-    __slots__ = ("_head", "_position", "client_seeds", "hand_id", "pot", "sealed", "table_id")
+    __slots__ = ("_head", "_position", "_seeds", "hand_id", "pot", "sealed", "table_id")
 
     def __init__(
         self,
@@ -91,8 +90,13 @@ class HandWire:
         # A table id and a client seed are letters, digits, _ and -: nothing to escape.
         self._head = f'"table_id":"{table_id}","hand_id":{hand_id},"seq":'
         self._position = {tile: p for p, tile in enumerate(sealed.tiles)}
-        self.client_seeds = tuple(SeatSeed(seat=n, client_seed=s) for n, s in client_seeds)
+        self._seeds = tuple(client_seeds)
         self.pot = 0
+
+    @property
+    def client_seeds(self) -> tuple[SeatSeed, ...]:
+        """As a snapshot shows them: made only for one, since ``started`` writes text."""
+        return tuple(SeatSeed(seat=n, client_seed=s) for n, s in self._seeds)
 
     def openings(self, tiles: Iterable[Tile]) -> tuple[Opening, ...]:
         """Where ``tiles`` lay in the sealed deck, opened."""
@@ -106,14 +110,12 @@ class HandWire:
         return f'{{"position":{p},"tile":"{sealed.tiles[p]}","salt":"{sealed.salts[p]}"}}'
 
     def _frame(self, kind: type[wire.HandEvent], seq: int, body: str) -> Frame:
-        text = f'{{"type":"{kind.model_fields["type"].default}",{self._head}{seq}{body}}}'
+        text = f"{_type_field(kind)}{self._head}{seq}{body}}}"
         return Frame(text, kind, self.table_id, seq)
 
     def started(self, seq: int, button: int, stacks: Iterable[tuple[int, int]]) -> Publication:
         sealed = self.sealed
-        seeds = ",".join(
-            f'{{"seat":{s.seat},"client_seed":"{s.client_seed}"}}' for s in self.client_seeds
-        )
+        seeds = ",".join(f'{{"seat":{n},"client_seed":"{s}"}}' for n, s in self._seeds)
         body = (
             f',"button":{button},"stacks":{amounts_text(stacks)}'
             f',"commitment":"{sealed.commitment}","leaves":{plain_strings(sealed.leaves)}'
@@ -236,6 +238,12 @@ class HandWire:
                 )
                 return frame(wire.PotAwarded, seq, body)
         return None
+
+
+@cache
+def _type_field(kind: type[wire.HandEvent]) -> str:
+    """A message's opening brace and ``type``: pydantic is slow to say a model's fields."""
+    return f'{{"type":"{kind.model_fields["type"].default}",'
 
 
 def cut_text(cut: Cut) -> str:

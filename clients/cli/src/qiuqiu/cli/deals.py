@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import ValidationError
 
@@ -71,7 +71,9 @@ class _HandInPlay:
     client_seeds: dict[int, str]
     my_seat: int | None
     my_seeds: tuple[str, ...]
-    openings: dict[int, list[Opening]] = field(default_factory=dict)
+    openings: dict[int, dict[tuple[int, str, str], Opening]] = field(default_factory=dict)
+    """Each seat's openings in the order first seen, by their content: a showdown
+    opens again the tiles this client was dealt."""
     tampered: DealTampered | None = None
 
     def seen(self, table_id: str) -> HandSeen:
@@ -82,7 +84,7 @@ class _HandInPlay:
             commitment=self.commitment,
             leaves=self.leaves,
             client_seeds=dict(self.client_seeds),
-            openings={seat: tuple(found) for seat, found in self.openings.items()},
+            openings={seat: tuple(found.values()) for seat, found in self.openings.items()},
         )
 
 
@@ -98,7 +100,8 @@ class TableDeals:
     pending_seed: str | None = None
     """A seed sent with ``set_seed`` that the server has not confirmed yet."""
     kept: dict[int, HandSeen] = field(default_factory=dict)
-    """Every finished hand, by ``hand_id``, until the table's seed rebuilds it."""
+    """Every finished hand, by ``hand_id``, until the table's seed rebuilds it: without
+    its openings, checked as it ended, since the seed rebuilds every leaf they open."""
     rebuilt: dict[int, str] = field(default_factory=dict)
     """The hands the table's seed rebuilt, by ``hand_id``: the commitment each was
     dealt with, which the table's history must show too."""
@@ -199,8 +202,9 @@ class TableDeals:
             hand.tampered = hand.tampered or DealTampered(
                 self.table_id, hand.hand_id, f"seat {seat}'s tiles are not the tiles opened"
             )
-        found = hand.openings.setdefault(seat, [])
-        found.extend(opening for opening in openings if opening not in found)
+        found = hand.openings.setdefault(seat, {})
+        for opening in openings:
+            found.setdefault((opening.position, opening.tile, opening.salt), opening)
 
     def end_hand(self, hand_id: int) -> DealCheck | None:
         """Check the hand that just ended; ``None`` if this client did not see it start."""
@@ -209,7 +213,7 @@ class TableDeals:
             return self.checks.get(hand_id)
         self._hand = None
         seen = hand.seen(self.table_id)
-        self.kept[hand_id] = seen
+        self.kept[hand_id] = replace(seen, openings={})
         check: DealCheck
         if hand.tampered is not None:
             check = hand.tampered

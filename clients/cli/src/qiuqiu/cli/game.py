@@ -18,8 +18,10 @@ picture that a terminal can draw and a bot can decide from. Its rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from enum import Enum
+from typing import Any
 
 from qiuqiu.cli.deals import DealCheck, TableDeals
 from qiuqiu.engine import Category
@@ -153,113 +155,147 @@ class TableState:
         if message.seq != self.seq + 1:
             return Applied.GAP
         self.seq = message.seq
-        self._apply_event(message)
+        # A look-up by the message's class rather than a match: each case of a match
+        # over pydantic models is an isinstance check through ABCMeta, and a hand
+        # brings some twenty messages, most of them far down such a match.
+        change = _APPLY.get(type(message))
+        if change is not None:
+            change(self, message)
         return Applied.APPLIED
 
-    def _apply_event(self, event: wire.TableEvent) -> None:
-        seats, hand = self.seats, self.hand
-        match event:
-            case wire.PlayerSeated(seat=seat, name=name, is_bot=is_bot, stack=stack):
-                seats[seat] = SeatState(seat, name, is_bot, stack)
-            case wire.PlayerLeft(seat=seat):
-                seats.pop(seat, None)
-                if seat == self.you:
-                    self.you, self.legal = None, None
-            case wire.PlayerDisconnected(seat=seat) | wire.PlayerReconnected(seat=seat):
-                if seat in seats:
-                    seats[seat].connected = isinstance(event, wire.PlayerReconnected)
-            case wire.TableClosed():
-                self.closed, self.hand, self.legal = True, None, None
-            case wire.HandStarted(hand_id=hand_id, button=button, stacks=stacks):
-                self.deals.start_hand(event, self.you)
-                self.hand = HandInPlay(
-                    hand_id,
-                    button,
-                    event.commitment,
-                    stacks_before={entry.seat: entry.amount for entry in stacks},
+    def _player_seated(self, event: wire.PlayerSeated) -> None:
+        self.seats[event.seat] = SeatState(event.seat, event.name, event.is_bot, event.stack)
+
+    def _player_left(self, event: wire.PlayerLeft) -> None:
+        self.seats.pop(event.seat, None)
+        if event.seat == self.you:
+            self.you, self.legal = None, None
+
+    def _connection(self, event: wire.PlayerDisconnected | wire.PlayerReconnected) -> None:
+        if event.seat in self.seats:
+            self.seats[event.seat].connected = isinstance(event, wire.PlayerReconnected)
+
+    def _table_closed(self, event: wire.TableClosed) -> None:
+        self.closed, self.hand, self.legal = True, None, None
+
+    def _hand_started(self, event: wire.HandStarted) -> None:
+        seats, stacks = self.seats, event.stacks
+        self.deals.start_hand(event, self.you)
+        self.hand = HandInPlay(
+            event.hand_id,
+            event.button,
+            event.commitment,
+            stacks_before={entry.seat: entry.amount for entry in stacks},
+        )
+        self.legal = None
+        for seat_state in seats.values():
+            seat_state.clear_hand()
+        for entry in stacks:
+            if entry.seat in seats:
+                seats[entry.seat].stack = entry.amount
+                seats[entry.seat].in_hand = True
+
+    def _ante_taken(self, event: wire.AnteTaken) -> None:
+        self._put_in(event.seat, event.amount, event.all_in, into_bet=False)
+
+    def _tiles_dealt(self, event: wire.TilesDealt) -> None:
+        if event.tiles is not None:
+            self.seats[event.seat].tiles = event.tiles
+            self.deals.opened(event.seat, event.openings or (), event.tiles)
+
+    def _fourth_tile_dealt(self, event: wire.FourthTileDealt) -> None:
+        seat, tile = event.seat, event.tile
+        if tile is not None:
+            self.seats[seat].tiles = (*self.seats[seat].tiles, tile)
+            self.deals.opened(seat, () if event.opening is None else (event.opening,), (tile,))
+
+    def _betting_round_started(self, event: wire.BettingRoundStarted) -> None:
+        if hand := self.hand:
+            hand.round, hand.current_bet, hand.phase = event.round, 0, "betting"
+
+    def _turn_started(self, event: wire.TurnStarted) -> None:
+        hand, seats = self.hand, self.seats
+        if not hand:
+            return
+        hand.actor, hand.to_call = event.seat, event.to_call
+        hand.deadline_ms, hand.pot = event.deadline_ms, event.pot
+        for chips in event.seats:
+            if chips.seat in seats:
+                s = seats[chips.seat]
+                s.stack, s.bet, s.folded, s.all_in = (
+                    chips.stack,
+                    chips.bet,
+                    chips.folded,
+                    chips.all_in,
                 )
-                self.legal = None
-                for seat_state in seats.values():
-                    seat_state.clear_hand()
-                for entry in stacks:
-                    if entry.seat in seats:
-                        seats[entry.seat].stack = entry.amount
-                        seats[entry.seat].in_hand = True
-            case wire.AnteTaken(seat=seat, amount=amount, all_in=all_in):
-                self._put_in(seat, amount, all_in, into_bet=False)
-            case wire.TilesDealt(seat=seat, tiles=tiles) if tiles is not None:
-                seats[seat].tiles = tiles
-                self.deals.opened(seat, event.openings or (), tiles)
-            case wire.FourthTileDealt(seat=seat, tile=tile) if tile is not None:
-                seats[seat].tiles = (*seats[seat].tiles, tile)
-                self.deals.opened(seat, () if event.opening is None else (event.opening,), (tile,))
-            case wire.BettingRoundStarted(round=number) if hand:
-                hand.round, hand.current_bet, hand.phase = number, 0, "betting"
-            case wire.TurnStarted() if hand:
-                hand.actor, hand.to_call = event.seat, event.to_call
-                hand.deadline_ms, hand.pot = event.deadline_ms, event.pot
-                for chips in event.seats:
-                    if chips.seat in seats:
-                        s = seats[chips.seat]
-                        s.stack, s.bet, s.folded, s.all_in = (
-                            chips.stack,
-                            chips.bet,
-                            chips.folded,
-                            chips.all_in,
-                        )
-                hand.current_bet = max((c.bet for c in event.seats), default=0)
-                self.legal = event.legal if event.seat == self.you else None
-            case (
-                wire.BetPlaced(seat=seat, amount=amount, all_in=all_in)
-                | wire.Called(seat=seat, amount=amount, all_in=all_in)
-            ):
-                self._put_in(seat, amount, all_in, into_bet=True)
-            case wire.Raised(seat=seat, amount=amount, all_in=all_in):
-                self._put_in(seat, amount, all_in, into_bet=True)
-            case wire.Folded(seat=seat):
-                seats[seat].folded = True
-                self._turn_over()
-            case wire.Checked() | wire.TurnTimedOut():
-                self._turn_over()
-            case wire.BetReturned(seat=seat, amount=amount) if hand:
-                seats[seat].stack += amount
-                seats[seat].bet = max(0, seats[seat].bet - amount)
-                hand.pot -= amount
-            case wire.BettingRoundEnded(pot=pot) if hand:
-                hand.pot, hand.current_bet = pot, 0
-                for seat_state in seats.values():
-                    seat_state.bet = 0
-                self._turn_over()
-            case wire.CuttingStarted(seats=cutting, deadline_ms=deadline) if hand:
-                hand.phase, hand.cutting, hand.deadline_ms = "cutting", cutting, deadline
-                if self.you in cutting:
-                    self.legal = LegalActions(declare_cut=True)
-            case wire.CutDeclared(seat=seat, cut=cut):
-                seats[seat].cut = cut
-                if seat == self.you:
-                    self.legal = None
-            case wire.Showdown(hands=shown) if hand:
-                hand.phase, hand.shown = "showdown", shown
-                for shown_hand in shown:
-                    self.deals.opened(shown_hand.seat, shown_hand.openings, shown_hand.tiles)
-                    s = seats[shown_hand.seat]
-                    s.tiles, s.cut = shown_hand.tiles, shown_hand.cut
-                    s.category = shown_hand.category
-            case wire.PotAwarded(amount=amount, shares=shares) if hand:
-                hand.pot -= amount
-                for share in shares:
-                    seats[share.seat].stack += share.amount
-            case wire.HandVoided(refunds=refunds) if hand:
-                for refund in refunds:
-                    seats[refund.seat].stack += refund.amount
-                hand.pot, hand.voided = 0, True
-            case wire.HandEnded(stacks=stacks) if hand:
-                hand.phase, hand.actor, self.legal = "ended", None, None
-                hand.deal_check = self.deals.end_hand(hand.hand_id)
-                for entry in stacks:
-                    if entry.seat in seats:
-                        seats[entry.seat].stack = entry.amount
-                        seats[entry.seat].bet = 0
+        hand.current_bet = max((c.bet for c in event.seats), default=0)
+        self.legal = event.legal if event.seat == self.you else None
+
+    def _chips_put_in(self, event: wire.BetPlaced | wire.Called | wire.Raised) -> None:
+        self._put_in(event.seat, event.amount, event.all_in, into_bet=True)
+
+    def _folded(self, event: wire.Folded) -> None:
+        self.seats[event.seat].folded = True
+        self._turn_over()
+
+    def _acted(self, event: wire.Checked | wire.TurnTimedOut) -> None:
+        self._turn_over()
+
+    def _bet_returned(self, event: wire.BetReturned) -> None:
+        if hand := self.hand:
+            s = self.seats[event.seat]
+            s.stack += event.amount
+            s.bet = max(0, s.bet - event.amount)
+            hand.pot -= event.amount
+
+    def _betting_round_ended(self, event: wire.BettingRoundEnded) -> None:
+        if hand := self.hand:
+            hand.pot, hand.current_bet = event.pot, 0
+            for seat_state in self.seats.values():
+                seat_state.bet = 0
+            self._turn_over()
+
+    def _cutting_started(self, event: wire.CuttingStarted) -> None:
+        if hand := self.hand:
+            hand.phase, hand.cutting, hand.deadline_ms = "cutting", event.seats, event.deadline_ms
+            if self.you in event.seats:
+                self.legal = LegalActions(declare_cut=True)
+
+    def _cut_declared(self, event: wire.CutDeclared) -> None:
+        self.seats[event.seat].cut = event.cut
+        if event.seat == self.you:
+            self.legal = None
+
+    def _showdown(self, event: wire.Showdown) -> None:
+        if hand := self.hand:
+            hand.phase, hand.shown = "showdown", event.hands
+            for shown_hand in event.hands:
+                self.deals.opened(shown_hand.seat, shown_hand.openings, shown_hand.tiles)
+                s = self.seats[shown_hand.seat]
+                s.tiles, s.cut = shown_hand.tiles, shown_hand.cut
+                s.category = shown_hand.category
+
+    def _pot_awarded(self, event: wire.PotAwarded) -> None:
+        if hand := self.hand:
+            hand.pot -= event.amount
+            for share in event.shares:
+                self.seats[share.seat].stack += share.amount
+
+    def _hand_voided(self, event: wire.HandVoided) -> None:
+        if hand := self.hand:
+            for refund in event.refunds:
+                self.seats[refund.seat].stack += refund.amount
+            hand.pot, hand.voided = 0, True
+
+    def _hand_ended(self, event: wire.HandEnded) -> None:
+        if hand := self.hand:
+            seats = self.seats
+            hand.phase, hand.actor, self.legal = "ended", None, None
+            hand.deal_check = self.deals.end_hand(hand.hand_id)
+            for entry in event.stacks:
+                if entry.seat in seats:
+                    seats[entry.seat].stack = entry.amount
+                    seats[entry.seat].bet = 0
 
     def net(self, seat: int) -> int | None:
         """What ``seat`` won (below zero: lost) in the hand so far, if its start is known."""
@@ -283,3 +319,33 @@ class TableState:
         if self.hand is not None:
             self.hand.actor, self.hand.to_call = None, 0
         self.legal = None
+
+
+_APPLY: dict[type[wire.TableEvent], Callable[[TableState, Any], None]] = {
+    wire.PlayerSeated: TableState._player_seated,
+    wire.PlayerLeft: TableState._player_left,
+    wire.PlayerDisconnected: TableState._connection,
+    wire.PlayerReconnected: TableState._connection,
+    wire.TableClosed: TableState._table_closed,
+    wire.HandStarted: TableState._hand_started,
+    wire.AnteTaken: TableState._ante_taken,
+    wire.TilesDealt: TableState._tiles_dealt,
+    wire.FourthTileDealt: TableState._fourth_tile_dealt,
+    wire.BettingRoundStarted: TableState._betting_round_started,
+    wire.TurnStarted: TableState._turn_started,
+    wire.BetPlaced: TableState._chips_put_in,
+    wire.Called: TableState._chips_put_in,
+    wire.Raised: TableState._chips_put_in,
+    wire.Folded: TableState._folded,
+    wire.Checked: TableState._acted,
+    wire.TurnTimedOut: TableState._acted,
+    wire.BetReturned: TableState._bet_returned,
+    wire.BettingRoundEnded: TableState._betting_round_ended,
+    wire.CuttingStarted: TableState._cutting_started,
+    wire.CutDeclared: TableState._cut_declared,
+    wire.Showdown: TableState._showdown,
+    wire.PotAwarded: TableState._pot_awarded,
+    wire.HandVoided: TableState._hand_voided,
+    wire.HandEnded: TableState._hand_ended,
+}
+"""How each table event changes the state, by its class (every class the server sends)."""
