@@ -35,9 +35,9 @@ from qiuqiu.cli.arena.seats import DEALER, THRESHOLD_DEALER, Entrant, entrant
 from qiuqiu.protocol import TableOptions
 
 
-def measure(opponent: str, dealer: str, seats: int, hands: int) -> RotationResult:
-    copy = entrant(OPPONENTS[opponent])
-    field = [Entrant(f"{copy.name}#{i + 1}", copy.spec) for i in range(seats - 1)]
+def play(dealer: str, field: list[Entrant], hands: int) -> RotationResult:
+    """The dealer and ``field`` at one table, ``hands`` hands of rotated deals."""
+    seats = len(field) + 1
     return rotation_match(
         [entrant(dealer), *field],
         deals=hands // seats,
@@ -48,20 +48,20 @@ def measure(opponent: str, dealer: str, seats: int, hands: int) -> RotationResul
     )
 
 
+def measure(opponent: str, dealer: str, seats: int, hands: int) -> RotationResult:
+    copy = entrant(OPPONENTS[opponent])
+    return play(
+        dealer, [Entrant(f"{copy.name}#{i + 1}", copy.spec) for i in range(seats - 1)], hands
+    )
+
+
 MIXED = ("SizedByStrength", "tile_ranker", "always_call", "PolarBluffer", "MinRaiser")
 """A mixed table's opponents, in the order seats are added: the bot that beat the old
 policy heads-up, the two example bots, a bluffer and a raiser."""
 
 
 def mixed(dealer: str, seats: int, hands: int) -> RotationResult:
-    return rotation_match(
-        [entrant(dealer), *(entrant(OPPONENTS[name]) for name in MIXED[: seats - 1])],
-        deals=hands // seats,
-        options=TableOptions(seats=seats),
-        buy_in=500,
-        seed=SEED,
-        house=lambda: random.Random(SEED),
-    )
+    return play(dealer, [entrant(OPPONENTS[name]) for name in MIXED[: seats - 1]], hands)
 
 
 def mixed_rows(dealer: str, result: RotationResult) -> list[dict[str, float | int | str]]:
@@ -117,18 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = mixed(dealer, args.seats, args.hands)
             rows += mixed_rows(dealer, result)
             print(result.summary(), flush=True)
-        print()
-        print(results_grid(rows, "chips/hand"))
-        if args.json:
-            args.json.write_text(json.dumps(rows, indent=1) + "\n")
-        return 0
-    for opponent in args.only or list(OPPONENTS):
-        for dealer in (DEALER, THRESHOLD_DEALER):
-            result = measure(opponent, dealer, args.seats, args.hands)
-            rows.append(row(opponent, dealer, result))
-            print(result.summary(), flush=True)
+    else:
+        for opponent in args.only or list(OPPONENTS):
+            for dealer in (DEALER, THRESHOLD_DEALER):
+                result = measure(opponent, dealer, args.seats, args.hands)
+                rows.append(row(opponent, dealer, result))
+                print(result.summary(), flush=True)
     print()
-    print(results_grid(rows, "a copy's chips/hand"))
+    print(results_grid(rows, "chips/hand" if args.mixed else "a copy's chips/hand"))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
     return 0
