@@ -25,6 +25,7 @@ from qiuqiu.engine import HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions, decode_server
 from qiuqiu.protocol import server as wire
 from qiuqiu.server import views
+from qiuqiu.server.frames import Frame
 
 ROOT = Path(__file__).resolve().parents[2]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -144,17 +145,18 @@ def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
 ) -> None:
     states: list[TableState] = []
     salts: dict[tuple[int, int, int], str] = {}
-    deliver = SdkPlayer.deliver
+    deliver = SdkPlayer.deliver_frame
 
-    def seen(self: SdkPlayer, message: wire.TableEvent) -> None:
+    def seen(self: SdkPlayer, frame: Frame) -> None:
         if self.state not in states:
             states.append(self.state)
+        message = frame.message
         if isinstance(message, wire.TilesDealt) and message.openings:
             for o in message.openings:
                 salts[(self.seat, message.hand_id, o.position)] = o.salt
-        deliver(self, message)
+        deliver(self, frame)
 
-    monkeypatch.setattr(SdkPlayer, "deliver", seen)
+    monkeypatch.setattr(SdkPlayer, "deliver_frame", seen)
     play(entrant(RANKER), entrant("dealer"), deals=40)
     assert len(states) == 2
     for state in states:

@@ -23,6 +23,7 @@ from qiuqiu.engine import ALL_TILES, LegalActions, TableRules, parse_tiles, shuf
 from qiuqiu.engine import ChipRange as EngineRange
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.house import multiway, policy
 from qiuqiu.server.house.holdings import HOLDINGS
 from qiuqiu.server.house.record import Memo, Move, Situation
@@ -39,7 +40,7 @@ class RandomPlayer:
     def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
         pass
 
-    def deliver(self, message: wire.TableEvent) -> None:
+    def deliver_frame(self, frame: Frame) -> None:
         pass
 
     def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:

@@ -4,9 +4,9 @@ An SDK bot is given exactly what a network client is: its
 :class:`~qiuqiu.cli.game.TableState` is kept from the same wire messages by the
 same code, and its :class:`~qiuqiu.cli.bot.Turn` comes from
 :func:`~qiuqiu.cli.bot.turn_of`, so a bot cannot tell the arena from a server.
-The house is fed the same messages through the
-:class:`~qiuqiu.server.house.record.HandRecord` the server's dealer bot keeps,
-and decides with the same function.
+The house reads the same frames as the server's dealer bot, the kinds its
+:class:`~qiuqiu.server.house.record.HandRecord` learns from, and decides with
+the same function.
 """
 
 from __future__ import annotations
@@ -18,15 +18,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
-from typing import Protocol
+from typing import Protocol, cast
 
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, turn_of
 from qiuqiu.cli.game import Applied, SeatState, TableState
 from qiuqiu.engine import Hand, rank
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.house import policy
-from qiuqiu.server.house.record import HandRecord
+from qiuqiu.server.house.record import OBSERVED, HandRecord
 from qiuqiu.server.strategy import Decision, prepare
 
 DEALER = "dealer"
@@ -42,7 +43,8 @@ class Player(Protocol):
     def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
         """Meet the table: each seat's name, whether it is the house's, and its chips."""
 
-    def deliver(self, message: wire.TableEvent) -> None: ...
+    def deliver_frame(self, frame: Frame) -> None:
+        """A table event, as the server's table would hand it to this seat's viewer."""
 
     def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split: ...
 
@@ -124,7 +126,10 @@ class SdkPlayer:
         for number, (name, is_bot, stack) in seats.items():
             self.state.seats[number] = SeatState(number, name, is_bot, stack)
 
-    def deliver(self, message: wire.TableEvent) -> None:
+    def deliver_frame(self, frame: Frame) -> None:
+        # The frame's model: what a client decodes from the same text (a test holds it).
+        assert frame.event
+        message = cast(wire.TableEvent, frame.message)
         if self.state.apply(message) is Applied.GAP:
             raise AssertionError(f"the arena skipped a message before {message.seq}")
 
@@ -151,8 +156,9 @@ class HousePlayer:
     def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
         pass
 
-    def deliver(self, message: wire.TableEvent) -> None:
-        self.record.observe(message)
+    def deliver_frame(self, frame: Frame) -> None:
+        if frame.kind in OBSERVED:
+            self.record.observe(frame.message)
 
     def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:
         tiles = tuple(self.record.tiles)

@@ -125,7 +125,7 @@ class _Publisher:
 
     def publish(self, published: views.Publication) -> None:
         for number, player in self.players.items():
-            player.deliver(published.for_seat(number))
+            player.deliver_frame(published.frame_for(number))
 
     def events(self, events: Sequence[engine.Event]) -> None:
         for event in events:
