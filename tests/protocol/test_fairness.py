@@ -96,6 +96,12 @@ def _fields(seen: f.HandSeen) -> dict[str, Any]:
     return {name: getattr(seen, name) for name in f.HandSeen.__dataclass_fields__}
 
 
+def test_sealing_from_the_salts_bytes_makes_the_same_deck() -> None:
+    deck, _ = honest()
+    salts = [bytes.fromhex(salt) for salt in deck.salts]
+    assert f.seal_salted(deck.tiles, salts) == f.seal(deck.tiles, deck.salts) == deck
+
+
 def test_an_honest_hand_verifies_live_and_after_the_reveal() -> None:
     _, seen = honest()
     assert f.verify_hand(seen, my_seat=0, my_seeds=("ann-seed",)) == 8

@@ -141,17 +141,7 @@ def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDe
             pass
         j = u % n
         tiles[i], tiles[j] = tiles[j], tiles[i]
-    # Sealed from the salts' bytes, not their hex: the same leaves, without reading it back.
-    digests = [
-        _leaf_digest(p, salt, tile)
-        for p, salt, tile in zip(range(DECK_SIZE), salts, tiles, strict=True)
-    ]
-    return SealedDeck(
-        tuple(tiles),
-        tuple(salt.hex() for salt in salts),
-        tuple(d.hex() for d in digests),
-        hashlib.sha256(b"".join(digests)).hexdigest(),
-    )
+    return seal_salted(tiles, salts)
 
 
 def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
@@ -160,6 +150,21 @@ def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
         leaf(p, tile, salt) for p, (tile, salt) in enumerate(zip(tiles, salts, strict=True))
     )
     return SealedDeck(tuple(tiles), tuple(salts), leaves, commitment(leaves))
+
+
+def seal_salted(tiles: Sequence[str], salts: Sequence[bytes]) -> SealedDeck:
+    """:func:`seal` from the salts' bytes, not their hex: the same leaves, without
+    reading the hex back."""
+    digests = [
+        _leaf_digest(p, salt, tile)
+        for p, salt, tile in zip(range(len(tiles)), salts, tiles, strict=True)
+    ]
+    return SealedDeck(
+        tuple(tiles),
+        tuple(salt.hex() for salt in salts),
+        tuple(d.hex() for d in digests),
+        hashlib.sha256(b"".join(digests)).hexdigest(),
+    )
 
 
 def leaf(position: int, tile: str, salt: str) -> str:
