@@ -7,6 +7,7 @@ import hmac
 import json
 import random
 from collections import Counter
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,33 @@ def with_opening(seen: f.HandSeen, seat: int, index: int, **change: Any) -> f.Ha
 
 def _fields(seen: f.HandSeen) -> dict[str, Any]:
     return {name: getattr(seen, name) for name in f.HandSeen.__dataclass_fields__}
+
+
+def test_every_seating_gets_its_own_positions_however_often_it_is_asked() -> None:
+    seatings = [
+        (seats, button)
+        for n in range(2, 7)
+        for seats in combinations(range(6), n)
+        for button in seats
+    ]
+
+    def spelled_out(seats: tuple[int, ...], button: int) -> dict[int, tuple[int, ...]]:
+        order = sorted(seats, key=lambda s: (s <= button, s))
+        n = len(order)
+        return {seat: (3 * i, 3 * i + 1, 3 * i + 2, 3 * n + i) for i, seat in enumerate(order)}
+
+    for seatings_in_order in (seatings, seatings[::-1]):
+        for seats, button in seatings_in_order:
+            assert f.dealt_positions(seats, button) == spelled_out(seats, button)
+    # Each answer is the caller's to change.
+    f.dealt_positions((0, 1), 1).clear()
+    assert f.dealt_positions((0, 1), 1) == {0: (0, 1, 2, 6), 1: (3, 4, 5, 7)}
+
+
+def test_sealing_from_the_salts_bytes_makes_the_same_deck() -> None:
+    deck, _ = honest()
+    salts = [bytes.fromhex(salt) for salt in deck.salts]
+    assert f.seal_salted(deck.tiles, salts) == f.seal(deck.tiles, deck.salts) == deck
 
 
 def test_an_honest_hand_verifies_live_and_after_the_reveal() -> None:

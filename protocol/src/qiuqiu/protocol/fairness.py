@@ -36,6 +36,8 @@ import hmac
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 
 from qiuqiu.engine import ALL_TILES
 from qiuqiu.protocol.common import CLIENT_SEED_PATTERN, Opening
@@ -141,17 +143,7 @@ def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDe
             pass
         j = u % n
         tiles[i], tiles[j] = tiles[j], tiles[i]
-    # Sealed from the salts' bytes, not their hex: the same leaves, without reading it back.
-    digests = [
-        _leaf_digest(p, salt, tile)
-        for p, salt, tile in zip(range(DECK_SIZE), salts, tiles, strict=True)
-    ]
-    return SealedDeck(
-        tuple(tiles),
-        tuple(salt.hex() for salt in salts),
-        tuple(d.hex() for d in digests),
-        hashlib.sha256(b"".join(digests)).hexdigest(),
-    )
+    return seal_salted(tiles, salts)
 
 
 def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
@@ -160,6 +152,21 @@ def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
         leaf(p, tile, salt) for p, (tile, salt) in enumerate(zip(tiles, salts, strict=True))
     )
     return SealedDeck(tuple(tiles), tuple(salts), leaves, commitment(leaves))
+
+
+def seal_salted(tiles: Sequence[str], salts: Sequence[bytes]) -> SealedDeck:
+    """:func:`seal` from the salts' bytes, not their hex: the same leaves, without
+    reading the hex back."""
+    digests = [
+        _leaf_digest(p, salt, tile)
+        for p, salt, tile in zip(range(len(tiles)), salts, tiles, strict=True)
+    ]
+    return SealedDeck(
+        tuple(tiles),
+        tuple(salt.hex() for salt in salts),
+        tuple(d.hex() for d in digests),
+        hashlib.sha256(b"".join(digests)).hexdigest(),
+    )
 
 
 def leaf(position: int, tile: str, salt: str) -> str:
@@ -179,13 +186,21 @@ def commitment(leaves: Sequence[str]) -> str:
 def dealt_positions(dealt_seats: Sequence[int], button: int) -> dict[int, tuple[int, ...]]:
     """Each dealt seat's four positions: in acting order (the first seat after the
     button first), seat ``i`` gets ``3i, 3i+1, 3i+2`` and then ``3n+i``."""
+    return dict(_positions(tuple(dealt_seats), button))
+
+
+@lru_cache(maxsize=256)
+def _positions(dealt_seats: tuple[int, ...], button: int) -> Mapping[int, tuple[int, ...]]:
+    # Kept, and read-only: a client checks every hand it sees with the same few seatings.
     ordered = sorted(dealt_seats)
     order = [s for s in ordered if s > button] + [s for s in ordered if s <= button]
     n = len(order)
-    return {
-        seat: (FIRST_TILES * i, FIRST_TILES * i + 1, FIRST_TILES * i + 2, FIRST_TILES * n + i)
-        for i, seat in enumerate(order)
-    }
+    return MappingProxyType(
+        {
+            seat: (FIRST_TILES * i, FIRST_TILES * i + 1, FIRST_TILES * i + 2, FIRST_TILES * n + i)
+            for i, seat in enumerate(order)
+        }
+    )
 
 
 # -- checking -----------------------------------------------------------------------
@@ -222,7 +237,7 @@ def verify_hand(hand: HandSeen, *, my_seat: int | None = None, my_seeds: Sequenc
         raise fail("the positions do not hash to the hand's commitment")
     if my_seat is not None and my_seeds and hand.client_seeds.get(my_seat) not in my_seeds:
         raise fail(f"the deal was not made with this client's seed for seat {my_seat}")
-    where = dealt_positions(tuple(hand.client_seeds), hand.button)
+    where = _positions(tuple(hand.client_seeds), hand.button)
     tiles: dict[str, int] = {}
     checked = 0
     for seat, openings in hand.openings.items():

@@ -90,8 +90,10 @@ def amounts_text(pairs: Iterable[tuple[int, int]]) -> str:
 
 
 def plain_strings(items: Iterable[Any]) -> str:
-    """Things whose ``str`` needs no escaping (tiles, hex) as a JSON array of strings."""
-    return ",".join(f'"{item}"' for item in items).join("[]")
+    """Things whose ``str`` needs no escaping and is never empty (tiles, hex) as a JSON
+    array of strings."""
+    quoted = '","'.join(map(str, items))
+    return f'["{quoted}"]' if quoted else "[]"
 
 
 def ints_text(numbers: Iterable[int]) -> str:

@@ -101,13 +101,13 @@ class HandWire:
 
     def openings(self, tiles: Iterable[Tile]) -> tuple[Opening, ...]:
         """Where ``tiles`` lay in the sealed deck, opened."""
-        return tuple(self.sealed.opening(self._position[str(tile)]) for tile in tiles)
+        return tuple(self.sealed.opening(self._position[tile.text]) for tile in tiles)
 
     def _openings_text(self, tiles: Iterable[Tile]) -> str:
         return ",".join(map(self._opening_text, tiles)).join("[]")
 
     def _opening_text(self, tile: Tile) -> str:
-        sealed, p = self.sealed, self._position[str(tile)]
+        sealed, p = self.sealed, self._position[tile.text]
         return f'{{"position":{p},"tile":"{sealed.tiles[p]}","salt":"{sealed.salts[p]}"}}'
 
     def _frame(self, kind: type[wire.HandEvent], seq: int, body: str) -> Frame:

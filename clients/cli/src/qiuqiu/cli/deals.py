@@ -198,7 +198,9 @@ class TableDeals:
         hand = self._hand
         if hand is None:
             return
-        if sorted(tiles) != sorted(opening.tile for opening in openings):
+        opened = [opening.tile for opening in openings]
+        # A server lists them in the same order, but any order is the same tiles.
+        if list(tiles) != opened and sorted(tiles) != sorted(opened):
             hand.tampered = hand.tampered or DealTampered(
                 self.table_id, hand.hand_id, f"seat {seat}'s tiles are not the tiles opened"
             )

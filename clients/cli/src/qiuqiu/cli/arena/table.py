@@ -53,9 +53,10 @@ def play_hand(
     hand = HandState.start(rules, dict(stacks), button, deck)
     # A salt need only be unguessable from what the seats see: SHAKE-256 of the hand's
     # secret seed makes all 28 at once, where an HMAC stream takes 14 blocks.
-    width = 2 * fairness.SALT_BYTES
-    salts = hashlib.shake_256(bytes.fromhex(seed)).hexdigest(fairness.SALT_BYTES * len(deck))
-    sealed = fairness.seal(deck_text, [salts[i : i + width] for i in range(0, len(salts), width)])
+    width = fairness.SALT_BYTES
+    salted = hashlib.shake_256(bytes.fromhex(seed)).digest(width * len(deck))
+    salts = [salted[i : i + width] for i in range(0, len(salted), width)]
+    sealed = fairness.seal_salted(deck_text, salts)
     made = views.HandWire(table_id, hand_id, sealed, ((seat, "") for seat in sorted(stacks)))
     table = _Publisher(players, made, seq)
     table.publish(made.started(table.next_seq(), button, sorted(stacks.items())))
