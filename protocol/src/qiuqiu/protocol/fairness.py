@@ -147,16 +147,12 @@ def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDe
 
 
 def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
-    """Commit to ``tiles`` with ``salts``: the leaves and their commitment."""
-    leaves = tuple(
-        leaf(p, tile, salt) for p, (tile, salt) in enumerate(zip(tiles, salts, strict=True))
-    )
-    return SealedDeck(tuple(tiles), tuple(salts), leaves, commitment(leaves))
+    """Commit to ``tiles`` with ``salts`` (in hex): the leaves and their commitment."""
+    return seal_salted(tiles, [bytes.fromhex(salt) for salt in salts])
 
 
 def seal_salted(tiles: Sequence[str], salts: Sequence[bytes]) -> SealedDeck:
-    """:func:`seal` from the salts' bytes, not their hex: the same leaves, without
-    reading the hex back."""
+    """:func:`seal` from the salts' bytes, as a deal draws them."""
     digests = [
         _leaf_digest(p, salt, tile)
         for p, salt, tile in zip(range(len(tiles)), salts, tiles, strict=True)
