@@ -447,7 +447,9 @@ class Arena:
 
     async def _open(self) -> None:
         await self.server.start()
-        ann = await self._innocent("Ann", None, {})
+        # Ann calls every bet: at no limit the dealer bot could win her stack in a hand
+        # and close her table. A bet of at most 20 costs her a few chips a hand at worst.
+        ann = await self._innocent("Ann", None, {"max_bet": 20})
         bob = await self._innocent("Bob", None, {"seats": 2, "dealer_bot": False})
         cy = await self._innocent("Cy", bob.table_id, {})
         # The first to act at each table: Ann (the bot is the button), and Bob (seat 0).
@@ -513,8 +515,31 @@ class Arena:
         return self.call(self._hands_ended())
 
     def wait_for_hands(self, since: list[int], more: int) -> None:
-        """Until each innocent table has finished ``more`` hands after ``since``."""
-        self.call(self._more_hands(since, more))
+        """Until each innocent table has finished ``more`` hands after ``since``; if
+        they do not, the failure says where each table stood."""
+        try:
+            self.call(self._more_hands(since, more))
+        except TimeoutError:
+            raise AssertionError(
+                f"{more} more hands after {since} were not played:\n{self.call(self._where())}"
+            ) from None
+
+    async def _where(self) -> str:
+        """Each innocent table's state and hand, and what its innocents last got."""
+        lines = []
+        for table_id in self.tables:
+            table = self.server.lobby.tables.get(table_id)
+            hand = None if table is None else table.hand
+            lines.append(
+                f"table {table_id}: {None if table is None else table.core.state}, hand "
+                f"{None if table is None else table.hand_id}, actor "
+                f"{None if hand is None else hand.actor}, phase "
+                f"{None if hand is None else hand.phase}"
+            )
+        for player in self.innocents:
+            lines.append(f"{player.name} (seat {player.seat}), problems {player.problems}:")
+            lines.extend(f"  {json.dumps(m)}" for m in player.client.frames[-6:])
+        return "\n".join(lines)
 
     def hand_id(self, table_id: str) -> int:
         """The last hand dealt at ``table_id`` (0 before the first, or once it closed)."""

@@ -597,19 +597,20 @@ def test_floods_past_the_rate_limit_close_only_the_flooding_connections_with_100
             for _ in range(5)
         ]
         flooding = set(range(len(flooders)))
-        # Interleaved, so all five flood at once; ten times the burst each, sent at once,
-        # is more than any machine could drain at the configured rate in the meantime.
-        for _ in range(10 * CONFIG.burst):
-            for n in list(flooding):
-                try:
-                    flooders[n].send(junk.choice(kinds))
-                except ConnectionClosed:
-                    flooding.discard(n)
-        # Each flooder reads its close at once, as a client does: one that left the
-        # server's close unanswered past the server's close timeout would have its
-        # socket reset, and the close frame with it, which is the client's doing.
+        # Each flooder reads from the start, as a client does: one that left the server's
+        # close unanswered past the server's close timeout (its messages unread behind a
+        # full queue) would have its socket reset, and the close frame with it, which is
+        # the client's doing.
         with ThreadPoolExecutor(len(flooders)) as readers:
             closing = readers.map(close_code, flooders)
+            # Interleaved, so all five flood at once; ten times the burst each, sent at
+            # once, is more than any machine could drain at the configured rate meanwhile.
+            for _ in range(10 * CONFIG.burst):
+                for n in list(flooding):
+                    try:
+                        flooders[n].send(junk.choice(kinds))
+                    except ConnectionClosed:
+                        flooding.discard(n)
             # A newcomer is served during the flood, and the innocents' hands go on.
             got = arena.exchange([json.dumps({"type": "list_tables", "id": 1})])
             assert got.first["type"] == "table_list", got.first
