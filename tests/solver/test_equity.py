@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -10,7 +11,13 @@ import pytest
 from qiuqiu.engine import ALL_TILES, Hand, TieRule, compare
 from qiuqiu.server.house.holdings import HOLDINGS
 from solver.cfr import Showdowns, card_incidence
-from solver.equity import equity_rows, holding_masks, meeting
+from solver.equity import Floats, equity_matrix, holding_masks, meeting
+
+
+@functools.cache
+def equity(tie_rule: TieRule) -> Floats:
+    """The whole matrix, made once for the module: a few seconds."""
+    return equity_matrix(tie_rule)[0]
 
 
 def brute_force(i: int, j: int, tie_rule: TieRule) -> float:
@@ -28,23 +35,19 @@ def brute_force(i: int, j: int, tie_rule: TieRule) -> float:
 @pytest.mark.parametrize("tie_rule", ["highest_tile", "split"])
 def test_rows_match_the_brute_force(tie_rule: TieRule) -> None:
     rng = random.Random(5)
-    rows = rng.sample(range(len(HOLDINGS)), 3)
-    equity = equity_rows(tie_rule, rows)
+    matrix = equity(tie_rule)
     masks = holding_masks()
-    for k, i in enumerate(rows):
+    for i in rng.sample(range(len(HOLDINGS)), 4):
         others = [j for j in rng.sample(range(len(HOLDINGS)), 40) if not masks[i] & masks[j]]
         for j in others[:8]:
-            assert equity[k, j] == pytest.approx(brute_force(i, j, tie_rule), abs=1e-6)
+            assert matrix[i, j] == pytest.approx(brute_force(i, j, tie_rule), abs=1e-6)
         sharing = [j for j in range(len(HOLDINGS)) if masks[i] & masks[j]]
-        assert not equity[k, sharing].any()
+        assert not matrix[i, sharing].any()
 
 
 def test_equity_is_antisymmetric_and_a_holding_pair_meets_once() -> None:
-    rows = [0, 1000, 3275]
-    block = equity_rows("highest_tile", rows)
-    for a, i in enumerate(rows):
-        for b, j in enumerate(rows):
-            assert block[a, j] == pytest.approx(-block[b, i], abs=1e-6)
+    matrix = equity("highest_tile")
+    assert np.array_equal(matrix, -matrix.T)
     meets = meeting(holding_masks())
     # Of 3,276 holdings, C(25, 3) = 2,300 share no tile with a given one.
     assert (meets.sum(axis=1) == 2300).all()
