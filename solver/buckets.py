@@ -18,9 +18,10 @@ over every real deal (both seats' three tiles and 4th tiles, eight different
 tiles), exactly: ``deals[u, v]`` is the number of deals that give seat 0 state
 ``u`` and seat 1 state ``v``, and ``wins[u, v]`` their wins minus losses for
 seat 0. Both are sums over the 20,475 x 10,626 pairs of disjoint hands, done by
-inclusion-exclusion over the tiles two hands could share (the hands holding a
-given tile, pair or triple, sorted by showdown key and summed cumulatively),
-with no hands-by-hands matrix. The first round's matrices are their margins.
+inclusion-exclusion over the tiles two hands could share (the sums over the
+hands holding a given tile, pair or triple; for the wins, those hands sorted by
+showdown key and summed cumulatively), with no hands-by-hands matrix. The first
+round's matrices are their margins.
 
 Counts are divided by the 462 ways two 4th tiles come to a pair of holdings, so
 the unit is a dealt pair of holdings, as in the one-round game.
@@ -96,7 +97,7 @@ class TwoRounds:
 
 
 def two_rounds(tie_rule: TieRule) -> tuple[TwoRounds, Buckets]:
-    """The bucketed game under ``tie_rule``, and its buckets (a quarter of a minute)."""
+    """The bucketed game under ``tie_rule``, and its buckets (about ten seconds)."""
     hands = _Hands(tie_rule)
     strength = hands.against_all(np.ones((len(HANDS), 1)))[:, 0]
     holding_equity = np.zeros(len(HOLDINGS))
@@ -111,7 +112,7 @@ def two_rounds(tie_rule: TieRule) -> tuple[TwoRounds, Buckets]:
     rows = np.repeat(np.arange(len(HANDS)), HAND_SIZE)
     columns = buckets.holdings[hands.holding_of] * HAND_BUCKETS + buckets.hands[:, None]
     np.add.at(weights, (rows, columns.ravel()), 1.0)
-    deals = weights.T @ hands.meeting(weights) / FOURTH_TILE_DEALS
+    deals = hands.meeting(weights, weights) / FOURTH_TILE_DEALS
     wins = weights.T @ hands.against_all(weights) / FOURTH_TILE_DEALS
     game = TwoRounds(
         (_margin(deals).astype(np.float32), deals.astype(np.float32)),
@@ -168,25 +169,33 @@ class _Hands:
         )
         return _Level(groups, self.keys, len(number))
 
-    def meeting(self, weights: Exact) -> Exact:
-        """``sum(weights[o] for every hand o disjoint from m)``, for each hand ``m``."""
-        out = weights.copy()  # the term of m itself, S = m
+    def meeting(self, left: Exact, right: Exact) -> Exact:
+        """``left.T @ met``, where ``met[m]`` sums ``right[o]`` over every hand ``o``
+        disjoint from ``m``. With ``L[S]`` and ``R[S]`` the sums of ``left`` and
+        ``right`` over the hands holding ``S``, it is the alternating sum over ``S`` of
+        ``L[S].T @ R[S]``: a few products of small matrices, no cumulative sum."""
+        out = left.T @ right  # S = m: the hand itself
         for size, level in enumerate(self.levels):
-            out += (-1) ** size * level.totals(weights)
+            held = level.sums(left)
+            out += (-1) ** size * (held.T @ (held if right is left else level.sums(right)))
         return out
 
     def against_all(self, weights: Exact) -> Exact:
-        """``sum(sign(key[m] - key[o]) * weights[o])`` over the hands ``o`` disjoint from ``m``."""
-        out = np.zeros_like(weights)
+        """``sum(sign(key[m] - key[o]) * weights[o])`` over the hands ``o`` disjoint from
+        ``m``. Summed in float32, half the memory to walk: exact while ``weights`` are
+        integers that sum to under 2**24, as the deal counts (at most 4 a hand) do."""
+        counts = weights.astype(np.float32)
+        out = np.zeros_like(counts)
         for size, level in enumerate(self.levels):
-            out += (-1) ** size * level.below_minus_above(weights)
-        return out
+            out += (-1) ** size * level.below_minus_above(counts)
+        return out.astype(np.float64)
 
 
 class _Level:
     """The hands holding each set of ``size`` tiles, sorted by (set, key)."""
 
     def __init__(self, groups: Ints, keys: Ints, count: int) -> None:
+        self.groups, self.count = groups, count
         hands, sets = groups.shape
         span = int(keys.max()) + 2
         member_hand = np.repeat(np.arange(hands), sets)
@@ -202,19 +211,19 @@ class _Level:
         self.low = np.searchsorted(code, own, "left")
         self.high = np.searchsorted(code, own, "right")
 
-    def _cumulative(self, weights: Exact) -> Exact:
-        out = np.zeros((len(self.members) + 1, weights.shape[1]))
+    def _cumulative(self, weights: Floats) -> Floats:
+        out = np.zeros((len(self.members) + 1, weights.shape[1]), dtype=np.float32)
         np.cumsum(weights[self.members], axis=0, out=out[1:])
         return out
 
-    def totals(self, weights: Exact) -> Exact:
-        c = self._cumulative(weights)
-        out = np.zeros_like(weights)
-        for k in range(self.start.shape[1]):
-            out += c[self.end[:, k]] - c[self.start[:, k]]
+    def sums(self, weights: Exact) -> Exact:
+        """``sums[s]``: ``weights`` summed over the hands holding set ``s``."""
+        out = np.zeros((self.count, weights.shape[1]))
+        for k in range(self.groups.shape[1]):
+            np.add.at(out, self.groups[:, k], weights)
         return out
 
-    def below_minus_above(self, weights: Exact) -> Exact:
+    def below_minus_above(self, weights: Floats) -> Floats:
         c = self._cumulative(weights)
         out = np.zeros_like(weights)
         for k in range(self.start.shape[1]):

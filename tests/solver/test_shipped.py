@@ -1,6 +1,6 @@
 """The shipped strategies, measured again from the files the server loads.
 
-Long (a two-round game's matrices take a quarter of a minute): the exploitability of each shipped
+Long (a two-round game's matrices take ten seconds): the exploitability of each shipped
 strategy, read back from its file, by the exact best response within its
 abstraction, must be under 50 milli-antes a hand and agree with its header;
 a bucketed file's buckets must be the ones the solver makes today.
