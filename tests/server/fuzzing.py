@@ -448,7 +448,7 @@ class Arena:
     async def _open(self) -> None:
         await self.server.start()
         # Ann calls every bet: at no limit the dealer bot could win her stack in a hand
-        # and close her table. A bet of at most 20 costs her a few chips a hand at worst.
+        # and close her table. With bets of at most 20 she loses at most 40 chips a hand.
         ann = await self._innocent("Ann", None, {"max_bet": 20})
         bob = await self._innocent("Bob", None, {"seats": 2, "dealer_bot": False})
         cy = await self._innocent("Cy", bob.table_id, {})
