@@ -31,16 +31,17 @@ async def serve(config: ServerConfig, store: Store) -> None:
     server = QiuQiuServer(config, store=store)
     await server.start()
     collector.freeze_start_up_heap(config.gc_threshold)
-    after_full = collector.FreezeAfterFull()
-    if config.gc_freeze == "full":
-        after_full.start()
+    freezing = collector.FreezeAfter.chosen(config.gc_freeze)
+    if freezing is not None:
+        freezing.start()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: loop.create_task(server.stop()))
     try:
         await server.serve_until_stopped()
     finally:
-        after_full.stop()
+        if freezing is not None:
+            freezing.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -91,7 +91,9 @@ class ServerConfig(BaseSettings):
     gc_freeze: collector.FreezeChoice = Field(
         "start",
         description="what the garbage collector stops walking: start freezes what start-up "
-        "made; full also freezes what survives each full collection, so the next is short",
+        "made; full also freezes what survives each full collection, so the next is short; "
+        "young freezes what survives any collection, so that none walks more than what was "
+        "made since the last",
     )
     loop: loops.LoopChoice = Field(
         "auto",
