@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import weakref
+from collections.abc import Iterator
 
-from qiuqiu.server.collector import FreezeAfter
+from qiuqiu.server.collector import FreezeAfter, FreezeChoice
 
 
 class Node:
@@ -14,30 +16,40 @@ class Node:
         self.me = self  # a reference cycle: only the collector frees it
 
 
-async def test_what_survives_a_full_collection_is_frozen_and_what_comes_after_is_not() -> None:
-    watch = FreezeAfter.chosen("full")
+@contextlib.contextmanager
+def watching(choice: FreezeChoice) -> Iterator[FreezeAfter]:
+    """The freezes ``choice`` asks for, started; stopped and the heap unfrozen after."""
+    watch = FreezeAfter.chosen(choice)
     assert watch is not None
     watch.start()
     try:
+        yield watch
+    finally:
+        watch.stop()
+        gc.unfreeze()
+
+
+async def assert_never_freed(gone: weakref.ref[Node]) -> None:
+    """A frozen object let go in a cycle is not freed: the setting's cost."""
+    gc.collect()
+    await asyncio.sleep(0)
+    assert gone() is not None
+
+
+async def test_what_survives_a_full_collection_is_frozen_and_what_comes_after_is_not() -> None:
+    with watching("full") as watch:
         survivor = Node()
         gc.collect()
         await asyncio.sleep(0)  # the freeze runs on the loop, once the collection is over
         assert watch.freezes == 1
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
+        assert gc.get_freeze_count() > 0
         # Made after the freeze: a cycle the next collection frees, as ever.
         later = weakref.ref(Node())
         gc.collect(0)
         assert later() is None
-        # Frozen, then let go in a cycle: never freed, the setting's cost.
         gone = weakref.ref(survivor)
         del survivor
-        gc.collect()
-        await asyncio.sleep(0)
-        assert gone() is not None
-    finally:
-        watch.stop()
-        gc.unfreeze()
+        await assert_never_freed(gone)
     gc.collect()
     assert gone() is None
     before = watch.freezes
@@ -48,30 +60,22 @@ async def test_what_survives_a_full_collection_is_frozen_and_what_comes_after_is
 
 async def test_young_freezes_what_survives_a_young_collection_and_start_walks_on() -> None:
     assert FreezeAfter.chosen("start") is None
-    watch = FreezeAfter.chosen("young")
-    assert watch is not None
-    watch.start()
-    try:
-        survivor = weakref.ref(Node())
+    with watching("young") as watch:
+        garbage = weakref.ref(Node())
         frozen = gc.get_freeze_count()
         gc.collect(0)
         await asyncio.sleep(0)
         assert watch.freezes == 1
         # The cycle was garbage by then: the young collection freed it before the freeze.
-        assert survivor() is None
+        assert garbage() is None
         kept = Node()
         gc.collect(0)
         await asyncio.sleep(0)
         assert watch.freezes == 2
         assert gc.get_freeze_count() > frozen
-        # Frozen after one young collection, then let go in a cycle: never freed.
+        # Frozen after one young collection.
         gone = weakref.ref(kept)
         del kept
-        gc.collect()
-        await asyncio.sleep(0)
-        assert gone() is not None
-    finally:
-        watch.stop()
-        gc.unfreeze()
+        await assert_never_freed(gone)
     gc.collect()
     assert gone() is None
