@@ -48,6 +48,10 @@ THINKING = ("--bot-delay", "0.05")
 """A dealer bot that thinks a little, so that a hand lasts longer than the pause between
 hands and most kills find one in play."""
 
+CAPPED = TableOptions(max_bet=20, max_raises=2)
+"""Bets and raises capped, so that no caller goes bust against the dealer bot (which
+may go all in) and closes its table while a test waits for more hands."""
+
 
 async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_deals_on(
     redis_url: str, servers: Servers
@@ -58,8 +62,7 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
     store = await RedisStore.from_url(redis_url)
     server = await servers.start(port, flags=THINKING)
     conns = [await Connection.open(url, name=f"P{n}") for n in range(TABLES)]
-    # Bets and raises capped, so that no caller goes bust against the dealer bot in the run.
-    options = TableOptions(turn_seconds=10, max_bet=20, max_raises=2)
+    options = CAPPED.model_copy(update={"turn_seconds": 10})
     table_ids = [
         (
             await c.request(cmd.CreateTable(options=options, buy_in=500), wire.TableCreated)
@@ -118,7 +121,7 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
     first = await Connection.open(
         f"ws://127.0.0.1:{dying_port}", name="Ann", on_token=tokens.append, reconnect=False
     )
-    created = await first.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+    created = await first.request(cmd.CreateTable(options=CAPPED, buy_in=500), wire.TableCreated)
     table_id = created.table.table_id
     playing = asyncio.create_task(play(Caller(), first, table_id))
 
@@ -167,7 +170,7 @@ async def test_every_client_dropped_at_once_comes_back_and_play_goes_on(
         seated.append((conn, joined.table_id))
     for n in range(2):
         solo = await Connection.open(server.url, name=f"S{n}")
-        table = await solo.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+        table = await solo.request(cmd.CreateTable(options=CAPPED, buy_in=500), wire.TableCreated)
         seated.append((solo, table.table.table_id))
     table_ids = [t for _, t in seated]
     players = [asyncio.create_task(play(Caller(), c, t)) for c, t in seated]
@@ -239,7 +242,7 @@ async def test_play_goes_on_after_redis_itself_restarts_and_no_hand_is_lost(
         server = QiuQiuServer(FAST.model_copy(update={"hand_pause": 0.02, "lease": 3}), store=store)
         await server.start()
         conn = await Connection.open(server.url, name="Ann")
-        created = await conn.request(cmd.CreateTable(buy_in=500), wire.TableCreated)
+        created = await conn.request(cmd.CreateTable(options=CAPPED, buy_in=500), wire.TableCreated)
         table_id = created.table.table_id
         player = asyncio.create_task(play(Caller(), conn, table_id))
 
