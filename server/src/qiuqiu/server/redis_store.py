@@ -53,6 +53,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.maint_notifications import MaintNotificationsConfig
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server import redis_scripts as scripts
@@ -152,10 +153,23 @@ class RedisStore:
             "socket_connect_timeout": timeout,
             # A burst of callers beyond the pool's connections waits for one, not fails.
             "timeout": timeout,
+            # Neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS on each new
+            # connection: older Redis (the 6.2 the scripts are written for among them)
+            # refuses both, and each refusal, like the package version looked up for the
+            # first, leaves reference cycles that only a full collection frees, for
+            # round trips the store has no use for.
+            "driver_info": None,
+            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         }
         pool = BlockingConnectionPool.from_url(url, **limits)
         leases = BlockingConnectionPool.from_url(url, max_connections=1, **limits)
-        channels = CountedRedis.from_url(url, decode_responses=True, socket_connect_timeout=timeout)
+        channels = CountedRedis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=timeout,
+            driver_info=None,
+            maint_notifications_config=limits["maint_notifications_config"],
+        )
         store = cls(
             CountedRedis.from_pool(pool),
             prefix,
