@@ -45,3 +45,30 @@ async def test_a_connection_that_ended_leaves_no_reference_cycle_behind(ending: 
         gc.garbage.clear()
         await server.stop()
     assert left == []
+
+
+@pytest.mark.parametrize("sent", [b"", b"GET / HTTP/1.1\r\nHost: qiuqiu\r\n"])
+async def test_a_connection_cut_before_its_handshake_leaves_no_reference_cycle_behind(
+    sent: bytes,
+) -> None:
+    """What a TCP health check does: connect, maybe start a request, hang up."""
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+    try:
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        for _ in range(3):
+            _, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(sent)
+            writer.close()
+            await writer.wait_closed()
+        assert server._server is not None
+        while server._server.handler_tasks:
+            await asyncio.sleep(0.01)
+        gc.collect()
+        left = [o for o in gc.garbage if type(o) in (ServerConnection, ServerProtocol)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        await server.stop()
+    assert left == []

@@ -197,6 +197,7 @@ class QiuQiuServer:
             compression=None,
             close_timeout=FLUSH_TIMEOUT,
             process_request=self._routes.respond,
+            create_connection=_Connection,
             # Browsers always send Origin; other clients (bots) need none, and could
             # send any, so the check protects players' browsers, not the server.
             origins=[*map(Origin, c.allowed_origins), None] if c.allowed_origins else None,
@@ -318,17 +319,27 @@ class QiuQiuServer:
             if self.relay is not None:
                 self.relay.sessions.pop(session.session_id, None)
             session.disconnected()
-            _forget_parser_traceback(connection)
 
 
-def _forget_parser_traceback(connection: ServerConnection) -> None:
-    """``websockets`` keeps the exception that ended a connection's parser (an EOFError
-    when it dropped) for the ``__cause__`` of its close; the exception's traceback holds
-    the parser's frame and so the protocol, a reference cycle of some twenty objects
-    that only the collector frees. The exception stays; its traceback goes."""
-    ended = connection.protocol.parser_exc
-    if ended is not None:
-        ended.__traceback__ = None
+class _Connection(ServerConnection):
+    """A connection that forgets, once its socket is gone, the tracebacks of what
+    ``websockets`` keeps about how it ended: the exception that stopped its parser
+    (an EOFError when it dropped, kept for the ``__cause__`` of its close) and the
+    one that failed its opening handshake (a TCP probe that connects and hangs up
+    makes one each time). Each traceback holds the parser's frame and so the
+    protocol, a reference cycle of some twenty objects that only the collector
+    frees, and never once frozen by ``--gc-freeze``. The exceptions stay."""
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        kept: tuple[BaseException | None, ...] = (
+            self.protocol.parser_exc,
+            self.protocol.handshake_exc,
+        )
+        for ended in kept:
+            while ended is not None:
+                ended.__traceback__ = None
+                ended = ended.__cause__ or ended.__context__
 
 
 def _peer(connection: ServerConnection) -> str:
