@@ -1,4 +1,5 @@
-"""--gc-freeze full and young: what survives a collection is frozen, and later garbage is not."""
+"""--gc-freeze: what auto comes to, and with full and young what survives a collection is
+frozen and later garbage is not."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ import gc
 import weakref
 from collections.abc import Iterator
 
-from qiuqiu.server.collector import FreezeAfter, FreezeChoice
+from qiuqiu.server.collector import Freeze, FreezeAfter, settings
+
+
+def test_auto_is_young_on_uvloop_and_start_elsewhere_each_with_the_threshold_it_suits() -> None:
+    assert settings("auto", None, "uvloop") == ("young", 200)
+    assert settings("auto", None, "asyncio") == ("start", 700)
+    assert settings("full", None, "uvloop") == ("full", 700)
+    assert settings("young", 50, "asyncio") == ("young", 50)
 
 
 class Node:
@@ -17,7 +25,7 @@ class Node:
 
 
 @contextlib.contextmanager
-def watching(choice: FreezeChoice) -> Iterator[FreezeAfter]:
+def watching(choice: Freeze) -> Iterator[FreezeAfter]:
     """The freezes ``choice`` asks for, started; stopped and the heap unfrozen after."""
     watch = FreezeAfter.chosen(choice)
     assert watch is not None

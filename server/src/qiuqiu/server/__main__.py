@@ -30,8 +30,11 @@ async def run(config: ServerConfig) -> None:
 async def serve(config: ServerConfig, store: Store) -> None:
     server = QiuQiuServer(config, store=store)
     await server.start()
-    collector.freeze_start_up_heap(config.gc_threshold)
-    freezing = collector.FreezeAfter.chosen(config.gc_freeze)
+    freeze, threshold = collector.settings(
+        config.gc_freeze, config.gc_threshold, loops.running_loop_name()
+    )
+    collector.freeze_start_up_heap(threshold)
+    freezing = collector.FreezeAfter.chosen(freeze)
     if freezing is not None:
         freezing.start()
     loop = asyncio.get_running_loop()

@@ -1,29 +1,38 @@
 """How the server keeps the cyclic garbage collector's pauses short.
 
-A full (generation 2) collection walks every object the collector tracks, and
-holds the event loop meanwhile: at a thousand tables that was a pause of 100 ms
-and more, and at ten thousand players over a second (BENCHMARKS.md). Two things
-shorten it:
+A collection walks every object of the generations it collects, and holds the
+event loop meanwhile: at a thousand tables a full (generation 2) collection
+took 100 ms and more, and at ten thousand players over a second
+(BENCHMARKS.md). So the server keeps the collector off what lives on:
 
 - what start-up made (modules, the engine's ranked hands, the dealer bot's
   tables) lives as long as the process: frozen once start-up is done
   (:func:`freeze_start_up_heap`), it is walked no more;
-- with ``--gc-freeze full``, what survives each full collection is frozen as
-  well (:class:`FreezeAfter`), so that the next one walks only what was
-  made since. Right after a full collection nothing the collector tracks is
-  garbage; what is frozen and later dies is still freed by its reference
-  count, and only a frozen object that ends up in a reference cycle is never
-  freed. The gateway leaves almost none (``tests/server/test_gateway.py``); the
-  300-table soak's memory check is the measure of the rest;
-- with ``--gc-freeze young``, what survives any collection is frozen, the
-  youngest generation's too: the collector only ever walks what was made since
-  its last pass, a few hundred objects, and never the older generations, which
-  stay empty. The cost is the same as ``full``'s, for more objects: one that
-  outlived a young collection and later dies in a reference cycle is never
-  freed.
+- with ``--gc-freeze young`` (what the default, ``auto``, is on uvloop), what
+  survives any collection is frozen too (:class:`FreezeAfter`): the collector
+  only ever walks what was made since its last pass, a few hundred objects
+  with the threshold of 200 it comes with, and never the older generations,
+  which stay empty;
+- with ``--gc-freeze full``, only what survives each full collection is
+  frozen, so the next full one walks only what was made since; with ``start``,
+  only start-up's heap.
 
-``--gc-threshold`` sets the youngest generation's threshold: a higher one makes
-fewer young collections, and so rarer full ones.
+A frozen object that dies is still freed by its reference count; one that dies
+in a reference cycle is never freed. So the server leaves no cycle behind what
+ends: a connection (``tests/server/test_gateway.py``), a connection to Redis
+(``tests/server/test_redis_store.py``), a table (``tests/server/test_lobby.py``).
+The 300-table soak, with its thousands of dropped connections and closed tables,
+is the measure of the rest (BENCHMARKS.md).
+
+On asyncio's own loop ``auto`` is ``start``: there a socket's transport keeps
+itself in a reference cycle once it has closed (CPython 3.11's selector
+transport, a handful of objects a connection), which ``young`` would keep for
+good, as a server on uvloop keeps nothing.
+
+``--gc-threshold`` sets the youngest generation's threshold: with ``young`` a
+lower one makes each collection shorter; with ``start`` or ``full`` a higher one
+makes fewer collections, and so rarer full ones. Unset, it is 200 with ``young``
+and Python's 700 otherwise.
 """
 
 from __future__ import annotations
@@ -32,10 +41,26 @@ import asyncio
 import gc
 from typing import Any, Literal
 
-FreezeChoice = Literal["start", "full", "young"]
+from qiuqiu.server.loops import LoopName
+
+FreezeChoice = Literal["auto", "start", "full", "young"]
+Freeze = Literal["start", "full", "young"]
+
+YOUNG_THRESHOLD = 200
+PYTHON_THRESHOLD = 700
 
 
-def freeze_start_up_heap(threshold: int = 700) -> None:
+def settings(choice: FreezeChoice, threshold: int | None, loop: LoopName) -> tuple[Freeze, int]:
+    """What ``--gc-freeze`` and ``--gc-threshold`` come to on ``loop`` (see the module
+    docstring)."""
+    on_loop: Freeze = "young" if loop == "uvloop" else "start"
+    freeze = on_loop if choice == "auto" else choice
+    if threshold is None:
+        threshold = YOUNG_THRESHOLD if freeze == "young" else PYTHON_THRESHOLD
+    return freeze, threshold
+
+
+def freeze_start_up_heap(threshold: int = PYTHON_THRESHOLD) -> None:
     """Collect, freeze what is left, and set the youngest generation's ``threshold``
     (the older two keep Python's)."""
     gc.collect()
@@ -54,8 +79,8 @@ class FreezeAfter:
         self.freezes = 0
 
     @classmethod
-    def chosen(cls, choice: FreezeChoice) -> FreezeAfter | None:
-        """What ``--gc-freeze`` asks for beyond start-up's freeze, if anything."""
+    def chosen(cls, choice: Freeze) -> FreezeAfter | None:
+        """What ``choice`` asks for beyond start-up's freeze, if anything."""
         return {"start": None, "full": cls(2), "young": cls(0)}[choice]
 
     def start(self) -> None:

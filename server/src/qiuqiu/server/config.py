@@ -81,19 +81,21 @@ class ServerConfig(BaseSettings):
         description="json: one JSON object a line, naming table and hand; "
         "text: plain lines for a terminal",
     )
-    gc_threshold: int = Field(
-        700,
+    gc_threshold: int | None = Field(
+        None,
         ge=1,
         description="allocations the garbage collector lets pass before it collects its "
-        "youngest generation (Python's own default is 700); a higher one makes fewer "
-        "collections, and rarer full ones",
+        "youngest generation; unset: 200 with young, else Python's own 700; with young a "
+        "lower one keeps each collection short, with start or full a higher one makes "
+        "fewer collections, and rarer full ones",
     )
     gc_freeze: collector.FreezeChoice = Field(
-        "start",
-        description="what the garbage collector stops walking: start freezes what start-up "
-        "made; full also freezes what survives each full collection, so the next is short; "
-        "young freezes what survives any collection, so that none walks more than what was "
-        "made since the last",
+        "auto",
+        description="what the garbage collector stops walking: young freezes what survives "
+        "any collection, so that none walks more than what was made since the last; full "
+        "freezes what survives each full collection, so the next is short; start only what "
+        "start-up made; auto is young on uvloop and start on asyncio's loop, whose closed "
+        "sockets keep themselves in reference cycles",
     )
     loop: loops.LoopChoice = Field(
         "auto",
