@@ -3,9 +3,9 @@
 The collector's full passes, which free a reference cycle, come seldom once the
 heap is large, and never for what ``--gc-freeze`` froze: whatever each connection
 left in a cycle would pile up between them, or for good. So these tests keep the
-collector off and count what is still alive; a check of ``gc.garbage`` would not
-do, since a cycle through a suspended generator is broken by closing the generator
-before the garbage list sees it.
+collector off and count what is still alive. ``gc.garbage`` would not do: the
+cycle a connection's suspended parser made never showed there, though the
+collector did free it.
 """
 
 from __future__ import annotations
