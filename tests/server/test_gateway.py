@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 
 import pytest
 from websockets.asyncio.client import connect
@@ -34,23 +35,39 @@ def alive() -> int:
     return sum(1 for o in gc.get_objects() if issubclass(type(o), KINDS))
 
 
+@dataclass
+class Left:
+    count: int = 0
+
+
 @contextmanager
-def collector_off() -> Iterator[None]:
+def counting_what_is_left() -> Iterator[Left]:
+    """The collector off; on the way out, how many more of the gateway's objects are
+    alive than on the way in."""
     gc.collect()
     gc.disable()
+    left, before = Left(), alive()
     try:
-        yield
+        yield left
     finally:
+        left.count = alive() - before
         gc.enable()
+
+
+@asynccontextmanager
+async def serving() -> AsyncIterator[QiuQiuServer]:
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
 
 
 @pytest.mark.parametrize("ending", ["closed", "dropped"])
 async def test_a_connection_that_ended_is_freed_without_the_collector(ending: str) -> None:
-    server = QiuQiuServer(ServerConfig(port=0))
-    await server.start()
-    try:
-        with collector_off():
-            before = alive()
+    async with serving() as server:
+        with counting_what_is_left() as left:
             for _ in range(3):
                 async with connect(server.url, compression=None) as ws:
                     hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": "Ann"}
@@ -61,10 +78,7 @@ async def test_a_connection_that_ended_is_freed_without_the_collector(ending: st
             while samples((await get(server, "/metrics"))[2])[("qiuqiu_connections", ())] > 0:
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.1)  # websockets' own handler ends after ours
-            left = alive() - before
-    finally:
-        await server.stop()
-    assert left == 0
+    assert left.count == 0
 
 
 @pytest.mark.parametrize("sent", [b"", b"GET / HTTP/1.1\r\nHost: qiuqiu\r\n"])
@@ -72,11 +86,8 @@ async def test_a_connection_cut_before_its_handshake_is_freed_without_the_collec
     sent: bytes,
 ) -> None:
     """What a TCP health check does: connect, maybe start a request, hang up."""
-    server = QiuQiuServer(ServerConfig(port=0))
-    await server.start()
-    try:
-        with collector_off():
-            before = alive()
+    async with serving() as server:
+        with counting_what_is_left() as left:
             for _ in range(3):
                 _, writer = await asyncio.open_connection("127.0.0.1", server.port)
                 writer.write(sent)
@@ -85,7 +96,4 @@ async def test_a_connection_cut_before_its_handshake_is_freed_without_the_collec
             assert server._server is not None
             while server._server.handler_tasks:
                 await asyncio.sleep(0.01)
-            left = alive() - before
-    finally:
-        await server.stop()
-    assert left == 0
+    assert left.count == 0
