@@ -10,6 +10,8 @@ anything but its own tiles and the legal actions the server sends.
 
 from __future__ import annotations
 
+from functools import cache
+
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Turn, main
 from qiuqiu.engine import ALL_TILES, Category, Hand, Tile, rank
 
@@ -19,6 +21,13 @@ STRONG = 8
 
 def strength(tiles: tuple[Tile, ...]) -> float:
     """How likely the hand is strong once it has four tiles, from 0 to 1."""
+    # The same tiles in any order give the same answer: worked out once for each set
+    # (in an arena match against the dealer that was about a seventh of the time).
+    return _strength(frozenset(tiles))
+
+
+@cache
+def _strength(tiles: frozenset[Tile]) -> float:
     if len(tiles) == 4:
         return 1.0 if is_strong(Hand(tiles)) else 0.0
     unseen = [t for t in ALL_TILES if t not in tiles]
