@@ -147,28 +147,27 @@ class RedisStore:
     async def from_url(cls, url: str, prefix: str = PREFIX, timeout: float = TIMEOUT) -> RedisStore:
         """Connect to ``url`` (``redis://host:port/db``) and open the house account
         at zero unless it is there already."""
+        # Neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS on each new connection:
+        # older Redis (the 6.2 the scripts are written for among them) refuses both, and
+        # each refusal, like the package version looked up for the first, leaves
+        # reference cycles that only a full collection frees, for round trips the store
+        # has no use for.
+        quiet: dict[str, Any] = {
+            "driver_info": None,
+            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+        }
         limits: dict[str, Any] = {
             "decode_responses": True,
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,
             # A burst of callers beyond the pool's connections waits for one, not fails.
             "timeout": timeout,
-            # Neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS on each new
-            # connection: older Redis (the 6.2 the scripts are written for among them)
-            # refuses both, and each refusal, like the package version looked up for the
-            # first, leaves reference cycles that only a full collection frees, for
-            # round trips the store has no use for.
-            "driver_info": None,
-            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+            **quiet,
         }
         pool = BlockingConnectionPool.from_url(url, **limits)
         leases = BlockingConnectionPool.from_url(url, max_connections=1, **limits)
         channels = CountedRedis.from_url(
-            url,
-            decode_responses=True,
-            socket_connect_timeout=timeout,
-            driver_info=None,
-            maint_notifications_config=limits["maint_notifications_config"],
+            url, decode_responses=True, socket_connect_timeout=timeout, **quiet
         )
         store = cls(
             CountedRedis.from_pool(pool),
