@@ -46,6 +46,20 @@ async def test_metrics_time_the_loops_lag_and_each_collection_by_generation() ->
     assert now[("qiuqiu_event_loop", (("loop", loops.running_loop_name()),))] == 1
 
 
+async def test_metrics_count_what_is_frozen_out_of_the_collectors_sight() -> None:
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+    try:
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        _, _, text = await get(server, "/metrics")
+    finally:
+        gc.unfreeze()
+        await server.stop()
+    # What was frozen and died by the scrape is gone from the count, as it should be.
+    assert 0.99 * frozen <= samples(text)[("qiuqiu_gc_frozen_objects", ())] <= frozen
+
+
 async def test_a_stopped_server_no_longer_watches_the_collector() -> None:
     watching = len(gc.callbacks)
     server = QiuQiuServer(ServerConfig(port=0))
