@@ -60,7 +60,7 @@ def settings(choice: FreezeChoice, threshold: int | None, loop: LoopName) -> tup
     return freeze, threshold
 
 
-def freeze_start_up_heap(threshold: int = PYTHON_THRESHOLD) -> None:
+def freeze_start_up_heap(threshold: int) -> None:
     """Collect, freeze what is left, and set the youngest generation's ``threshold``
     (the older two keep Python's)."""
     gc.collect()
