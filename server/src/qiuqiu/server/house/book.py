@@ -37,6 +37,8 @@ from qiuqiu.server.house.tree import Node, Stakes, Tree
 SUFFIX = ".qqs"
 FORMAT = 1
 HOLDING_COUNT = len(HOLDINGS)
+_REMEMBERED_RULES = 4096
+"""Tables' rules remembered before starting again: a server's tables come and go."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +173,7 @@ class Book:
         else:
             files = list(folder.glob(f"*{SUFFIX}"))
         self.solved = [load(path) for path in sorted(files)]
-        self._for_rules: dict[tuple[object, ...], Solved | None] = {}
+        self._for_rules: dict[int, tuple[TableRules, dict[int, Solved | None]]] = {}
         self._added: set[Path] = set()
 
     def add(self, folder: Path) -> list[Solved]:
@@ -194,18 +196,16 @@ class Book:
     def for_rules(self, rules: TableRules, behind: int) -> Solved | None:
         """The nearest solved game to a table's ``rules`` with ``behind`` chips behind
         the ante (the smaller stack's), remembered: a table asks each hand."""
-        # The rules that choose a strategy, as plain values: cheaper to hash than the rules.
-        key = (
-            rules.betting_rounds,
-            rules.tie_rule,
-            rules.ante,
-            rules.min_bet,
-            rules.max_bet,
-            rules.max_raises,
-            behind,
-        )
-        if key not in self._for_rules:
-            self._for_rules[key] = self.nearest(
+        # Keyed by the rules object, which a table keeps (and this holds, so its id is
+        # not reused): hashing its seven fields at every hand cost more than the rest.
+        known = self._for_rules.get(id(rules))
+        if known is None:
+            if len(self._for_rules) >= _REMEMBERED_RULES:
+                self._for_rules.clear()
+            known = self._for_rules[id(rules)] = (rules, {})
+        depths = known[1]
+        if behind not in depths:
+            depths[behind] = self.nearest(
                 betting_rounds=rules.betting_rounds,
                 tie_rule=rules.tie_rule,
                 ante=rules.ante,
@@ -214,7 +214,7 @@ class Book:
                 max_raises=rules.max_raises,
                 depth=behind / rules.ante,
             )
-        return self._for_rules[key]
+        return depths[behind]
 
     def nearest(
         self,

@@ -15,14 +15,14 @@ it plays the threshold policy of :mod:`qiuqiu.server.strategy`.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from qiuqiu.engine import ChipRange, LegalActions
 from qiuqiu.server.house import multiway
-from qiuqiu.server.house.book import Book, Solved
+from qiuqiu.server.house.book import Book
 from qiuqiu.server.house.holdings import HOLDING_SIZE
 from qiuqiu.server.house.record import Random, Situation
-from qiuqiu.server.house.translation import Located, locate, seats
+from qiuqiu.server.house.translation import Located, locate
 from qiuqiu.server.house.tree import AbstractAction
 from qiuqiu.server.strategy import Decision, win_chance
 from qiuqiu.server.strategy import decide as threshold_decide
@@ -39,20 +39,10 @@ def decide(situation: Situation, rng: Random, strategies: Book | None = None) ->
     """What the house does at ``situation`` (its turn in a betting round)."""
     if len(situation.stacks) > 2:
         return multiway.decide(situation, rng)
-    memo = situation.memo
-    if not memo.looked_up:
-        memo.seats = seats(situation)
-        memo.solved = _solved_for(situation, strategies or book()) if memo.seats else None
-        memo.looked_up = True
-    solved, hand = memo.solved, memo.seats
-    if (
-        solved is not None
-        and hand is not None
-        and len(situation.tiles) == HOLDING_SIZE + situation.round - 1
-    ):
-        located = locate(solved.tree, hand, situation, rng)
+    if len(situation.tiles) == HOLDING_SIZE + situation.round - 1:
+        located = locate(situation, strategies or book(), rng)
         if located is not None:
-            return _play(solved, located, situation, rng)
+            return _play(located, situation, rng)
     return threshold(situation)
 
 
@@ -64,35 +54,27 @@ def threshold(situation: Situation) -> Decision:
     return threshold_decide(chance, pot=situation.pot, to_call=legal.call or 0, legal=legal)
 
 
-def _solved_for(situation: Situation, strategies: Book) -> Solved | None:
-    """The strategy for the hand's stakes (the same at every turn of the hand)."""
-    rules = situation.rules
-    if len(situation.stacks) != 2 or not rules.ante:
-        return None
-    behind = min(situation.stacks.values()) - rules.ante
-    return strategies.for_rules(rules, behind)
-
-
-def _play(solved: Solved, located: Located, situation: Situation, rng: Random) -> Decision:
-    node = located.node
-    states = situation.memo.states
-    state = states.get(node.round)
-    if state is None:
-        state = states[node.round] = solved.state(situation.tiles)
-    weights = solved.row(node, state)
-    # One uniform draw against the cumulative weights (which sum to 255): what
-    # random.choices does, without building its lists on every turn.
-    point = rng.random() * sum(weights)
-    index, last = 0, len(weights) - 1
+def _play(located: Located, situation: Situation, rng: Random) -> Decision:
+    solved, node = located.solved, located.node
+    width = len(node.actions)
+    start = solved.offsets[node.index] + solved.state(situation.tiles) * width
+    weights = solved.weights
+    # One uniform draw against the row's cumulative weights, which sum to 255 (the
+    # file format's promise): what random.choices does, without its lists.
+    point = rng.random() * 255
+    index, last = start, start + width - 1
     while index < last:
         point -= weights[index]
         if point < 0:
             break
         index += 1
-    return _real(node.actions[index], located, situation.legal, situation.pot)
+    return _real(node.actions[index - start], located, situation.legal, situation.pot)
 
 
 _CHECK, _CALL, _FOLD = Decision("check"), Decision("call"), Decision("fold")
+# A frozen Decision costs more to make than the rest of the house's turn to look up;
+# the same few amounts come back hand after hand.
+_sized = lru_cache(maxsize=4096)(Decision)
 
 
 def _real(action: AbstractAction, located: Located, legal: LegalActions, pot: int) -> Decision:
@@ -109,7 +91,7 @@ def _real(action: AbstractAction, located: Located, legal: LegalActions, pot: in
         if legal.bet is None:
             return _CHECK
         amount = left if action.all_in else round((action.fraction or 0) * pot)
-        return Decision("bet", _clamp(min(amount, left), legal.bet))
+        return _sized("bet", _clamp(min(amount, left), legal.bet))
     if legal.raise_to is None:
         return _CALL
     bets = located.bets
@@ -119,7 +101,7 @@ def _real(action: AbstractAction, located: Located, legal: LegalActions, pot: in
     else:
         current = max(bets)
         to = current + round((action.fraction or 0) * (pot + current - bets[me]))
-    return Decision("raise", _clamp(min(to, most), legal.raise_to))
+    return _sized("raise", _clamp(min(to, most), legal.raise_to))
 
 
 def _clamp(amount: int, allowed: ChipRange) -> int:

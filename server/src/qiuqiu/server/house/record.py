@@ -12,16 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from qiuqiu import engine
 from qiuqiu.engine import TableRules, Tile
 from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.house.book import Solved
-
-if TYPE_CHECKING:
-    from qiuqiu.server.house.translation import Seats
 
 MoveKind = Literal["check", "bet", "call", "raise", "fold"]
 
@@ -54,13 +50,6 @@ class Memo:
     """Random numbers drawn to translate this hand's moves (see
     :mod:`qiuqiu.server.house.translation`), kept so that a move is translated the
     same way at each later turn of the hand."""
-    looked_up: bool = False
-    solved: Solved | None = None
-    """The strategy for the hand's stakes, once ``looked_up``: they hold all hand."""
-    seats: Seats | None = None
-    """The hand's two seats as the strategy's tree numbers them."""
-    states: dict[int, int] = field(default_factory=dict)
-    """The seat's row in ``solved``, by betting round."""
 
 
 @dataclass(frozen=True, slots=True)

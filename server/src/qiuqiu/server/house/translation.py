@@ -21,30 +21,19 @@ import itertools
 import math
 from dataclasses import dataclass
 
+from qiuqiu.server.house.book import Book, Solved
 from qiuqiu.server.house.record import Move, Random, Situation
-from qiuqiu.server.house.tree import Node, Tree
+from qiuqiu.server.house.tree import Node
 
 
-# Seats and Located are not frozen: a frozen dataclass costs four times as much to
-# make, and the house makes one of each a hand, in the turn it decides.
-@dataclass(slots=True)
-class Seats:
-    """A heads-up hand's two seats as the tree numbers them: abstract seat 0 acts
-    first (the seat that is not the button), 1 second. The same all hand."""
-
-    real: tuple[int, int]
-    """The real seat of each abstract seat."""
-    stacks: tuple[int, int]
-    """Each seat's chips when the hand started."""
-    antes: tuple[int, int]
-    effective: int
-    """The smaller stack: all either seat can lose."""
-
-
+# Not frozen: a frozen dataclass costs four times as much to make, and the house
+# makes one at every turn it decides.
 @dataclass(slots=True)
 class Located:
-    """The abstract node the house is at, and the real hand's chips there."""
+    """The strategy for the hand's stakes, the abstract node the house is at in it,
+    and the real hand's chips there."""
 
+    solved: Solved
     node: Node
     bets: tuple[int, int]
     """Each abstract seat's chips in the round of the turn."""
@@ -57,45 +46,49 @@ def pseudo_harmonic(x: float, low: float, high: float) -> float:
     return (high - x) * (1 + low) / ((high - low) * (1 + x))
 
 
-def seats(situation: Situation) -> Seats | None:
-    """The hand's seats, or ``None`` unless it is heads-up and seen from its start."""
-    stacks = situation.stacks
-    if len(stacks) != 2 or not situation.complete:
-        return None
-    low, high = stacks
-    if low > high:
-        low, high = high, low
-    first, second = (high, low) if low == situation.button else (low, high)
-    antes = situation.antes
-    a, b = stacks[first], stacks[second]
-    return Seats(
-        (first, second), (a, b), (antes.get(first, 0), antes.get(second, 0)), a if a < b else b
-    )
+def locate(situation: Situation, strategies: Book, rng: Random) -> Located | None:
+    """Where the house is in the nearest solved game, or ``None`` where there is none
+    (not heads-up, not seen from its start, no ante or no strategy) or the betting
+    left the tree.
 
-
-def locate(tree: Tree, hand: Seats, situation: Situation, rng: Random) -> Located | None:
-    """The node the real hand is at, or ``None`` where the betting left the tree.
-
-    The random numbers that translate the hand's moves are kept in its
-    :class:`~qiuqiu.server.house.record.Memo`, drawn from ``rng`` the first time
-    a move needs one.
+    The tree numbers the seats by who acts first: abstract seat 0 is the seat that
+    is not the button. Both seats play the smaller stack, all either can lose. The
+    random numbers that translate the hand's moves are kept in its
+    :class:`~qiuqiu.server.house.record.Memo`, drawn from ``rng`` the first time a
+    move needs one.
     """
-    first = hand.real[0]
-    put = list(hand.antes)
-    pot = put[0] + put[1]
-    bets = [0, 0]
-    nodes = tree.nodes
+    stacks = situation.stacks
+    rules = situation.rules
+    if len(stacks) != 2 or not situation.complete or not rules.ante:
+        return None
+    (first, stack0), (second, stack1) = stacks.items()
+    if first > second:
+        first, stack0, second, stack1 = second, stack1, first, stack0
+    if first == situation.button:
+        first, stack0, second, stack1 = second, stack1, first, stack0
+    effective = stack0 if stack0 < stack1 else stack1
+    solved = strategies.for_rules(rules, effective - rules.ante)
+    if solved is None:
+        return None
+    antes = situation.antes
+    put0, put1 = antes.get(first, 0), antes.get(second, 0)
+    pot = put0 + put1
+    bet0 = bet1 = 0
+    nodes = solved.tree.nodes
     node = nodes[0]
+    # Ints, not lists or objects: this is most of what the house's turn costs.
     for i, move in enumerate(situation.moves):
         if node.kind == "deal" and move.round == node.round + 1:
             node = nodes[node.children[0]]
-            bets = [0, 0]
+            bet0 = bet1 = 0
         p = 0 if move.seat == first else 1
         if node.kind != "decision" or move.round != node.round or node.player != p:
             return None
         child = node.plain.get(move.kind)
+        added = move.added
         if child is None:
-            child = _translate(node, move, pot, bets, put[p] + move.added >= hand.effective)
+            bets = (bet0, bet1)
+            child = _translate(node, move, pot, bets, (put1 if p else put0) + added >= effective)
             if child is None:
                 if move.seat == situation.seat:
                     child = _nearest(node, move, pot, bets)
@@ -106,22 +99,25 @@ def locate(tree: Tree, hand: Seats, situation: Situation, rng: Random) -> Locate
                     child = _between(node, move, pot, bets, draws[i])
                 if child is None:
                     return None
-        pot += move.added
-        bets[p] += move.added
-        put[p] += move.added
+        pot += added
+        if p:
+            bet1 += added
+            put1 += added
+        else:
+            bet0 += added
+            put0 += added
         node = nodes[child]
     if node.kind == "deal" and situation.round == node.round + 1:
         node = nodes[node.children[0]]
-        bets = [0, 0]
+        bet0 = bet1 = 0
     if node.kind != "decision" or node.round != situation.round:
         return None
     if node.player != (0 if situation.seat == first else 1):
         return None
-    stacks = hand.stacks
-    return Located(node, (bets[0], bets[1]), (stacks[0] - put[0], stacks[1] - put[1]))
+    return Located(solved, node, (bet0, bet1), (stack0 - put0, stack1 - put1))
 
 
-def _size(move: Move, pot: int, bets: list[int]) -> float:
+def _size(move: Move, pot: int, bets: tuple[int, int]) -> float:
     if move.kind == "bet":
         return move.added / pot
     current = max(bets)
@@ -129,7 +125,7 @@ def _size(move: Move, pot: int, bets: list[int]) -> float:
     return (move.to - current) / (pot + current - before)
 
 
-def _translate(node: Node, move: Move, pot: int, bets: list[int], all_in: bool) -> int | None:
+def _translate(node: Node, move: Move, pot: int, bets: tuple[int, int], all_in: bool) -> int | None:
     """The child a sized move leads to where no draw is needed: an all-in, or a size
     beyond the tree's smallest or largest; ``None`` where the size is between two
     (or the move is not in the tree: :func:`_between` tells)."""
@@ -147,7 +143,7 @@ def _translate(node: Node, move: Move, pot: int, bets: list[int], all_in: bool) 
     return None
 
 
-def _nearest(node: Node, move: Move, pot: int, bets: list[int]) -> int | None:
+def _nearest(node: Node, move: Move, pot: int, bets: tuple[int, int]) -> int | None:
     """The house's own sized move: it was made from an abstract action, so the
     nearest is it."""
     if move.kind != node.sized:
@@ -157,7 +153,7 @@ def _nearest(node: Node, move: Move, pot: int, bets: list[int]) -> int | None:
     return node.children[nearest[1]]
 
 
-def _between(node: Node, move: Move, pot: int, bets: list[int], draw: float) -> int | None:
+def _between(node: Node, move: Move, pot: int, bets: tuple[int, int], draw: float) -> int | None:
     """An opponent's size between two of the tree's, translated by the mapping."""
     if move.kind != node.sized:
         return None
