@@ -97,6 +97,52 @@ def _fields(seen: f.HandSeen) -> dict[str, Any]:
     return {name: getattr(seen, name) for name in f.HandSeen.__dataclass_fields__}
 
 
+class Crafted(f.Stream):
+    """A stream of chosen bytes, to make the shuffle refuse draws where it will."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(b"")
+        self.data, self.at = data, 0
+
+    def take(self, n: int) -> bytes:
+        self.at += n
+        return self.data[self.at - n : self.at]
+
+
+def shuffled_as_written(source: f.Stream) -> list[str]:
+    """The shuffle as PROTOCOL.md words it, one draw at a time."""
+    tiles = [str(t) for t in ALL_TILES]
+    for i in range(len(tiles) - 1, 0, -1):
+        n = i + 1
+        while (u := int.from_bytes(source.take(4), "big")) >= 2**32 - 2**32 % n:
+            pass
+        j = u % n
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tiles
+
+
+@given(
+    draws=st.lists(
+        st.one_of(st.integers(0, 2**32 - 1), st.just(2**32 - 1)), min_size=27 * 3, max_size=27 * 3
+    )
+)
+def test_the_shuffle_reads_on_after_a_refused_draw_as_the_protocol_says(draws: list[int]) -> None:
+    # 2**32 - 1 is refused by every step but those of 2, 4, 8 and 16 positions.
+    data = b"".join(d.to_bytes(4, "big") for d in draws)
+    assert f.shuffled(Crafted(data)) == shuffled_as_written(Crafted(data))
+
+
+def test_stream_blocks_are_hmac_sha256_of_the_counter() -> None:
+    key = bytes(range(32))
+    blocks = b"".join(
+        hmac.new(key, counter.to_bytes(8, "big"), hashlib.sha256).digest() for counter in range(5)
+    )
+    stream = f.Stream(key)
+    assert stream.take(7) + stream.take(100) + stream.take(53) == blocks[:160]
+    long_key = bytes(range(100))  # longer than SHA-256's block: hashed first, as HMAC does
+    assert f.Stream(long_key).take(32) == hmac.new(long_key, bytes(8), hashlib.sha256).digest()
+
+
 def test_every_seating_gets_its_own_positions_however_often_it_is_asked() -> None:
     seatings = [
         (seats, button)

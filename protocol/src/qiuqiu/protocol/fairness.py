@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -51,6 +52,8 @@ _HEX32 = re.compile(r"^[0-9a-f]{64}$")
 _LEAVES = re.compile(rf"(?:[0-9a-f]{{64}}\n){{{DECK_SIZE}}}")
 """A deck's leaves, each followed by a newline: one match instead of one a leaf."""
 _CANONICAL = tuple(str(tile) for tile in ALL_TILES)
+_POSITION = tuple(bytes((p,)) for p in range(DECK_SIZE))
+_TILE_ASCII = {tile: tile.encode("ascii") for tile in _CANONICAL}
 
 
 class DealTampered(ProtocolError):
@@ -108,22 +111,43 @@ class Stream:
     """The bytes ``HMAC-SHA256(key, 0) || HMAC-SHA256(key, 1) || ...``, counters as
     8 bytes big-endian: the one source of every salt and every shuffle draw."""
 
-    __slots__ = ("_buffer", "_counter", "_keyed", "_taken")
+    __slots__ = ("_buffer", "_counter", "_inner", "_outer", "_taken")
 
     def __init__(self, key: bytes) -> None:
-        # Keyed once and copied for each block: the key's padding is not hashed again.
-        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
+        # HMAC (RFC 2104) from its two padded hashes, each started once: a block is
+        # then two copies and two digests, without the hmac module's object around them.
+        if len(key) > _HMAC_BLOCK:
+            key = hashlib.sha256(key).digest()
+        padded = key.ljust(_HMAC_BLOCK, b"\x00")
+        self._inner = hashlib.sha256(padded.translate(_IPAD))
+        self._outer = hashlib.sha256(padded.translate(_OPAD))
         self._counter, self._buffer, self._taken = 0, b"", 0
 
     def take(self, n: int) -> bytes:
         start, end = self._taken, self._taken + n
-        while len(self._buffer) < end:
-            block = self._keyed.copy()
-            block.update(self._counter.to_bytes(8, "big"))
-            self._buffer += block.digest()
-            self._counter += 1
+        if len(self._buffer) < end:
+            blocks = [self._buffer]
+            have = len(self._buffer)
+            while have < end:
+                inner = self._inner.copy()
+                inner.update(self._counter.to_bytes(8, "big"))
+                outer = self._outer.copy()
+                outer.update(inner.digest())
+                blocks.append(outer.digest())
+                self._counter += 1
+                have += _BLOCK
+            self._buffer = b"".join(blocks)
         self._taken = end
         return self._buffer[start:end]
+
+
+_BLOCK = hashlib.sha256().digest_size
+_HMAC_BLOCK = hashlib.sha256().block_size
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+_DRAWS = struct.Struct(f">{DECK_SIZE - 1}I")
+_LIMITS = tuple((i, 2**32 - 2**32 % (i + 1)) for i in range(DECK_SIZE - 1, 0, -1))
+"""Each step of the shuffle: the position it fills and the first draw it refuses."""
 
 
 def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDeck:
@@ -135,15 +159,24 @@ def derive_deck(hand_seed_hex: str, client_seeds: Mapping[int, str]) -> SealedDe
     source = Stream(deal_key(hand_seed_hex, client_seeds))
     salted = source.take(SALT_BYTES * DECK_SIZE)
     salts = [salted[p * SALT_BYTES : (p + 1) * SALT_BYTES] for p in range(DECK_SIZE)]
+    return seal_salted(shuffled(source), salts)
+
+
+def shuffled(source: Stream) -> list[str]:
+    """The canonical tiles shuffled by draws from ``source`` (see :func:`derive_deck`)."""
+    # One read for the 27 draws a shuffle takes unless one is refused, which is rarer
+    # than one in 2**27 a draw; a refused draw's step reads on from the stream.
+    draws = _DRAWS.unpack(source.take(_DRAWS.size))
     tiles = list(_CANONICAL)
-    for i in range(DECK_SIZE - 1, 0, -1):
-        n = i + 1
-        limit = 2**32 - 2**32 % n
-        while (u := int.from_bytes(source.take(4), "big")) >= limit:
-            pass
-        j = u % n
+    taken = 0
+    for i, limit in _LIMITS:
+        u = limit
+        while u >= limit:
+            u = draws[taken] if taken < len(draws) else int.from_bytes(source.take(4), "big")
+            taken += 1
+        j = u % (i + 1)
         tiles[i], tiles[j] = tiles[j], tiles[i]
-    return seal_salted(tiles, salts)
+    return tiles
 
 
 def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
@@ -153,9 +186,12 @@ def seal(tiles: Sequence[str], salts: Sequence[str]) -> SealedDeck:
 
 def seal_salted(tiles: Sequence[str], salts: Sequence[bytes]) -> SealedDeck:
     """:func:`seal` from the salts' bytes, as a deal draws them."""
+    sha256 = hashlib.sha256
+    # Each leaf as leaf() makes it, its position's byte and its tile's text looked up:
+    # the server seals a deck every hand, and they were a third of the cost.
     digests = [
-        _leaf_digest(p, salt, tile)
-        for p, salt, tile in zip(range(len(tiles)), salts, tiles, strict=True)
+        sha256(_POSITION[p] + salt + _TILE_ASCII[tile]).digest()
+        for p, (salt, tile) in enumerate(zip(salts, tiles, strict=True))
     ]
     return SealedDeck(
         tuple(tiles),
