@@ -110,7 +110,14 @@ async def test_the_dealer_bot_answers_random_sizes_legally_at_a_real_table(
 
 
 def test_the_bot_skips_reading_what_it_learns_nothing_from() -> None:
-    table = cast(Table, SimpleNamespace(rng=random.Random(1), spawn=lambda work: work.close()))
+    table = cast(
+        Table,
+        SimpleNamespace(
+            rng=random.Random(1),
+            timings=SimpleNamespace(bot_delay=0),
+            later=lambda delay, work: None,
+        ),
+    )
     bot = DealerBot(table, 1)
     legal = LegalActions(check=True)
     turn = wire.TurnStarted(

@@ -16,8 +16,8 @@ one took a tenth of what the bot's turn cost the server.
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from functools import partial
 from typing import Any
 
 from qiuqiu import engine
@@ -62,9 +62,9 @@ class DealerBot:
         match message:
             case wire.TurnStarted(seat=seat, legal=legal) if seat == self.seat and legal:
                 self._turn = message
-                self.table.spawn(self._bet(message, legal))
+                self.table.later(self.table.timings.bot_delay, partial(self._bet, message, legal))
             case wire.CuttingStarted(seats=seats) if self.seat in seats:
-                self.table.spawn(self._cut(message.hand_id))
+                self.table.later(self.table.timings.bot_delay, partial(self._cut, message.hand_id))
             case wire.HandEvent():
                 self._turn = None
 
@@ -77,8 +77,7 @@ class DealerBot:
         mine = next(s for s in self.table.snapshot(self).table.seats if s.seat == self.seat)
         return tuple(Tile.parse(t) for t in mine.tiles or ())
 
-    async def _bet(self, turn: wire.TurnStarted, legal: LegalActions) -> None:
-        await asyncio.sleep(self.table.timings.bot_delay)
+    def _bet(self, turn: wire.TurnStarted, legal: LegalActions) -> None:
         if self._turn is not turn:
             return  # the timer played the turn while the bot was thinking
         try:
@@ -87,19 +86,18 @@ class DealerBot:
             return  # the table closed while the bot was thinking
         situation = self._record.situation(turn, self.table.options, tiles)
         decision = decide(situation, self._rng)
-        await self._act(_message(turn.table_id, turn.hand_id, decision))
+        self._act(_message(turn.table_id, turn.hand_id, decision))
 
-    async def _cut(self, hand_id: int) -> None:
-        await asyncio.sleep(self.table.timings.bot_delay)
+    def _cut(self, hand_id: int) -> None:
         try:
             tiles = self._mine(hand_id)
         except Refused:
             return
-        await self._act(_best_cut(self.table.table_id, hand_id, tiles))
+        self._act(_best_cut(self.table.table_id, hand_id, tiles))
 
-    async def _act(self, action: cmd.TableAction) -> None:
+    def _act(self, action: cmd.TableAction) -> None:
         try:
-            await self.table.act(HOUSE, action)
+            self.table.act(HOUSE, action)
         except Refused as refused:
             # The turn timer can get there first; the bot is then simply too late.
             log.debug(

@@ -4,7 +4,8 @@ It feeds the core one input at a time and carries out what the core asks
 (docs/ARCHITECTURE.md, "The table"):
 
 - it delivers the core's messages, in order, to viewers that never block;
-- it arms and disarms the core's timers with ``loop.call_later``;
+- it arms and disarms the core's timers with ``loop.call_later``, and so runs
+  the dealer bot's answers (:meth:`Table.later`), all cancelled when it stops;
 - it makes the core's writes, one at a time, in a writer task of its own, so
   no request ever waits on the store inside the table. A write that meets
   :class:`StoreUnavailable` is retried, the same commit, with capped
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -72,6 +74,8 @@ class Table:
         self._on_hand_ended, self._on_error = on_hand_ended, on_error
         self._handles: dict[Timer, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._later: dict[int, asyncio.TimerHandle] = {}
+        self._numbers = itertools.count()
         self._writer: asyncio.Task[None] | None = None
         self._opened: asyncio.Future[None] | None = None
         self._closed = asyncio.Event()
@@ -175,8 +179,9 @@ class Table:
             case _:
                 self._input(lambda: core.act(account_id, message))
 
-    async def act(self, account_id: str, action: cmd.TableAction) -> None:
-        """Play ``action`` (the dealer bot's way in: it awaits, like a client would)."""
+    def act(self, account_id: str, action: cmd.TableAction) -> None:
+        """Play ``action`` (the dealer bot's way in); raises :class:`Refused` when
+        nothing changed."""
         self._input(lambda: self.core.act(account_id, action))
 
     def snapshot(self, viewer: Viewer) -> wire.TableSnapshot:
@@ -214,14 +219,21 @@ class Table:
         for handle in self._handles.values():
             handle.cancel()
         self._handles.clear()
-        for task in list(self._tasks):
-            task.cancel()
+        self._cancel_background()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` in the background until the table closes."""
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
+
+    def later(self, delay: float, work: Callable[[], None]) -> None:
+        """Run ``work`` in ``delay`` seconds unless the table closes first: a timer, where
+        a task would cost more than the dealer bot's whole turn."""
+        number = next(self._numbers)
+        self._later[number] = asyncio.get_running_loop().call_later(
+            delay, self._run_later, number, work
+        )
 
     # -- inside ------------------------------------------------------------------------
 
@@ -346,13 +358,26 @@ class Table:
         for handle in self._handles.values():
             handle.cancel()
         self._handles.clear()
-        for task in list(self._tasks):
-            task.cancel()
+        self._cancel_background()
         if self._opened is not None and not self._opened.done():
             self._opened.set_exception(LeaseLost(self.table_id))
         self.log.info("closed: %s", self.core.closing_reason or MOVED)
         if self._on_closed is not None:
             self._on_closed(self)
+
+    def _cancel_background(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for handle in self._later.values():
+            handle.cancel()
+        self._later.clear()
+
+    def _run_later(self, number: int, work: Callable[[], None]) -> None:
+        del self._later[number]
+        try:
+            work()
+        except Exception:
+            self.log.exception("background work failed")
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
