@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from qiuqiu import engine
 from qiuqiu.engine import TableRules, Tile
-from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
+from qiuqiu.protocol import LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
 
 MoveKind = Literal["check", "bet", "call", "raise", "fold"]
@@ -192,14 +192,13 @@ class HandRecord:
 
 
 def engine_legal(legal: LegalActions) -> engine.LegalActions:
-    def chips(r: ChipRange | None) -> engine.ChipRange | None:
-        return None if r is None else engine.ChipRange(r.min, r.max)
-
+    bet, raise_to = legal.bet, legal.raise_to
+    # Positional, and no helper: the dealer bot makes one at every turn.
     return engine.LegalActions(
-        check=legal.check,
-        fold=legal.fold,
-        call=legal.call,
-        bet=chips(legal.bet),
-        raise_to=chips(legal.raise_to),
-        declare_cut=legal.declare_cut,
+        legal.check,
+        legal.fold,
+        legal.call,
+        None if bet is None else engine.ChipRange(bet.min, bet.max),
+        None if raise_to is None else engine.ChipRange(raise_to.min, raise_to.max),
+        legal.declare_cut,
     )
