@@ -56,19 +56,17 @@ def threshold(situation: Situation) -> Decision:
 
 def _play(located: Located, situation: Situation, rng: Random) -> Decision:
     solved, node = located.solved, located.node
-    width = len(node.actions)
-    start = solved.offsets[node.index] + solved.state(situation.tiles) * width
-    weights = solved.weights
+    weights = solved.row(node, solved.state(situation.tiles))
     # One uniform draw against the row's cumulative weights, which sum to 255 (the
     # file format's promise): what random.choices does, without its lists.
     point = rng.random() * 255
-    index, last = start, start + width - 1
+    index, last = 0, len(weights) - 1
     while index < last:
         point -= weights[index]
         if point < 0:
             break
         index += 1
-    return _real(node.actions[index - start], located, situation.legal, situation.pot)
+    return _real(node.actions[index], located, situation.legal, situation.pot)
 
 
 _CHECK, _CALL, _FOLD = Decision("check"), Decision("call"), Decision("fold")
