@@ -9,10 +9,10 @@ carries only its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from qiuqiu import engine
 from qiuqiu.engine import TableRules, Tile
@@ -83,23 +83,6 @@ class Situation:
         return {m.seat: m.to for m in self.moves if m.round == self.round}
 
 
-OBSERVED: frozenset[type[wire.Reply]] = frozenset(
-    {
-        wire.HandStarted,
-        wire.AnteTaken,
-        wire.TilesDealt,
-        wire.FourthTileDealt,
-        wire.BettingRoundStarted,
-        wire.Checked,
-        wire.Folded,
-        wire.BetPlaced,
-        wire.Called,
-        wire.Raised,
-    }
-)
-"""The messages a :class:`HandRecord` learns from: it may skip reading any other."""
-
-
 @dataclass
 class HandRecord:
     """One seat's record of the hand in play (see the module docstring)."""
@@ -122,36 +105,51 @@ class HandRecord:
     them again at every turn would check them again."""
 
     def observe(self, message: wire.Reply) -> None:
-        match message:
-            case wire.HandStarted(hand_id=hand_id, button=button, stacks=stacks):
-                self._reset(hand_id)
-                self.button, self.started = button, True
-                self.stacks = {s.seat: s.amount for s in stacks}
-            case wire.HandEvent(hand_id=hand_id) if hand_id != self.hand_id:
-                # A hand it did not see begin (it was seated, or its table adopted, mid-hand).
-                self._reset(hand_id)
-        if not isinstance(message, wire.HandEvent) or message.hand_id != self.hand_id:
+        # A look-up by the message's class, as the SDK's table state does: each case of
+        # a match over pydantic models is an isinstance check through ABCMeta.
+        if type(message) is wire.HandStarted:
+            self._reset(message.hand_id)
+            self.button, self.started = message.button, True
+            self.stacks = {s.seat: s.amount for s in message.stacks}
             return
-        match message:
-            case wire.AnteTaken(seat=seat, amount=amount):
-                self.antes[seat] = amount
-            case wire.TilesDealt(seat=seat, tiles=tiles) if seat == self.seat and tiles:
-                self.tiles = [Tile.parse(t) for t in tiles]
-            case wire.FourthTileDealt(seat=seat, tile=tile) if seat == self.seat and tile:
-                self.tiles.append(Tile.parse(tile))
-            case wire.BettingRoundStarted(round=number):
-                self.round, self.bets = number, {}
-            case wire.Checked(seat=seat):
-                self.moves.append(Move(seat, "check", self.round, to=self.bets.get(seat, 0)))
-            case wire.Folded(seat=seat):
-                self.folded.add(seat)
-                self.moves.append(Move(seat, "fold", self.round, to=self.bets.get(seat, 0)))
-            case wire.BetPlaced(seat=seat, amount=amount, all_in=all_in):
-                self._put(seat, "bet", amount, all_in)
-            case wire.Called(seat=seat, amount=amount, all_in=all_in):
-                self._put(seat, "call", amount, all_in)
-            case wire.Raised(seat=seat, amount=amount, all_in=all_in):
-                self._put(seat, "raise", amount, all_in)
+        if not isinstance(message, wire.HandEvent):
+            return
+        if message.hand_id != self.hand_id:
+            # A hand it did not see begin (it was seated, or its table adopted, mid-hand).
+            self._reset(message.hand_id)
+        learn = _LEARN.get(type(message))
+        if learn is not None:
+            learn(self, message)
+
+    def _ante_taken(self, m: wire.AnteTaken) -> None:
+        self.antes[m.seat] = m.amount
+
+    def _tiles_dealt(self, m: wire.TilesDealt) -> None:
+        if m.seat == self.seat and m.tiles:
+            self.tiles = [Tile.parse(t) for t in m.tiles]
+
+    def _fourth_tile_dealt(self, m: wire.FourthTileDealt) -> None:
+        if m.seat == self.seat and m.tile:
+            self.tiles.append(Tile.parse(m.tile))
+
+    def _betting_round_started(self, m: wire.BettingRoundStarted) -> None:
+        self.round, self.bets = m.round, {}
+
+    def _checked(self, m: wire.Checked) -> None:
+        self.moves.append(Move(m.seat, "check", self.round, to=self.bets.get(m.seat, 0)))
+
+    def _folded(self, m: wire.Folded) -> None:
+        self.folded.add(m.seat)
+        self.moves.append(Move(m.seat, "fold", self.round, to=self.bets.get(m.seat, 0)))
+
+    def _bet_placed(self, m: wire.BetPlaced) -> None:
+        self._put(m.seat, "bet", m.amount, m.all_in)
+
+    def _called(self, m: wire.Called) -> None:
+        self._put(m.seat, "call", m.amount, m.all_in)
+
+    def _raised(self, m: wire.Raised) -> None:
+        self._put(m.seat, "raise", m.amount, m.all_in)
 
     def _reset(self, hand_id: int) -> None:
         self.hand_id, self.button, self.started, self.round = hand_id, -1, False, 0
@@ -189,6 +187,22 @@ class HandRecord:
         if self._rules is None or self._rules[0] is not options:
             self._rules = (options, options.rules())
         return self._rules[1]
+
+
+_LEARN: dict[type[wire.HandEvent], Callable[[HandRecord, Any], None]] = {
+    wire.AnteTaken: HandRecord._ante_taken,
+    wire.TilesDealt: HandRecord._tiles_dealt,
+    wire.FourthTileDealt: HandRecord._fourth_tile_dealt,
+    wire.BettingRoundStarted: HandRecord._betting_round_started,
+    wire.Checked: HandRecord._checked,
+    wire.Folded: HandRecord._folded,
+    wire.BetPlaced: HandRecord._bet_placed,
+    wire.Called: HandRecord._called,
+    wire.Raised: HandRecord._raised,
+}
+"""What each kind of the hand's events teaches the record; ``hand_started`` starts one."""
+OBSERVED: frozenset[type[wire.Reply]] = frozenset({wire.HandStarted, *_LEARN})
+"""The messages a :class:`HandRecord` learns from: it may skip reading any other."""
 
 
 def engine_legal(legal: LegalActions) -> engine.LegalActions:
