@@ -733,8 +733,10 @@ async def test_a_dealer_bot_topped_up_to_the_largest_buy_in_plays_hands_to_their
     # A table whose stacks together could overflow an amount is refused...
     refused = await client.reply("create_table", options={"max_buy_in": MAX_CHIPS}, buy_in=500)
     assert refused["code"] == "invalid_message"
-    # ...and the largest buy-in that fits plays, the bot winning or losing.
-    options = {"max_buy_in": MAX_CHIPS // 2}
+    # ...and the largest buy-in that fits plays, the bot winning or losing. Bets are
+    # capped, so Ann loses at most 30 a hand: at no limit the bot takes her 500 in
+    # one called shove about one hand in 800, and a busted Ann ends the hands early.
+    options = {"max_buy_in": MAX_CHIPS // 2, "max_bet": 10, "max_raises": 1}
     created = await client.reply("create_table", options=options, buy_in=500)
     table_id = created["table"]["table_id"]
     answered: set[int] = set()
