@@ -216,9 +216,6 @@ class Table:
         """Stop writing, timing and every background task: the process is stopping."""
         if self._writer is not None:
             self._writer.cancel()
-        for handle in self._handles.values():
-            handle.cancel()
-        self._handles.clear()
         self._cancel_background()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
@@ -355,9 +352,6 @@ class Table:
         self._closed.set()
         self._bot = None  # the bot holds the table: a closed one must go with its last reference
         self.health.ignore(self._store_changed)
-        for handle in self._handles.values():
-            handle.cancel()
-        self._handles.clear()
         self._cancel_background()
         if self._opened is not None and not self._opened.done():
             self._opened.set_exception(LeaseLost(self.table_id))
@@ -366,6 +360,10 @@ class Table:
             self._on_closed(self)
 
     def _cancel_background(self) -> None:
+        """Disarm every timer and cancel every background task and later work."""
+        for handle in self._handles.values():
+            handle.cancel()
+        self._handles.clear()
         for task in list(self._tasks):
             task.cancel()
         for handle in self._later.values():
