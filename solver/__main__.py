@@ -5,12 +5,16 @@
     uv run --group solver python -m solver --rounds 2 --only 49   # and one game
     uv run --group solver python -m solver --out my-strategies \\
         --ante 5 --min-bet 10 --max-bet 200 --behind 40 --tie-rule split   # a table's own
+    uv run --group solver python -m solver --out trial --rounds 2 \\
+        --model calling_station=0.008 --iterations 400       # another restricted response
 
 The shipped strategies go into the server package and their convergence into
 ``docs/dealer-bot/``. With ``--out``, one strategy is solved for the table
 described by the other flags (its stack: ``--behind`` antes behind the ante)
 and written, with its convergence, into that folder; a server started with
-``--strategies`` on that folder plays it at such tables.
+``--strategies`` on that folder plays it at such tables. The two-round strategies
+are restricted Nash responses to opponent models (:data:`RESTRICTED`);
+``--equilibrium`` solves without them, ``--model`` with others.
 
 Deterministic: CFR+ samples nothing, so the same iterations give the same files
 (no seed is needed). The convergence is the exploitability after each block of
@@ -33,9 +37,10 @@ from qiuqiu.server.house.book import SUFFIX, stakes_header, write
 from qiuqiu.server.house.holdings import HOLDINGS
 from qiuqiu.server.house.tree import Stakes, Tree
 from solver.buckets import two_rounds
-from solver.cfr import Game, Showdowns, Solver, card_incidence
+from solver.cfr import Game, Showdowns, Solver, card_incidence, check_chances
 from solver.equity import equity_matrix
 from solver.export import quantised, strategy_bytes
+from solver.models import Model, calling_station, example_bot, straightforward
 
 ROOT = Path(__file__).resolve().parent.parent
 STRATEGIES = ROOT / "server/src/qiuqiu/server/house/strategies"
@@ -43,7 +48,9 @@ CONVERGENCE = ROOT / "docs/dealer-bot"
 
 ANTE = 10
 DEPTHS = (9, 19, 49, 99, 249, 999)
-"""Chips behind after the ante, in antes: 49 is the default table (a 500 buy-in)."""
+"""Chips behind after the ante, in antes."""
+DEFAULT_DEPTH = 49
+"""The default table's: a 500 buy-in."""
 ITERATIONS = 1000
 DEEP_ITERATIONS = {999: 3000}
 """The deepest stacks converge slowest (more chips to bluff with): they get more."""
@@ -54,6 +61,28 @@ SHIPPED: tuple[tuple[int, TieRule, tuple[int, ...]], ...] = (
     (2, "split", (49,)),
 )
 """(betting rounds, tie rule, depths): each one solve and one file."""
+RESTRICTED: dict[int, tuple[tuple[float, Model], ...]] = {
+    1: (),
+    2: ((0.002, calling_station), (0.006, example_bot)),
+}
+"""By betting rounds, the opponent models a strategy is a restricted Nash response to,
+with the chance the solve gives each at the default depth (:mod:`solver.models`). One
+round: none, an equilibrium, which already takes more from such bots than the old
+policy did. Two rounds: a little of two bots the equilibrium did not punish enough, as
+much as keeps the exploitability well under 50 milli-antes a hand (docs/dealer-bot.md
+has the trade for other chances)."""
+
+
+def restricted_at(stakes: Stakes) -> tuple[tuple[float, Model], ...]:
+    """The shipped models at these stakes: deeper than the default, the same chance
+    costs more exploitability (the pots a mistake is punished in are bigger), so each
+    chance falls in proportion to the depth."""
+    scale = min(1.0, DEFAULT_DEPTH * stakes.ante / stakes.stack)
+    return tuple((chance * scale, model) for chance, model in RESTRICTED[stakes.betting_rounds])
+
+
+MODELS: dict[str, Model] = {m.__name__: m for m in (calling_station, example_bot, straightforward)}
+"""Every opponent model, by name: a file's header says what its strategy wins from each."""
 
 
 def showdowns(tie_rule: TieRule) -> Showdowns:
@@ -92,6 +121,7 @@ def solve(
     stakes: Stakes,
     tie_rule: TieRule,
     played: tuple[Game, dict[str, object]],
+    restricted: Sequence[tuple[float, Model]],
     iterations: int,
     block: int,
     out: tuple[Path, Path],
@@ -99,7 +129,7 @@ def solve(
     """Solve and write the strategy into ``out[0]``, its convergence into ``out[1]``."""
     label = name(stakes, tie_rule)
     ante = stakes.ante
-    solver = Solver(Tree(stakes), played[0])
+    solver = Solver(Tree(stakes), played[0], restricted)
     curve: list[dict[str, float]] = []
     started = time.process_time()
     while solver.iterations < iterations:
@@ -118,6 +148,13 @@ def solve(
             1000 * solver.best_response_value(0, shipped) / ante, 2
         ),
         "value_first_seat_milli_antes": round(1000 * solver.value(shipped) / ante, 2),
+        "restricted": {model.__name__: chance for chance, model in restricted},
+        "button_wins_from_milli_antes": {
+            model.__name__: round(
+                1000 * solver.value_against(1, solver.fixed(model), shipped) / ante, 2
+            )
+            for model in MODELS.values()
+        },
     }
     strategies, convergence = out
     strategies.mkdir(parents=True, exist_ok=True)
@@ -126,6 +163,17 @@ def solve(
     record = {**header, "cpu_seconds": round(time.process_time() - started), "curve": curve}
     (convergence / f"{label}.json").write_text(json.dumps(record, indent=1) + "\n")
     print(f"{label}: written, {header['exploitability_milli_antes']} mA/hand", flush=True)
+
+
+def model_chance(text: str) -> tuple[float, Model]:
+    """``calling_station=0.01``: a model and the chance the solve gives it."""
+    name, _, chance = text.partition("=")
+    if name not in MODELS:
+        raise argparse.ArgumentTypeError(f"no model {name!r}: choose from {', '.join(MODELS)}")
+    try:
+        return float(chance), MODELS[name]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{chance!r} is not a chance, such as 0.01") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -139,18 +187,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", type=int, help="solve only this depth (antes behind)")
     parser.add_argument("--rounds", type=int, choices=(1, 2), help="betting rounds")
     parser.add_argument("--tie-rule", choices=("highest_tile", "split"), help="tie rule")
+    parser.add_argument(
+        "--equilibrium",
+        action="store_true",
+        help="solve for an equilibrium, with no opponent models (two rounds have two)",
+    )
+    parser.add_argument(
+        "--model",
+        type=model_chance,
+        action="append",
+        metavar="MODEL=CHANCE",
+        help=f"respond to this model instead ({', '.join(MODELS)}); repeatable",
+    )
     table = parser.add_argument_group("a table's own strategy (with --out)")
     table.add_argument("--out", type=Path, help="solve one table's strategy into this folder")
     table.add_argument("--ante", type=int, default=ANTE)
     table.add_argument("--min-bet", type=int, help="(the ante)")
     table.add_argument("--max-bet", type=int, help="most a bet or raise may add (no limit)")
     table.add_argument("--max-raises", type=int, help="raises a round (no limit)")
-    table.add_argument("--behind", type=int, default=49, help="antes behind the ante (49)")
+    table.add_argument(
+        "--behind", type=int, default=DEFAULT_DEPTH, help=f"antes behind the ante ({DEFAULT_DEPTH})"
+    )
     args = parser.parse_args(argv)
     np.seterr(all="raise", under="ignore")
+    if args.equilibrium and args.model:
+        parser.error("--equilibrium solves with no models: give it or --model, not both")
+    if args.out is not None and (args.ante < 1 or args.behind < 1):
+        parser.error("--ante and --behind must be at least 1")
+    try:
+        check_chances(args.model or ())
+    except ValueError as exc:
+        parser.error(str(exc))
+    solve_all(args)
+    return 0
+
+
+def solve_all(args: argparse.Namespace) -> None:
+    """The table's strategy with ``--out``, else the shipped ones asked for."""
     if args.out is not None:
-        if args.ante < 1 or args.behind < 1:
-            parser.error("--ante and --behind must be at least 1")
         stakes = Stakes(
             ante=args.ante,
             min_bet=args.min_bet or args.ante,
@@ -161,8 +235,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         tie_rule: TieRule = args.tie_rule or "highest_tile"
         played = game(stakes.betting_rounds, tie_rule)
-        solve(stakes, tie_rule, played, args.iterations or ITERATIONS, args.block, (args.out,) * 2)
-        return 0
+        restricted = () if args.equilibrium else args.model or restricted_at(stakes)
+        iterations = args.iterations or ITERATIONS
+        solve(stakes, tie_rule, played, restricted, iterations, args.block, (args.out,) * 2)
+        return
     for rounds, tie_rule, depths in SHIPPED:
         wanted = [d for d in depths if args.only in (None, d)]
         if not wanted or args.rounds not in (None, rounds) or args.tie_rule not in (None, tie_rule):
@@ -178,8 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 betting_rounds=rounds,
             )
             iterations = args.iterations or DEEP_ITERATIONS.get(depth, ITERATIONS)
-            solve(stakes, tie_rule, played, iterations, args.block, (STRATEGIES, CONVERGENCE))
-    return 0
+            restricted = () if args.equilibrium else args.model or restricted_at(stakes)
+            out = (STRATEGIES, CONVERGENCE)
+            solve(stakes, tie_rule, played, restricted, iterations, args.block, out)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,15 @@ class TwoRounds:
         result: Floats = values.reshape(-1, self.hand_buckets).sum(axis=1)
         return result
 
+    def strength(self, number: int) -> Floats:
+        """A bucket's middle quantile: in the second round, its hand's bucket's."""
+        buckets = self.states(1) if number == 1 else self.hand_buckets
+        middle: Floats = ((np.arange(buckets) + 0.5) / buckets).astype(np.float32)
+        if number == 1:
+            return middle
+        result: Floats = np.tile(middle, self.states(1)).astype(np.float32)
+        return result
+
 
 def two_rounds(tie_rule: TieRule) -> tuple[TwoRounds, Buckets]:
     """The bucketed game under ``tie_rule``, and its buckets (about ten seconds)."""

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from qiuqiu.server.house.tree import Node, Tree
+from solver.models import Model
 
 Floats = npt.NDArray[np.float32]
 Matrix = npt.NDArray[np.float32]
@@ -61,6 +62,11 @@ class Game(Protocol):
 
     def collapse(self, values: Floats) -> Floats:
         """Second-round values summed back onto the first round's states."""
+        ...
+
+    def strength(self, number: int) -> Floats:
+        """Each state's quantile by showdown equity, 0 the weakest to 1 the strongest:
+        what an opponent model (:mod:`solver.models`) plays by."""
         ...
 
 
@@ -110,6 +116,9 @@ class Showdowns:
     def collapse(self, values: Floats) -> Floats:
         raise ValueError("the one-round game deals no 4th tile before a betting round")
 
+    def strength(self, number: int) -> Floats:
+        return quantiles(self.equity.sum(axis=1, dtype=np.float64))
+
     def blocked(self, reach: Matrix) -> Matrix:
         """``meets @ reach`` by inclusion-exclusion over shared cards: the opponent's
         reach summed over the holdings that share no card with each holding."""
@@ -122,14 +131,23 @@ class Showdowns:
         return result
 
 
+def check_chances(restricted: Sequence[tuple[float, Model]]) -> None:
+    """Raise ValueError unless each model is possible and the seat is sometimes free."""
+    if any(p <= 0 for p, _ in restricted) or sum(p for p, _ in restricted) >= 1:
+        raise ValueError("each model's chance must be above 0, and all of them below 1")
+
+
 class Solver:
     """CFR+ on ``tree`` over ``game``; both seats' strategies for every decision node."""
 
-    def __init__(self, tree: Tree, game: Game) -> None:
+    def __init__(
+        self, tree: Tree, game: Game, restricted: Sequence[tuple[float, Model]] = ()
+    ) -> None:
         if tree.stakes.betting_rounds != game.rounds:
             raise ValueError(
                 f"a tree of {tree.stakes.betting_rounds} betting rounds on a game of {game.rounds}"
             )
+        check_chances(restricted)
         self.tree = tree
         self.game = game
         self.decisions = tree.decisions
@@ -137,6 +155,9 @@ class Solver:
         self.average = {n.index: self._zeros(n) for n in self.decisions}
         self.iterations = 0
         self._terminals = [n for n in tree.nodes if n.kind in ("fold", "showdown")]
+        self.models = [(p, self.fixed(model)) for p, model in restricted]
+        self._free = 1.0 - sum(p for p, _ in restricted)
+        self._model_reach = [(p, self._reaches(fixed)) for p, fixed in self.models]
 
     def _zeros(self, node: Node) -> Matrix:
         return np.zeros((self.game.states(node.round), len(node.actions)), np.float32)
@@ -148,6 +169,10 @@ class Solver:
 
     def average_strategy(self, node: Node) -> Matrix:
         return _normalised(self.average[node.index])
+
+    def fixed(self, model: Model) -> dict[int, Matrix]:
+        """``model``'s strategy at every decision node, for either seat."""
+        return {n.index: model(n, self.game.strength(n.round)) for n in self.decisions}
 
     # -- iterating ---------------------------------------------------------------
 
@@ -174,7 +199,23 @@ class Solver:
             self.average[node.index] += t * reach[player][node.index][:, None] * sigma
             return value
 
-        self._backward(self._terminal_values(player, reach, 1 - player), combine)
+        self._backward(self._terminal_values(player, self._met(reach), 1 - player), combine)
+
+    def _met(
+        self, reach: tuple[dict[int, Floats], dict[int, Floats]]
+    ) -> tuple[dict[int, Floats], dict[int, Floats]]:
+        """What each seat is met by at the terminals: its free strategy's reach, or with
+        each model's chance the model's (a restricted Nash response's game)."""
+        if not self.models:
+            return reach
+        met: tuple[dict[int, Floats], dict[int, Floats]] = ({}, {})
+        for seat in (0, 1):
+            for n in self._terminals:
+                mixed = np.float32(self._free) * reach[seat][n.index]
+                for p, model_reach in self._model_reach:
+                    mixed += np.float32(p) * model_reach[seat][n.index]
+                met[seat][n.index] = mixed
+        return met
 
     def _backward(
         self, values: dict[int, Floats], combine: Callable[[Node, Matrix], Floats]
@@ -260,6 +301,16 @@ class Solver:
         values = self._backward(self._terminal_values(0, reach, 1), combine)
         return float(values[0].sum(dtype=np.float64)) / self.game.pairs
 
+    def value_against(
+        self, seat: int, model: dict[int, Matrix], strategy: dict[int, Matrix] | None = None
+    ) -> float:
+        """Chips a hand ``seat`` wins playing ``strategy`` (the average) against the
+        other seat's ``model``."""
+        strategies = strategy or {n.index: self.average_strategy(n) for n in self.decisions}
+        mine = {n.index: strategies[n.index] for n in self.decisions if n.player == seat}
+        won = self.value({**model, **mine})
+        return won if seat == 0 else -won
+
     def exploitability(self) -> float:
         """Chips a hand a best response gains on average over both seats, against the
         average strategy: 0 exactly at an equilibrium of the abstract game."""
@@ -270,6 +321,14 @@ def _normalised(weights: Matrix) -> Matrix:
     total = weights.sum(axis=1, keepdims=True)
     uniform = np.float32(1.0 / weights.shape[1])
     return np.where(total > 0, weights / np.where(total > 0, total, 1), uniform).astype(np.float32)
+
+
+def quantiles(values: npt.NDArray[np.float64]) -> Floats:
+    """Each value's place among ``values``, from 0 (the least) to 1 (the greatest)."""
+    order = np.argsort(values, kind="stable")
+    result = np.empty(len(values), np.float32)
+    result[order] = np.arange(len(values)) / max(len(values) - 1, 1)
+    return result
 
 
 def card_incidence(holdings: Sequence[Sequence[int]], cards: int) -> tuple[Matrix, Matrix]:

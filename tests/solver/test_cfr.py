@@ -16,6 +16,7 @@ import pytest
 
 from qiuqiu.server.house.tree import Node, Stakes, Tree
 from solver.cfr import Matrix, Showdowns, Solver, card_incidence
+from solver.models import calling_station
 
 
 def kuhn() -> Solver:
@@ -109,3 +110,28 @@ def test_blocked_sums_the_opponents_that_share_no_card() -> None:
     reach = np.random.default_rng(1).uniform(0, 1, (game.holdings, 4)).astype(np.float32)
     expected = game.meets.astype(np.float32) @ reach
     assert np.allclose(game.blocked(reach), expected, atol=1e-5)
+
+
+def test_a_restricted_nash_response_buys_exploitation_with_exploitability() -> None:
+    """The more likely the model, the more the strategy takes from it and the more a
+    best response takes from the strategy; nearly sure of it, it is a best response."""
+    taken, exploitable = [], []
+    for chance in (0.0, 0.3, 0.95):
+        solver = random_game(seed=11)
+        restricted = [(chance, calling_station)] if chance else []
+        solver = Solver(solver.tree, solver.game, restricted)
+        solver.iterate(150)
+        station = solver.fixed(calling_station)
+        taken.append(solver.value_against(0, station) + solver.value_against(1, station))
+        exploitable.append(solver.exploitability())
+        best = solver.best_response_value(0, station) + solver.best_response_value(1, station)
+    assert taken[0] < taken[1] < taken[2]
+    assert exploitable[0] < 0.05 < exploitable[1] < exploitable[2]
+    assert taken[2] == pytest.approx(best, rel=0.05)
+
+
+def test_a_model_must_be_possible_and_leave_the_seat_free_sometimes() -> None:
+    solver = kuhn()
+    for restricted in ([(0.0, calling_station)], [(0.5, calling_station), (0.5, calling_station)]):
+        with pytest.raises(ValueError, match="chance"):
+            Solver(solver.tree, solver.game, restricted)

@@ -1,0 +1,45 @@
+"""The solver's command: a table's own restricted response, and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qiuqiu.server.house.book import load
+from solver.__main__ import MODELS, main
+
+
+def test_a_tables_own_strategy_says_what_it_responds_to_and_wins_from_each_model(
+    tmp_path: Path,
+) -> None:
+    argv = ["--out", str(tmp_path), "--behind", "2", "--iterations", "20", "--block", "10"]
+    main([*argv, "--model", "calling_station=0.2"])
+    (path,) = tmp_path.glob("*.qqs")
+    header = load(path).header
+    assert header["restricted"] == {"calling_station": 0.2}
+    assert set(header["button_wins_from_milli_antes"]) == set(MODELS)
+    assert (tmp_path / f"{path.stem}.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["--model", "shark=0.1"], "no model 'shark': choose from calling_station"),
+        (["--model", "calling_station=often"], "'often' is not a chance"),
+        (["--model", "calling_station=0"], "each model's chance must be above 0"),
+        (
+            ["--model", "calling_station=0.6", "--model", "example_bot=0.6"],
+            "all of them below 1",
+        ),
+        (["--equilibrium", "--model", "example_bot=0.1"], "not both"),
+    ],
+)
+def test_a_bad_model_is_one_clear_error(
+    argv: list[str], error: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--out", str(tmp_path), "--behind", "2", "--iterations", "2", *argv])
+    assert exited.value.code == 2
+    assert error in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
