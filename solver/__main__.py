@@ -17,8 +17,9 @@ are restricted Nash responses to opponent models (:data:`RESTRICTED`);
 ``--equilibrium`` solves without them, ``--model`` with others.
 
 Deterministic: CFR+ samples nothing, so the same iterations give the same files
-(no seed is needed). The convergence is the exploitability after each block of
-iterations, measured by the exact best response.
+on the same machine (no seed is needed; another BLAS or thread count sums in
+another order, which moves a few weights by a 255th). The convergence is the
+exploitability after each block of iterations, measured by the exact best response.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Long (a two-round game's matrices take ten seconds): the exploitability of each shipped
 strategy, read back from its file, by the exact best response within its
-abstraction, must be under 50 milli-antes a hand and agree with its header;
-a bucketed file's buckets must be the ones the solver makes today.
+abstraction, must be under 50 milli-antes a hand and agree with its header, as must
+what it wins from each opponent model (:mod:`solver.models`); a bucketed file's
+buckets must be the ones the solver makes today.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 from qiuqiu.server.house.book import Book
+from solver import models
 from solver.__main__ import game
 from solver.cfr import Matrix, Solver
 
@@ -43,3 +45,6 @@ def test_each_shipped_strategy_is_within_50_milli_antes_of_an_equilibrium(
         milli_antes = 1000 * exploitability / solved.stakes.ante
         assert milli_antes < 50
         assert milli_antes == pytest.approx(solved.header["exploitability_milli_antes"], abs=0.05)
+        for model, milli_antes in solved.header["button_wins_from_milli_antes"].items():
+            won = solver.value_against(1, solver.fixed(getattr(models, model)), strategy)
+            assert 1000 * won / solved.stakes.ante == pytest.approx(milli_antes, abs=0.05)
