@@ -319,6 +319,20 @@ def unfinished_hands(frames: Iterable[Frame]) -> list[tuple[str, int]]:
     return [hand for hand in started if hand not in ended]
 
 
+def seen_from_start(frames: Iterable[Frame], table_id: str, hand_id: int) -> list[str]:
+    """What one hand's ``hand_started`` and everything after it were, frame by frame:
+    the type, the connection and, for a hand's events, which hand."""
+    seen: list[str] = []
+    for connection, frame in frames:
+        if seen or (
+            frame["type"] == "hand_started"
+            and frame["hand_id"] == hand_id
+            and frame["table_id"] == table_id
+        ):
+            seen.append(f"{connection}:{frame['type']}:{frame.get('hand_id', '')}")
+    return seen
+
+
 def hands_started(frames: Iterable[Frame], table_id: str) -> list[int]:
     return [
         f["hand_id"] for _, f in frames if f["type"] == "hand_started" and f["table_id"] == table_id

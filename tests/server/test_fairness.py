@@ -228,3 +228,4 @@ def test_a_table_recorded_before_protocol_2_reads_with_no_seed_for_the_next_host
     table = table_from_json(old)
     assert table.table_seed == ""
     assert [s.client_seed for s in table.seats] == [""]
+    assert [s.missed_since for s in table.seats] == [0]

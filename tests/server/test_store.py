@@ -552,7 +552,11 @@ async def test_a_saved_table_is_read_back_as_it_was_saved(store: Store) -> None:
     table = TableRecord(
         "t1",
         TableOptions(seats=6, betting_rounds=2, max_bet=50),
-        (seat(1, "ann", 250), SeatRecord(3, HOUSE, "Dealer", 0, is_bot=True)),
+        (
+            seat(1, "ann", 250),
+            SeatRecord(2, "bob", "Bob", 90, client_seed="b0", missed_since=5),
+            SeatRecord(3, HOUSE, "Dealer", 0, is_bot=True),
+        ),
         hand_id=7,
         hand_open=True,
         seq=41,

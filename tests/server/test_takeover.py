@@ -35,6 +35,7 @@ from tests.server.recorder import (
     Player,
     errors_after_effects,
     of_client,
+    seen_from_start,
     seq_regressions,
     unfinished_hands,
 )
@@ -447,7 +448,11 @@ async def sigkill_loop(store: RedisStore, servers: Servers, *, kills: int, seed:
     for player in players:
         problems += [f"{player.name}: {r}" for r in seq_regressions(player.frames)]
         unfinished = unfinished_hands(player.frames)
-        problems += [f"{player.name} saw hand {h} of {t} start, never end" for t, h in unfinished]
+        problems += [
+            f"{player.name} saw hand {h} of {t} start, never end: then "
+            f"{seen_from_start(player.frames, t, h)[:16]}"
+            for t, h in unfinished
+        ]
         errors = errors_after_effects(player.frames)
         problems += [f"{player.name} got an error after effects: {e}" for e in errors]
     assert not problems, "\n".join(problems)

@@ -8,6 +8,7 @@ the write it depends on, one write at a time, seq never going back.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -17,9 +18,9 @@ from qiuqiu.protocol import ErrorCode, TableOptions, fairness
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
-from qiuqiu.server.store import HOUSE, SeatRecord, TableRecord
+from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, TableRecord
 from qiuqiu.server.table import TableCore, TableState, TableTimings
-from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Arm, Timer
+from qiuqiu.server.table.audience import DESERTED, ENDS_KEPT, NEXT_HAND, TURN, Arm, Timer
 from qiuqiu.server.table.ledger import SEQ_WINDOW, Write, WriteKind
 
 NOW = 1_800_000_000.0
@@ -341,6 +342,57 @@ def test_a_connection_the_seat_moved_away_from_changes_nothing_when_it_drops() -
     assert "player_disconnected" not in bob.types()
     assert h.core.seat_of("ann").connected  # type: ignore[union-attr]
     assert Timer("grace", "ann") not in h.timers
+
+
+def played_away(h: Harness, hands: int) -> tuple[list[HandRecord], TableRecord]:
+    """``hands`` hands played to their end by time-outs, the next one dealt: their
+    records, and the table's record as the last write left it."""
+    played = []
+    table: TableRecord | None = None
+    for _ in range(hands):
+        while state(h) is TableState.PLAYING:
+            h.fire(TURN)
+        hand = h.write(WriteKind.HAND_END).commit.hand
+        assert hand is not None
+        played.append(hand)
+        h.fire(NEXT_HAND)
+        table = h.write(WriteKind.HAND_START).commit.table
+    assert table is not None
+    return played, table
+
+
+def test_a_player_away_for_more_hands_than_are_kept_is_told_how_each_ended() -> None:
+    h, ann, _ = duel()
+    h.do(h.core.disconnect, "ann", ann)
+    ended = [hand.hand_id for hand in played_away(h, ENDS_KEPT + 2)[0]]
+    back = Watcher("ann again")
+    h.do(h.core.reconnect, "ann", back)
+    ends = [m for m in back.got if isinstance(m, wire.HandEnded)]
+    assert [m.hand_id for m in ends] == ended
+    assert [m.seq for m in ends] == sorted(m.seq for m in ends)
+    assert back.types()[len(ends) :] == ["table_snapshot"]
+    again = Watcher("ann once more")
+    h.do(h.core.reconnect, "ann", again)
+    assert [m.hand_id for m in again.got if isinstance(m, wire.HandEnded)] == ended[-ENDS_KEPT:]
+
+
+def test_a_table_adopted_after_a_player_missed_hands_tells_it_every_one_of_them() -> None:
+    h, ann, _ = duel()
+    h.do(h.core.disconnect, "ann", ann)
+    hands, record = played_away(h, ENDS_KEPT + 2)
+    assert record.hand_open
+    assert [s.missed_since for s in record.seats] == [1, 0]
+    assert TableCore.hands_to_tell(record) == len(hands) + 1
+    adopter = Harness(dealer_bot=False)
+    adopter.do(adopter.core.adopt, record, None, hands)
+    adopter.write(WriteKind.HAND_END)
+    back, bob_back = Watcher("ann again"), Watcher("bob again")
+    adopter.do(adopter.core.reconnect, "ann", back)
+    ends = [(m.hand_id, m.seq) for m in back.got if isinstance(m, wire.HandEnded)]
+    assert ends == [(hand.hand_id, json.loads(hand.events[-1])["seq"]) for hand in hands]
+    assert back.types()[len(ends) :] == ["hand_voided", "table_snapshot"]
+    adopter.do(adopter.core.reconnect, "bob", bob_back)
+    assert bob_back.types() == ["hand_voided", "table_snapshot"], "Bob saw every end"
 
 
 def test_a_seat_whose_grace_runs_out_is_cashed_out_by_a_write() -> None:

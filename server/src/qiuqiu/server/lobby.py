@@ -28,7 +28,7 @@ from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.store import Account, Store, TableRecord
-from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
+from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableCore, TableTimings, Viewer
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,11 @@ class Lobby:
             if not await self.store.acquire_table(table_id, self.lease):
                 return
             record = await self.store.table(table_id)
-            last = await self.store.table_hands(table_id, 1)
+            hands = (
+                ()
+                if record is None
+                else await self.store.table_hands(table_id, TableCore.hands_to_tell(record))
+            )
             # The reads may have taken longer than the lease (a stalled store), and another
             # process may host the table now: it is hosted here only if the lease still is.
             if not await self.store.acquire_table(table_id, self.lease):
@@ -179,7 +183,7 @@ class Lobby:
             return
         table = self._table(table_id, record.options, record.created_by)
         self.tables[table_id] = table
-        table.adopt(record, last[-1] if last else None)
+        table.adopt(record, hands)
         if self.on_adopted is not None:
             self.on_adopted(table_id)
         for seat in record.seats:

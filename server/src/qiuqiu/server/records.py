@@ -28,6 +28,8 @@ def table_json(table: TableRecord) -> str:
                     "stack": s.stack,
                     "is_bot": s.is_bot,
                     "client_seed": s.client_seed,
+                    # Mostly 0, and every commit writes every seat: left out then.
+                    **({"missed_since": s.missed_since} if s.missed_since else {}),
                 }
                 for s in table.seats
             ],

@@ -67,6 +67,9 @@ class SeatRecord:
     client_seed: str = ""
     """What the seat puts into each shuffle (PROTOCOL.md, "Fairness"); kept so that a
     table adopted by another process deals with it too."""
+    missed_since: int = 0
+    """The first hand whose end the seat's player, away, has not been told yet (0:
+    none): a table adopted by another process tells it them all when it comes back."""
 
 
 @dataclass(frozen=True, slots=True)

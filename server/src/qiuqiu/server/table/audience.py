@@ -68,7 +68,8 @@ class Disarm:
 TURN, NEXT_HAND, DESERTED = Timer("turn"), Timer("next_hand"), Timer("deserted")
 
 ENDS_KEPT = 4
-"""Hands whose end a seat coming back is told again: more than pass in a reconnect."""
+"""Hands whose end a seat coming back is told again, whether or not the table saw it
+go (its connection may have dropped with them unsent): more than pass in a reconnect."""
 
 
 class Audience:
@@ -98,6 +99,9 @@ class Audience:
         """How the last hands ended (``hand_ended``, or ``hand_voided`` for one a dead host
         left open), with the accounts dealt into each: whoever of them comes back is told
         again, as its old connection may have gone before it was."""
+        self._missed: dict[str, list[Frame]] = {}
+        """The ends of the hands each away player was dealt into since it went, however
+        many its grace period held: it is told them all when it comes back."""
         self._adopted_until = 0.0
         """Spectators who come back until then (the grace period after an adoption) are
         told how the hand the dead host was playing ended."""
@@ -170,13 +174,24 @@ class Audience:
         table. A connection that saw an end drops it by its ``seq`` (the session does),
         so only one that missed it gets it."""
         spectator = account_id is None and self._clock() < self._adopted_until
+        ends = {id(end): end for end in self._missed.pop(account_id or "", ())}
+        seat = None if account_id is None else self.seat_of(account_id)
+        if seat is not None:
+            seat.missed_since = 0
         for accounts, end in self._ends:
             if account_id in accounts or spectator:
-                self._deliveries.append((viewer, end))
+                ends[id(end)] = end
+        for end in sorted(ends.values(), key=lambda end: end.seq or 0):
+            self._deliveries.append((viewer, end))
         self._deliver(viewer, self.snapshot(viewer, None))
 
-    def _ended(self, accounts: Iterable[str], end: Frame) -> None:
-        self._ends.append((frozenset(accounts), end))
+    def _ended(self, hand_id: int, accounts: Iterable[str], end: Frame) -> None:
+        dealt = frozenset(accounts)
+        self._ends.append((dealt, end))
+        for seat in self.seats.values():
+            if seat.account_id in dealt and not seat.connected and not seat.is_bot:
+                self._missed.setdefault(seat.account_id, []).append(end)
+                seat.missed_since = seat.missed_since or hand_id
 
     def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:
         self.spectators[viewer] = None

@@ -44,6 +44,8 @@ Rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from qiuqiu.engine import IllegalAction
 from qiuqiu.protocol import ErrorCode, decode_server
 from qiuqiu.protocol import client as cmd
@@ -51,7 +53,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
-from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
+from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, HandRecord, TableRecord
 from qiuqiu.server.table.audience import (
     DESERTED,
     NEXT_HAND,
@@ -87,20 +89,23 @@ class TableCore(HandFlow):
         self._first = Write(WriteKind.OPEN, self._commit(moves=moves))
 
     def adopt(
-        self, record: TableRecord, bot: Viewer | None, last: HandRecord | None = None
+        self, record: TableRecord, bot: Viewer | None, hands: Sequence[HandRecord] = ()
     ) -> None:
         """Reopen a table whose host died. Every player is away, with the grace period to
         come back; a hand that was in play is voided, its chips where they were before it,
-        and whoever comes back is told so before anything else. If the hand had ended
-        (``last``), whoever comes back is told its end again: the host may have died
-        before it reached them, and a client that saw it ignores it by its ``seq``."""
+        and whoever comes back is told so before anything else. Of the last ``hands``
+        (oldest first), whoever comes back is told again how the last one ended, if it
+        did, and how every one it missed while away ended (:meth:`hands_to_tell` says
+        which to read): the host may have died before they reached it, and a client that
+        saw one ignores it by its ``seq``. A hand an earlier host voided on adopting is
+        not told again (its record has no event)."""
         self.hand_id, self.seq = record.hand_id, record.seq
         self._reserved, self._had_players = record.seq, True
         if record.table_seed:
             self.table_seed = record.table_seed
         for kept in record.seats:
             seat = Seat(kept.seat, kept.account_id, kept.name, kept.stack, kept.is_bot)
-            seat.client_seed = kept.client_seed
+            seat.client_seed, seat.missed_since = kept.client_seed, kept.missed_since
             self.seats[seat.seat] = seat
             if seat.is_bot:
                 seat.viewer = bot
@@ -110,10 +115,19 @@ class TableCore(HandFlow):
         self.state = TableState.WAITING
         if not self._humans():
             self.close("the last player left")  # its host died closing it
-        if last is not None and last.hand_id == record.hand_id and last.events:
-            ended = decode_server(last.events[-1])
-            if isinstance(ended, wire.HandEnded) and not record.hand_open:
-                self._ended((account for _, account in last.accounts), Frame.of(ended))
+        last = None if record.hand_open else record.hand_id
+        for hand in hands:
+            ended = decode_server(hand.events[-1]) if hand.events else None
+            if not isinstance(ended, wire.HandEnded):
+                continue
+            number = hand.hand_id
+            away = {s.account_id for s in self.seats.values() if 0 < s.missed_since <= number}
+            self._ended(
+                number,
+                [a for _, a in hand.accounts if number == last or a in away],
+                Frame.of(ended),
+            )
+            if number == last:
                 self._adopted_until = self._clock() + self.timings.grace
         if record.hand_open:
             self.state = TableState.SETTLING
@@ -121,6 +135,13 @@ class TableCore(HandFlow):
                 WriteKind.HAND_END,
                 self._commit(hand=HandRecord.voided_in(record), hand_open=False),
             )
+
+    @staticmethod
+    def hands_to_tell(record: TableRecord) -> int:
+        """How many of the table's last hands :meth:`adopt` needs: back to the first one
+        a seat's player missed while away, and at least the last."""
+        missed = [s.missed_since for s in record.seats if s.missed_since]
+        return min(HISTORY_LENGTH, max(1, record.hand_id - min(missed, default=record.hand_id) + 1))
 
     def close(self, reason: str) -> None:
         """Void the hand in play (every chip back to who put it in), cash every seat out

@@ -109,13 +109,13 @@ class Ledger(Audience):
         if hand is not None and hand.voided and self.deal is None:
             # Adopted with it open: voided here, and told to whoever comes back.
             voided = Frame.of(self._voided_event(hand.hand_id, LOST))
-            self._ended((a for _, a in hand.accounts), voided)
+            self._ended(hand.hand_id, (a for _, a in hand.accounts), voided)
             self._adopted_until = self._clock() + self.timings.grace
         elif hand is not None:
             ended = next(
                 p.public_frame for p in self._held if p.public_frame.kind is wire.HandEnded
             )
-            self._ended((a for _, a in hand.accounts), ended)
+            self._ended(hand.hand_id, (a for _, a in hand.accounts), ended)
         self.deal, self.state = None, TableState.WAITING
         held, self._held = self._held, []
         for publication in held:
@@ -128,6 +128,7 @@ class Ledger(Audience):
     def _cashed_out(self, numbers: tuple[int, ...], balances: dict[str, int]) -> None:
         gone = [self.seats.pop(number) for number in numbers]
         for seat in gone:
+            self._missed.pop(seat.account_id, None)
             self._bust_out = seat.stack == 0 and not seat.leaving
             self._timers.append(Disarm(Timer("grace", seat.account_id)))
         self._when_settled(lambda: self._announce_left(gone, balances))

@@ -23,7 +23,7 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from functools import partial
 from typing import Any, cast
 
@@ -144,10 +144,10 @@ class Table:
         self._input(lambda: self.core.open(bot))
         await self._opened
 
-    def adopt(self, record: TableRecord, last: HandRecord | None = None) -> None:
+    def adopt(self, record: TableRecord, hands: Sequence[HandRecord] = ()) -> None:
         """Host a table whose server died (see :meth:`TableCore.adopt`)."""
         bot = self._bot = self._new_bot() if self.options.dealer_bot else None
-        self._input(lambda: self.core.adopt(record, bot, last))
+        self._input(lambda: self.core.adopt(record, bot, hands))
         self.log.info(
             "adopted with %d seats%s",
             len(record.seats),

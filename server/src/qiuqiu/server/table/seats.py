@@ -46,6 +46,8 @@ class Seat:
     """Leaving because its grace period ran out, not by choice: coming back undoes it."""
     client_seed: str = ""
     """What the seat puts into the next hand's shuffle."""
+    missed_since: int = 0
+    """The first hand whose end its player, away, has not been told (0: none)."""
 
     @property
     def ready(self) -> bool:
@@ -53,7 +55,13 @@ class Seat:
 
     def record(self) -> SeatRecord:
         return SeatRecord(
-            self.seat, self.account_id, self.name, self.stack, self.is_bot, self.client_seed
+            self.seat,
+            self.account_id,
+            self.name,
+            self.stack,
+            self.is_bot,
+            self.client_seed,
+            self.missed_since,
         )
 
 
