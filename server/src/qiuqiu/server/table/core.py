@@ -94,8 +94,8 @@ class TableCore(HandFlow):
         """Reopen a table whose host died. Every player is away, with the grace period to
         come back; a hand that was in play is voided, its chips where they were before it,
         and whoever comes back is told so before anything else. Of the last ``hands``
-        (oldest first), whoever comes back is told again how the last one ended, if it
-        did, and how every one it missed while away ended (:meth:`hands_to_tell` says
+        (finished, oldest first), whoever comes back is told again how the last one ended
+        and how every one it missed while away ended (:meth:`hands_to_tell` says
         which to read): the host may have died before they reached it, and a client that
         saw one ignores it by its ``seq``. A hand an earlier host voided on adopting is
         not told again (its record has no event)."""
@@ -115,7 +115,9 @@ class TableCore(HandFlow):
         self.state = TableState.WAITING
         if not self._humans():
             self.close("the last player left")  # its host died closing it
-        last = None if record.hand_open else record.hand_id
+        # Told to all, even before a voided one: the dead host may have written a hand's
+        # end and the next one's start and died before either reached anyone.
+        last = hands[-1].hand_id if hands else None
         for hand in hands:
             ended = decode_server(hand.events[-1]) if hand.events else None
             if not isinstance(ended, wire.HandEnded):
