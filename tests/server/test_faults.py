@@ -263,9 +263,11 @@ async def ask_the_store(dee: RecordedConnection, port: int, duel: str, heads_up:
 
 async def healthz(port: int) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
-    await reader.read()
-    writer.close()
+    try:
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        await reader.read()
+    finally:
+        writer.close()  # also when cancelled mid-read: else it is collected open
     await writer.wait_closed()
 
 
