@@ -54,12 +54,12 @@ may go all in) and closes its table while a test waits for more hands."""
 
 
 async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_deals_on(
-    redis_url: str, servers: Servers
+    redis_store: RedisStore, servers: Servers
 ) -> None:
     moments = random.Random(2026)
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
-    store = await RedisStore.from_url(redis_url)
+    store = redis_store
     server = await servers.start(port, flags=THINKING)
     conns = [await Connection.open(url, name=f"P{n}") for n in range(TABLES)]
     options = CAPPED.model_copy(update={"turn_seconds": 10})
@@ -83,6 +83,10 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
         server = await servers.start(port, flags=THINKING)
 
         async def every_table_dealt_again(before: dict[str, int] = before) -> bool:
+            for player in players:
+                if player.done():
+                    player.result()  # a player that stopped raises why (a failed check)
+                    raise AssertionError("a player stood up")
             now = await hands_dealt(store, table_ids)
             return all(now[t] > before[t] + 1 for t in table_ids)
 
@@ -107,13 +111,12 @@ async def test_a_server_killed_at_random_moments_restarts_with_every_chip_and_de
         assert account.balance == balance
     voided = [h for t in table_ids for h in await store.table_hands(t) if h.voided]
     assert voided, "some kill should have caught a hand in play"
-    await store.close()
 
 
 async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_player_resumes_there(
-    redis_url: str, servers: Servers
+    redis_store: RedisStore, servers: Servers
 ) -> None:
-    store = await RedisStore.from_url(redis_url)
+    store = redis_store
     dying_port, living_port = free_port(), free_port()
     dying = await servers.start(dying_port)
     living = await servers.start(living_port)
@@ -148,7 +151,6 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
     await until(closed)  # the table closes right after its last player is paid out
     assert await servers.stop(living) == 0
     assert await chips_in_redis(store) == 0
-    await store.close()
 
 
 async def test_every_client_dropped_at_once_comes_back_and_play_goes_on(
