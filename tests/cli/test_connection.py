@@ -234,3 +234,19 @@ async def test_a_seat_taken_without_a_seed_of_this_clients_gets_one_for_the_next
     assert deals.seed in deals.kept[last].client_seeds.values()
     assert deals.checks[last] == DealChecked(tiles=8, own_seed=True)
     assert summary.verified == summary.hands
+
+
+async def test_a_seed_never_confirmed_is_sent_again_with_the_next_snapshot(
+    server: QiuQiuServer,
+) -> None:
+    """As when the server that got the seed stopped before writing it."""
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(TableOptions(), buy_in=500)
+        deals = conn.deals[table.table_id]
+        deals.sent_seed("lost-on-the-way")
+        await conn.send(cmd.RequestSnapshot(table_id=table.table_id))
+        async with asyncio.timeout(10):
+            async for message in conn.messages():
+                if isinstance(message, wire.SeedSet):
+                    break
+    assert (deals.seed, deals.pending_seed) == ("lost-on-the-way", None)

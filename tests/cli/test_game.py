@@ -679,28 +679,23 @@ def test_a_seed_change_on_its_way_may_deal_the_next_hand_with_either_seed() -> N
     assert isinstance(check_of(played(whole_hand(SEALED), waiting)), DealChecked)
 
 
-def test_a_hand_dealt_before_the_change_may_be_announced_after_its_confirmation() -> None:
-    """The server deals a hand, then takes the new seed and confirms it, then sends the
-    hand's start: that one hand may list the old seed, the hand after it may not."""
+def test_every_hand_started_after_a_confirmation_must_list_the_new_seed() -> None:
+    """The server confirms a seed once it has written it, after announcing any hand
+    dealt before: a hand that starts afterwards with the old seed is caught."""
     confirmed = fresh()
     confirmed.deals.seed_set("a-new-seed")
-    assert isinstance(check_of(played(whole_hand(SEALED), confirmed)), DealChecked)
-    second = HAND + 1
-    sealed = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, second), CLIENT_SEEDS)
-    old_seed_again = [
-        event.model_copy(update={"hand_id": second, "seq": event.seq + 19})
-        for event in whole_hand(sealed)
-    ]
-    late = check_of(played(old_seed_again, confirmed))
+    late = check_of(played(whole_hand(SEALED), confirmed))
     assert isinstance(late, DealTampered)
     assert late.reason == f"the deal was not made with this client's seed for seat {ME}"
 
 
-def test_a_first_seed_set_in_a_resumed_session_is_checked_from_the_hand_after_next() -> None:
+def test_a_first_seed_set_in_a_resumed_session_is_checked_from_the_next_hand() -> None:
+    resumed = fresh(my_seed=None)
+    assert check_of(played(whole_hand(), resumed)) == DealChecked(tiles=8, own_seed=False)
     resumed = fresh(my_seed=None)
     resumed.deals.seed_set("a-new-seed")
-    check = check_of(played(whole_hand(), resumed))
-    assert check == DealChecked(tiles=8, own_seed=False), "the seed it replaced was unknown"
+    late = check_of(played(whole_hand(), resumed))
+    assert isinstance(late, DealTampered), "the seed it confirmed was not dealt with"
 
 
 def check_of(state: TableState) -> DealChecked | DealTampered | None:

@@ -489,6 +489,70 @@ def test_an_adopted_table_deals_from_its_recorded_seed_with_each_seats_client_se
     assert deal.sealed == fairness.derive_deck(hand_seed, {0: "a", 1: ""})
 
 
+def checked_down(h: Harness) -> None:
+    while state(h) is TableState.PLAYING:
+        h.do(h.core.act, actor(h), action(cmd.Check, h))
+    h.write(WriteKind.HAND_END)
+
+
+def test_a_seed_change_is_confirmed_only_once_written_and_deals_the_hands_after_it() -> None:
+    h, ann, _ = duel()
+    ann.take()
+    h.do(h.core.set_seed, "ann", ann, "lucky", 8)
+    assert ann.got == [], "a host that dies now deals on with the old seed: no seed_set yet"
+    write = h.core.next_write()
+    assert write is not None
+    assert write.kind is WriteKind.SEED
+    assert write.commit.table is not None
+    assert write.commit.table.hand_open, "the hand in play goes on with the seed it has"
+    assert [s.client_seed for s in write.commit.table.seats] == ["lucky", ""]
+    h.written(write)
+    assert ann.got == [wire.SeedSet(ref=8, table_id="t1", client_seed="lucky")]
+    checked_down(h)
+    h.fire(NEXT_HAND)
+    h.write(WriteKind.HAND_START)
+    deal = h.core.deal
+    assert deal is not None
+    assert deal.client_seeds == ((0, "lucky"), (1, ""))
+
+
+def test_a_seed_change_is_refused_while_the_store_is_away_or_never_reached_it() -> None:
+    h, ann, _ = duel()
+    h.do(h.core.store_changed, False)
+    with pytest.raises(Refused) as refused:
+        h.core.set_seed("ann", ann, "lucky")
+    assert refused.value.code is ErrorCode.STORE_UNAVAILABLE
+    assert h.core.next_write() is None
+    h.do(h.core.store_changed, True)
+    ann.take()
+    h.do(h.core.set_seed, "ann", ann, "lucky", 9)
+    write = h.core.next_write()
+    assert write is not None
+    h.do(h.core.refused, write, Refused(ErrorCode.STORE_UNAVAILABLE, "away"))
+    assert [(getattr(m, "ref", None), getattr(m, "code", None)) for m in ann.got] == [
+        (9, ErrorCode.STORE_UNAVAILABLE)
+    ]
+    assert h.core.seats[0].client_seed == ""
+    assert h.core.next_write() is None
+
+
+def test_a_seed_change_of_a_seat_that_stands_up_first_is_refused() -> None:
+    h, ann, _ = duel()
+    checked_down(h)
+    h.do(h.core.leave, "ann", ann, "bye")
+    cash_out = h.core.next_write()
+    assert cash_out is not None
+    assert cash_out.kind is WriteKind.CASH_OUT
+    h.do(h.core.set_seed, "ann", ann, "too-late", 10)
+    ann.take()
+    h.written(cash_out)
+    assert ann.types() == ["error", "table_left"]
+    error = ann.got[0]
+    assert isinstance(error, wire.Error)
+    assert (error.ref, error.code) == (10, ErrorCode.NOT_SEATED)
+    assert h.core.next_write() is None
+
+
 def test_a_table_recorded_before_protocol_2_draws_a_seed_and_keeps_it() -> None:
     old = TableRecord("t1", TableOptions(dealer_bot=False), (SeatRecord(0, "ann", "Ann", 300),))
     h = Harness(dealer_bot=False)

@@ -224,8 +224,9 @@ class Connection:
     async def set_seed(self, table_id: str, client_seed: str) -> None:
         """Send ``set_seed`` without waiting: the ``seed_set`` (or an ``error``) comes
         out of :meth:`messages`, and the seed applies from the next hand."""
+        message = cmd.SetSeed(id=self.next_id(), table_id=table_id, client_seed=client_seed)
         self.deals_of(table_id).sent_seed(client_seed)
-        await self.send(cmd.SetSeed(id=self.next_id(), table_id=table_id, client_seed=client_seed))
+        await self.send(message)
 
     async def verify_table(self, table_id: str, patience: float = REVEAL_PATIENCE) -> int:
         """Rebuild every deck of ``table_id`` from its revealed seed, once it has closed:
@@ -362,10 +363,13 @@ class Connection:
             deals = self.deals_of(table_id)
             self.tables[table_id] = TableState.from_snapshot(message, deals)
             self._awaiting_snapshot.pop(table_id, None)
-            if message.table.you is not None and deals.seed is None and deals.pending_seed is None:
+            if message.table.you is not None and (
+                deals.seed is None or deals.pending_seed is not None
+            ):
                 # Seated, yet this process never sent a seed (a session resumed after a
-                # restart): the hands from the next one on are dealt with a new one.
-                await self.set_seed(table_id, fresh_seed())
+                # restart), or its last one is not confirmed: a server that stopped with
+                # it may never have written it. Sending it again changes nothing else.
+                await self.set_seed(table_id, deals.pending_seed or fresh_seed())
         elif isinstance(message, wire.SeedSet):
             self.deals_of(message.table_id).seed_set(message.client_seed)
         elif isinstance(message, wire.TableEvent) and message.table_id in self.tables:

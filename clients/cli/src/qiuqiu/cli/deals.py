@@ -6,8 +6,9 @@ position by a leaf in ``hand_started``. A :class:`TableDeals` keeps, for one
 table, what the client needs to hold the server to that:
 
 1. **The client seeds it sent.** A seat's seed must be in every shuffle it is
-   dealt; the one it last sent, or the one before while a ``set_seed`` is on
-   its way, since a change applies from the next hand.
+   dealt: the one last confirmed, or the one on its way while a ``set_seed``
+   waits for its ``seed_set`` (which comes once the server has written it, so
+   every hand that starts after it is dealt with it).
 2. **Each hand as it saw it.** The leaves and client seeds of ``hand_started``
    (or of a snapshot), its own openings (``tiles_dealt``, ``fourth_tile_dealt``,
    a snapshot's ``openings``) and the showdown's, merged into one
@@ -112,38 +113,31 @@ class TableDeals:
     table_seed: str | None = None
     shuffle: ShuffleVerified | None = None
     _hand: _HandInPlay | None = None
-    _replaced: tuple[str, ...] | None = ()
-    """The seed a ``seed_set`` replaced, for the next hand to start; ``None`` when it
-    replaced one this process never knew."""
 
     # -- seeds ------------------------------------------------------------------------
 
     def joined_with(self, seed: str) -> None:
         """Sent ``join_table`` with ``seed``: the seat's first hand is dealt with it."""
-        self.seed, self.pending_seed, self._replaced = seed, None, ()
+        self.seed, self.pending_seed = seed, None
 
     def sent_seed(self, seed: str) -> None:
         self.pending_seed = seed
 
     def seed_set(self, seed: str) -> None:
-        """The server confirmed ``seed_set``: it applies from the next hand dealt. A hand
-        already dealt, though, may still be announced after the confirmation, so the
-        next ``hand_started`` may list the seed it replaced (or, if this process never
-        knew that one, anything)."""
-        self._replaced = None if self.seed is None else (self.seed,)
+        """The server wrote the seed and confirmed it: every hand that starts from now
+        on is dealt with it (the hand in play keeps the one it was dealt with)."""
         self.seed = seed
         if self.pending_seed == seed:
             self.pending_seed = None
 
     def _my_seeds(self) -> tuple[str, ...]:
         """The seeds a hand starting now may have been dealt with; none to check when
-        the seed is unknown (a session resumed by another process, until a hand dealt
-        after its new seed)."""
-        replaced, self._replaced = self._replaced, ()
-        if self.seed is None or replaced is None:
+        the seed is unknown (a session resumed by another process, until its new seed
+        is confirmed)."""
+        if self.seed is None:
             return ()
         pending = () if self.pending_seed is None else (self.pending_seed,)
-        return (self.seed, *pending, *replaced)
+        return (self.seed, *pending)
 
     # -- what the server committed to ----------------------------------------------
 

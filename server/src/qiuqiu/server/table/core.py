@@ -65,7 +65,7 @@ from qiuqiu.server.table.audience import (
 from qiuqiu.server.table.deal import engine_action
 from qiuqiu.server.table.hand import HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
-from qiuqiu.server.table.seats import BuyIn, Seat, Viewer, verify_buy_in
+from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange, Viewer, verify_buy_in
 from qiuqiu.server.views import Publication
 
 BOT_NAME = "Dealer"
@@ -154,6 +154,7 @@ class TableCore(HandFlow):
         while self._buy_ins:
             buy_in = self._buy_ins.popleft()
             self._deliver(buy_in.viewer, self._error(buy_in.ref, ErrorCode.TABLE_CLOSED, reason))
+        self._refuse_seed_changes(None, ErrorCode.TABLE_CLOSED, reason)
         for timer in (TURN, NEXT_HAND, DESERTED):
             self._timers.append(Disarm(timer))
         if self.state is TableState.STARTING and self.deal is None:
@@ -199,16 +200,13 @@ class TableCore(HandFlow):
     def set_seed(
         self, account_id: str, viewer: Viewer, client_seed: str, ref: MessageId | None = None
     ) -> None:
-        """Put ``client_seed`` into the shuffles of the seat's hands from the next one on.
-        Written with the next hand's start, whose deal it is part of."""
-        seat = self.seat_of(account_id)
-        if seat is None:
+        """Put ``client_seed`` into the shuffles of the seat's hands from the first one
+        whose start is written after it: confirmed with ``seed_set`` once it is written."""
+        if self.seat_of(account_id) is None:
             raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
         self._verify_open()
-        seat.client_seed = client_seed
-        self._deliver(
-            viewer, wire.SeedSet(ref=ref, table_id=self.table_id, client_seed=client_seed)
-        )
+        self._verify_store()
+        self._seed_changes.append(SeedChange(account_id, client_seed, viewer, ref))
 
     def leave(self, account_id: str, viewer: Viewer, ref: MessageId | None = None) -> None:
         """Stand up; a seat in the hand stands up when the hand ends, played meanwhile
@@ -347,18 +345,24 @@ class TableCore(HandFlow):
                 self._hand_settled(write, balances)
             case WriteKind.CASH_OUT:
                 self._cashed_out(write.seats, balances)
+            case WriteKind.SEED:
+                self._seeds_written(write)
             case WriteKind.CLOSE:
                 self._closed(balances)
                 return
         self._after_write()
 
     def refused(self, write: Write, refusal: Refused) -> None:
-        """A buy-in the store refused (the balance is short) or certainly never got (it
-        was away): nothing changed."""
+        """A buy-in the store refused (the balance is short), or a buy-in or seed change
+        it certainly never got (it was away): nothing changed."""
         self._writing = None
-        assert write.kind is WriteKind.BUY_IN, write
-        buy_in = self._buy_ins.popleft()
-        self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
+        if write.kind is WriteKind.SEED:
+            for change in write.seeds:
+                self._deliver(change.viewer, self._error(change.ref, refusal.code, refusal.message))
+        else:
+            assert write.kind is WriteKind.BUY_IN, write
+            buy_in = self._buy_ins.popleft()
+            self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
         self._after_write()
 
     def _after_write(self) -> None:

@@ -15,12 +15,13 @@ from enum import StrEnum
 from typing import Any
 
 from qiuqiu import engine
+from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from qiuqiu.server.table.audience import Audience, Disarm, TableState, Timer
 from qiuqiu.server.table.deal import Deal
-from qiuqiu.server.table.seats import BuyIn, Seat
+from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange
 from qiuqiu.server.views import Publication
 
 SEQ_WINDOW = 1_000_000
@@ -28,6 +29,7 @@ SEQ_WINDOW = 1_000_000
 host died counts on above any seq that host sent."""
 
 LOST = "the server hosting the table stopped; every chip is back where it was"
+LEFT = "your seat stood up before its new seed was written: it dealt no hand"
 
 
 class WriteKind(StrEnum):
@@ -36,6 +38,7 @@ class WriteKind(StrEnum):
     CASH_OUT = "cash_out"
     HAND_START = "hand_start"
     HAND_END = "hand_end"
+    SEED = "seed"
     CLOSE = "close"
     RESERVE = "reserve"
 
@@ -48,6 +51,8 @@ class Write:
     """The seats it cashes out."""
     stacks: tuple[tuple[int, int], ...] = ()
     """A hand's end: every seat's stack after it, those cashed out included."""
+    seeds: tuple[SeedChange, ...] = ()
+    """The client seeds it writes."""
 
 
 class Ledger(Audience):
@@ -59,6 +64,7 @@ class Ledger(Audience):
         self._reserved = 0
         """The ``seq`` the store's record allows this table to reach."""
         self._buy_ins: deque[BuyIn] = deque()
+        self._seed_changes: list[SeedChange] = []
         self._first: Write | None = None
         """A write that must come before any other (the table's opening)."""
         self._writing: Write | None = None
@@ -127,6 +133,7 @@ class Ledger(Audience):
 
     def _cashed_out(self, numbers: tuple[int, ...], balances: dict[str, int]) -> None:
         gone = [self.seats.pop(number) for number in numbers]
+        self._refuse_seed_changes({s.account_id for s in gone}, ErrorCode.NOT_SEATED, LEFT)
         for seat in gone:
             self._missed.pop(seat.account_id, None)
             self._bust_out = seat.stack == 0 and not seat.leaving
@@ -155,6 +162,26 @@ class Ledger(Audience):
                     )
                 )
             )
+
+    def _seeds_written(self, write: Write) -> None:
+        for change in write.seeds:
+            seat = self.seat_of(change.account_id)
+            assert seat is not None, "a seat leaves only by a write, and this one was in flight"
+            seat.client_seed = change.client_seed
+            confirmed = wire.SeedSet(
+                ref=change.ref, table_id=self.table_id, client_seed=change.client_seed
+            )
+            self._deliver(change.viewer, confirmed)
+
+    def _refuse_seed_changes(self, accounts: set[str] | None, code: ErrorCode, why: str) -> None:
+        """Drop the seed changes not yet written of ``accounts`` (``None``: everyone's)."""
+        kept: list[SeedChange] = []
+        for change in self._seed_changes:
+            if accounts is None or change.account_id in accounts:
+                self._deliver(change.viewer, self._error(change.ref, code, why))
+            else:
+                kept.append(change)
+        self._seed_changes = kept
 
     def _when_settled(self, work: Callable[[], None]) -> None:
         """Do ``work`` now, or once the hand's end is written if it is being written:
@@ -196,6 +223,7 @@ class Ledger(Audience):
         table must go with its last reference, not wait for the cycle collector."""
         self.seats.clear()
         self.spectators.clear()
+        self._seed_changes.clear()
         self._deferred.clear()
         self._held.clear()
 
@@ -219,6 +247,8 @@ class Ledger(Audience):
             b = self._buy_ins[0]
             seat = Seat(b.seat, b.account_id, b.name, b.chips, client_seed=b.client_seed)
             return Write(WriteKind.BUY_IN, self._commit(((b.account_id, b.chips),), add=seat))
+        if self._seed_changes:
+            return self._seed_write()
         leavers = tuple(
             n for n, s in self.seats.items() if s.leaving and not self._in_hand(n) and not s.is_bot
         )
@@ -230,6 +260,16 @@ class Ledger(Audience):
         if self.seq > self._reserved - SEQ_WINDOW // 2:
             return Write(WriteKind.RESERVE, self._commit())
         return None
+
+    def _seed_write(self) -> Write:
+        """Every seed change asked for, in one write."""
+        changes, self._seed_changes = tuple(self._seed_changes), []
+        seeds: dict[int, str] = {}
+        for change in changes:
+            seat = self.seat_of(change.account_id)
+            assert seat is not None, "a seat that leaves takes its seed changes with it"
+            seeds[seat.seat] = change.client_seed
+        return Write(WriteKind.SEED, self._commit(seeds=seeds), seeds=changes)
 
     def _start_write(self) -> Write | None:
         ready = self._ready()
@@ -301,9 +341,14 @@ class Ledger(Audience):
         hand: HandRecord | None = None,
         hand_id: int | None = None,
         hand_open: bool | None = None,
+        seeds: dict[int, str] | None = None,
     ) -> TableCommit:
         seats = [
-            replace(s.record(), stack=s.stack if stacks is None else stacks[n])
+            replace(
+                s.record(),
+                stack=s.stack if stacks is None else stacks[n],
+                client_seed=s.client_seed if seeds is None else seeds.get(n, s.client_seed),
+            )
             for n, s in self.seats.items()
             if n not in drop
         ]

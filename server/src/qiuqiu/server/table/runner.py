@@ -297,7 +297,7 @@ class Table:
                 return
             except StoreUnavailable as error:
                 self.health.failed(error)
-                if error.unsent and write.kind is WriteKind.BUY_IN:
+                if error.unsent and write.kind in (WriteKind.BUY_IN, WriteKind.SEED):
                     # Certainly not written: the player is told so now, not after the outage.
                     away = Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
                     self._input(partial(self.core.refused, write, away))

@@ -78,6 +78,17 @@ class BuyIn:
     client_seed: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class SeedChange:
+    """A ``set_seed`` waiting to be written: confirmed once it is, as a hand's deal
+    that would not have it after a restart must not follow its ``seed_set``."""
+
+    account_id: str
+    client_seed: str
+    viewer: Viewer
+    ref: MessageId | None
+
+
 def verify_buy_in(options: TableOptions, buy_in: int) -> None:
     if not options.min_buy_in <= buy_in <= options.max_buy_in:
         raise Refused(

@@ -210,8 +210,10 @@ class App {
     }
     this.tables.set(id, state);
     this.awaiting.delete(id);
-    // Seated without having sent a seed from this page (a resumed session): send one now.
-    if (state.you !== null && !this.seeds.has(id)) this.setSeed(id, newClientSeed());
+    // Seated without having sent a seed from this page (a resumed session), or with one
+    // never confirmed (its server may have stopped before writing it): send it now.
+    const { current, pending } = this.seeds.get(id);
+    if (state.you !== null && (!current || pending)) this.setSeed(id, pending ?? newClientSeed());
     if (this.active === id || this.view !== "table") {
       this.active = id;
       this.show("table");

@@ -49,12 +49,6 @@ export class SeedBook {
     this.tables.delete(tableId);
   }
 
-  /** Whether this page has sent (or is sending) a seed for `tableId`. @param {string} tableId */
-  has(tableId) {
-    const known = this.tables.get(tableId);
-    return Boolean(known && (known.current || known.pending));
-  }
-
   /** @param {string} tableId */
   get(tableId) {
     return this.tables.get(tableId) ?? { current: null, pending: null };
