@@ -14,7 +14,7 @@ from tests.server.conftest import chip_total
 
 RUN_LIMIT = 120.0
 """Seconds before a stuck run fails the test (never a timing assertion)."""
-SMALL = ("--ante", "1", "--min-bet", "1", "--max-bet", "2")
+SMALL = ("--ante", "1", "--min-bet", "1", "--max-bet", "2", "--max-raises", "2")
 """At most 5 chips a hand: the deck depends on the client's own random seed, so only
 small stakes make sure no run of luck ends the seat before its hands are played."""
 
@@ -91,7 +91,7 @@ async def test_piped_output_is_plain_text_with_a_readable_summary(
 async def test_the_embedded_server_plays_without_any_server_running(config_dir: Path) -> None:
     # Small bets: the embedded dealer bot draws from the OS, and a run of luck must not
     # end the seat before its five hands.
-    out = await qiuqiu("play", "--auto", "5", "--json", "--max-bet", "10")
+    out = await qiuqiu("play", "--auto", "5", "--json", "--max-bet", "10", "--max-raises", "2")
     summary = json.loads(out)
     assert summary["hands"] == 5
     assert summary["balance"] == 1_000 + summary["net"]

@@ -87,7 +87,7 @@ async def test_an_example_bot_runs_from_its_own_command_line(server: QiuQiuServe
         EXAMPLES / "tile_ranker.py",
         *("--server", server.url, "--hands", "5", "--name", "Ranker"),
         # Small stakes: the deck depends on the bot's own random seed; no run of luck may bust it.
-        *("--ante", "1", "--min-bet", "1", "--max-bet", "2"),
+        *("--ante", "1", "--min-bet", "1", "--max-bet", "2", "--max-raises", "2"),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )

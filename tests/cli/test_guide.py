@@ -35,7 +35,7 @@ async def test_the_guides_bot_plays_the_default_rules_and_reports_each_hand(
     bot.write_text(PYTHON_BLOCKS[0])
     # Bets capped (at most 40 chips a hand): the deck depends on the bot's own random
     # seed, so only a cap makes sure no run of luck takes its 500 chips in 12 hands.
-    flags = ("--hands", "12", "--name", "Hunter", "--max-bet", "20")
+    flags = ("--hands", "12", "--name", "Hunter", "--max-bet", "20", "--max-raises", "1")
     out, err = await run(bot, "--server", server.url, *flags)
     summary = json.loads(out)  # standard output is the summary alone
     assert summary["hands"] == 12
@@ -74,6 +74,8 @@ async def test_the_example_bots_meet_at_a_table_one_opens_and_the_other_joins(
             "5",
             "--max-bet",
             "20",
+            "--max-raises",
+            "2",
         )
     )
     async with asyncio.timeout(30):

@@ -93,7 +93,7 @@ async def test_the_table_stays_on_screen_over_hands_and_the_summary_is_the_serve
 ) -> None:
     # Bets capped: the deck depends on the client's random seed; no luck busts it in 3 hands.
     # The dealer may bet after a check: that turn is answered too, not left to time out.
-    flags = ("--turn-seconds", "20", "--max-bet", "20")
+    flags = ("--turn-seconds", "20", "--max-bet", "20", "--max-raises", "2")
     screen = Screen("stays", play(config_dir, server, *flags))
     screens.append(screen)
     for hand in (1, 2, 3):

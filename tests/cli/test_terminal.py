@@ -34,7 +34,7 @@ SHUFFLE = re.compile(
     r"Table (t\w+)'s shuffle verified: (\d+) hands? rebuilt from the revealed seed\."
 )
 WELCOME = "Welcome, Ann. Your balance is 1000 chips."
-SMALL = ("--ante", "1", "--min-bet", "1", "--max-bet", "2")
+SMALL = ("--ante", "1", "--min-bet", "1", "--max-bet", "2", "--max-raises", "2")
 """Stakes at which no run of luck ends a seat in a few hands."""
 
 

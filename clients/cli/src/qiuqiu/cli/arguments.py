@@ -19,6 +19,7 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
     table.add_argument("--ante", type=int, default=defaults.ante, help="(%(default)s)")
     table.add_argument("--min-bet", type=int, default=defaults.min_bet, help="(%(default)s)")
     table.add_argument("--max-bet", type=int, help="most a bet or raise may add (no limit)")
+    table.add_argument("--max-raises", type=int, help="raises a betting round allows (no limit)")
     table.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds (1)")
     table.add_argument("--tie-rule", choices=("highest_tile", "split"), default=defaults.tie_rule)
     table.add_argument("--split", action="store_true", help="players cut their own hands")
@@ -36,6 +37,7 @@ def table_options(args: argparse.Namespace) -> TableOptions:
             ante=args.ante,
             min_bet=args.min_bet,
             max_bet=args.max_bet,
+            max_raises=args.max_raises,
             betting_rounds=args.rounds,
             tie_rule=args.tie_rule,
             manual_split=args.split,
