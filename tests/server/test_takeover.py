@@ -387,7 +387,7 @@ async def test_a_short_sigkill_loop_keeps_seq_and_every_hand_and_every_chip(
 async def test_a_long_sigkill_loop_keeps_seq_and_every_hand_and_every_chip(
     redis_store: RedisStore, servers: Servers
 ) -> None:
-    await sigkill_loop(redis_store, servers, kills=20, seed=14)
+    await sigkill_loop(redis_store, servers, kills=12, seed=14)
 
 
 async def sigkill_loop(store: RedisStore, servers: Servers, *, kills: int, seed: int) -> None:
