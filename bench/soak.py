@@ -551,6 +551,9 @@ class Soak:
             if pending:
                 self.counts.errors.append(f"{len(pending)} table slots did not finish")
             self.drained_at = self.now()
+            # Settling samples by itself: a scrape at the same moment as the sampler's
+            # would count the other's request among the server's tasks.
+            sampler.cancel()
             await self.settle()
         finally:
             sampler.cancel()
