@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
 from qiuqiu.protocol import TableOptions
+
+# The flags that set a field under another name; the rest are the field with dashes.
+_FLAGS = {"dealer_bot": "--no-bot", "betting_rounds": "--rounds", "manual_split": "--split"}
 
 
 def add_table_options(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +49,17 @@ def table_options(args: argparse.Namespace) -> TableOptions:
             manual_split=args.split,
             turn_seconds=args.turn_seconds,
         )
-    except ValueError as error:
-        reasons = str(error).splitlines()[1:3]
-        raise ValueError(f"bad table options: {' '.join(reasons)}") from None
+    except ValidationError as error:
+        reasons = "; ".join(_reason(detail) for detail in error.errors())
+        raise ValueError(f"bad table options: {reasons}") from None
+
+
+def _reason(detail: ErrorDetails) -> str:
+    """One of pydantic's errors in the flags' words: ``--max-raises must be ... (got -1)``."""
+    cause = detail.get("ctx", {}).get("error")
+    said = str(cause) if cause is not None else detail["msg"].removeprefix("Input should be ")
+    if not detail["loc"]:
+        return said
+    field = str(detail["loc"][0])
+    flag = _FLAGS.get(field, "--" + field.replace("_", "-"))
+    return f"{flag} must be {said} (got {detail['input']!r})"
