@@ -125,6 +125,9 @@ SETTLE = 30.0
 """Seconds the server has, once the last bot left, to close every table and come
 back to its idle task count."""
 STOP_WAIT = 60.0
+AUDIT_WAIT = 10.0
+"""Seconds the chip audit's one script may take: a soak that cannot read the store
+fails saying so instead of waiting for ever."""
 
 # One atomic read of every balance, every stack at every table, and each table's
 # last hand id. KEYS: the accounts set, the tables set. ARGV: the account and
@@ -247,6 +250,19 @@ class ServerProcess:
 # -- the soak ------------------------------------------------------------------
 
 
+async def stop_playing(task: asyncio.Task[Any]) -> None:
+    """Cancel a bot's play and wait for it to end. Its cancellation, or the connection
+    it lost, is the end asked for; the cancellation of the task that waits is not, and
+    goes on up (swallowing it is how a stopped soak waits for ever)."""
+    task.cancel()
+    try:
+        await task
+    except (asyncio.CancelledError, ConnectionLost):
+        waiting = asyncio.current_task()
+        if waiting is not None and waiting.cancelling():
+            raise
+
+
 class Soak:
     def __init__(
         self,
@@ -292,10 +308,17 @@ class Soak:
 
     # -- sampling --
 
+    async def audit(self) -> tuple[int, list[str]]:
+        """Chips on every account and table, and each table's hand, read in one script."""
+        async with asyncio.timeout(AUDIT_WAIT):
+            chips, found = await self._audit(
+                keys=["qiuqiu:accounts", "qiuqiu:tables"],
+                args=["qiuqiu:account:", "qiuqiu:table:"],
+            )
+        return int(chips), found
+
     async def sample(self) -> Sample:
-        chips, found = await self._audit(
-            keys=["qiuqiu:accounts", "qiuqiu:tables"], args=["qiuqiu:account:", "qiuqiu:table:"]
-        )
+        chips, found = await self.audit()
         table_hands = {found[i]: int(found[i + 1]) for i in range(0, len(found), 2)}
         for table_id, hand in table_hands.items():
             if (life := self.lives.get(table_id)) is not None:
@@ -314,7 +337,7 @@ class Soak:
             phase=self.phase,
             rss=rss_bytes(self.server.pid),
             fds=open_fds(self.server.pid),
-            chips=int(chips),
+            chips=chips,
             table_hands=table_hands,
             tasks=figure("qiuqiu_tasks"),
             connections=figure("qiuqiu_connections"),
@@ -477,9 +500,7 @@ class Soak:
     async def stand_up(self, players: list[Player], table_id: str) -> None:
         for player in players:
             if player.task is not None:
-                player.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, ConnectionLost):
-                    await player.task
+                await stop_playing(player.task)
         # All at once, so nobody at a shared table waits on the turn of one who left.
         balances = await asyncio.gather(*(self.leave(p, table_id) for p in players))
         for player, balance in zip(players, balances, strict=True):
@@ -490,7 +511,10 @@ class Soak:
         """Stand up, waiting out a reconnect in progress; after a connection gave up,
         on a new one. ``None`` if the seat was already gone."""
         deadline = time.monotonic() + GRACE / 2
+        give_up = time.monotonic() + STOP_WAIT
         while True:
+            if time.monotonic() > give_up:
+                raise TimeoutError(f"{player.name} could not stand up in {STOP_WAIT:.0f} s")
             if player.conn.is_gone or time.monotonic() > deadline:
                 await self.let_go(player)
                 player.conn = await connect(self.server.url, token=player.token)
@@ -508,11 +532,8 @@ class Soak:
 
     async def let_go(self, player: Player) -> None:
         """Stop playing and close the connection (the seat keeps its grace period)."""
-        if player.task is not None and not player.task.done():
-            player.task.cancel()
         if player.task is not None:
-            with contextlib.suppress(asyncio.CancelledError, ConnectionLost):
-                await player.task
+            await stop_playing(player.task)
         player.task = None
         conn = player.conn
         if not conn._closing:
@@ -659,14 +680,7 @@ async def soak(args: argparse.Namespace, command: str) -> Report:
             )
             client_tasks_after = len(asyncio.all_tasks())
             exit_code = await server.stop()
-            final_chips = int(
-                (
-                    await runner._audit(
-                        keys=["qiuqiu:accounts", "qiuqiu:tables"],
-                        args=["qiuqiu:account:", "qiuqiu:table:"],
-                    )
-                )[0]
-            )
+            final_chips, _ = await runner.audit()
             tables_left = len(await store.tables())
             checked, wrong = await audit_accounts(store, runner.accounts)
             return report(

@@ -9,6 +9,7 @@ It asserts no time or speed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -43,3 +44,30 @@ def test_a_tiny_soak_runs_every_check_and_passes(capsys: pytest.CaptureFixture[s
     assert report["accounts"] >= 6
     assert report["disconnects"]["aborted"] + report["disconnects"]["away_and_back"] > 0
     assert report["tasks"]["idle_end"] <= report["tasks"]["idle_start"]
+
+
+async def test_stopping_a_bot_ends_its_play_and_lets_the_waiters_own_cancellation_through() -> None:
+    play = asyncio.create_task(asyncio.Event().wait())
+    await soak.stop_playing(play)
+    assert play.cancelled()
+
+    stubborn_started = asyncio.Event()
+
+    async def stubborn() -> None:
+        # A bot that takes its time to stop: the slot that waits for it is cancelled
+        # meanwhile, and must not carry on as if only the bot had been.
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            stubborn_started.set()
+            await asyncio.sleep(0.05)
+            raise
+
+    slow = asyncio.create_task(stubborn())
+    await asyncio.sleep(0)
+    waiter = asyncio.create_task(soak.stop_playing(slow))
+    await stubborn_started.wait()
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    assert slow.cancelled()
