@@ -35,6 +35,18 @@ SOLVER_MISSING = importlib.util.find_spec("numpy") is None and not os.environ.ge
 collect_ignore = [*(["web"] * BROWSER_DRIVER_MISSING), *(["solver"] * SOLVER_MISSING)]
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject's addopts): a worker per core this process may use, at most
+    four. Each worker starts servers, a Redis and a browser of its own, and the tests
+    that wait on timers and leases are calibrated for a machine kept about this busy."""
+    # sched_getaffinity is Linux's: it counts only the cores a container lets us use.
+    if hasattr(os, "sched_getaffinity"):
+        cores = len(os.sched_getaffinity(0))
+    else:
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
 def pytest_report_header() -> str | None:
     missing = [
         *(["tests/web: Playwright"] * BROWSER_DRIVER_MISSING),
