@@ -74,7 +74,7 @@ class Solved:
 
     def state(self, tiles: Sequence[Tile]) -> int:
         """The row of a seat holding ``tiles`` (in the order dealt: its 4th last)."""
-        holding = holding_number(tiles[:HOLDING_SIZE])
+        holding = holding_number(tiles)
         buckets = self.buckets
         if buckets is None:
             return holding

@@ -23,10 +23,11 @@ _HAND_NUMBER = {sum(1 << t.index for t in tiles): i for i, tiles in enumerate(HA
 
 
 def holding_number(tiles: Sequence[Tile]) -> int:
-    """The number of a 3-tile holding (in any order); ``KeyError`` for anything else."""
-    if len(tiles) != HOLDING_SIZE:
-        raise KeyError(tiles)
-    a, b, c = tiles  # unrolled: the house numbers its holding at every hand
+    """The number of the holding that the first three of ``tiles`` make (in any order): a
+    seat's tiles in the order dealt, its 4th, once dealt, last. ``KeyError`` if two are
+    the same tile, ``IndexError`` for fewer than three."""
+    # Unrolled, and no slice of the seat's tiles: the house numbers them at every turn.
+    a, b, c = tiles[0], tiles[1], tiles[2]
     return _NUMBER[1 << a.index | 1 << b.index | 1 << c.index]
 
 
