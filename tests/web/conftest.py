@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,7 +48,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = Path(
+    os.environ.get("QIUQIU_SCREENSHOTS") or Path(tempfile.gettempdir()) / "qiuqiu-screenshots"
+)
+"""Where the tests' screenshots go: a temporary folder, so a test run leaves the checkout
+as it was; ``QIUQIU_SCREENSHOTS=docs/screenshots`` rewrites the documentation's."""
 WAIT_MS = 10_000
 """How long a test waits for something to appear before it fails (not a timing assertion)."""
 

@@ -2,7 +2,7 @@
 real server serves, and the server's own frames say what happened.
 
 Every wait is for something to appear on the page (never a timing assertion).
-The screenshots in docs/screenshots/ are written by these tests on every run.
+They take the screenshots in docs/screenshots/ (conftest.SCREENSHOTS says where they go).
 """
 
 from __future__ import annotations
