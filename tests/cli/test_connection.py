@@ -11,6 +11,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request
 
 from clients.examples.always_call import AlwaysCall
+from qiuqiu.cli import connection
 from qiuqiu.cli.bot import Action, Turn, play
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Reconnected
 from qiuqiu.cli.deals import DealChecked
@@ -148,6 +149,27 @@ async def test_a_connection_cut_before_the_welcome_is_a_connection_lost() -> Non
         port = next(iter(hanging_up.sockets)).getsockname()[1]
         with pytest.raises(ConnectionLost, match="before the welcome"):
             await Connection.open(f"ws://127.0.0.1:{port}", name="Ann")
+
+
+async def test_a_server_that_never_answers_hello_is_a_connection_lost_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server (a bare WebSocket one) that takes the socket and the hello, then says
+    nothing: the SDK gives up after its open timeout instead of waiting for ever."""
+    monkeypatch.setattr(connection, "OPEN_TIMEOUT", 0.3)
+    heard = asyncio.Event()
+
+    async def say_nothing(ws: ServerConnection) -> None:
+        await ws.recv()
+        heard.set()
+        await ws.wait_closed()
+
+    async with serve(say_nothing, "127.0.0.1", 0) as silent:
+        port = next(iter(silent.sockets)).getsockname()[1]
+        url = f"ws://127.0.0.1:{port}"
+        with pytest.raises(ConnectionLost, match=r"no welcome from .* in 0\.3 s after hello"):
+            await Connection.open(url, name="Ann")
+    assert heard.is_set()
 
 
 async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(

@@ -45,6 +45,9 @@ from qiuqiu.protocol import (
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
+OPEN_TIMEOUT = 10.0
+"""Seconds the WebSocket handshake may take, and then again the welcome: a server that
+accepts a connection and says nothing is as unreachable as one that refuses it."""
 SNAPSHOT_PATIENCE = 2.0
 """Seconds to wait for a snapshot asked for after a gap before asking again."""
 
@@ -283,16 +286,22 @@ class Connection:
 
     async def _connect(self) -> wire.Welcome:
         try:
-            self._ws = await connect(self.url, compression=None, open_timeout=10)
+            self._ws = await connect(self.url, compression=None, open_timeout=OPEN_TIMEOUT)
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
             raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
         try:
-            welcome = await self._hello()
+            async with asyncio.timeout(OPEN_TIMEOUT):
+                welcome = await self._hello()
         except BaseException as error:
-            # Refused or cut off before the welcome: this socket is of no more use.
+            # Refused, cut off or left waiting before the welcome: this socket is of no
+            # more use.
             await self._ws.close()
             if isinstance(error, ConnectionClosed):
                 raise ConnectionLost(f"connection closed before the welcome: {error}") from None
+            if isinstance(error, TimeoutError):
+                raise ConnectionLost(
+                    f"no welcome from {self.url} in {OPEN_TIMEOUT:g} s after hello"
+                ) from None
             raise
         self.welcome = welcome
         if welcome.token is not None:
