@@ -16,6 +16,10 @@ fresh :class:`~qiuqiu.server.house.record.Memo` (the house's notes on a hand),
 so every hand pays for its look-ups once, as on the server. The floor is one
 ``rng.choices`` over five weights: the sampling the solved policy cannot do
 without.
+
+The ``--repeat`` passes are rounds of one pass of each, in turn, so a host whose
+speed drifts slows all three alike; the figures are each one's median over the
+rounds, and the ratio of the two policies is the median of each round's own.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import dataclasses
 import gc
 import json
 import random
+import statistics
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -86,18 +91,18 @@ def replayed(seen: Sequence[Situation]) -> list[Situation]:
     return [dataclasses.replace(s, memo=fresh.setdefault(id(s.memo), Memo())) for s in seen]
 
 
-def per_call(work: Callable[[], object], count: int) -> float:
-    """CPU seconds per call of ``work``."""
+def per_call(work: Callable[[Situation], object], situations: Sequence[Situation]) -> float:
+    """CPU seconds per call of ``work``, once on each of ``situations``."""
     start = process_time()
-    for _ in range(count):
-        work()
-    return (process_time() - start) / count
+    for situation in situations:
+        work(situation)
+    return (process_time() - start) / len(situations)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.decision", description=__doc__)
     parser.add_argument("--hands", type=int, default=3000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=15, help="rounds (%(default)s)")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds")
     parser.add_argument("--json", action="store_true")
@@ -109,25 +114,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         policy.decide(s, rng)
         policy.threshold(s)
     count = len(seen) * args.repeat
-    solved_iter = iter([s for _ in range(args.repeat) for s in replayed(seen)])
-    threshold_iter = iter(seen * args.repeat)
+    fresh = [replayed(seen) for _ in range(args.repeat)]
     # The inputs out of the collector's sight, as the server freezes its start-up heap:
     # a full collection walking tens of thousands of situations would be timed otherwise.
     gc.collect()
     gc.freeze()
     weights = [51, 51, 51, 51, 51]
     options = range(5)
-    figures = {
-        "solved": per_call(lambda: policy.decide(next(solved_iter), rng), count),
-        "threshold": per_call(lambda: policy.threshold(next(threshold_iter)), count),
-        "floor": per_call(lambda: rng.choices(options, weights=weights), count),
-    }
+    rounds: dict[str, list[float]] = {"solved": [], "threshold": [], "floor": []}
+    for replay in fresh:
+        rounds["solved"].append(per_call(lambda s: policy.decide(s, rng), replay))
+        rounds["threshold"].append(per_call(policy.threshold, seen))
+        rounds["floor"].append(per_call(lambda _: rng.choices(options, weights=weights), seen))
+    figures = {name: statistics.median(each) for name, each in rounds.items()}
+    ratios = [s / t for s, t in zip(rounds["solved"], rounds["threshold"], strict=True)]
+    ratio = statistics.median(ratios)
     if args.json:
         print(
             json.dumps(
                 {
                     "decisions": count,
+                    "rounds": args.repeat,
                     "us_per_decision": {k: round(v * 1e6, 2) for k, v in figures.items()},
+                    "solved_over_threshold": round(ratio, 3),
                 }
             )
         )
@@ -140,6 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for name, v in figures.items()
             ],
         )
+    )
+    print(
+        f"solved / threshold: {ratio:.2f}x, the median of {args.repeat} rounds"
+        f" ({min(ratios):.2f}x to {max(ratios):.2f}x)"
     )
     return 0
 

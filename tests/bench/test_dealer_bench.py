@@ -22,6 +22,8 @@ def test_the_decision_benchmark_reports_both_policies_beside_its_floor(
     assert report["decisions"] >= 10
     assert set(report["us_per_decision"]) == {"solved", "threshold", "floor"}
     assert all(v > 0 for v in report["us_per_decision"].values())
+    assert report["rounds"] == 1
+    assert report["solved_over_threshold"] > 0
 
 
 @pytest.mark.parametrize("rounds", ["1", "2"])
