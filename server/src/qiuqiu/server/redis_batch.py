@@ -22,14 +22,21 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
-Run = tuple[AsyncScript, Sequence[Any], Sequence[Any], asyncio.Future[Any]]
+
+class Run(NamedTuple):
+    """One script run asked for, and where its reply goes."""
+
+    script: AsyncScript
+    keys: Sequence[Any]
+    args: Sequence[Any]
+    answer: asyncio.Future[Any]
 
 
 class ScriptBatch:
@@ -50,7 +57,7 @@ class ScriptBatch:
             task = asyncio.create_task(self._send())
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
-        self._waiting.append((script, keys, args, future))
+        self._waiting.append(Run(script, keys, args, future))
         return await future
 
     async def close(self) -> None:
@@ -61,7 +68,7 @@ class ScriptBatch:
 
     async def _send(self) -> None:
         # A run whose caller gave up before it was sent is left out: it never was.
-        runs = [run for run in self._waiting if not run[3].done()]
+        runs = [run for run in self._waiting if not run.answer.done()]
         self._waiting = []
         try:
             for last in (False, True):
@@ -70,9 +77,9 @@ class ScriptBatch:
                 runs = await self._pipeline(runs, last)
         except BaseException as error:
             # Whatever went wrong, no caller is left waiting.
-            for *_, future in runs:
-                if not future.done():
-                    future.set_exception(_copy(error))
+            for run in runs:
+                if not run.answer.done():
+                    run.answer.set_exception(_copy(error))
             if isinstance(error, asyncio.CancelledError):
                 raise
 
@@ -80,22 +87,21 @@ class ScriptBatch:
         """Send ``runs``, answer each, and give back those to send again: the ones
         whose script Redis did not know, once it has been loaded (unless ``last``)."""
         pipeline = self._redis.pipeline(transaction=False)
-        for script, keys, args, _ in runs:
-            pipeline.evalsha(script.sha, len(keys), *keys, *args)
+        for run in runs:
+            pipeline.evalsha(run.script.sha, len(run.keys), *run.keys, *run.args)
         self.round_trips += 1
         replies = await pipeline.execute(raise_on_error=False)
         forgotten: list[Run] = []
         for run, reply in zip(runs, replies, strict=True):
-            future = run[3]
-            if future.done():
+            if run.answer.done():
                 continue
             if isinstance(reply, NoScriptError) and not last:
                 forgotten.append(run)
             elif isinstance(reply, BaseException):
-                future.set_exception(reply)
+                run.answer.set_exception(reply)
             else:
-                future.set_result(reply)
-        for script in {run[0].sha: run[0] for run in forgotten}.values():
+                run.answer.set_result(reply)
+        for script in {run.script.sha: run.script for run in forgotten}.values():
             await self._redis.script_load(script.script)
         return forgotten
 
