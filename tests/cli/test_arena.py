@@ -149,6 +149,7 @@ def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
 
     def seen(self: SdkPlayer, frame: Frame) -> None:
         if self.state not in states:
+            self.state.deals.checking = True  # as a client on the network checks them
             states.append(self.state)
         message = frame.message
         if isinstance(message, wire.TilesDealt) and message.openings:

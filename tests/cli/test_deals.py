@@ -128,6 +128,18 @@ def test_a_history_hand_voided_without_events_is_skipped() -> None:
     assert hand_seen(voided) is None
 
 
+def test_a_client_that_made_the_deals_itself_keeps_and_checks_none() -> None:
+    state = fresh()
+    state.deals.checking = False
+    tampered = whole_hand(seeds={0: "not-the-seed-dealt-with", 1: ""})
+    played(tampered, state)
+    assert state.hand is not None
+    assert state.hand.deal_check is None
+    assert state.deals.tampered is None
+    assert not state.deals.kept
+    assert not state.deals.checks
+
+
 def test_the_seed_commitment_may_not_change_while_the_table_is_open() -> None:
     state = fresh()
     state.deals.committed(hashlib.sha256(b"a new table seed").hexdigest())

@@ -112,6 +112,9 @@ class TableDeals:
     """The first check that failed at this table, whichever it was."""
     table_seed: str | None = None
     shuffle: ShuffleVerified | None = None
+    checking: bool = True
+    """``False`` where this client made the deals itself (the arena): no hand is kept or
+    checked, and every hand's check is ``None``."""
     _hand: _HandInPlay | None = None
 
     # -- seeds ------------------------------------------------------------------------
@@ -282,6 +285,8 @@ class TableDeals:
         client_seeds: Sequence[SeatSeed],
         my_seat: int | None,
     ) -> None:
+        if not self.checking:
+            return
         hand = self._hand
         if hand is not None and hand.hand_id == hand_id:
             if (hand.commitment, hand.leaves) != (commitment, tuple(leaves)):

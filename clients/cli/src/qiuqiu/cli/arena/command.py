@@ -12,6 +12,7 @@ sit at one table and play each deal N times, rotated through the seats
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 from itertools import combinations
 from typing import Any
@@ -21,6 +22,8 @@ from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
 from qiuqiu.cli.arena.seats import Entrant, entrant, house_rng
 from qiuqiu.cli.arguments import add_table_options, table_options
 from qiuqiu.protocol import TableOptions
+from qiuqiu.server.collector import PYTHON_THRESHOLD, freeze_start_up_heap
+from qiuqiu.server.strategy import prepare
 
 
 def add_arena(commands: Any) -> None:
@@ -53,8 +56,20 @@ def run_arena(args: argparse.Namespace) -> int:
         raise ValueError("--hands must be at least 4 (two duplicate deals)")
     options = table_options(args)
     entrants = _named([entrant(spec) for spec in args.contestants])
-    if options.seats != 2:
-        return _run_rotation(args, options, entrants)
+    if any(e.is_house for e in entrants):
+        prepare()
+    # What start-up made (modules, the dealer's tables) out of the collector's sight, as a
+    # server freezes its own: full collections would walk it all through every match.
+    freeze_start_up_heap(PYTHON_THRESHOLD)
+    try:
+        if options.seats != 2:
+            return _run_rotation(args, options, entrants)
+        return _run_pairs(args, options, entrants)
+    finally:
+        gc.unfreeze()  # a caller in the same process (a test) gets its collector back
+
+
+def _run_pairs(args: argparse.Namespace, options: TableOptions, entrants: list[Entrant]) -> int:
     results: list[MatchResult] = []
     house_seed = args.house_seed
     for a, b in combinations(entrants, 2):

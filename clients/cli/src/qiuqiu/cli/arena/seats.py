@@ -4,7 +4,9 @@ An SDK bot is given exactly what a network client is: its
 :class:`~qiuqiu.cli.game.TableState` is kept from the same wire messages by the
 same code, and its :class:`~qiuqiu.cli.bot.Turn` comes from
 :func:`~qiuqiu.cli.bot.turn_of`, so a bot cannot tell the arena from a server.
-The house reads the same frames as the server's dealer bot, the kinds its
+Only the SDK's check of each deal is left out, since the arena sealed the deals
+itself (a bot never sees that check). The house reads the same frames as the
+server's dealer bot, the kinds its
 :class:`~qiuqiu.server.house.record.HandRecord` learns from, and decides with
 the same function.
 """
@@ -21,6 +23,7 @@ from random import Random
 from typing import Protocol, cast
 
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, turn_of
+from qiuqiu.cli.deals import TableDeals
 from qiuqiu.cli.game import Applied, SeatState, TableState
 from qiuqiu.engine import Hand, rank
 from qiuqiu.protocol import TableOptions
@@ -119,7 +122,10 @@ class SdkPlayer:
     ) -> None:
         self.name = name
         self.bot = bot
-        self.state = TableState(table_id, options, seq=0, you=seat)
+        # Checking the arena's own deals is the arena's test (tests/cli/test_arena.py), not
+        # a match's work: it cost a tenth of the match.
+        unchecked = TableDeals(table_id, checking=False)
+        self.state = TableState(table_id, options, seq=0, you=seat, deals_so_far=unchecked)
         self.seat = seat
 
     def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
