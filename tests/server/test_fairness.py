@@ -102,7 +102,14 @@ async def test_no_connection_learns_a_hidden_tile_and_every_hand_verifies(
     clients = [await connect_client() for _ in range(players)]
     for i, client in enumerate(clients):
         await client.hello(f"P{i}")
-    options = {"seats": seats, "dealer_bot": bot, "min_players": seats}
+    # Bets capped, so that no raise war busts a player before its hands are played.
+    options = {
+        "seats": seats,
+        "dealer_bot": bot,
+        "min_players": seats,
+        "max_bet": 20,
+        "max_raises": 1,
+    }
     created = await clients[0].reply("create_table", options=options)
     table_id = created["table"]["table_id"]
     commitment = created["table"]["seed_commitment"]
