@@ -17,6 +17,7 @@ from qiuqiu.protocol import server as wire
 from tests.cli.test_game import (
     CLIENT_SEEDS,
     HAND,
+    SEALED,
     SEED_COMMITMENT,
     TABLE,
     TABLE_SEED,
@@ -64,9 +65,11 @@ def test_the_revealed_seed_rebuilds_every_kept_hand() -> None:
 def test_a_kept_hand_holds_what_the_seed_rebuilds_and_not_the_openings_checked() -> None:
     state = kept_after(whole_hand())
     kept = state.deals.kept[HAND]
-    # A client may keep thousands of hands: their openings were checked as each ended.
+    # A client may keep thousands of hands: their openings and leaves were checked as each
+    # ended, and the commitment stands for the leaves.
     assert kept.openings == {}
-    assert len(kept.leaves) == fairness.DECK_SIZE
+    assert kept.leaves == ()
+    assert kept.commitment == SEALED.commitment
 
 
 def test_a_seed_that_is_not_the_one_committed_to_is_caught() -> None:

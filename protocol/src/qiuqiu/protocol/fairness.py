@@ -293,11 +293,16 @@ def verify_hand(hand: HandSeen, *, my_seat: int | None = None, my_seeds: Sequenc
 def verify_reveal(hand: HandSeen, table_seed: str, seed_commitment_hex: str) -> None:
     """Check the full shuffle once the table's seed is revealed: it is the seed the
     table committed to, and with the hand's client seeds it makes exactly the
-    committed leaves. Raises :class:`DealTampered`."""
+    committed leaves. A hand seen without its leaves (a client keeps only the
+    commitment of a hand it checked as it ended, since the leaves hash to it) is
+    held to its commitment. Raises :class:`DealTampered`."""
     if not _HEX32.match(table_seed) or seed_commitment(table_seed) != seed_commitment_hex:
         raise DealTampered(hand.table_id, None, "the revealed seed is not the one committed to")
     seed = hand_seed(table_seed, hand.table_id, hand.hand_id)
-    if derive_deck(seed, hand.client_seeds).leaves != tuple(hand.leaves):
+    rebuilt = derive_deck(seed, hand.client_seeds)
+    if rebuilt.commitment != hand.commitment or (
+        hand.leaves and rebuilt.leaves != tuple(hand.leaves)
+    ):
         raise DealTampered(
             hand.table_id,
             hand.hand_id,

@@ -102,7 +102,9 @@ class TableDeals:
     """A seed sent with ``set_seed`` that the server has not confirmed yet."""
     kept: dict[int, HandSeen] = field(default_factory=dict)
     """Every finished hand, by ``hand_id``, until the table's seed rebuilds it: without
-    its openings, checked as it ended, since the seed rebuilds every leaf they open."""
+    its openings and its leaves, checked as it ended, since the seed rebuilds every leaf
+    and the commitment stands for them (the leaves were 4 KB a hand, and a bot may play
+    a hundred thousand hands at one table)."""
     rebuilt: dict[int, str] = field(default_factory=dict)
     """The hands the table's seed rebuilt, by ``hand_id``: the commitment each was
     dealt with, which the table's history must show too."""
@@ -212,7 +214,7 @@ class TableDeals:
             return self.checks.get(hand_id)
         self._hand = None
         seen = hand.seen(self.table_id)
-        self.kept[hand_id] = replace(seen, openings={})
+        self.kept[hand_id] = replace(seen, leaves=(), openings={})
         check: DealCheck
         if hand.tampered is not None:
             check = hand.tampered
