@@ -176,6 +176,16 @@ def test_an_honest_hand_verifies_live_and_after_the_reveal() -> None:
     f.verify_reveal(seen, TABLE_SEED, f.seed_commitment(TABLE_SEED))
 
 
+def test_a_hand_kept_without_its_leaves_is_held_to_its_commitment_at_the_reveal() -> None:
+    deck, seen = honest()
+    kept = f.HandSeen(**{**_fields(seen), "leaves": (), "openings": {}})
+    f.verify_reveal(kept, TABLE_SEED, f.seed_commitment(TABLE_SEED))
+    chosen = f.seal(tuple(reversed(deck.tiles)), deck.salts)
+    stacked = f.HandSeen(**{**_fields(kept), "commitment": chosen.commitment})
+    with pytest.raises(DealTampered, match="do not make this deck"):
+        f.verify_reveal(stacked, TABLE_SEED, f.seed_commitment(TABLE_SEED))
+
+
 @given(seat=st.sampled_from([0, 3]), index=st.integers(0, 3), tile=st.sampled_from(ALL_TILES))
 def test_any_other_tile_at_a_position_is_caught(seat: int, index: int, tile: Any) -> None:
     _, seen = honest()
