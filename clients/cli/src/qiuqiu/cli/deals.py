@@ -103,7 +103,7 @@ class TableDeals:
     kept: dict[int, HandSeen] = field(default_factory=dict)
     """Every finished hand, by ``hand_id``, until the table's seed rebuilds it: without
     its openings and its leaves, checked as it ended, since the seed rebuilds every leaf
-    and the commitment stands for them (the leaves were 4 KB a hand, and a bot may play
+    and the commitment stands for them (the leaves are 4 KB a hand, and a bot may play
     a hundred thousand hands at one table)."""
     rebuilt: dict[int, str] = field(default_factory=dict)
     """The hands the table's seed rebuilt, by ``hand_id``: the commitment each was
