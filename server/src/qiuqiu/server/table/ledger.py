@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -344,10 +344,9 @@ class Ledger(Audience):
         seeds: dict[int, str] | None = None,
     ) -> TableCommit:
         seats = [
-            replace(
-                s.record(),
-                stack=s.stack if stacks is None else stacks[n],
-                client_seed=s.client_seed if seeds is None else seeds.get(n, s.client_seed),
+            s.record(
+                stack=None if stacks is None else stacks[n],
+                client_seed=None if seeds is None else seeds.get(n),
             )
             for n, s in self.seats.items()
             if n not in drop
