@@ -252,7 +252,7 @@ class TableCore(HandFlow):
                 f"hand {action.hand_id} is not in play at table {self.table_id}"
                 + (f" (hand {self.hand_id} is)" if self.playing else ""),
             )
-        if seat.seat not in hand.seats:
+        if seat.seat not in hand.order:  # the seats dealt in, read without copying them
             raise Refused(ErrorCode.NOT_IN_HAND, "you were not dealt into this hand")
         try:
             events = engine_action(hand, seat.seat, action)
