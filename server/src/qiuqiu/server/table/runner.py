@@ -319,7 +319,8 @@ class Table:
         if write.kind is WriteKind.HAND_END and hand is not None:
             if self._on_hand_ended is not None:
                 self._on_hand_ended()
-            self.log.info("hand %d ended: %s", hand.hand_id, _result(hand), extra=_fields(hand))
+            if log.isEnabledFor(logging.INFO):  # its fields cost more than all the rest here
+                self.log.info("hand %d ended: %s", hand.hand_id, _result(hand), extra=_fields(hand))
 
     def _store_changed(self, up: bool) -> None:
         if not self.closed:
