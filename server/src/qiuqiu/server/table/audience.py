@@ -132,11 +132,6 @@ class Audience:
     def sees(self, viewer: Viewer) -> bool:
         return viewer in self.spectators or any(s.viewer is viewer for s in self.seats.values())
 
-    def viewers(self) -> list[tuple[Viewer, int | None]]:
-        """Everyone the table's events go to, with the seat each sees it from."""
-        seated = [(s.viewer, s.seat) for s in self.seats.values() if s.viewer is not None]
-        return [*seated, *((v, None) for v in self.spectators)]
-
     def snapshot(self, viewer: Viewer, ref: MessageId | None) -> wire.TableSnapshot:
         """The table as ``viewer`` may see it, as of the last event it was sent."""
         you = next((s.seat for s in self.seats.values() if s.viewer is viewer), None)
@@ -163,8 +158,16 @@ class Audience:
         return self.seq
 
     def _publish(self, published: Publication) -> None:
-        for viewer, seat in self.viewers():
-            self._deliveries.append((viewer, published.frame_for(seat)))
+        """To everyone the table's events go to, each the copy for its seat: the seated
+        first, then the spectators (a loop, not a list of them made at every event)."""
+        deliveries = self._deliveries
+        for s in self.seats.values():
+            if s.viewer is not None:
+                deliveries.append((s.viewer, published.frame_for(s.seat)))
+        if self.spectators:
+            public = published.public_frame
+            for viewer in self.spectators:
+                deliveries.append((viewer, public))
 
     def _deliver(self, viewer: Viewer, message: wire.Reply) -> None:
         self._deliveries.append((viewer, Frame.of(message)))
