@@ -59,7 +59,7 @@ class Deal:
     @property
     def deck(self) -> tuple[Tile, ...]:
         """The tiles as the engine deals them."""
-        return tuple(Tile.parse(tile) for tile in self.sealed.tiles)
+        return tuple(map(Tile.parse, self.sealed.tiles))
 
 
 def engine_action(hand: HandState, seat: int, action: cmd.TableAction) -> tuple[engine.Event, ...]:
