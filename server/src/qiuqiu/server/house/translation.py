@@ -17,7 +17,6 @@ house's own moves were made from abstract actions, so each is the nearest one.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -87,18 +86,18 @@ def locate(situation: Situation, strategies: Book, rng: Random) -> Located | Non
         child = node.plain.get(move.kind)
         added = move.added
         if child is None:
-            bets = (bet0, bet1)
-            child = _translate(node, move, pot, bets, (put1 if p else put0) + added >= effective)
+            if move.kind != node.sized:
+                return None
+            x = _size(move, pot, bet0 if bet0 > bet1 else bet1)
+            child = _beyond(node, x, move.all_in or (put1 if p else put0) + added >= effective)
             if child is None:
                 if move.seat == situation.seat:
-                    child = _nearest(node, move, pot, bets)
+                    child = _nearest(node, x)
                 else:
                     draws = situation.memo.draws
                     while len(draws) <= i:
                         draws.append(rng.random())
-                    child = _between(node, move, pot, bets, draws[i])
-                if child is None:
-                    return None
+                    child = _between(node, x, draws[i])
         pot += added
         if p:
             bet1 += added
@@ -117,25 +116,21 @@ def locate(situation: Situation, strategies: Book, rng: Random) -> Located | Non
     return Located(solved, node, (bet0, bet1), (stack0 - put0, stack1 - put1))
 
 
-def _size(move: Move, pot: int, bets: tuple[int, int]) -> float:
+def _size(move: Move, pot: int, current: int) -> float:
+    """A sized move against the pot, ``current`` being the round's bet before it."""
     if move.kind == "bet":
         return move.added / pot
-    current = max(bets)
     before = move.to - move.added  # the raiser's bet in the round before it raised
     return (move.to - current) / (pot + current - before)
 
 
-def _translate(node: Node, move: Move, pot: int, bets: tuple[int, int], all_in: bool) -> int | None:
-    """The child a sized move leads to where no draw is needed: an all-in, or a size
-    beyond the tree's smallest or largest; ``None`` where the size is between two
-    (or the move is not in the tree: :func:`_between` tells)."""
-    if move.kind != node.sized:
-        return None
+def _beyond(node: Node, x: float, all_in: bool) -> int | None:
+    """The child a size ``x`` leads to where no draw is needed: an all-in, or a size
+    beyond the tree's smallest or largest; ``None`` where it is between two."""
     sizes = node.sizes
     last = sizes[-1][1]
-    if (move.all_in or all_in) and node.actions[last].all_in:
+    if all_in and node.actions[last].all_in:
         return node.children[last]
-    x = _size(move, pot, bets)
     if x <= sizes[0][0]:
         return node.children[sizes[0][1]]
     if x >= sizes[-1][0]:
@@ -143,22 +138,20 @@ def _translate(node: Node, move: Move, pot: int, bets: tuple[int, int], all_in: 
     return None
 
 
-def _nearest(node: Node, move: Move, pot: int, bets: tuple[int, int]) -> int | None:
+def _nearest(node: Node, x: float) -> int:
     """The house's own sized move: it was made from an abstract action, so the
     nearest is it."""
-    if move.kind != node.sized:
-        return None
-    x = math.log1p(_size(move, pot, bets))
-    nearest = min(node.sizes, key=lambda o: abs(math.log1p(o[0]) - x))
+    log_x = math.log1p(x)
+    nearest = min(node.sizes, key=lambda o: abs(math.log1p(o[0]) - log_x))
     return node.children[nearest[1]]
 
 
-def _between(node: Node, move: Move, pot: int, bets: tuple[int, int], draw: float) -> int | None:
-    """An opponent's size between two of the tree's, translated by the mapping."""
-    if move.kind != node.sized:
-        return None
-    x = _size(move, pot, bets)
-    for (low, i), (high, j) in itertools.pairwise(node.sizes):
-        if low <= x <= high:
-            return node.children[i if draw < pseudo_harmonic(x, low, high) else j]
-    return None
+def _between(node: Node, x: float, draw: float) -> int:
+    """An opponent's size ``x`` between two of the tree's (so above its smallest and
+    below its largest), translated by the mapping."""
+    sizes = node.sizes
+    k = 1
+    while x > sizes[k][0]:
+        k += 1
+    (low, i), (high, j) = sizes[k - 1], sizes[k]
+    return node.children[i if draw < pseudo_harmonic(x, low, high) else j]
