@@ -10,11 +10,13 @@ keeps two histograms in its ``/metrics``:
   garbage collector, timed from ``gc.callbacks``; its ``_sum`` is the time the
   collector took in all, its ``_count`` the collections.
 
-It names the loop it runs on (``qiuqiu_event_loop{loop}``, :mod:`~qiuqiu.server.loops`),
-and counts what is frozen out of the collector's sight
-(``qiuqiu_gc_frozen_objects``, :mod:`~qiuqiu.server.collector`): with the
-default freeze, what is alive and tracked, so a steady climb at a steady load
-is a reference cycle the collector will never free.
+It names the loop it runs on (``qiuqiu_event_loop{loop}``, :mod:`~qiuqiu.server.loops`).
+It does not count what is frozen out of the collector's sight
+(:mod:`~qiuqiu.server.collector`): CPython counts the frozen objects by walking
+every one of them (``gc.get_freeze_count``), a walk that holds the loop for
+35-40 ms at a thousand tables, at every scrape. A reference cycle that a
+freeze keeps for good shows instead as resident memory that climbs at a
+steady load (``process_resident_memory_bytes``), as the soak checks.
 
 The buckets have a bound at 20 ms, the longest pause BENCHMARKS.md allows, so
 that a scrape before and after a window tells exactly whether any pause in it
@@ -71,12 +73,6 @@ class PauseWatch:
             ["loop"],
             registry=registry,
         )
-        self.frozen = Gauge(
-            "qiuqiu_gc_frozen_objects",
-            "Objects frozen out of the cyclic garbage collector's sight.",
-            registry=registry,
-        )
-        self.frozen.set_function(gc.get_freeze_count)
         self._gc_started = 0.0
         self._due = 0.0
         self._timer: asyncio.TimerHandle | None = None
