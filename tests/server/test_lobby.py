@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import weakref
+from typing import Any
 
 import pytest
 
 from qiuqiu.engine import Hand, Tile, rank
-from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.protocol import PROTOCOL_VERSION, encode
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT
@@ -42,6 +44,36 @@ async def test_the_lobby_lists_tables_with_their_stakes_seats_and_players(
     assert table["seats"] == [{"seat": 2, "name": "Guest", "is_bot": False, "stack": 400}]
     assert table["free_seats"] == 3
     assert table["playing"] is False
+
+
+async def test_each_listing_shows_the_tables_as_they_are_at_that_moment(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    host, guest = await connect_client(), await connect_client()
+    await host.hello("Host")
+    await guest.hello("Guest")
+    options = {"seats": 4, "dealer_bot": False}
+    table_id = (await host.reply("create_table", options=options))["table"]["table_id"]
+
+    async def listed() -> dict[str, Any]:
+        listing = await host.reply("list_tables")
+        (table,) = [t for t in listing["tables"] if t["table_id"] == table_id]
+        live = server.lobby.tables[table_id].summary()
+        assert table == json.loads(encode(live))
+        shown: dict[str, Any] = table
+        return shown
+
+    assert (await listed())["seats"] == []
+    await guest.reply("join_table", table_id=table_id, buy_in=400, seat=1)
+    assert (await listed())["seats"] == [
+        {"seat": 1, "name": "Guest", "is_bot": False, "stack": 400}
+    ]
+    await host.reply("join_table", table_id=table_id, buy_in=300, seat=3)
+    await host.expect("hand_started")
+    table = await listed()
+    assert table["playing"] is True
+    assert [s["name"] for s in table["seats"]] == ["Guest", "Host"]
+    assert table["free_seats"] == 2
 
 
 async def test_a_table_against_the_dealer_bot_is_one_message_away(

@@ -582,6 +582,14 @@ async def test_saving_a_table_again_replaces_it(store: Store) -> None:
     assert by_id == {"t1": second, "t2": TableRecord("t2", OPTIONS)}
 
 
+async def test_the_lobby_leaves_out_the_tables_it_is_asked_to_skip(store: Store) -> None:
+    for table_id in ("t1", "t2", "t3"):
+        await store.commit(saved(TableRecord(table_id, OPTIONS)))
+    kept = await store.tables(skip={"t1": None, "t3": None})
+    assert [t.table_id for t in kept] == ["t2"]
+    assert await store.tables(skip=("t1", "t2", "t3")) == ()
+
+
 async def test_a_dropped_table_is_gone_but_its_hands_stay(store: Store) -> None:
     await store.commit(saved(TableRecord("t1", OPTIONS)))
     await store.commit(saved(TableRecord("t2", OPTIONS)))

@@ -75,6 +75,13 @@ class Frame:
         return Frame(text, self.kind, self.table_id, self.seq, self.ref)
 
 
+def table_list(summaries: Iterable[str], ref: MessageId | None) -> Frame:
+    """A ``table_list`` of the tables' summaries, each already JSON text."""
+    text = ",".join(summaries).join(('{"type":"table_list","tables":[', "]}"))
+    frame = Frame(text, wire.TableList)
+    return frame if ref is None else frame.with_ref(ref)
+
+
 def ref_text(ref: MessageId) -> str:
     # A client chose it: escaped, and in ASCII, so no lone surrogate reaches the socket.
     return str(ref) if isinstance(ref, int) else encode_basestring_ascii(ref)

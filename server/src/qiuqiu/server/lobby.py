@@ -19,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from qiuqiu.protocol import ErrorCode, TableOptions
+from qiuqiu.protocol import ErrorCode, TableOptions, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.protocol.fairness import seed_commitment
 from qiuqiu.server.dealer import DealerBot
 from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.frames import Frame, table_list
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.store import Account, Store, TableRecord
@@ -71,6 +72,9 @@ class Lobby:
     health: StoreHealth = field(default_factory=StoreHealth)
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
+    _listed: dict[str, tuple[tuple[object, ...], str]] = field(default_factory=dict)
+    """Each table of this process as the lobby last listed it: what it showed, and
+    its summary's text."""
 
     async def open_account(self, name: str) -> tuple[Account, str]:
         """A new account with the starting balance, and its resume token."""
@@ -206,6 +210,7 @@ class Lobby:
 
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)
+        self._listed.pop(table.table_id, None)
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
         account = await self.store.account(account_id)
@@ -225,15 +230,26 @@ class Lobby:
     def seated_at(self, account_id: str) -> list[Table]:
         return [t for t in self.tables.values() if t.seat_of(account_id) is not None]
 
-    async def summaries(self) -> tuple[wire.TableSummary, ...]:
-        """Every table in the lobby: this process's, then those other processes host."""
-        here = [t.summary() for t in self.tables.values() if not t.closed]
-        elsewhere = [
-            summary_of(record)
-            for record in await self.store.tables()
-            if record.table_id not in self.tables
-        ]
-        return (*here, *elsewhere)
+    async def listing(self, ref: MessageId | None) -> Frame:
+        """Every table in the lobby as one ``table_list``: this process's, then those
+        other processes host (whose records alone are read)."""
+        here = [self._summary_text(t) for t in self.tables.values() if not t.closed]
+        elsewhere = [encode(summary_of(r)) for r in await self.store.tables(skip=self.tables)]
+        return table_list([*here, *elsewhere], ref)
+
+    def _summary_text(self, table: Table) -> str:
+        # Made again only when what it shows changed: making every table's summary at
+        # each list_tables holds the event loop for tens of ms at a thousand tables.
+        core = table.core
+        shown = (
+            core.state,
+            core.table_seed,  # what the commitment is made from, without hashing it
+            *[(s.seat, s.name, s.is_bot, s.stack) for s in core.seats.values()],
+        )
+        listed = self._listed.get(table.table_id)
+        if listed is None or listed[0] != shown:
+            listed = self._listed[table.table_id] = (shown, encode(table.summary()))
+        return listed[1]
 
 
 def summary_of(record: TableRecord) -> wire.TableSummary:

@@ -49,7 +49,7 @@ which may stay quiet for as long as it likes.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Container, Coroutine
 from functools import partial
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -358,9 +358,10 @@ class RedisStore:
         return None if text is None else table_from_json(_text(text))
 
     @_reachable
-    async def tables(self) -> tuple[TableRecord, ...]:
-        """Every table in the lobby, by id."""
-        table_ids = sorted(map(_text, await self._redis.smembers(self._key("tables"))))
+    async def tables(self, skip: Container[str] = ()) -> tuple[TableRecord, ...]:
+        """Every table in the lobby but those in ``skip``, by id."""
+        members = map(_text, await self._redis.smembers(self._key("tables")))
+        table_ids = sorted(t for t in members if t not in skip)
         if not table_ids:
             return ()
         texts = await self._redis.mget([self._key("table", t) for t in table_ids])

@@ -176,8 +176,7 @@ class Session:
             raise Refused(ErrorCode.DUPLICATE_ID, f"message {message.id!r} was already handled")
         match message:
             case cmd.ListTables():
-                tables = await self.lobby.summaries()
-                self.deliver(wire.TableList(ref=message.id, tables=tables))
+                self.deliver_frame(await self.lobby.listing(message.id))
             case cmd.ListHands(table_id=table_id, limit=limit):
                 await self._list_hands(message.id, table_id, limit)
             case cmd.CreateTable(options=options, buy_in=buy_in):

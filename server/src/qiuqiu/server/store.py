@@ -33,7 +33,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -206,7 +206,9 @@ class Store(Protocol):
 
     async def table(self, table_id: str) -> TableRecord | None: ...
 
-    async def tables(self) -> tuple[TableRecord, ...]: ...
+    async def tables(self, skip: Container[str] = ()) -> tuple[TableRecord, ...]:
+        """Every table in the lobby but those in ``skip`` (a process's own, which it
+        knows better than their records), none of which is read."""
 
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
@@ -373,8 +375,8 @@ class MemoryStore:
     async def table(self, table_id: str) -> TableRecord | None:
         return self._tables.get(table_id)
 
-    async def tables(self) -> tuple[TableRecord, ...]:
-        return tuple(self._tables.values())
+    async def tables(self, skip: Container[str] = ()) -> tuple[TableRecord, ...]:
+        return tuple(t for table_id, t in self._tables.items() if table_id not in skip)
 
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
