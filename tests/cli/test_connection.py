@@ -21,9 +21,11 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import TableRecord
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, chip_total
 from tests.server.processes import listening, until
+from tests.server.store_helpers import OPTIONS, saved
 
 
 async def test_a_new_account_gets_a_token_and_the_token_opens_it_again(
@@ -37,6 +39,22 @@ async def test_a_new_account_gets_a_token_and_the_token_opens_it_again(
     assert again.welcome is not None
     assert again.welcome.resumed
     assert again.account_id == first.account_id
+
+
+async def test_a_lobby_of_thousands_of_tables_comes_through_in_one_listing(
+    server: QiuQiuServer,
+) -> None:
+    # Tables hosted by no Table of this server, as their records: the lobby lists them all.
+    for number in range(5000):
+        assert await server.store.acquire_table(f"t{number}", 60)
+        await server.store.commit(saved(TableRecord(f"t{number}", OPTIONS)))
+    conn = await Connection.open(server.url, name="Ann")
+    try:
+        listed = await conn.request(cmd.ListTables(), wire.TableList)
+    finally:
+        await conn.close()
+    assert len(listed.tables) >= 5000
+    assert len(encode(listed)) > 2**20
 
 
 async def test_an_unknown_token_with_a_name_opens_a_new_account(server: QiuQiuServer) -> None:

@@ -48,6 +48,10 @@ from qiuqiu.protocol import server as wire
 OPEN_TIMEOUT = 10.0
 """Seconds the WebSocket handshake may take, and then again the welcome: a server that
 accepts a connection and says nothing is as unreachable as one that refuses it."""
+MAX_FRAME = 64 * 2**20
+"""Bytes a message from the server may have: ``table_list`` names every table of the
+lobby, half a kilobyte each, so a lobby of thousands is megabytes (websockets' own
+bound, 1 MiB, would close the connection on it)."""
 SNAPSHOT_PATIENCE = 2.0
 """Seconds to wait for a snapshot asked for after a gap before asking again."""
 
@@ -286,7 +290,9 @@ class Connection:
 
     async def _connect(self) -> wire.Welcome:
         try:
-            self._ws = await connect(self.url, compression=None, open_timeout=OPEN_TIMEOUT)
+            self._ws = await connect(
+                self.url, compression=None, open_timeout=OPEN_TIMEOUT, max_size=MAX_FRAME
+            )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
             raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
         try:
