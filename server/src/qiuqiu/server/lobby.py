@@ -72,7 +72,7 @@ class Lobby:
     health: StoreHealth = field(default_factory=StoreHealth)
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
-    _listed: dict[str, tuple[tuple[object, ...], str]] = field(default_factory=dict)
+    _listed: dict[str, tuple[tuple[object, ...], str]] = field(default_factory=dict, init=False)
     """Each table of this process as the lobby last listed it: what it showed, and
     its summary's text."""
 
