@@ -76,6 +76,40 @@ async def test_each_listing_shows_the_tables_as_they_are_at_that_moment(
     assert table["free_seats"] == 2
 
 
+async def test_an_account_coming_back_is_told_each_table_it_sits_at_and_no_other(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    ann = await connect_client()
+    token = (await ann.hello("Ann"))["token"]
+    no_bot = {"seats": 4, "dealer_bot": False, "min_players": 3}  # no hand starts
+    table_ids = [
+        (await ann.reply("create_table", options=no_bot, buy_in=200))["table"]["table_id"]
+        for _ in range(2)
+    ]
+
+    async def told() -> list[str]:
+        again = await connect_client()
+        welcome = await again.reply("hello", version=PROTOCOL_VERSION, token=token)
+        tables: list[str] = welcome["tables"]
+        return tables
+
+    assert await told() == table_ids
+    bob = await connect_client()
+    await bob.hello("Bob")
+    await bob.reply("join_table", table_id=table_ids[0], buy_in=200)
+    ann = await connect_client()
+    await ann.reply("hello", version=PROTOCOL_VERSION, token=token)
+    await ann.send("leave_table", table_id=table_ids[0])
+    await ann.expect("table_left")
+    assert table_ids[0] in server.lobby.tables  # Bob still sits there
+    assert await told() == table_ids[1:]
+    ann = await connect_client()
+    await ann.reply("hello", version=PROTOCOL_VERSION, token=token)
+    await ann.send("leave_table", table_id=table_ids[1])
+    await ann.expect("table_left")
+    assert await told() == []
+
+
 async def test_a_table_against_the_dealer_bot_is_one_message_away(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:

@@ -73,6 +73,10 @@ class Lobby:
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
     _listed: dict[str, tuple[tuple[object, ...], str]] = field(default_factory=dict, init=False)
+    _seated: dict[str, dict[str, None]] = field(default_factory=dict, init=False)
+    """The tables of this process where each account sits, in the order it sat down."""
+    _sitting: dict[str, frozenset[str]] = field(default_factory=dict, init=False)
+    """Who sits at each table of this process, as :attr:`_seated` has it."""
     """Each table of this process as the lobby last listed it: what it showed, and
     its summary's text."""
 
@@ -156,6 +160,7 @@ class Lobby:
             health=self.health,
             bot_factory=DealerBot,
             on_closed=self._forget,
+            on_seated=self._index_seats,
             on_hand_ended=self.metrics.hands.inc,
             on_error=self.count,
             created_by=created_by,
@@ -211,6 +216,7 @@ class Lobby:
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)
         self._listed.pop(table.table_id, None)
+        self._index_seats(table, frozenset())
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
         account = await self.store.account(account_id)
@@ -228,7 +234,26 @@ class Lobby:
         return table
 
     def seated_at(self, account_id: str) -> list[Table]:
-        return [t for t in self.tables.values() if t.seat_of(account_id) is not None]
+        """The tables of this process where ``account_id`` sits: a look-up, not a walk
+        of every table, at each hello and each closed connection."""
+        table_ids = self._seated.get(account_id, {})
+        return [table for t in table_ids if (table := self.tables.get(t)) is not None]
+
+    def _index_seats(self, table: Table, sitting: frozenset[str] | None = None) -> None:
+        """Who sits at ``table`` changed (to ``sitting``, or as its seats say)."""
+        table_id = table.table_id
+        if sitting is None:
+            sitting = frozenset(s.account_id for s in table.seats.values() if not s.is_bot)
+        before = self._sitting.pop(table_id, frozenset())
+        if sitting:
+            self._sitting[table_id] = sitting
+        for account_id in before - sitting:
+            tables = self._seated[account_id]
+            del tables[table_id]
+            if not tables:
+                del self._seated[account_id]
+        for account_id in sitting - before:
+            self._seated.setdefault(account_id, {})[table_id] = None
 
     async def listing(self, ref: MessageId | None) -> Frame:
         """Every table in the lobby as one ``table_list``: this process's, then those

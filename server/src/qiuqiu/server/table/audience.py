@@ -89,6 +89,9 @@ class Audience:
         """Every deck of the table derives from it; revealed when the table closes."""
         self.state = TableState.OPENING
         self.seats: dict[int, Seat] = {}
+        self.seat_changes = 0
+        """Players seated (by a buy-in or by adopting the table) and cashed out so far:
+        whoever keeps an index of who sits where reads the seats again when it moves."""
         self.spectators: dict[Viewer, None] = {}
         self.hand: HandState | None = None
         """The hand in play, or the last one played here."""

@@ -107,6 +107,7 @@ class TableCore(HandFlow):
             seat = Seat(kept.seat, kept.account_id, kept.name, kept.stack, kept.is_bot)
             seat.client_seed, seat.missed_since = kept.client_seed, kept.missed_since
             self.seats[seat.seat] = seat
+            self.seat_changes += 1
             if seat.is_bot:
                 seat.viewer = bot
             else:

@@ -79,6 +79,7 @@ class Ledger(Audience):
     def _seated(self, b: BuyIn, balances: dict[str, int]) -> None:
         seat = Seat(b.seat, b.account_id, b.name, b.chips, client_seed=b.client_seed)
         self.seats[b.seat] = seat
+        self.seat_changes += 1
         self._had_players, self._bust_out = True, False
         self._when_settled(lambda: self._announce_seat(seat, b, balances))
 
@@ -133,6 +134,7 @@ class Ledger(Audience):
 
     def _cashed_out(self, numbers: tuple[int, ...], balances: dict[str, int]) -> None:
         gone = [self.seats.pop(number) for number in numbers]
+        self.seat_changes += bool(gone)
         self._refuse_seed_changes({s.account_id for s in gone}, ErrorCode.NOT_SEATED, LEFT)
         for seat in gone:
             self._missed.pop(seat.account_id, None)
