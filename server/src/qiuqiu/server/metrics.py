@@ -58,7 +58,9 @@ class Metrics:
         )
         self.action_seconds = Histogram(
             "qiuqiu_action_seconds",
-            "From an action's frame arriving to its event being sent to every viewer.",
+            "From an action's frame arriving to the table having applied it and sent its "
+            "events to every viewer; a hand's last action's events then still wait for the "
+            "hand's end to be written, which this leaves out.",
             buckets=ACTION_BUCKETS,
             registry=self.registry,
         )
