@@ -19,7 +19,7 @@ from websockets.asyncio.client import connect
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
-from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.redis_store import RENEWED_AT_ONCE, RedisStore
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from tests.server.conftest import FAST, Client, at_bot_table, my_turn
 from tests.server.store_helpers import (
@@ -304,6 +304,27 @@ async def test_a_lease_not_renewed_runs_out_and_another_process_takes_the_table_
     assert await second.acquire_table("t1", LEASE)
     assert await first.renew_tables(LEASE) == ("t1",)
     assert await first.renew_tables(LEASE) == (), "a lost table is forgotten"
+    await first.close()
+    await second.close()
+
+
+async def test_many_leases_are_renewed_a_batch_at_a_time_and_a_lost_one_is_told(
+    redis_url: str,
+) -> None:
+    first, second = await two_stores(redis_url)
+    table_ids = [f"t{n}" for n in range(RENEWED_AT_ONCE + 10)]
+    for table_id in table_ids:
+        assert await first.acquire_table(table_id, LEASE)
+    await asyncio.sleep(LEASE * 2)
+    taken = table_ids[-1]  # in the second batch
+    assert await second.acquire_table(taken, HELD)
+    before = first.round_trips
+    assert await first.renew_tables(HELD) == (taken,)
+    assert first.round_trips - before == 2
+    # Every other lease, run out and not taken, was taken back.
+    assert not await second.acquire_table(table_ids[0], HELD)
+    assert not await second.acquire_table(table_ids[-2], HELD)
+    assert await first.renew_tables(HELD) == (), "a lost table is forgotten"
     await first.close()
     await second.close()
 

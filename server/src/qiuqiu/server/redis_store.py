@@ -79,6 +79,11 @@ PREFIX = "qiuqiu:"
 TIMEOUT = 2.0
 """Seconds a call to Redis may take before it counts as Redis being away."""
 
+RENEWED_AT_ONCE = 250
+"""Leases renewed by one script run. One run over every lease of a process with ten
+thousand tables holds its event loop 30 ms and more at a stretch (making and packing
+30,000 arguments, reading 10,000 answers); a few hundred at a time, under 2 ms."""
+
 
 class CountedRedis(Redis):
     """A client that counts its round trips: each command, and each script run, is one
@@ -257,18 +262,24 @@ class RedisStore:
 
     @_reachable
     async def renew_tables(self, seconds: float) -> tuple[str, ...]:
-        if not self._holding:
-            return ()
-        table_ids = list(self._holding)
-        keys = [self._key("lease", t) for t in table_ids]
-        keys += [self._key("fence", t) for t in table_ids]
-        kept = await self._renew(
-            keys=keys, args=[_ms(seconds), *(self._holding[t] for t in table_ids)]
-        )
-        lost = tuple(t for t, still in zip(table_ids, kept, strict=True) if not still)
+        held = list(self._holding)
+        lost: list[str] = []
+        for start in range(0, len(held), RENEWED_AT_ONCE):
+            # Those released while an earlier batch was on its way are not renewed.
+            table_ids = [t for t in held[start : start + RENEWED_AT_ONCE] if t in self._holding]
+            if not table_ids:
+                continue
+            keys = [self._key("lease", t) for t in table_ids]
+            keys += [self._key("fence", t) for t in table_ids]
+            kept = await self._renew(
+                keys=keys, args=[_ms(seconds), *(self._holding[t] for t in table_ids)]
+            )
+            lost += (t for t, still in zip(table_ids, kept, strict=True) if not still)
+        # Forgotten only once every batch has answered: if one fails, the next round
+        # finds the same leases lost and says so then.
         for table_id in lost:
             self._forget(table_id)
-        return lost
+        return tuple(lost)
 
     @_reachable
     async def release_table(self, table_id: str) -> None:
