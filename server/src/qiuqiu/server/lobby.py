@@ -73,12 +73,12 @@ class Lobby:
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
     _listed: dict[str, tuple[tuple[object, ...], str]] = field(default_factory=dict, init=False)
+    """Each table of this process as the lobby last listed it: what it showed, and
+    its summary's text."""
     _seated: dict[str, dict[str, None]] = field(default_factory=dict, init=False)
     """The tables of this process where each account sits, in the order it sat down."""
     _sitting: dict[str, frozenset[str]] = field(default_factory=dict, init=False)
     """Who sits at each table of this process, as :attr:`_seated` has it."""
-    """Each table of this process as the lobby last listed it: what it showed, and
-    its summary's text."""
 
     async def open_account(self, name: str) -> tuple[Account, str]:
         """A new account with the starting balance, and its resume token."""
