@@ -160,7 +160,7 @@ class Lobby:
             health=self.health,
             bot_factory=DealerBot,
             on_closed=self._forget,
-            on_seated=self._index_seats,
+            on_seats_changed=self._index_seats,
             on_hand_ended=self.metrics.hands.inc,
             on_error=self.count,
             created_by=created_by,

@@ -61,7 +61,7 @@ class Table:
         health: StoreHealth | None = None,
         bot_factory: Callable[[Table, int], FrameViewer] | None = None,
         on_closed: Callable[[Table], None] | None = None,
-        on_seated: Callable[[Table], None] | None = None,
+        on_seats_changed: Callable[[Table], None] | None = None,
         on_hand_ended: Callable[[], None] | None = None,
         on_error: Callable[[wire.Error], None] | None = None,
         created_by: str = "",
@@ -70,8 +70,8 @@ class Table:
         self.timings = timings or TableTimings()
         self.health = health or StoreHealth()
         self.core = TableCore(table_id, options, rng, time.time, self.timings, created_by)
-        self._bot_factory, self._on_closed, self._on_seated = bot_factory, on_closed, on_seated
-        self._seat_changes = 0
+        self._bot_factory, self._on_closed = bot_factory, on_closed
+        self._on_seats_changed, self._seat_changes = on_seats_changed, 0
         self._bot: FrameViewer | None = None
         self._on_hand_ended, self._on_error = on_hand_ended, on_error
         self._handles: dict[Timer, asyncio.TimerHandle] = {}
@@ -244,9 +244,9 @@ class Table:
 
     def _carry_out(self) -> None:
         deliveries, timers = self.core.take_outputs()
-        if self.core.seat_changes != self._seat_changes and self._on_seated is not None:
+        if self.core.seat_changes != self._seat_changes and self._on_seats_changed is not None:
             self._seat_changes = self.core.seat_changes
-            self._on_seated(self)
+            self._on_seats_changed(self)
         for viewer, frame in deliveries:
             if frame.kind is wire.Error and self._on_error is not None:
                 self._on_error(cast(wire.Error, frame.message))
