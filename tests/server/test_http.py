@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ from websockets.exceptions import InvalidStatus
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import MemoryStore, TableCommit
 from tests.conftest import free_port, own_redis
-from tests.server.conftest import FAST, Client, at_bot_table
+from tests.server.conftest import FAST, Client, at_bot_table, my_turn
 from tests.server.processes import listening, until
 
 
@@ -76,6 +78,49 @@ async def test_metrics_count_connections_tables_hands_errors_and_action_latency(
     assert seen[("qiuqiu_action_seconds_count", ())] >= 1
     assert seen[("qiuqiu_tasks", ())] > 0
     assert seen[("process_resident_memory_bytes", ())] > 0
+
+
+class SlowHandEnds(MemoryStore):
+    """The store, taking ``END_WRITE`` seconds to write a hand's end."""
+
+    async def commit(self, commit: TableCommit) -> dict[str, int]:
+        if commit.hand is not None:
+            await asyncio.sleep(END_WRITE)
+        return await super().commit(commit)
+
+
+END_WRITE = 0.2
+
+
+async def test_a_hands_last_action_is_timed_until_its_events_go_out() -> None:
+    # Its events wait for the hand's end to be written, and so does its player. What
+    # is asserted is what the metric covers, from a write made slow on purpose.
+    server = QiuQiuServer(FAST, store=SlowHandEnds(), rng=random.Random(2026))
+    await server.start()
+    try:
+        client = Client(await connect(server.url))
+        await client.hello()
+        created = await client.reply("create_table", buy_in=300)
+        table_id = created["table"]["table_id"]
+        # Check until the bot bets, then fold: the fold ends the hand.
+        actions = 0
+        while True:
+            turn = await my_turn(client, table_id)
+            ids = {"table_id": table_id, "hand_id": turn["hand_id"]}
+            actions += 1
+            if turn["legal"]["check"]:
+                await client.send("check", **ids)
+                continue
+            await client.send("fold", **ids)
+            await client.expect("folded")
+            break
+        _, _, body = await get(server, "/metrics")
+        await client.close()
+    finally:
+        await server.stop()
+    seen = samples(body)
+    assert seen[("qiuqiu_action_seconds_count", ())] == actions
+    assert seen[("qiuqiu_action_seconds_sum", ())] >= END_WRITE
 
 
 async def test_metrics_count_closed_connections_by_close_code(

@@ -12,7 +12,10 @@ import logging
 import sys
 from collections.abc import MutableMapping
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from qiuqiu.server.store import HandRecord
 
 STANDARD_FIELDS = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 """What every ``LogRecord`` has; anything else on a record came from ``extra``."""
@@ -64,3 +67,22 @@ class TableLog(logging.LoggerAdapter[logging.Logger]):
         extra = {"table": self.table.table_id, "hand": self.table.hand_id}
         kwargs["extra"] = {**extra, **kwargs.get("extra", {})}
         return f"table {self.table.table_id}: {msg}", kwargs
+
+
+def hand_result(hand: HandRecord) -> str:
+    """A hand's end in a log line: each seat's chips won or lost, or "voided"."""
+    if hand.voided:
+        return "voided"
+    before = dict(hand.stacks_before)
+    return ", ".join(f"seat {seat} {after - before[seat]:+d}" for seat, after in hand.stacks_after)
+
+
+def hand_fields(hand: HandRecord) -> dict[str, Any]:
+    """A hand's end as fields of its log record: voided, the pot, the winning seats."""
+    before = dict(hand.stacks_before)
+    net = {seat: after - before[seat] for seat, after in hand.stacks_after}
+    return {
+        "voided": hand.voided,
+        "pot": sum(-n for n in net.values() if n < 0),
+        "winners": [seat for seat, n in net.items() if n > 0],
+    }

@@ -58,9 +58,8 @@ class Metrics:
         )
         self.action_seconds = Histogram(
             "qiuqiu_action_seconds",
-            "From an action's frame arriving to the table having applied it and sent its "
-            "events to every viewer; a hand's last action's events then still wait for the "
-            "hand's end to be written, which this leaves out.",
+            "From an action's frame arriving to its events being sent to every viewer "
+            "(after a hand's last action, once the hand's end is written).",
             buckets=ACTION_BUCKETS,
             registry=self.registry,
         )
@@ -71,8 +70,9 @@ class Metrics:
         self.tables.set_function(tables)
 
     def served(self, message: cmd.TableMessage, arrived: float) -> None:
-        """A table has done what ``message`` (arrived at ``arrived``) asked: time it
-        if it was an action. On the table's host, whoever the client's process is."""
+        """A table has done what ``message`` (arrived at ``arrived``) asked and sent what
+        came of it: time it if it was an action. On the table's host, whoever the
+        client's process is."""
         if isinstance(message, cmd.TableAction):
             self.action_seconds.observe(time.perf_counter() - arrived)
 

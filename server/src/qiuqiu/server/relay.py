@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from qiuqiu.protocol import BadMessage, ErrorCode, decode_client, encode
@@ -251,7 +252,7 @@ class Relay:
             if table is None:
                 raise Refused(ErrorCode.TABLE_MOVED, MOVED)
             table.serve(account_id, data["name"], viewer, message)
-            self.lobby.metrics.served(message, arrived)
+            table.when_sent(partial(self.lobby.metrics.served, message, arrived))
         except Refused as refused:
             viewer.deliver(self.lobby.refusal(message.id, refused.code, refused.message))
         if message.id is not None and viewer.last_ref != message.id:

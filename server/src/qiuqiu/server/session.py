@@ -20,6 +20,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from qiuqiu.protocol import (
@@ -242,7 +243,7 @@ class Session:
             if refused.code is ErrorCode.INVALID_BUY_IN:
                 raise await self._with_balance(refused) from None
             raise
-        self.lobby.metrics.served(message, self._arrived)
+        table.when_sent(partial(self.lobby.metrics.served, message, self._arrived))
         self._track(table_id, message)
         return own_turn
 

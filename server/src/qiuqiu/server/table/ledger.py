@@ -200,6 +200,11 @@ class Ledger(Audience):
         return self._bust_out and not self._humans() and self._closing is None
 
     @property
+    def holding(self) -> bool:
+        """Whether a hand's last events wait for its end to be written."""
+        return bool(self._held)
+
+    @property
     def closing_reason(self) -> str | None:
         return self._closing
 

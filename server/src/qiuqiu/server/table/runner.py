@@ -33,7 +33,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.health import StoreHealth
-from qiuqiu.server.logs import TableLog
+from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
 from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
 from qiuqiu.server.table.core import MOVED, UNAVAILABLE, TableCore
@@ -72,6 +72,7 @@ class Table:
         self.core = TableCore(table_id, options, rng, time.time, self.timings, created_by)
         self._bot_factory, self._on_closed = bot_factory, on_closed
         self._on_seats_changed, self._seat_changes = on_seats_changed, 0
+        self._once_sent: list[Callable[[], None]] = []
         self._bot: FrameViewer | None = None
         self._on_hand_ended, self._on_error = on_hand_ended, on_error
         self._handles: dict[Timer, asyncio.TimerHandle] = {}
@@ -181,6 +182,14 @@ class Table:
             case _:
                 self._input(lambda: core.act(account_id, message))
 
+    def when_sent(self, then: Callable[[], None]) -> None:
+        """Run ``then`` once what the table has just done has gone out: now, or, after a
+        hand's last action, once the hand's end is written and its events are sent."""
+        if self.core.holding:
+            self._once_sent.append(then)
+        else:
+            then()
+
     def act(self, account_id: str, action: cmd.TableAction) -> None:
         """Play ``action`` (the dealer bot's way in); raises :class:`Refused` when
         nothing changed."""
@@ -251,6 +260,10 @@ class Table:
             if frame.kind is wire.Error and self._on_error is not None:
                 self._on_error(cast(wire.Error, frame.message))
             cast(FrameViewer, viewer).deliver_frame(frame)
+        if self._once_sent and not self.core.holding:
+            sent, self._once_sent = self._once_sent, []
+            for then in sent:
+                then()
         loop = asyncio.get_running_loop()
         for change in timers:
             handle = self._handles.pop(change.timer, None)
@@ -325,7 +338,9 @@ class Table:
             if self._on_hand_ended is not None:
                 self._on_hand_ended()
             if log.isEnabledFor(logging.INFO):  # its fields cost more than all the rest here
-                self.log.info("hand %d ended: %s", hand.hand_id, _result(hand), extra=_fields(hand))
+                self.log.info(
+                    "hand %d ended: %s", hand.hand_id, hand_result(hand), extra=hand_fields(hand)
+                )
 
     def _store_changed(self, up: bool) -> None:
         if not self.closed:
@@ -392,20 +407,3 @@ class Table:
         """Let the background work that was cancelled finish unwinding."""
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
-def _result(hand: HandRecord) -> str:
-    if hand.voided:
-        return "voided"
-    before = dict(hand.stacks_before)
-    return ", ".join(f"seat {seat} {after - before[seat]:+d}" for seat, after in hand.stacks_after)
-
-
-def _fields(hand: HandRecord) -> dict[str, Any]:
-    before = dict(hand.stacks_before)
-    net = {seat: after - before[seat] for seat, after in hand.stacks_after}
-    return {
-        "voided": hand.voided,
-        "pot": sum(-n for n in net.values() if n < 0),
-        "winners": [seat for seat, n in net.items() if n > 0],
-    }
