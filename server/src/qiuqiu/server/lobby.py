@@ -72,9 +72,6 @@ class Lobby:
     health: StoreHealth = field(default_factory=StoreHealth)
     tables: dict[str, Table] = field(default_factory=dict)
     sessions: dict[str, Connection] = field(default_factory=dict)
-    _listed: dict[str, tuple[tuple[object, ...], str]] = field(default_factory=dict, init=False)
-    """Each table of this process as the lobby last listed it: what it showed, and
-    its summary's text."""
     _seated: dict[str, dict[str, None]] = field(default_factory=dict, init=False)
     """The tables of this process where each account sits, in the order it sat down."""
     _sitting: dict[str, frozenset[str]] = field(default_factory=dict, init=False)
@@ -215,7 +212,6 @@ class Lobby:
 
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)
-        self._listed.pop(table.table_id, None)
         self._index_seats(table, frozenset())
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
@@ -258,23 +254,9 @@ class Lobby:
     async def listing(self, ref: MessageId | None) -> Frame:
         """Every table in the lobby as one ``table_list``: this process's, then those
         other processes host (whose records alone are read)."""
-        here = [self._summary_text(t) for t in self.tables.values() if not t.closed]
+        here = [t.core.summary_text() for t in self.tables.values() if not t.closed]
         elsewhere = [encode(summary_of(r)) for r in await self.store.tables(skip=self.tables)]
         return table_list([*here, *elsewhere], ref)
-
-    def _summary_text(self, table: Table) -> str:
-        # Made again only when what it shows changed: making every table's summary at
-        # each list_tables holds the event loop for tens of ms at a thousand tables.
-        core = table.core
-        shown = (
-            core.state,
-            core.table_seed,  # what the commitment is made from, without hashing it
-            *[(s.seat, s.name, s.is_bot, s.stack) for s in core.seats.values()],
-        )
-        listed = self._listed.get(table.table_id)
-        if listed is None or listed[0] != shown:
-            listed = self._listed[table.table_id] = (shown, encode(table.summary()))
-        return listed[1]
 
 
 def summary_of(record: TableRecord) -> wire.TableSummary:

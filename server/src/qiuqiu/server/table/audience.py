@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Literal
 
 from qiuqiu.engine import HandState
-from qiuqiu.protocol import ErrorCode, TableOptions
+from qiuqiu.protocol import ErrorCode, TableOptions, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.protocol.fairness import seed_commitment
@@ -102,6 +102,8 @@ class Audience:
         """How the last hands ended (``hand_ended``, or ``hand_voided`` for one a dead host
         left open), with the accounts dealt into each: whoever of them comes back is told
         again, as its old connection may have gone before it was."""
+        self._listed: tuple[tuple[object, ...], str] | None = None
+        """What the lobby last listed of the table, and its summary as text."""
         self._missed: dict[str, list[Frame]] = {}
         """The ends of the hands each away player was dealt into since it went, however
         many its grace period held: it is told them all when it comes back."""
@@ -126,6 +128,33 @@ class Audience:
     @property
     def seed_commitment(self) -> str:
         return seed_commitment(self.table_seed)
+
+    def summary(self) -> wire.TableSummary:
+        """The table as the lobby lists it."""
+        return wire.TableSummary(
+            table_id=self.table_id,
+            options=self.options,
+            seed_commitment=self.seed_commitment,
+            seats=tuple(
+                wire.SeatSummary(seat=s.seat, name=s.name, is_bot=s.is_bot, stack=s.stack)
+                for s in sorted(self.seats.values(), key=lambda s: s.seat)
+            ),
+            free_seats=self.options.seats - len(self.seats),
+            playing=self.state is TableState.PLAYING,
+        )
+
+    def summary_text(self) -> str:
+        """:meth:`summary` as JSON text, made again only when what it shows changed:
+        making every table's at each ``list_tables`` holds the event loop for tens of
+        ms at a thousand tables."""
+        shown = (
+            self.state,
+            self.table_seed,  # what the commitment is made from, without hashing it
+            *[(s.seat, s.name, s.is_bot, s.stack) for s in self.seats.values()],
+        )
+        if self._listed is None or self._listed[0] != shown:
+            self._listed = (shown, encode(self.summary()))
+        return self._listed[1]
 
     def seat_of(self, account_id: str) -> Seat | None:
         return next(

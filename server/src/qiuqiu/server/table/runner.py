@@ -128,17 +128,7 @@ class Table:
         return self.core.sees(viewer)
 
     def summary(self) -> wire.TableSummary:
-        return wire.TableSummary(
-            table_id=self.table_id,
-            options=self.options,
-            seed_commitment=self.core.seed_commitment,
-            seats=tuple(
-                wire.SeatSummary(seat=s.seat, name=s.name, is_bot=s.is_bot, stack=s.stack)
-                for s in sorted(self.seats.values(), key=lambda s: s.seat)
-            ),
-            free_seats=self.options.seats - len(self.seats),
-            playing=self.playing,
-        )
+        return self.core.summary()
 
     async def open(self) -> None:
         """Write the new table (and the bot's chips): done when this returns."""
