@@ -7,6 +7,7 @@
         --ante 5 --min-bet 10 --max-bet 200 --behind 40 --tie-rule split   # a table's own
     uv run --group solver python -m solver --out trial --rounds 2 \\
         --model calling_station=0.008 --iterations 400       # another restricted response
+    uv run --group solver python -m solver --lean                 # only the lean strategies
 
 The shipped strategies go into the server package and their convergence into
 ``docs/dealer-bot/``. With ``--out``, one strategy is solved for the table
@@ -14,7 +15,11 @@ described by the other flags (its stack: ``--behind`` antes behind the ante)
 and written, with its convergence, into that folder; a server started with
 ``--strategies`` on that folder plays it at such tables. The two-round strategies
 are restricted Nash responses to opponent models (:data:`RESTRICTED`);
-``--equilibrium`` solves without them, ``--model`` with others.
+``--equilibrium`` solves without them, ``--model`` with others. Each two-round
+game also gets a *lean* strategy (``-lean`` files, :data:`LEAN`): a response
+leaning hard on the same models, which the house plays only against an
+opponent that has already lost it more than the lean strategy can lose
+(:mod:`qiuqiu.server.house.credit`).
 
 Deterministic: CFR+ samples nothing, so the same iterations give the same files
 on the same machine (no seed is needed; another BLAS or thread count sums in
@@ -74,6 +79,21 @@ much as keeps the exploitability well under 50 milli-antes a hand (docs/dealer-b
 has the trade for other chances)."""
 
 
+LEAN: dict[int, tuple[tuple[float, Model], ...]] = {
+    1: (),
+    2: ((0.1, calling_station), (0.3, example_bot)),
+}
+"""By betting rounds, the models a lean strategy responds to, with their chances: far
+more than :data:`RESTRICTED`'s, so it takes most of what a best response to them would,
+and is exploitable by some 2.5 antes a hand (its header says how much exactly). One
+round: none, the equilibrium already takes more from the simple bots than the old
+policy did."""
+LEAN_ITERATIONS = 300
+"""A lean strategy's exploitability is its models' price, not the solve's error: it is
+flat after the first hundred iterations."""
+LEAN_SUFFIX = "-lean"
+
+
 def restricted_at(stakes: Stakes) -> tuple[tuple[float, Model], ...]:
     """The shipped models at these stakes: deeper than the default, the same chance
     costs more exploitability (the pots a mistake is punished in are bigger), so each
@@ -126,9 +146,12 @@ def solve(
     iterations: int,
     block: int,
     out: tuple[Path, Path],
+    *,
+    lean: bool = False,
 ) -> None:
-    """Solve and write the strategy into ``out[0]``, its convergence into ``out[1]``."""
-    label = name(stakes, tie_rule)
+    """Solve and write the strategy into ``out[0]``, its convergence into ``out[1]``;
+    ``lean`` marks it as a lean strategy (:data:`LEAN`) in its name and header."""
+    label = name(stakes, tie_rule) + (LEAN_SUFFIX if lean else "")
     ante = stakes.ante
     solver = Solver(Tree(stakes), played[0], restricted)
     curve: list[dict[str, float]] = []
@@ -150,6 +173,7 @@ def solve(
         ),
         "value_first_seat_milli_antes": round(1000 * solver.value(shipped) / ante, 2),
         "restricted": {model.__name__: chance for chance, model in restricted},
+        "lean": lean,
         "button_wins_from_milli_antes": {
             model.__name__: round(
                 1000 * solver.value_against(1, solver.fixed(model), shipped) / ante, 2
@@ -194,6 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="solve for an equilibrium, with no opponent models (two rounds have two)",
     )
     parser.add_argument(
+        "--lean",
+        action="store_true",
+        help="solve only the lean strategies (those of the games that have them)",
+    )
+    parser.add_argument(
         "--model",
         type=model_chance,
         action="append",
@@ -213,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     np.seterr(all="raise", under="ignore")
     if args.equilibrium and args.model:
         parser.error("--equilibrium solves with no models: give it or --model, not both")
+    if args.lean and (args.equilibrium or args.model):
+        parser.error("--lean solves with the lean models: not with --equilibrium or --model")
     if args.out is not None and (args.ante < 1 or args.behind < 1):
         parser.error("--ante and --behind must be at least 1")
     try:
@@ -236,9 +267,12 @@ def solve_all(args: argparse.Namespace) -> None:
         )
         tie_rule: TieRule = args.tie_rule or "highest_tile"
         played = game(stakes.betting_rounds, tie_rule)
-        restricted = () if args.equilibrium else args.model or restricted_at(stakes)
-        iterations = args.iterations or ITERATIONS
-        solve(stakes, tie_rule, played, restricted, iterations, args.block, (args.out,) * 2)
+        out = (args.out, args.out)
+        if not args.lean:
+            restricted = () if args.equilibrium else args.model or restricted_at(stakes)
+            iterations = args.iterations or ITERATIONS
+            solve(stakes, tie_rule, played, restricted, iterations, args.block, out)
+        _solve_lean(stakes, tie_rule, played, args, out)
         return
     for rounds, tie_rule, depths in SHIPPED:
         wanted = [d for d in depths if args.only in (None, d)]
@@ -254,10 +288,28 @@ def solve_all(args: argparse.Namespace) -> None:
                 stack=depth * ANTE,
                 betting_rounds=rounds,
             )
-            iterations = args.iterations or DEEP_ITERATIONS.get(depth, ITERATIONS)
-            restricted = () if args.equilibrium else args.model or restricted_at(stakes)
             out = (STRATEGIES, CONVERGENCE)
-            solve(stakes, tie_rule, played, restricted, iterations, args.block, out)
+            if not args.lean:
+                iterations = args.iterations or DEEP_ITERATIONS.get(depth, ITERATIONS)
+                restricted = () if args.equilibrium else args.model or restricted_at(stakes)
+                solve(stakes, tie_rule, played, restricted, iterations, args.block, out)
+            _solve_lean(stakes, tie_rule, played, args, out)
+
+
+def _solve_lean(
+    stakes: Stakes,
+    tie_rule: TieRule,
+    played: tuple[Game, dict[str, object]],
+    args: argparse.Namespace,
+    out: tuple[Path, Path],
+) -> None:
+    """The lean strategy of these stakes, if their game has one and no other models or
+    an equilibrium were asked for."""
+    models = LEAN[stakes.betting_rounds]
+    if not models or args.equilibrium or args.model:
+        return
+    iterations = args.iterations or LEAN_ITERATIONS
+    solve(stakes, tie_rule, played, models, iterations, args.block, out, lean=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ TARGET = 50
 def main() -> int:
     fig, ax = plt.subplots(figsize=(8, 5.5), dpi=110)
     records = [json.loads(p.read_text()) for p in CONVERGENCE.glob("r[12]-*.json")]
+    # A lean strategy's exploitability is the price of its models, not a solve's error.
+    records = [r for r in records if not r.get("lean")]
     records.sort(key=lambda r: (r["stakes"]["betting_rounds"], r["stakes"]["stack"], r["tie_rule"]))
     for record in records:
         curve = record["curve"]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from qiuqiu.server.house.book import load
-from solver.__main__ import MODELS, main
+from qiuqiu.server.house.book import Book, load
+from solver.__main__ import LEAN, MODELS, main
 
 
 def test_a_tables_own_strategy_says_what_it_responds_to_and_wins_from_each_model(
@@ -33,6 +33,7 @@ def test_a_tables_own_strategy_says_what_it_responds_to_and_wins_from_each_model
             "all of them below 1",
         ),
         (["--equilibrium", "--model", "example_bot=0.1"], "not both"),
+        (["--lean", "--model", "example_bot=0.1"], "not with --equilibrium or --model"),
     ],
 )
 def test_a_bad_model_is_one_clear_error(
@@ -43,3 +44,15 @@ def test_a_bad_model_is_one_clear_error(
     assert exited.value.code == 2
     assert error in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.long
+def test_a_two_round_tables_own_strategies_include_a_lean_one(tmp_path: Path) -> None:
+    argv = ["--out", str(tmp_path), "--rounds", "2", "--behind", "2", "--iterations", "4"]
+    main([*argv, "--block", "2"])
+    book = Book(tmp_path)
+    assert len(book.solved) == 1
+    (lean,) = book.leans.values()
+    assert lean.stakes == book.solved[0].stakes
+    assert lean.header["restricted"] == {m.__name__: chance for chance, m in LEAN[2]}
+    assert not book.solved[0].lean
