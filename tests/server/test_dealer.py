@@ -148,3 +148,26 @@ def test_the_bot_skips_reading_what_it_learns_nothing_from() -> None:
     )
     bot.deliver_frame(Frame.of(started))
     assert bot._record.hand_id == 4, "what it learns from, it reads"
+
+
+async def test_the_bot_keeps_a_credit_with_each_player_at_a_real_table(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """Heads-up with two rounds, the bot counts every hand it played from its solved
+    strategy into its credit with the player (what it may risk leaning on that
+    player's mistakes); a player who sits down starts a new credit."""
+    caller = await connect_client()
+    await caller.hello("Caller")
+    await caller.send("create_table", options={"betting_rounds": 2, "seats": 3}, buy_in=10_000)
+    table_id = (await caller.expect("table_joined"))["table_id"]
+    for _ in range(30):
+        await play_hand(caller, table_id, call_or_check)
+    bot = cast(DealerBot, server.lobby.tables[table_id]._bot)
+    assert bot._record.credit.hands == 30, "the caller never folds: the bot played every hand"
+    other = await connect_client()
+    await other.hello("Other")
+    await other.send("join_table", table_id=table_id, buy_in=500)
+    await other.expect("table_joined")
+    await caller.expect("player_seated")
+    assert bot._record.credit.hands == 0
+    assert await chip_total(server) == 0

@@ -114,7 +114,8 @@ def test_the_shipped_strategies_load_and_every_row_sums_to_255() -> None:
     book = shipped()
     assert book.solved
     assert {s.stakes.betting_rounds for s in book.solved} == {1, 2}
-    for solved in book.solved:
+    assert book.leans
+    for solved in [*book.solved, *book.leans.values()]:
         _offsets, size = layout(solved.tree, solved.buckets)
         assert len(solved.weights) == size
         decisions = solved.tree.decisions
@@ -294,12 +295,14 @@ def test_a_folder_of_strategies_solved_ahead_of_time_serves_its_tables(tmp_path:
     rules = TableRules(ante=5, min_bet=10, max_bet=60, max_raises=2)
     nearest = book.for_rules(rules, 100)
     assert nearest is not None
-    assert nearest.stakes.max_bet is None
+    assert nearest.base.stakes.max_bet is None
     (added,) = book.add(tmp_path)
     assert book.add(tmp_path) == []  # once, however often asked
     # The table's own strategy now, rather than the nearest shipped one.
-    assert book.for_rules(rules, 100) is added
-    assert book.for_rules(TableRules(), 490) is not added
+    assert book.for_rules(rules, 100) == (added, None)
+    default = book.for_rules(TableRules(), 490)
+    assert default is not None
+    assert default.base is not added
 
 
 def test_a_file_that_is_no_strategy_is_refused_by_name(tmp_path: Path) -> None:

@@ -12,6 +12,10 @@ the header's tables giving each holding's ``b1`` and each 4-tile hand's
 stakes. Loading is the standard library only (gzip, json, bytes), a few
 milliseconds a file.
 
+A strategy whose header says ``"lean": true`` is a lean one
+(:mod:`~qiuqiu.server.house.credit`): never the nearest strategy for a table,
+only ever played in place of the strategy solved for the same stakes.
+
 "Nearest" strategy for a table: :func:`Book.nearest` keeps the solved stakes
 whose betting rules match the table's (rounds, tie rule, then ``min_bet``,
 ``max_bet`` and ``max_raises`` in antes, in that order of importance), and among
@@ -28,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from qiuqiu.engine import TableRules, TieRule, Tile
 from qiuqiu.server.house.holdings import HOLDING_SIZE, HOLDINGS, hand_number, holding_number
@@ -84,6 +88,17 @@ class Solved:
         return first * buckets.hand_buckets + buckets.hands[hand_number(tiles)]
 
     @property
+    def lean(self) -> bool:
+        return bool(self.header.get("lean"))
+
+    def guaranteed(self, ante: int) -> float | None:
+        """Chips a hand this strategy is sure of on the button against any player (the
+        exact best response's figure, in the abstract game), at a table of ``ante``;
+        ``None`` if its header does not say."""
+        best_response = self.header.get("best_response_vs_second_seat_milli_antes")
+        return None if best_response is None else -best_response * ante / 1000
+
+    @property
     def depth(self) -> float:
         """Chips behind after the ante, in antes."""
         return self.stakes.stack / self.stakes.ante
@@ -93,6 +108,14 @@ class Solved:
         width = len(node.actions)
         start = self.offsets[node.index] + state * width
         return self.weights[start : start + width]
+
+
+class Strategies(NamedTuple):
+    """What a table plays at a stack depth: the nearest solved strategy, and the lean
+    one solved for the same stakes if there is one."""
+
+    base: Solved
+    lean: Solved | None
 
 
 def layout(tree: Tree, buckets: Buckets | None = None) -> tuple[dict[int, int], int]:
@@ -172,8 +195,11 @@ class Book:
             ]
         else:
             files = list(folder.glob(f"*{SUFFIX}"))
-        self.solved = [load(path) for path in sorted(files)]
-        self._for_rules: dict[int, tuple[TableRules, dict[int, Solved | None]]] = {}
+        self.solved: list[Solved] = []
+        self.leans: dict[tuple[Stakes, TieRule], Solved] = {}
+        """The lean strategies, by the stakes and tie rule they were solved for."""
+        self._take([load(path) for path in sorted(files)])
+        self._for_rules: dict[int, tuple[TableRules, dict[int, Strategies | None]]] = {}
         self._added: set[Path] = set()
 
     def add(self, folder: Path) -> list[Solved]:
@@ -189,13 +215,21 @@ class Book:
                 added.append(load(path))
             except (OSError, EOFError, KeyError, ValueError) as bad:
                 raise ValueError(f"{path}: not a strategy file ({bad})") from bad
-        self.solved += added
+        self._take(added)
         self._for_rules.clear()
         return added
 
-    def for_rules(self, rules: TableRules, behind: int) -> Solved | None:
+    def _take(self, strategies: list[Solved]) -> None:
+        for solved in strategies:
+            if solved.lean:
+                self.leans[solved.stakes, solved.tie_rule] = solved
+            else:
+                self.solved.append(solved)
+
+    def for_rules(self, rules: TableRules, behind: int) -> Strategies | None:
         """The nearest solved game to a table's ``rules`` with ``behind`` chips behind
-        the ante (the smaller stack's), remembered: a table asks each hand."""
+        the ante (the smaller stack's), and the lean strategy of its stakes if there is
+        one; remembered: a table asks each hand."""
         # Keyed by the rules object, which a table keeps (and this holds, so its id is
         # not reused): hashing its seven fields at every hand cost more than the rest.
         known = self._for_rules.get(id(rules))
@@ -205,7 +239,7 @@ class Book:
             known = self._for_rules[id(rules)] = (rules, {})
         depths = known[1]
         if behind not in depths:
-            depths[behind] = self.nearest(
+            nearest = self.nearest(
                 betting_rounds=rules.betting_rounds,
                 tie_rule=rules.tie_rule,
                 ante=rules.ante,
@@ -213,6 +247,11 @@ class Book:
                 max_bet=rules.max_bet,
                 max_raises=rules.max_raises,
                 depth=behind / rules.ante,
+            )
+            depths[behind] = (
+                None
+                if nearest is None
+                else Strategies(nearest, self.leans.get((nearest.stakes, nearest.tie_rule)))
             )
         return depths[behind]
 

@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from qiuqiu import engine
 from qiuqiu.engine import TableRules, Tile
 from qiuqiu.protocol import LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.house.credit import Credit
+
+if TYPE_CHECKING:
+    from qiuqiu.server.house.book import Solved
 
 MoveKind = Literal["check", "bet", "call", "raise", "fold"]
 
@@ -50,6 +54,10 @@ class Memo:
     """Random numbers drawn to translate this hand's moves (see
     :mod:`qiuqiu.server.house.translation`), kept so that a move is translated the
     same way at each later turn of the hand."""
+    solved: Solved | None = None
+    """The strategy the house plays this hand, chosen at its first turn."""
+    base: Solved | None = None
+    """The solved strategy for the hand's stakes: its own, or the one it leans from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +81,8 @@ class Situation:
     pot: int
     legal: engine.LegalActions
     memo: Memo
+    credit: Credit = field(default_factory=Credit)
+    """The house's credit with the player it meets heads-up."""
 
     @property
     def opponents(self) -> tuple[int, ...]:
@@ -100,6 +110,8 @@ class HandRecord:
     round: int = 0
     bets: dict[int, int] = field(default_factory=dict)
     memo: Memo = field(default_factory=Memo)
+    credit: Credit = field(default_factory=Credit)
+    """Kept from hand to hand; a new credit when a seat is taken or given up."""
     _rules: tuple[TableOptions, TableRules] | None = None
     """The rules of the last options asked about: a table's stay the same, and making
     them again at every turn would check them again."""
@@ -113,6 +125,8 @@ class HandRecord:
             self.stacks = {s.seat: s.amount for s in message.stacks}
             return
         if not isinstance(message, wire.HandEvent):
+            if type(message) in _NEW_COMPANY:
+                self.credit = Credit()
             return
         if message.hand_id != self.hand_id:
             # A hand it did not see begin (it was seated, or its table adopted, mid-hand).
@@ -151,6 +165,17 @@ class HandRecord:
     def _raised(self, m: wire.Raised) -> None:
         self._put(m.seat, "raise", m.amount, m.all_in)
 
+    def _hand_ended(self, m: wire.HandEnded) -> None:
+        base, before = self.memo.base, self.stacks.get(self.seat)
+        if base is None or before is None or self._rules is None:
+            return  # it played no solved strategy this hand (or did not see it begin)
+        guaranteed = base.guaranteed(self._rules[1].ante)
+        if guaranteed is None:
+            return
+        for stack in m.stacks:
+            if stack.seat == self.seat:
+                self.credit.add(stack.amount - before - guaranteed)
+
     def _reset(self, hand_id: int) -> None:
         self.hand_id, self.button, self.started, self.round = hand_id, -1, False, 0
         self.stacks, self.antes, self.bets = {}, {}, {}
@@ -181,6 +206,7 @@ class HandRecord:
             pot=turn.pot,
             legal=engine_legal(legal),
             memo=self.memo,
+            credit=self.credit,
         )
 
     def _rules_of(self, options: TableOptions) -> TableRules:
@@ -199,9 +225,12 @@ _LEARN: dict[type[wire.HandEvent], Callable[[HandRecord, Any], None]] = {
     wire.BetPlaced: HandRecord._bet_placed,
     wire.Called: HandRecord._called,
     wire.Raised: HandRecord._raised,
+    wire.HandEnded: HandRecord._hand_ended,
 }
 """What each kind of the hand's events teaches the record; ``hand_started`` starts one."""
-OBSERVED: frozenset[type[wire.Reply]] = frozenset({wire.HandStarted, *_LEARN})
+_NEW_COMPANY: frozenset[type[wire.Reply]] = frozenset({wire.PlayerSeated, wire.PlayerLeft})
+"""Seats taken or given up: the house's credit was another player's."""
+OBSERVED: frozenset[type[wire.Reply]] = frozenset({wire.HandStarted, *_LEARN, *_NEW_COMPANY})
 """The messages a :class:`HandRecord` learns from: it may skip reading any other."""
 
 

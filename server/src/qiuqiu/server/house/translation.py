@@ -66,7 +66,7 @@ def locate(situation: Situation, strategies: Book, rng: Random) -> Located | Non
     if first == situation.button:
         first, stack0, second, stack1 = second, stack1, first, stack0
     effective = stack0 if stack0 < stack1 else stack1
-    solved = strategies.for_rules(rules, effective - rules.ante)
+    solved = situation.memo.solved or _chosen(strategies, situation, effective - rules.ante)
     if solved is None:
         return None
     antes = situation.antes
@@ -114,6 +114,30 @@ def locate(situation: Situation, strategies: Book, rng: Random) -> Located | Non
     if node.player != (0 if situation.seat == first else 1):
         return None
     return Located(solved, node, (bet0, bet1), (stack0 - put0, stack1 - put1))
+
+
+def _chosen(strategies: Book, situation: Situation, behind: int) -> Solved | None:
+    """The strategy of the hand, chosen at the house's first turn in it and kept in its
+    memo: the nearest solved one, or on the button, where a lean strategy's risk is
+    measured, the lean one of the same stakes when the house's credit with the player
+    covers that risk (:mod:`qiuqiu.server.house.credit`)."""
+    found = strategies.for_rules(situation.rules, behind)
+    if found is None:
+        return None
+    memo = situation.memo
+    memo.base = solved = found.base
+    lean = found.lean
+    if lean is not None and situation.seat == situation.button:
+        ante = situation.rules.ante
+        guaranteed, risky = solved.guaranteed(ante), lean.guaranteed(ante)
+        if (
+            guaranteed is not None
+            and risky is not None
+            and situation.credit.covers(guaranteed - risky)
+        ):
+            solved = lean
+    memo.solved = solved
+    return solved
 
 
 def _size(move: Move, pot: int, current: int) -> float:
