@@ -43,6 +43,7 @@ EXPLOITERS = [
     "OffTreeSizer",
     "MinRaiser",
     "PotOddsCaller",
+    "Switcher",
 ]
 OPPONENTS = {
     **{name: f"{ROOT / 'bench/exploiters.py'}:{name}" for name in EXPLOITERS},
