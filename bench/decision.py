@@ -39,9 +39,8 @@ from typing import Literal
 from bench.text_grid import grid
 from qiuqiu.cli.arena.match import TABLE_ID
 from qiuqiu.cli.arena.seats import HousePlayer, SdkPlayer, load_bot
-from qiuqiu.cli.arena.table import play_hand
+from qiuqiu.cli.arena.table import play_hands
 from qiuqiu.cli.bot import Action, Split
-from qiuqiu.engine import shuffled_deck
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house import policy
@@ -69,19 +68,15 @@ def situations(hands: int, seed: int, rounds: Literal[1, 2] = 1) -> list[Situati
     seats = {0: ("bot", False, 500), 1: ("dealer", True, 10_000)}
     house.sit(seats)
     bot.sit(seats)
-    seq = 0
-    for hand_id in range(1, hands + 1):
-        _, seq = play_hand(
-            table_id=TABLE_ID,
-            hand_id=hand_id,
-            seq=seq,
-            rules=options.rules(),
-            players={0: bot, 1: house},
-            stacks={0: 500, 1: 10_000},
-            button=1,
-            deck=shuffled_deck(rng),
-            seed=rng.randbytes(32).hex(),
-        )
+    play_hands(
+        hands,
+        table_id=TABLE_ID,
+        rules=options.rules(),
+        players={0: bot, 1: house},
+        stacks={0: 500, 1: 10_000},
+        button=1,
+        rng=rng,
+    )
     return house.seen
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from qiuqiu.cli.arena.seats import HousePlayer, SdkPlayer, load_bot
-from qiuqiu.cli.arena.table import play_hand
-from qiuqiu.engine import shuffled_deck
+from qiuqiu.cli.arena.table import play_hands
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house.credit import MIN_HANDS, Credit, Z
@@ -101,19 +100,15 @@ def play(hands: int, bot: str, credit: Credit | None = None) -> Counting:
     seats = {0: ("bot", False, 500), 1: ("dealer", True, 10_000)}
     house.sit(seats)
     player.sit(seats)
-    seq = 0
-    for hand_id in range(1, hands + 1):
-        _, seq = play_hand(
-            table_id="t",
-            hand_id=hand_id,
-            seq=seq,
-            rules=options.rules(),
-            players={0: player, 1: house},
-            stacks={0: 500, 1: 10_000},
-            button=1,
-            deck=shuffled_deck(rng),
-            seed=rng.randbytes(32).hex(),
-        )
+    play_hands(
+        hands,
+        table_id="t",
+        rules=options.rules(),
+        players={0: player, 1: house},
+        stacks={0: 500, 1: 10_000},
+        button=1,
+        rng=rng,
+    )
     return record
 
 

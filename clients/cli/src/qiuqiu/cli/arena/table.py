@@ -15,11 +15,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from random import Random
 
 from qiuqiu import engine
 from qiuqiu.cli.arena.seats import Player
 from qiuqiu.cli.bot import Action, Bet, Call, Check, Fold, Raise, Split
-from qiuqiu.engine import Cut, HandState, IllegalAction, Phase, TableRules, Tile
+from qiuqiu.engine import Cut, HandState, IllegalAction, Phase, TableRules, Tile, shuffled_deck
 from qiuqiu.protocol import fairness
 from qiuqiu.protocol import server as wire
 from qiuqiu.server import views
@@ -82,6 +83,37 @@ def play_hand(
         table.events(events)
     net = {seat: s.stack - stacks[seat] for seat, s in hand.seats.items()}
     return Outcome(net, illegal), table.seq
+
+
+def play_hands(
+    count: int,
+    *,
+    table_id: str,
+    rules: TableRules,
+    players: Mapping[int, Player],
+    stacks: Mapping[int, int],
+    button: int,
+    rng: Random,
+) -> list[Outcome]:
+    """Play ``count`` hands in a row at one table, each from ``stacks`` with the button
+    on ``button`` and its deck and seed from ``rng``. The players are kept from hand to
+    hand, so what a bot or the house remembers carries over, as at a server's table."""
+    outcomes: list[Outcome] = []
+    seq = 0
+    for hand_id in range(1, count + 1):
+        outcome, seq = play_hand(
+            table_id=table_id,
+            hand_id=hand_id,
+            seq=seq,
+            rules=rules,
+            players=players,
+            stacks=stacks,
+            button=button,
+            deck=shuffled_deck(rng),
+            seed=rng.randbytes(32).hex(),
+        )
+        outcomes.append(outcome)
+    return outcomes
 
 
 def _actor(hand: HandState) -> int:
