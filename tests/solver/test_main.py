@@ -55,4 +55,4 @@ def test_a_two_round_tables_own_strategies_include_a_lean_one(tmp_path: Path) ->
     (lean,) = book.leans.values()
     assert lean.stakes == book.solved[0].stakes
     assert lean.header["restricted"] == {m.__name__: chance for chance, m in LEAN[2]}
-    assert not book.solved[0].lean
+    assert not book.solved[0].is_lean

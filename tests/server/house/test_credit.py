@@ -82,7 +82,7 @@ class Counting(HandRecord):
             end = next(s.amount for s in message.stacks if s.seat == self.seat)
             solved, base = self.memo.solved, self.memo.base
             sure = None if base is None else base.guaranteed(self.options.ante)
-            leaned = solved is not None and solved.lean
+            leaned = solved is not None and solved.is_lean
             self.results.append((end - self.stacks[self.seat], sure, leaned))
         super().observe(message)
 

@@ -88,7 +88,8 @@ class Solved:
         return first * buckets.hand_buckets + buckets.hands[hand_number(tiles)]
 
     @property
-    def lean(self) -> bool:
+    def is_lean(self) -> bool:
+        """Whether this is a lean strategy (see the module docstring)."""
         return bool(self.header.get("lean"))
 
     def guaranteed(self, ante: int) -> float | None:
@@ -221,7 +222,7 @@ class Book:
 
     def _take(self, strategies: list[Solved]) -> None:
         for solved in strategies:
-            if solved.lean:
+            if solved.is_lean:
                 self.leans[solved.stakes, solved.tie_rule] = solved
             else:
                 self.solved.append(solved)
