@@ -87,9 +87,9 @@ class Counting(HandRecord):
         super().observe(message)
 
 
-def play(hands: int, bot: str, credit: Credit | None = None) -> Counting:
-    """``hands`` two-round hands of ``bot`` against the dealer on the button; the
-    dealer's record."""
+def play(hands: int, bot: str, credit: Credit | None = None, button: int = 1) -> Counting:
+    """``hands`` two-round hands of ``bot`` against the dealer (seat 1, on the button
+    unless ``button`` says otherwise); the dealer's record."""
     options = TableOptions(betting_rounds=2)
     rng = random.Random(3)
     house = HousePlayer("dealer", 1, options, rng, solved=True)
@@ -106,7 +106,7 @@ def play(hands: int, bot: str, credit: Credit | None = None) -> Counting:
         rules=options.rules(),
         players={0: player, 1: house},
         stacks={0: 500, 1: 10_000},
-        button=1,
+        button=button,
         rng=rng,
     )
     return record
@@ -122,12 +122,22 @@ def test_the_credit_counts_each_hand_played_from_a_solved_strategy() -> None:
     assert not any(leaned for _, _, leaned in record.results)
 
 
-def test_the_house_leans_with_credit_and_only_then() -> None:
-    rich = Credit()
+def rich() -> Credit:
+    credit = Credit()
     for _ in range(MIN_HANDS):
-        rich.add(10_000)
-    record = play(40, "tile_ranker.py", rich)
-    assert all(leaned for _, sure, leaned in record.results if sure is not None)
+        credit.add(10_000)
+    return credit
+
+
+def test_the_house_leans_with_credit_on_the_button_and_only_then() -> None:
+    record = play(40, "tile_ranker.py", rich())
+    played = [leaned for _, sure, leaned in record.results if sure is not None]
+    assert played
+    assert all(played)
+    # Off the button: the lean strategy's risk is measured on it, so never elsewhere.
+    record = play(40, "tile_ranker.py", rich(), button=0)
+    assert any(sure is not None for _, sure, _ in record.results)
+    assert not any(leaned for _, _, leaned in record.results)
     poor = Credit()
     for _ in range(MIN_HANDS):
         poor.add(0)
