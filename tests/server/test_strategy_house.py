@@ -309,3 +309,22 @@ def test_a_file_that_is_no_strategy_is_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / f"broken{SUFFIX}").write_bytes(b"not gzip")
     with pytest.raises(ValueError, match=f"broken{SUFFIX}"):
         Book().add(tmp_path)
+
+
+def test_a_strategy_file_cut_short_is_refused_by_name(tmp_path: Path) -> None:
+    whole = uniform_strategy(
+        tmp_path, Stakes(ante=5, min_bet=10, max_bet=60, max_raises=2, stack=100)
+    )
+    whole.write_bytes(whole.read_bytes()[:-20])
+    with pytest.raises(ValueError, match=whole.name):
+        Book().add(tmp_path)
+
+
+def test_strategies_of_the_same_stakes_share_one_tree() -> None:
+    book = Book()
+    for (stakes, tie_rule), lean in book.leans.items():
+        (base,) = (s for s in book.solved if (s.stakes, s.tie_rule) == (stakes, tie_rule))
+        assert lean.tree is base.tree
+    by_stakes = {s.stakes: s.tree for s in book.solved}
+    assert all(s.tree is by_stakes[s.stakes] for s in book.solved)
+    assert len(book.leans) == 4

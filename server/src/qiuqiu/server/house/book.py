@@ -30,6 +30,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -162,18 +163,25 @@ def header_stakes(header: dict[str, Any]) -> Stakes:
 
 
 def load(path: Path) -> Solved:
-    with gzip.open(path, "rb") as f:
-        header = json.loads(f.readline())
-        weights = f.read()
+    # One call, not a GzipFile's reads: at start this was a fifth of the book's load.
+    line, _, weights = gzip.decompress(path.read_bytes()).partition(b"\n")
+    header = json.loads(line)
     if header.get("format") != FORMAT:
         raise ValueError(f"{path.name}: strategy format {header.get('format')}, not {FORMAT}")
     stakes = header_stakes(header)
-    tree = Tree(stakes)
+    tree = tree_of(stakes)
     buckets = header_buckets(header)
     offsets, size = layout(tree, buckets)
     if len(weights) != size:
         raise ValueError(f"{path.name}: {len(weights)} bytes of weights, the tree needs {size}")
     return Solved(stakes, header["tie_rule"], tree, offsets, weights, header, buckets)
+
+
+@cache
+def tree_of(stakes: Stakes) -> Tree:
+    """The tree of ``stakes``, built once: most of a strategy's load, and nothing in it
+    changes once built."""
+    return Tree(stakes)
 
 
 def write(path: Path, header: dict[str, Any], weights: bytes) -> None:
