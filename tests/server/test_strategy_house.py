@@ -19,7 +19,7 @@ import pytest
 from qiuqiu.engine import HandStarted, HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.house import policy, translation
-from qiuqiu.server.house.book import SUFFIX, Book, layout, stakes_header, write
+from qiuqiu.server.house.book import SUFFIX, Book, Strategies, layout, stakes_header, write
 from qiuqiu.server.house.holdings import HOLDINGS, holding_number
 from qiuqiu.server.house.record import Memo, Move, Situation
 from qiuqiu.server.house.tree import Node, Stakes, Tree
@@ -299,7 +299,7 @@ def test_a_folder_of_strategies_solved_ahead_of_time_serves_its_tables(tmp_path:
     (added,) = book.add(tmp_path)
     assert book.add(tmp_path) == []  # once, however often asked
     # The table's own strategy now, rather than the nearest shipped one.
-    assert book.for_rules(rules, 100) == (added, None)
+    assert book.for_rules(rules, 100) == Strategies(added)
     default = book.for_rules(TableRules(), 490)
     assert default is not None
     assert default.base is not added

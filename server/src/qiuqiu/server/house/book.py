@@ -114,10 +114,13 @@ class Solved:
 
 class Strategies(NamedTuple):
     """What a table plays at a stack depth: the nearest solved strategy, and the lean
-    one solved for the same stakes if there is one."""
+    one solved for the same stakes if there is one whose risk is known."""
 
     base: Solved
-    lean: Solved | None
+    lean: Solved | None = None
+    risk: float = 0.0
+    """Chips a hand the lean strategy may lose beyond the base one, at the table's
+    ante (:mod:`~qiuqiu.server.house.credit`)."""
 
 
 def layout(tree: Tree, buckets: Buckets | None = None) -> tuple[dict[int, int], int]:
@@ -257,12 +260,17 @@ class Book:
                 max_raises=rules.max_raises,
                 depth=behind / rules.ante,
             )
-            depths[behind] = (
-                None
-                if nearest is None
-                else Strategies(nearest, self.leans.get((nearest.stakes, nearest.tie_rule)))
-            )
+            depths[behind] = None if nearest is None else self._with_lean(nearest, rules.ante)
         return depths[behind]
+
+    def _with_lean(self, base: Solved, ante: int) -> Strategies:
+        lean = self.leans.get((base.stakes, base.tie_rule))
+        if lean is None:
+            return Strategies(base)
+        guaranteed, risky = base.guaranteed(ante), lean.guaranteed(ante)
+        if guaranteed is None or risky is None:
+            return Strategies(base)
+        return Strategies(base, lean, guaranteed - risky)
 
     def nearest(
         self,

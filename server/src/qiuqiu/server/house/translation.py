@@ -127,15 +127,12 @@ def _chosen(strategies: Book, situation: Situation, behind: int) -> Solved | Non
     memo = situation.memo
     memo.base = solved = found.base
     lean = found.lean
-    if lean is not None and situation.seat == situation.button:
-        ante = situation.rules.ante
-        guaranteed, risky = solved.guaranteed(ante), lean.guaranteed(ante)
-        if (
-            guaranteed is not None
-            and risky is not None
-            and situation.credit.covers(guaranteed - risky)
-        ):
-            solved = lean
+    if (
+        lean is not None
+        and situation.seat == situation.button
+        and situation.credit.covers(found.risk)
+    ):
+        solved = lean
     memo.solved = solved
     return solved
 
