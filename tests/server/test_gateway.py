@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import pytest
 from websockets.asyncio.client import connect
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.server import ServerProtocol
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
-from qiuqiu.server.gateway import Outbox, QiuQiuServer
+from qiuqiu.server.gateway import Outbox, QiuQiuServer, _Connection
 from tests.server.test_http import get, samples
 
 KINDS = (Outbox, ServerConnection, ServerProtocol)
@@ -97,3 +97,46 @@ async def test_a_connection_cut_before_its_handshake_is_freed_without_the_collec
             while server._server.handler_tasks:
                 await asyncio.sleep(0.01)
     assert left.count == 0
+
+
+@asynccontextmanager
+async def echo_server(connections: type[ServerConnection]) -> AsyncIterator[Server]:
+    """``websockets``' own server, with none of the gateway's code but ``connections``."""
+
+    async def echo(ws: ServerConnection) -> None:
+        async for message in ws:
+            await ws.send(message)
+
+    async with serve(echo, "127.0.0.1", 0, create_connection=connections) as server:
+        yield server
+
+
+async def ended_connections_left(connections: type[ServerConnection]) -> tuple[int, int]:
+    """What a connection closed normally, and one cut before its request, leave alive
+    without the collector, when ``connections`` manage them."""
+    async with echo_server(connections) as server:
+        port = server.sockets[0].getsockname()[1]
+        with counting_what_is_left() as closed:
+            async with connect(f"ws://127.0.0.1:{port}", compression=None) as ws:
+                await ws.send("hello")
+                await ws.recv()
+            while server.handler_tasks:
+                await asyncio.sleep(0.01)
+        with counting_what_is_left() as cut:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET / HTTP/1.1\r\n")
+            writer.close()
+            await writer.wait_closed()
+            while server.handler_tasks:
+                await asyncio.sleep(0.01)
+    return closed.count, cut.count
+
+
+async def test_websockets_alone_still_leaves_ended_connections_to_the_collector() -> None:
+    """Why the gateway's ``_Connection`` exists (docs/upstream/websockets.md): the same
+    server with it leaves nothing. When the first half fails, ``websockets`` frees its
+    connections itself: drop ``_Connection`` and the report."""
+    closed, cut = await ended_connections_left(ServerConnection)
+    assert closed > 0
+    assert cut > 0
+    assert await ended_connections_left(_Connection) == (0, 0)
