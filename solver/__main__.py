@@ -86,9 +86,8 @@ LEAN: dict[int, tuple[tuple[float, Model], ...]] = {
 """By betting rounds, the models a lean strategy responds to, with their chances: far
 more than :data:`RESTRICTED`'s, so it takes most of what a best response to them would,
 and is exploitable by 1 to 5 antes a hand, more with deeper stacks (its header says how
-much exactly). One
-round: none, the equilibrium already takes more from the simple bots than the old
-policy did."""
+much exactly). One round: none, the equilibrium already takes more from the simple
+bots than the old policy did."""
 LEAN_ITERATIONS = 300
 """A lean strategy's exploitability is its models' price, not the solve's error: it is
 flat after the first hundred iterations."""

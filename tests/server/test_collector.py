@@ -1,5 +1,5 @@
 """--gc-freeze: what auto comes to, and with full and young what survives a collection is
-frozen and later garbage is not."""
+frozen and later garbage is not; and start-up's pause of the collector."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import gc
 import weakref
 from collections.abc import Iterator
 
-from qiuqiu.server.collector import Freeze, FreezeAfter, settings
+import pytest
+
+from qiuqiu.server.collector import Freeze, FreezeAfter, paused, settings
 
 
 def test_auto_is_young_on_uvloop_and_start_elsewhere_each_with_the_threshold_it_suits() -> None:
@@ -17,6 +19,26 @@ def test_auto_is_young_on_uvloop_and_start_elsewhere_each_with_the_threshold_it_
     assert settings("auto", None, "asyncio") == ("start", 700)
     assert settings("full", None, "uvloop") == ("full", 700)
     assert settings("young", 50, "asyncio") == ("young", 50)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_pause_collects_nothing_and_leaves_the_collector_as_it_found_it(on: bool) -> None:
+    enabled = gc.isenabled()
+    (gc.enable if on else gc.disable)()
+    try:
+        inside: list[bool] = []
+
+        def build() -> None:
+            with paused():
+                inside.append(gc.isenabled())
+                raise ValueError("a strategy file that does not load")
+
+        with pytest.raises(ValueError, match="does not load"):
+            build()
+        assert inside == [False]
+        assert gc.isenabled() is on
+    finally:
+        (gc.enable if enabled else gc.disable)()
 
 
 class Node:

@@ -30,7 +30,6 @@ only ever does what the engine allows.
 
 from __future__ import annotations
 
-import gc
 import logging
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
@@ -53,6 +52,7 @@ from qiuqiu.engine import (
     all_ranks,
 )
 from qiuqiu.engine.tiles import HAND_SIZE
+from qiuqiu.server import collector
 
 log = logging.getLogger(__name__)
 
@@ -94,11 +94,7 @@ def prepare(strategies: str | None = None) -> None:
     from qiuqiu.server.house import multiway
     from qiuqiu.server.house.policy import book
 
-    # What is built here lives as long as the process: the collector walking it while
-    # it grew was a sixth of the start.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector.paused():
         for tie_rule in TIE_RULES:
             _index(tie_rule)
         shipped = book()
@@ -106,9 +102,6 @@ def prepare(strategies: str | None = None) -> None:
             added = shipped.add(Path(strategies))
             log.info("%d more strategies for the dealer bot from %s", len(added), strategies)
         multiway.prepare()
-    finally:
-        if collecting:
-            gc.enable()
 
 
 # Unbounded caches are safe: 3,276 three-tile and 20,475 four-tile masks, times 2 tie
