@@ -23,7 +23,7 @@ from qiuqiu.protocol.common import (
     SeatNumber,
     TableId,
     TableOptions,
-    TileText,
+    TileInput,
 )
 
 
@@ -149,7 +149,7 @@ class DeclareCut(ClientMessage):
     type: Literal["declare_cut"] = "declare_cut"
     table_id: TableId
     hand_id: HandId
-    pairs: tuple[tuple[TileText, TileText], tuple[TileText, TileText]]
+    pairs: tuple[tuple[TileInput, TileInput], tuple[TileInput, TileInput]]
 
     @model_validator(mode="after")
     def _four_tiles(self) -> DeclareCut:

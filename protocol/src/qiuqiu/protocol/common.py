@@ -44,21 +44,31 @@ class Message(BaseModel):
     )
 
 
-_HIGH_FIRST = {f"{a}-{b}": str(Tile.parse(f"{a}-{b}")) for a in range(7) for b in range(7)}
-"""Every text the pattern below admits, high end first: a hand's messages carry dozens."""
-
-
-def _tile_text(text: str) -> str:
-    # Either end first on input, always high end first on output (README's rules).
-    return _HIGH_FIRST[text]
-
+TILE_PATTERN = r"^(?:0-0|1-[01]|2-[0-2]|3-[0-3]|4-[0-4]|5-[0-5]|6-[0-6])$"
+"""The 28 dominoes, high end first: as the server writes every tile."""
 
 TileText = Annotated[
     str,
-    StringConstraints(pattern=r"^[0-6]-[0-6]$"),
-    AfterValidator(_tile_text),
-    Field(description='A domino, high end first on output, either order on input: "6-1".'),
+    StringConstraints(pattern=TILE_PATTERN),
+    Field(description='A domino, high end first: "6-1".'),
 ]
+"""A tile in a server message. Checked by its pattern alone, without a Python
+validator: a hand's messages carry dozens of tiles, and every client reads them."""
+
+_HIGH_FIRST = {f"{a}-{b}": str(Tile.parse(f"{a}-{b}")) for a in range(7) for b in range(7)}
+
+
+def _high_first(text: str) -> str:
+    return _HIGH_FIRST[text]
+
+
+TileInput = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-6]-[0-6]$"),
+    AfterValidator(_high_first),
+    Field(description='A domino, either end first: "6-1" or "1-6".'),
+]
+"""A tile in a client message: read high end first, whichever end the client wrote first."""
 Chips = Annotated[int, Field(ge=0, le=MAX_CHIPS)]
 PositiveChips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
 SeatNumber = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
