@@ -245,6 +245,30 @@ def test_the_command_refuses_a_missing_bot(capsys: pytest.CaptureFixture[str]) -
     assert "no bot file" in capsys.readouterr().err
 
 
+def test_a_bot_that_raises_stops_the_command_with_its_own_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "broken.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from qiuqiu.cli.bot import Action, Bot, Turn
+
+
+            class Broken(Bot):
+                def decide(self, turn: Turn) -> Action:
+                    raise RuntimeError("no idea what to do")
+            """
+        )
+    )
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("qiuqiu arena: broken raised RuntimeError in hand 1: no idea what to do")
+    trace = err.split("Traceback", 1)[1]
+    assert f'File "{bot}", line 7, in decide' in trace
+    assert "seats.py" not in trace  # the arena's own frames are left out
+
+
 def test_the_dealer_beats_the_caller_and_the_ranker_by_more_than_the_old_policy() -> None:
     """Seeded, so one fixed run: the figures of docs/dealer-bot.md in small (against the
     caller the margin is within the noise of a run this size, as it is at 100,000)."""

@@ -22,7 +22,7 @@ from rich.console import Console
 from qiuqiu.cli import render
 from qiuqiu.cli.arena.command import add_arena, run_arena
 from qiuqiu.cli.arguments import add_table_options
-from qiuqiu.cli.errors import ClientError
+from qiuqiu.cli.errors import BotFailed, ClientError
 from qiuqiu.cli.play import PlayOptions, play
 from qiuqiu.protocol import DealTampered
 
@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             print(f"qiuqiu arena: {error}", file=sys.stderr)
             return 2
+        except BotFailed as failed:
+            print(f"qiuqiu arena: {failed}\n\n{failed.bot_traceback()}", file=sys.stderr)
+            return 1
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 
 class ClientError(Exception):
     """The root of every error this package raises."""
@@ -22,3 +24,19 @@ class ServerRefused(ClientError):
 
 class ShuffleNotRevealed(ClientError):
     """A table's full shuffle cannot be checked yet: its seed is revealed only when it closes."""
+
+
+class BotFailed(ClientError):
+    """The bot's fault: its own ``decide`` or ``cut`` raised ``error`` at a turn of hand
+    ``hand_id`` (in the arena, which has no server to time the turn out)."""
+
+    def __init__(self, name: str, hand_id: int, error: Exception) -> None:
+        super().__init__(f"{name} raised {type(error).__name__} in hand {hand_id}: {error}")
+        self.name, self.hand_id, self.error = name, hand_id, error
+
+    def bot_traceback(self) -> str:
+        """The error's traceback from the bot's own method on: the frames that called it
+        are the arena's, which no bot writer needs to read."""
+        trace = self.error.__traceback__
+        own = trace.tb_next if trace is not None and trace.tb_next is not None else trace
+        return "".join(traceback.format_exception(type(self.error), self.error, own))
