@@ -1,5 +1,6 @@
 """The SDK holds a real server to its deals: every hand checked as it ends, the whole
-shuffle once the table has closed, and each of the ways a server can cheat caught."""
+shuffle once the table has closed, and each of the ways a server can cheat caught.
+A bot whose own code raises stands up and is named, with its own traceback."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from contextlib import AbstractContextManager
 import pytest
 
 from clients.examples.always_call import AlwaysCall
-from qiuqiu.cli.bot import play, run
+from qiuqiu.cli.bot import Action, Bot, Turn, main, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
-from qiuqiu.cli.errors import ShuffleNotRevealed
+from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
 from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.server import cheats
@@ -102,3 +103,33 @@ async def test_the_shuffle_of_a_table_still_open_cannot_be_checked_yet(
         table, _ = await conn.open_table(SMALL, buy_in=500)
         with pytest.raises(ShuffleNotRevealed, match="still open"):
             await conn.verify_table(table.table_id, patience=0.0)
+
+
+class Broken(Bot):
+    def decide(self, turn: Turn) -> Action:
+        raise ZeroDivisionError("my bug")
+
+
+async def test_a_bot_that_raises_stands_up_and_the_error_names_it_and_the_hand(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(SMALL, buy_in=500)
+        with pytest.raises(BotFailed) as caught:
+            await asyncio.wait_for(play(Broken(), conn, table.table_id, HANDS), PATIENCE)
+        assert (caught.value.name, caught.value.hand_id) == ("Broken", 1)
+        assert isinstance(caught.value.error, ZeroDivisionError)
+        assert not server.lobby.seated_at(conn.account_id)
+    assert await chip_total(server) == 0
+
+
+async def test_a_bots_command_line_prints_the_bots_failure_and_exits_1(
+    server: QiuQiuServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--server", server.url, "--hands", "2"]
+    assert await asyncio.wait_for(asyncio.to_thread(main, Broken(), argv), PATIENCE) == 1
+    err = capsys.readouterr().err
+    assert "Broken raised ZeroDivisionError in hand 1: my bug" in err
+    trace = err.split("Traceback", 1)[1]
+    assert "in decide" in trace
+    assert "qiuqiu/cli/bot.py" not in trace  # the SDK's own frames are left out

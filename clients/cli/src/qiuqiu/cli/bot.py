@@ -35,7 +35,7 @@ from types import MappingProxyType
 from qiuqiu.cli.arguments import add_table_options, table_options
 from qiuqiu.cli.connection import Closed, Connection, Reconnected
 from qiuqiu.cli.deals import DealChecked
-from qiuqiu.cli.errors import ClientError, ServerRefused, ShuffleNotRevealed
+from qiuqiu.cli.errors import BotFailed, ClientError, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, LegalActions, TableOptions
@@ -151,6 +151,16 @@ def turn_of(state: TableState) -> Turn | None:
             1 for s in state.seats.values() if s.in_hand and not s.folded and s.seat != me.seat
         ),
     )
+
+
+def answer(bot: Bot, turn: Turn, name: str) -> Action | Split:
+    """``bot``'s answer to ``turn``: its cut where the turn asks for one, else its
+    decision. Raises :class:`~qiuqiu.cli.errors.BotFailed`, naming the bot ``name``,
+    where the bot's own code raises."""
+    try:
+        return bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)
+    except Exception as error:
+        raise BotFailed(name, turn.hand_id, error) from error
 
 
 def action_message(action: Action | Split, table_id: str, hand_id: int) -> cmd.TableAction:
@@ -276,13 +286,18 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             key = (turn.hand_id, turn.round, turn.pot, state.hand.deadline_ms)
             if key not in acted:
                 acted.add(key)
-                action = bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)
+                try:
+                    action = answer(bot, turn, type(bot).__name__)
+                except BotFailed:
+                    await _stand_up(conn, table_id)
+                    raise
                 await conn.send(action_message(action, table_id, turn.hand_id))
     return summary
 
 
 async def _stand_up(conn: Connection, table_id: str) -> None:
-    """Leave a table caught cheating, waiting a little for the seat to stand up."""
+    """Leave a table caught cheating, or where the bot failed, waiting a little for the
+    seat to stand up (its chips go back to its balance)."""
     if table_id not in conn.tables:
         return
     with contextlib.suppress(ClientError, TimeoutError):
@@ -373,6 +388,9 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
                 buy_in=args.buy_in,
             )
         )
+    except BotFailed as failed:
+        print(f"{parser.prog}: {failed}\n\n{failed.bot_traceback()}", file=sys.stderr)
+        return 1
     except ClientError as error:
         print(f"{parser.prog}: {error}", file=sys.stderr)
         return 1

@@ -22,9 +22,8 @@ from pathlib import Path
 from random import Random
 from typing import Protocol, cast
 
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, turn_of
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, answer, turn_of
 from qiuqiu.cli.deals import TableDeals
-from qiuqiu.cli.errors import BotFailed
 from qiuqiu.cli.game import Applied, SeatState, TableState
 from qiuqiu.engine import Hand, rank
 from qiuqiu.protocol import TableOptions
@@ -144,10 +143,7 @@ class SdkPlayer:
         seen = turn_of(self.state)
         if seen is None:
             raise AssertionError("the SDK's table state does not say it is this bot's turn")
-        try:
-            return self.bot.cut(seen) if seen.legal.declare_cut else self.bot.decide(seen)
-        except Exception as error:
-            raise BotFailed(self.name, seen.hand_id, error) from error
+        return answer(self.bot, seen, self.name)
 
 
 class HousePlayer:
