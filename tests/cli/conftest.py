@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+from qiuqiu.cli.arena.seats import load_bot
 from qiuqiu.server.config import ServerConfig
 
 QIUQIU = Path(sys.executable).with_name("qiuqiu")
@@ -28,3 +30,8 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "config"
     monkeypatch.setenv("QIUQIU_CONFIG_DIR", str(folder))
     return folder
+
+
+def bot_module(spec: str) -> ModuleType:
+    """The module the arena loaded a bot file into, to read what its bots recorded."""
+    return sys.modules[type(load_bot(spec)).__module__]

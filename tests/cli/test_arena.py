@@ -17,7 +17,7 @@ import pytest
 from qiuqiu.cli.__main__ import main
 from qiuqiu.cli.arena import table
 from qiuqiu.cli.arena.match import TABLE_ID, dealt_alike, duplicate_match
-from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant
+from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant, load_bot
 from qiuqiu.cli.bot import turn_of
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
@@ -26,6 +26,7 @@ from qiuqiu.protocol import TableOptions, decode_server
 from qiuqiu.protocol import server as wire
 from qiuqiu.server import views
 from qiuqiu.server.frames import Frame
+from tests.cli.conftest import bot_module
 
 ROOT = Path(__file__).resolve().parents[2]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -79,7 +80,7 @@ def test_each_bot_gets_the_others_tiles_in_the_second_half(tmp_path: Path) -> No
     bot.write_text(textwrap.dedent(RECORDER))
     first, second = entrant(f"{bot}:Recorder"), Entrant("other", f"{bot}:Recorder")
     play(first, second, deals=1, seed=8)
-    from qiuqiu_arena_recorder import SEEN  # type: ignore[import-not-found]
+    SEEN = bot_module(f"{bot}:Recorder").SEEN
 
     # Two checkers see one turn each per half: half one's seats, then half two's.
     assert len(SEEN) == 4
@@ -119,7 +120,7 @@ def test_a_bot_gets_the_turns_a_client_makes_of_the_same_frames_off_the_wire(
         seed=6,
         house=lambda: random.Random(4),
     )
-    from qiuqiu_arena_for_the_wire import SEEN  # type: ignore[import-not-found]
+    SEEN = bot_module(f"{bot}:Recorder").SEEN
 
     for player, frames in texts.items():
         if not isinstance(player, SdkPlayer):
@@ -269,6 +270,47 @@ def test_a_bot_that_raises_stops_the_command_with_its_own_traceback(
     assert "seats.py" not in trace  # the arena's own frames are left out
 
 
+@pytest.mark.parametrize(
+    ("source", "said", "shown"),
+    [
+        ("import no_such_module\n", "ModuleNotFoundError as it was loaded", "line 1, in <module>"),
+        ("class Unfinished(\n", "SyntaxError as it was loaded", "class Unfinished("),
+        (
+            "from qiuqiu.cli.bot import Bot\n\n\nclass Fussy(Bot):\n"
+            "    def __init__(self, level: int) -> None:\n        self.level = level\n",
+            "TypeError as it was loaded: Fussy.__init__() missing 1 required positional",
+            "TypeError",
+        ),
+    ],
+    ids=["import", "syntax", "constructor"],
+)
+def test_a_bot_that_cannot_be_loaded_is_named_with_its_error_and_can_be_loaded_once_mended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, said: str, shown: str
+) -> None:
+    bot = tmp_path / "unready.py"
+    bot.write_text(source)
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"qiuqiu arena: unready raised {said}")
+    assert shown in err
+    assert "importlib" not in err
+    assert "seats.py" not in err
+    bot.write_text(Path(CALLER).read_text())
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 0
+
+
+def test_two_bot_files_of_one_name_are_two_bots(tmp_path: Path) -> None:
+    for folder, name in (("mine", "Caller"), ("yours", "Folder")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "bot.py").write_text(
+            f"from qiuqiu.cli.bot import Action, Bot, Call, Fold, Turn\n\n\nclass {name}(Bot):\n"
+            f"    def decide(self, turn: Turn) -> Action:\n        return {name[:-2]}()\n"
+        )
+    mine, yours = (str(tmp_path / folder / "bot.py") for folder in ("mine", "yours"))
+    assert type(load_bot(mine)).__name__ == "Caller"
+    assert type(load_bot(yours)).__name__ == "Folder"
+
+
 def test_the_dealer_beats_the_caller_and_the_ranker_by_more_than_the_old_policy() -> None:
     """Seeded, so one fixed run: the figures of docs/dealer-bot.md in small (against the
     caller the margin is within the noise of a run this size, as it is at 100,000)."""
@@ -304,7 +346,7 @@ def test_the_player_gets_the_dealers_tiles_in_the_second_half(tmp_path: Path) ->
     bot = tmp_path / "against_dealer.py"
     bot.write_text(textwrap.dedent(RECORDER))
     play(entrant(f"{bot}:Recorder"), entrant("dealer"), deals=20, seed=8)
-    from qiuqiu_arena_against_dealer import SEEN  # type: ignore[import-not-found]
+    SEEN = bot_module(f"{bot}:Recorder").SEEN
 
     # The player acts first in every hand; its tiles at its turns, hand by hand: two
     # different holdings (its own, then the dealer's), never one twice.

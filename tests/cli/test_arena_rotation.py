@@ -19,6 +19,7 @@ from qiuqiu.cli.arena.rotation import rotation_match
 from qiuqiu.cli.arena.seats import Entrant, entrant
 from qiuqiu.cli.bot import Turn
 from qiuqiu.protocol import TableOptions
+from tests.cli.conftest import bot_module
 
 ROOT = Path(__file__).resolve().parents[2]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -95,9 +96,7 @@ def test_every_contestant_gets_every_seat_with_its_tiles(tmp_path: Path) -> None
         seed=8,
         house=lambda: random.Random(1),
     )
-    from qiuqiu_arena_recorders import SEEN  # type: ignore[import-not-found]
-
-    seen: list[tuple[str, Turn]] = SEEN
+    seen: list[tuple[str, Turn]] = bot_module(f"{bots}:A").SEEN
     # Four checkers: one turn each a hand, 4 rotations of 2 deals.
     assert len(seen) == 4 * 4 * 2
     for deal in (1, 2):

@@ -160,7 +160,7 @@ def answer(bot: Bot, turn: Turn, name: str) -> Action | Split:
     try:
         return bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)
     except Exception as error:
-        raise BotFailed(name, turn.hand_id, error) from error
+        raise BotFailed(name, error, turn.hand_id) from error
 
 
 def action_message(action: Action | Split, table_id: str, hand_id: int) -> cmd.TableAction:

@@ -27,16 +27,19 @@ class ShuffleNotRevealed(ClientError):
 
 
 class BotFailed(ClientError):
-    """The bot's fault: its own ``decide`` or ``cut`` raised ``error`` at a turn of hand
-    ``hand_id`` (in the arena, which has no server to time the turn out)."""
+    """The bot's fault: its own code raised ``error``, as the bot was loaded (``hand_id``
+    is ``None``) or at a turn of hand ``hand_id``."""
 
-    def __init__(self, name: str, hand_id: int, error: Exception) -> None:
-        super().__init__(f"{name} raised {type(error).__name__} in hand {hand_id}: {error}")
-        self.name, self.hand_id, self.error = name, hand_id, error
+    def __init__(self, name: str, error: Exception, hand_id: int | None = None) -> None:
+        where = "as it was loaded" if hand_id is None else f"in hand {hand_id}"
+        super().__init__(f"{name} raised {type(error).__name__} {where}: {error}")
+        self.name, self.error, self.hand_id = name, error, hand_id
 
     def bot_traceback(self) -> str:
-        """The error's traceback from the bot's own method on: the frames that called it
-        are the arena's, which no bot writer needs to read."""
+        """The error's traceback from the bot's own code on: the frame that caught it and
+        the import machinery's are not the bot writer's to read."""
         trace = self.error.__traceback__
-        own = trace.tb_next if trace is not None and trace.tb_next is not None else trace
-        return "".join(traceback.format_exception(type(self.error), self.error, own))
+        trace = None if trace is None else trace.tb_next
+        while trace is not None and trace.tb_frame.f_code.co_filename.startswith("<frozen "):
+            trace = trace.tb_next
+        return "".join(traceback.format_exception(type(self.error), self.error, trace))

@@ -13,6 +13,7 @@ the same function.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import inspect
 import secrets
@@ -24,6 +25,7 @@ from typing import Protocol, cast
 
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, answer, turn_of
 from qiuqiu.cli.deals import TableDeals
+from qiuqiu.cli.errors import BotFailed
 from qiuqiu.cli.game import Applied, SeatState, TableState
 from qiuqiu.engine import Hand, rank
 from qiuqiu.protocol import TableOptions
@@ -87,7 +89,10 @@ def load_bot(spec: str) -> Bot:
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"no bot file {path!r}")
-    module_name = f"qiuqiu_arena_{file.stem}"
+    # One module per file and content, not per name: two bots may both be someone's
+    # "bot.py", and a bot mended in the same process (a notebook, a test) is read again.
+    key = hashlib.sha256(bytes(file.resolve()) + b"\0" + file.read_bytes())
+    module_name = f"qiuqiu_arena_{key.hexdigest()[:16]}"
     module = sys.modules.get(module_name)
     if module is None:
         loader = importlib.util.spec_from_file_location(module_name, file)
@@ -95,7 +100,11 @@ def load_bot(spec: str) -> Bot:
             raise ValueError(f"cannot import {path!r}")
         module = importlib.util.module_from_spec(loader)
         sys.modules[module_name] = module
-        loader.loader.exec_module(module)
+        try:
+            loader.loader.exec_module(module)
+        except Exception as error:
+            del sys.modules[module_name]  # as a failed import leaves nothing behind
+            raise BotFailed(class_name or file.stem, error) from error
     bots = {
         name: value
         for name, value in vars(module).items()
@@ -107,11 +116,15 @@ def load_bot(spec: str) -> Bot:
     if class_name:
         if class_name not in bots:
             raise ValueError(f"{path} defines no bot class {class_name!r}")
-        return bots[class_name]()
-    if len(bots) != 1:
+        bot_class = bots[class_name]
+    elif len(bots) != 1:
         raise ValueError(f"{path} defines {len(bots)} bot classes: name one, as {path}:Name")
-    (bot_class,) = bots.values()
-    return bot_class()
+    else:
+        (bot_class,) = bots.values()
+    try:
+        return bot_class()
+    except Exception as error:
+        raise BotFailed(class_name or file.stem, error) from error
 
 
 class SdkPlayer:
