@@ -299,6 +299,14 @@ def test_a_bot_that_cannot_be_loaded_is_named_with_its_error_and_can_be_loaded_o
     assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 0
 
 
+@pytest.mark.parametrize("buy_in", ["0", "99", "10001"])
+def test_the_command_refuses_a_buy_in_a_server_would_refuse(
+    buy_in: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["arena", CALLER, "dealer", "--buy-in", buy_in]) == 2
+    assert "--buy-in must be 100 to 10,000" in capsys.readouterr().err
+
+
 def test_two_bot_files_of_one_name_are_two_bots(tmp_path: Path) -> None:
     for folder, name in (("mine", "Caller"), ("yours", "Folder")):
         (tmp_path / folder).mkdir()

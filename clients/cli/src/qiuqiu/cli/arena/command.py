@@ -55,6 +55,11 @@ def run_arena(args: argparse.Namespace) -> int:
     if args.hands < 4:
         raise ValueError("--hands must be at least 4 (two duplicate deals)")
     options = table_options(args)
+    if not options.min_buy_in <= args.buy_in <= options.max_buy_in:
+        raise ValueError(
+            f"--buy-in must be {options.min_buy_in:,} to {options.max_buy_in:,}"
+            f" (the table's buy-ins, as on a server), not {args.buy_in:,}"
+        )
     entrants = _named([entrant(spec) for spec in args.contestants])
     if any(e.is_house for e in entrants):
         prepare()
