@@ -243,6 +243,15 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             acted.clear()
         if isinstance(message, wire.TableLeft) and message.table_id == table_id:
             summary.balance = message.balance
+            if not leaving:
+                # Not asked for: the server stands a seat up when its stack runs out.
+                log.info(
+                    "stood up from table %s after %d hands, cashing out %d: %s",
+                    table_id,
+                    summary.hands,
+                    message.cashed_out,
+                    "out of chips" if message.cashed_out == 0 else "by the server",
+                )
             break
         if isinstance(message, wire.Error):
             log.info("the server refused a message: %s %s", message.code, message.message)
