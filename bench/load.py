@@ -4,6 +4,8 @@ Run from the repository root::
 
     uv run python -m bench.load [--runs 3] [--duration 8] [--json] [--chart DIR]
 
+(``--chart`` draws with matplotlib: ``uv run --group bench python -m bench.load``.)
+
 The load generator starts every server itself, as a subprocess, so the CPU
 time (``/proc/<pid>/stat``) and memory (``VmRSS``) it reports are the server's
 own. Its clients are lean raw ``websockets`` connections that parse only the
@@ -43,6 +45,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import importlib.util
 import json
 import math
 import os
@@ -645,6 +648,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--chart", type=Path, help="write the report (load.json) and PNG charts to this folder"
     )
     args = parser.parse_args(argv)
+    if args.chart is not None and importlib.util.find_spec("matplotlib") is None:
+        # Said now, not after the whole run: the charts are drawn at its end.
+        parser.error("--chart needs matplotlib, in the bench group: uv run --group bench")
     if args.runs < 1 or args.duration <= 0 or args.tables < 1:
         parser.error("--runs and --tables must be at least 1, --duration above 0")
     if len(set(args.connections)) != len(args.connections) or list(args.connections) != sorted(

@@ -1,12 +1,19 @@
 """Draw the solver's convergence: exploitability against iterations, one line a solve.
 
-uv run python -m solver.chart      # reads docs/dealer-bot/*.json, writes convergence.png
+uv run --group bench python -m solver.chart   # reads docs/dealer-bot/*.json, writes convergence.png
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
+
+if importlib.util.find_spec("matplotlib") is None:
+    raise SystemExit(
+        "the chart needs matplotlib, in the bench dependency group: "
+        "uv run --group bench python -m solver.chart"
+    )
 
 import matplotlib
 
