@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -327,3 +328,38 @@ async def test_a_port_in_use_is_one_line_on_stderr_and_exit_status_2() -> None:
         f"qiuqiu-server: port {port} on 127.0.0.1 is already in use: "
         "pick another with --port or QIUQIU_PORT (0 picks a free one)"
     ]
+
+
+def test_a_folder_of_strategies_with_a_bad_file_is_one_line_and_exit_status_2(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mine.qqs").write_bytes(b"not gzip")
+    done = subprocess.run(
+        [sys.executable, "-m", "qiuqiu.server", "--port", "0", "--strategies", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if '"level"' not in line]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"qiuqiu-server: --strategies: {tmp_path / 'mine.qqs'}: not a")
+
+
+def test_redis_out_of_reach_at_start_is_one_line_without_the_urls_password() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    url = f"redis://:hunter2@127.0.0.1:{port}/0"
+    done = subprocess.run(
+        [sys.executable, "-m", "qiuqiu.server", "--port", "0", "--redis-url", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if '"level"' not in line]
+    assert len(lines) == 1
+    assert lines[0].startswith("qiuqiu-server: Redis cannot be reached, so nothing started:")
+    assert f"127.0.0.1:{port}" in lines[0]
+    assert "hunter2" not in done.stderr

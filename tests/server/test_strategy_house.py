@@ -18,6 +18,7 @@ import pytest
 
 from qiuqiu.engine import HandStarted, HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions
+from qiuqiu.server.errors import StrategiesUnreadable
 from qiuqiu.server.house import policy, translation
 from qiuqiu.server.house.book import SUFFIX, Book, Strategies, layout, stakes_header, write
 from qiuqiu.server.house.holdings import HOLDINGS, holding_number
@@ -307,7 +308,7 @@ def test_a_folder_of_strategies_solved_ahead_of_time_serves_its_tables(tmp_path:
 
 def test_a_file_that_is_no_strategy_is_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / f"broken{SUFFIX}").write_bytes(b"not gzip")
-    with pytest.raises(ValueError, match=f"broken{SUFFIX}"):
+    with pytest.raises(StrategiesUnreadable, match=f"broken{SUFFIX}"):
         Book().add(tmp_path)
 
 
@@ -316,7 +317,7 @@ def test_a_strategy_file_cut_short_is_refused_by_name(tmp_path: Path) -> None:
         tmp_path, Stakes(ante=5, min_bet=10, max_bet=60, max_raises=2, stack=100)
     )
     whole.write_bytes(whole.read_bytes()[:-20])
-    with pytest.raises(ValueError, match=whole.name):
+    with pytest.raises(StrategiesUnreadable, match=whole.name):
         Book().add(tmp_path)
 
 

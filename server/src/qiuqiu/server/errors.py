@@ -44,3 +44,8 @@ class StoreUnavailable(ServerError):
     def __init__(self, message: str, *, unsent: bool = False) -> None:
         super().__init__(message)
         self.unsent = unsent
+
+
+class StrategiesUnreadable(ServerError):
+    """The operator's fault: a file in the folder given with ``--strategies`` is not a
+    strategy file the dealer bot can load. Nothing from that folder was loaded."""

@@ -186,12 +186,16 @@ class RedisStore:
             channels=channels,
         )
         try:
-            keys = [store._account_key(HOUSE), store._key("accounts")]
-            await store._open_house(keys=keys, args=[HOUSE])
+            await store._open()
         except BaseException:
             await store.close()
             raise
         return store
+
+    @_reachable
+    async def _open(self) -> None:
+        """Open the house account at zero unless it is there already."""
+        await self._open_house(keys=[self._account_key(HOUSE), self._key("accounts")], args=[HOUSE])
 
     @property
     def round_trips(self) -> int:

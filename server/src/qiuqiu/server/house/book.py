@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from qiuqiu.engine import TableRules, TieRule, Tile
+from qiuqiu.server.errors import StrategiesUnreadable
 from qiuqiu.server.house.holdings import HOLDING_SIZE, HOLDINGS, hand_number, holding_number
 from qiuqiu.server.house.tree import Node, Stakes, Tree
 
@@ -217,7 +218,7 @@ class Book:
     def add(self, folder: Path) -> list[Solved]:
         """Load the strategies in ``folder`` too (an operator's, solved ahead of time for
         its tables), once however often asked; a file that does not load raises
-        ``ValueError`` naming it."""
+        :class:`~qiuqiu.server.errors.StrategiesUnreadable` naming it."""
         added: list[Solved] = []
         if folder.resolve() in self._added:
             return added
@@ -226,7 +227,7 @@ class Book:
             try:
                 added.append(load(path))
             except (OSError, EOFError, KeyError, ValueError) as bad:
-                raise ValueError(f"{path}: not a strategy file ({bad})") from bad
+                raise StrategiesUnreadable(f"{path}: not a strategy file ({bad})") from bad
         self._take(added)
         self._for_rules.clear()
         return added
