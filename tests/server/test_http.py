@@ -22,15 +22,19 @@ from tests.server.conftest import FAST, Client, at_bot_table, my_turn
 from tests.server.processes import listening, until
 
 
-async def get(server: QiuQiuServer, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
-    """One HTTP/1.1 GET, by hand, so the test sees exactly what the server wrote."""
+async def get(
+    server: QiuQiuServer, path: str, method: str = "GET", **headers: str
+) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 request, by hand, so the test sees exactly what the server wrote:
+    its status, its headers and every byte after them until it closed."""
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    lines = [f"GET {path} HTTP/1.1", "Host: localhost", *(f"{k}: {v}" for k, v in headers.items())]
+    lines = [f"{method} {path} HTTP/1.1", "Host: localhost"]
+    lines += [f"{k}: {v}" for k, v in headers.items()]
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
     head = await reader.readuntil(b"\r\n\r\n")
     status_line, *header_lines = head.decode("latin-1").split("\r\n")[:-2]
     fields = dict(line.split(": ", 1) for line in header_lines)
-    body = await reader.readexactly(int(fields["Content-Length"]))
+    body = await reader.read()
     writer.close()
     return int(status_line.split()[1]), fields, body
 
@@ -180,6 +184,24 @@ async def test_the_page_is_served_at_the_root_with_its_content_type(server: QiuQ
     assert headers["Content-Type"] == "text/html; charset=utf-8"
     assert headers["X-Content-Type-Options"] == "nosniff"
     assert b"<html" in body.lower()
+
+
+@pytest.mark.parametrize("path", ["/", "/healthz", "/metrics", "/nothing-here"])
+async def test_head_gets_the_headers_get_would_and_no_body(server: QiuQiuServer, path: str) -> None:
+    status, headers, body = await get(server, path)
+    head_status, head_headers, head_body = await get(server, path, method="HEAD")
+    assert head_status == status
+    assert head_headers["Content-Type"] == headers["Content-Type"]
+    if path != "/metrics":  # its counters move between the two requests
+        assert head_headers["Content-Length"] == headers["Content-Length"] == str(len(body))
+    assert head_body == b""
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS"])
+async def test_any_other_method_is_not_allowed(server: QiuQiuServer, method: str) -> None:
+    status, headers, body = await get(server, "/healthz", method=method)
+    assert (status, body) == (405, b"only GET and HEAD\n")
+    assert headers["Allow"] == "GET, HEAD"
 
 
 async def test_a_websocket_upgrade_on_any_path_reaches_the_game(server: QiuQiuServer) -> None:

@@ -11,6 +11,8 @@ path; every other one is answered here and its connection closed:
 - ``GET /`` and ``GET /<file>``: the browser client (:mod:`qiuqiu.web`);
 - anything else: ``404``.
 
+``HEAD`` gets what ``GET`` would, without the body; any other method ``405``.
+
 Only names made of letters, digits, ``.``, ``-`` and ``_`` (with ``/`` between
 folders, none starting with a dot) are looked up, so no path can leave the
 client's folder.
@@ -61,7 +63,17 @@ class Routes:
         """``None`` lets a WebSocket handshake go on; anything else is the answer."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
-        path = request.path.split("?", 1)[0]
+        # Older websockets refuse every other method themselves, with no ``method`` to read.
+        method = getattr(request, "method", "GET")
+        if method not in ("GET", "HEAD"):
+            refused = connection.respond(HTTPStatus.METHOD_NOT_ALLOWED, "only GET and HEAD\n")
+            refused.headers["Allow"] = "GET, HEAD"
+            return refused
+        response = await self._get(connection, request.path.split("?", 1)[0])
+        # The length of what GET would send stays in the headers: that is what HEAD asks.
+        return dataclasses.replace(response, body=b"") if method == "HEAD" else response
+
+    async def _get(self, connection: ServerConnection, path: str) -> Response:
         if path == "/healthz":
             status, text = await self._health()
             return connection.respond(status, text + "\n")
