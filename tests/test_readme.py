@@ -4,6 +4,9 @@ import doctest
 import re
 from pathlib import Path
 
+from qiuqiu.protocol import PROTOCOL_VERSION, decode_client
+from qiuqiu.protocol import client as cmd
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -24,3 +27,13 @@ def test_the_readme_gives_the_test_command_ci_runs() -> None:
     ci = (README.parent / ".ci" / "run").read_text()
     assert "uv run pytest" in README.read_text()
     assert "uv run pytest\n" in ci
+
+
+def test_the_messages_the_readme_types_by_hand_are_ones_this_server_takes() -> None:
+    typed = re.findall(r"^> (\{.*\})$", README.read_text(), flags=re.MULTILINE)
+    assert typed
+    # A placeholder stands for what the server said before: any table id will do.
+    messages = [decode_client(re.sub(r"<[^>]*>", "t0", line)) for line in typed]
+    hellos = [m for m in messages if isinstance(m, cmd.Hello)]
+    assert hellos
+    assert all(hello.version == PROTOCOL_VERSION for hello in hellos)
