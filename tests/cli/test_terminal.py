@@ -9,7 +9,9 @@ without blocking its event loop.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -124,6 +126,29 @@ def test_the_end_of_input_leaves_the_table_too(config_dir: Path) -> None:
     child.sendeof()
     child.expect(r"You left the table\. Your balance is (990|1000|1010)\.")
     finish(child)
+
+
+@pytest.mark.parametrize("source", ["file", "nothing"])
+def test_commands_from_a_file_or_from_dev_null_are_read_to_their_end(
+    config_dir: Path, tmp_path: Path, source: str
+) -> None:
+    # Neither a file nor /dev/null can be watched by the event loop as a terminal or a
+    # pipe is: read as anything else would be, the client waited for input forever.
+    commands = tmp_path / "commands.txt"
+    commands.write_text("help\nquit\n")
+    with (commands if source == "file" else Path(os.devnull)).open("rb") as stdin:
+        done = subprocess.run(
+            [str(QIUQIU), "play", "--name", "Ann", "--plain"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            env={"QIUQIU_CONFIG_DIR": str(config_dir), "PATH": ""},
+            timeout=PATIENCE * 2,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "Error" not in done.stderr
+    assert ("Commands:" in done.stdout) == (source == "file")  # the help it asked for
+    assert "This session:" in done.stdout
 
 
 def test_tiles_are_drawn_in_ascii_when_asked(config_dir: Path) -> None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import stat
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -45,7 +47,14 @@ and reveal its seed."""
 
 
 async def stdin_lines() -> AsyncIterator[str]:
-    """Lines typed on standard input, without blocking the event loop."""
+    """Lines typed on standard input, without blocking the event loop. A terminal, a
+    pipe or a socket is watched by the loop; a file or ``/dev/null``, which the loop
+    cannot watch (epoll refuses them), is read by a thread."""
+    mode = os.fstat(sys.stdin.fileno()).st_mode
+    if not (sys.stdin.isatty() or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        while line := await asyncio.to_thread(sys.stdin.buffer.readline):
+            yield line.decode(errors="replace")
+        return
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
