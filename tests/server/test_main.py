@@ -363,3 +363,24 @@ def test_redis_out_of_reach_at_start_is_one_line_without_the_urls_password() -> 
     assert lines[0].startswith("qiuqiu-server: Redis cannot be reached, so nothing started:")
     assert f"127.0.0.1:{port}" in lines[0]
     assert "hunter2" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("999.1.1.1", "host '999.1.1.1' is not a name this machine can resolve"),
+        ("192.0.2.1", "host 192.0.2.1 is not an address of this machine"),  # TEST-NET-1
+    ],
+)
+def test_a_host_that_cannot_be_listened_on_is_one_line_and_exit_status_2(
+    host: str, said: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "qiuqiu.server", "--host", host, "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if '"level"' not in line]
+    assert lines == [f"qiuqiu-server: {said}: pick another with --host or QIUQIU_HOST"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 
@@ -54,15 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         loops.run(run(config), config.loop)
     except OSError as error:
-        if error.errno not in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
+        refused = _cannot_listen(config, error)
+        if refused is None:
             raise
         # Like a setting that does not fit: one line and status 2, not a traceback.
-        reason = "is already in use" if error.errno == errno.EADDRINUSE else "cannot be used"
-        print(
-            f"qiuqiu-server: port {config.port} on {config.host} {reason}: "
-            "pick another with --port or QIUQIU_PORT (0 picks a free one)",
-            file=sys.stderr,
-        )
+        print(f"qiuqiu-server: {refused}", file=sys.stderr)
         return 2
     except StrategiesUnreadable as unreadable:
         print(f"qiuqiu-server: --strategies: {unreadable}", file=sys.stderr)
@@ -75,6 +72,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     return 0
+
+
+def _cannot_listen(config: ServerConfig, error: OSError) -> str | None:
+    """What is wrong with ``--host`` or ``--port``, if that is why listening failed."""
+    host = "pick another with --host or QIUQIU_HOST"
+    port = "pick another with --port or QIUQIU_PORT (0 picks a free one)"
+    if isinstance(error, socket.gaierror):
+        return f"host {config.host!r} is not a name this machine can resolve: {host}"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"host {config.host} is not an address of this machine: {host}"
+    if error.errno == errno.EADDRINUSE:
+        return f"port {config.port} on {config.host} is already in use: {port}"
+    if error.errno == errno.EACCES:
+        return f"port {config.port} on {config.host} cannot be used: {port}"
+    return None
 
 
 if __name__ == "__main__":
