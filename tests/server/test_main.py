@@ -330,20 +330,27 @@ async def test_a_port_in_use_is_one_line_on_stderr_and_exit_status_2() -> None:
     ]
 
 
-def test_a_folder_of_strategies_with_a_bad_file_is_one_line_and_exit_status_2(
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "mine.qqs").write_bytes(b"not gzip")
+def failed_start(*args: str) -> tuple[int, list[str], str]:
+    """``qiuqiu-server`` started with ``args`` and expected to stop at once: its exit
+    status, what it said on stderr with log records aside, and the whole of stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "qiuqiu.server", "--port", "0", "--strategies", str(tmp_path)],
+        [sys.executable, "-m", "qiuqiu.server", *args],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2
-    lines = [line for line in done.stderr.splitlines() if '"level"' not in line]
-    assert len(lines) == 1
-    assert lines[0].startswith(f"qiuqiu-server: --strategies: {tmp_path / 'mine.qqs'}: not a")
+    said = [line for line in done.stderr.splitlines() if '"level"' not in line]
+    return done.returncode, said, done.stderr
+
+
+def test_a_folder_of_strategies_with_a_bad_file_is_one_line_and_exit_status_2(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mine.qqs").write_bytes(b"not gzip")
+    status, said, _ = failed_start("--port", "0", "--strategies", str(tmp_path))
+    assert status == 2
+    assert len(said) == 1
+    assert said[0].startswith(f"qiuqiu-server: --strategies: {tmp_path / 'mine.qqs'}: not a")
 
 
 def test_redis_out_of_reach_at_start_is_one_line_without_the_urls_password() -> None:
@@ -351,18 +358,12 @@ def test_redis_out_of_reach_at_start_is_one_line_without_the_urls_password() -> 
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
     url = f"redis://:hunter2@127.0.0.1:{port}/0"
-    done = subprocess.run(
-        [sys.executable, "-m", "qiuqiu.server", "--port", "0", "--redis-url", url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 1
-    lines = [line for line in done.stderr.splitlines() if '"level"' not in line]
-    assert len(lines) == 1
-    assert lines[0].startswith("qiuqiu-server: Redis cannot be reached, so nothing started:")
-    assert f"127.0.0.1:{port}" in lines[0]
-    assert "hunter2" not in done.stderr
+    status, said, everything = failed_start("--port", "0", "--redis-url", url)
+    assert status == 1
+    assert len(said) == 1
+    assert said[0].startswith("qiuqiu-server: Redis cannot be reached, so nothing started:")
+    assert f"127.0.0.1:{port}" in said[0]
+    assert "hunter2" not in everything  # nor in the log
 
 
 @pytest.mark.parametrize(
@@ -375,12 +376,6 @@ def test_redis_out_of_reach_at_start_is_one_line_without_the_urls_password() -> 
 def test_a_host_that_cannot_be_listened_on_is_one_line_and_exit_status_2(
     host: str, said: str
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "qiuqiu.server", "--host", host, "--port", "0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2
-    lines = [line for line in done.stderr.splitlines() if '"level"' not in line]
+    status, lines, _ = failed_start("--host", host, "--port", "0")
+    assert status == 2
     assert lines == [f"qiuqiu-server: {said}: pick another with --host or QIUQIU_HOST"]
