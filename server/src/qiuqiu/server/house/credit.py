@@ -7,10 +7,10 @@ button, the house's strategy is sure of ``guaranteed`` chips a hand against any
 player at all: the exact best response against it says so, in its file's
 header. Whatever the house wins beyond that, the player gave away, but for
 luck. (A hand off the button counts against the button's figure too, which is
-more than the house is sure of there: it can only make the credit smaller.) A *lean*
-strategy (``-lean`` files; ``solver/__main__.py``, ``LEAN``) takes far more
-from a calling station or a bot that bets its "strong" tiles, but against a
-player who knew it, it would lose ``risk`` chips a hand more than the base
+more than the house is sure of there: it can only make the credit smaller.)
+A *lean* strategy (``-lean`` files; ``solver/__main__.py``, ``LEAN``) takes far
+more from a calling station or a bot that bets its "strong" tiles, but against
+a player who knew it, it would lose ``risk`` chips a hand more than the base
 strategy. So the house plays it for a whole hand only when the credit covers
 that risk::
 
