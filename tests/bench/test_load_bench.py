@@ -48,6 +48,9 @@ def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
     assert throughput["duel, memory"]["server"]["hands"] > 0
     assert throughput["duel, Redis"]["server"]["redis_cmds_per_hand"] > 0
     assert throughput["duel, Redis"]["server"]["redis_round_trips_per_hand"] > 0
+    # Each of the two processes has the tables the one alone had.
+    two = throughput["duel, Redis, 2 processes"]
+    assert (two["processes"], two["tables"]) == (2, 2 * throughput["duel, Redis"]["tables"])
     assert [row["tables"] for row in report["latency"]] == [1, 1]
     # The servers' own loop lag and collector pauses, and the loop everything ran on.
     for row in report["latency"]:
