@@ -307,6 +307,18 @@ def test_the_command_refuses_a_buy_in_a_server_would_refuse(
     assert "--buy-in must be 100 to 10,000" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag", [["--no-bot"], ["--turn-seconds", "5"]])
+def test_the_command_has_no_flags_for_what_the_arena_has_not(
+    flag: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Contestants fill every seat and nothing waits on a clock: taking these and doing
+    # nothing with them would tell a bot writer the match was what it was not.
+    with pytest.raises(SystemExit) as refused:
+        main(["arena", CALLER, "dealer", *flag])
+    assert refused.value.code == 2
+    assert f"unrecognized arguments: {flag[0]}" in capsys.readouterr().err
+
+
 def test_two_bot_files_of_one_name_are_two_bots(tmp_path: Path) -> None:
     for folder, name in (("mine", "Caller"), ("yours", "Folder")):
         (tmp_path / folder).mkdir()

@@ -13,15 +13,18 @@ from qiuqiu.protocol import TableOptions
 _FLAGS = {"dealer_bot": "--no-bot", "betting_rounds": "--rounds", "manual_split": "--split"}
 
 
-def add_table_options(parser: argparse.ArgumentParser) -> None:
+def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -> None:
+    """The flags of a table's options; without ``served`` (the arena, where contestants
+    fill every seat and nothing waits on a clock) no ``--no-bot`` or ``--turn-seconds``."""
     defaults = TableOptions()
     table = parser.add_argument_group("a new table's options")
     table.add_argument(
         "--seats", type=int, default=defaults.seats, help="seats at the table, 2-6 (2)"
     )
-    table.add_argument(
-        "--no-bot", action="store_true", help="no dealer bot: wait for others to --table join"
-    )
+    if served:
+        table.add_argument(
+            "--no-bot", action="store_true", help="no dealer bot: wait for others to --table join"
+        )
     table.add_argument("--ante", type=int, default=defaults.ante, help="(%(default)s)")
     table.add_argument("--min-bet", type=int, default=defaults.min_bet, help="(%(default)s)")
     table.add_argument("--max-bet", type=int, help="most a bet or raise may add (no limit)")
@@ -29,17 +32,19 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
     table.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds (1)")
     table.add_argument("--tie-rule", choices=("highest_tile", "split"), default=defaults.tie_rule)
     table.add_argument("--split", action="store_true", help="players cut their own hands")
-    table.add_argument(
-        "--turn-seconds", type=float, default=defaults.turn_seconds, help="(%(default)s)"
-    )
+    if served:
+        table.add_argument(
+            "--turn-seconds", type=float, default=defaults.turn_seconds, help="(%(default)s)"
+        )
 
 
 def table_options(args: argparse.Namespace) -> TableOptions:
     """The options the flags ask for; ``ValueError`` saying why if they cannot work."""
+    defaults = TableOptions()
     try:
         return TableOptions(
             seats=args.seats,
-            dealer_bot=not args.no_bot,
+            dealer_bot=not getattr(args, "no_bot", False),
             ante=args.ante,
             min_bet=args.min_bet,
             max_bet=args.max_bet,
@@ -47,7 +52,7 @@ def table_options(args: argparse.Namespace) -> TableOptions:
             betting_rounds=args.rounds,
             tie_rule=args.tie_rule,
             manual_split=args.split,
-            turn_seconds=args.turn_seconds,
+            turn_seconds=getattr(args, "turn_seconds", defaults.turn_seconds),
         )
     except ValidationError as error:
         reasons = "; ".join(_reason(detail) for detail in error.errors())

@@ -46,7 +46,7 @@ def add_arena(commands: Any) -> None:
         "--house-seed", type=int, help="seed the dealer's RNG (default: the OS's CSPRNG)"
     )
     cmd.add_argument("--json", action="store_true", help="one JSON object per match")
-    add_table_options(cmd)
+    add_table_options(cmd, served=False)
 
 
 def run_arena(args: argparse.Namespace) -> int:
