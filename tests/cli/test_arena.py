@@ -8,6 +8,7 @@ played as a time-out and counted, and that the command prints its figures.
 
 from __future__ import annotations
 
+import json
 import random
 import textwrap
 from pathlib import Path
@@ -305,6 +306,22 @@ def test_the_command_refuses_a_buy_in_a_server_would_refuse(
 ) -> None:
     assert main(["arena", CALLER, "dealer", "--buy-in", buy_in]) == 2
     assert "--buy-in must be 100 to 10,000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seats", ["2", "3"])
+def test_a_table_without_an_ante_is_measured_in_chips_alone(
+    seats: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["arena", CALLER, RANKER, "dealer"][: int(seats) + 1]
+    argv += ["--seats", seats, "--hands", "60", "--ante", "0", "--house-seed", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "chips a hand" in out
+    assert "milli-antes" not in out
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[0])
+    rows = report.get("contestants", [report])
+    assert all(row["milli_antes_a_hand"] is None for row in rows)
 
 
 @pytest.mark.parametrize("flag", [["--no-bot"], ["--turn-seconds", "5"]])

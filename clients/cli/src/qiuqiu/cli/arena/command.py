@@ -17,7 +17,7 @@ import json
 from itertools import combinations
 from typing import Any
 
-from qiuqiu.cli.arena.match import MatchResult, duplicate_match
+from qiuqiu.cli.arena.match import MatchResult, duplicate_match, milli_antes
 from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
 from qiuqiu.cli.arena.seats import Entrant, entrant, house_rng
 from qiuqiu.cli.arguments import add_table_options, table_options
@@ -166,7 +166,7 @@ def _rotation_dict(r: RotationResult) -> dict[str, Any]:
                 "name": name,
                 "chips_a_hand": round(r.mean(name), 4),
                 "interval95": round(r.half_width(name), 4),
-                "milli_antes_a_hand": round(1000 * r.mean(name) / (r.ante or 1), 1),
+                "milli_antes_a_hand": milli_antes(r.mean(name), r.ante),
                 "illegal": r.illegal[name],
             }
             for name in r.names
@@ -182,7 +182,7 @@ def _as_dict(r: MatchResult) -> dict[str, Any]:
         "hands": r.hands,
         "chips_a_hand": round(r.mean, 4),
         "interval95": round(r.half_width, 4),
-        "milli_antes_a_hand": round(1000 * r.mean / (r.ante or 1), 1),
+        "milli_antes_a_hand": milli_antes(r.mean, r.ante),
         "illegal": r.illegal,
         "hands_a_second": round(r.rate),
     }

@@ -69,13 +69,24 @@ class MatchResult:
         return self.hands / self.seconds if self.seconds else 0.0
 
     def summary(self) -> str:
-        per_ante = self.ante or 1
         return (
-            f"{self.a} vs {self.b}: {self.mean:+.2f} ± {self.half_width:.2f} chips a hand "
-            f"({1000 * self.mean / per_ante:+.0f} ± {1000 * self.half_width / per_ante:.0f} "
-            f"milli-antes), {self.hands:,} hands ({self.deals:,} deals twice), "
-            f"{self.rate:,.0f} hands/s"
+            f"{self.a} vs {self.b}: {self.mean:+.2f} ± {self.half_width:.2f} chips a hand"
+            f"{in_antes(self.mean, self.half_width, self.ante)}, {self.hands:,} hands "
+            f"({self.deals:,} deals twice), {self.rate:,.0f} hands/s"
         )
+
+
+def in_antes(mean: float, half_width: float, ante: int) -> str:
+    """`` (+363 ± 44 milli-antes)``; nothing at a table without an ante, where there
+    is no such unit."""
+    if not ante:
+        return ""
+    return f" ({1000 * mean / ante:+.0f} ± {1000 * half_width / ante:.0f} milli-antes)"
+
+
+def milli_antes(chips: float, ante: int) -> float | None:
+    """``chips`` in thousandths of the ante, or ``None`` at a table without one."""
+    return round(1000 * chips / ante, 1) if ante else None
 
 
 def half_width(scores: list[float]) -> float:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
 
-from qiuqiu.cli.arena.match import TABLE_ID, half_width, seat_all
+from qiuqiu.cli.arena.match import TABLE_ID, half_width, in_antes, seat_all
 from qiuqiu.cli.arena.seats import Entrant
 from qiuqiu.cli.arena.table import play_hand
 from qiuqiu.engine import shuffled_deck
@@ -59,7 +59,6 @@ class RotationResult:
         return self.hands / self.seconds if self.seconds else 0.0
 
     def summary(self) -> str:
-        per_ante = self.ante or 1
         lines = [
             f"{len(self.names)} seats: {self.hands:,} hands ({self.deals:,} deals, "
             f"{len(self.names)} rotations each), {self.rate:,.0f} hands/s"
@@ -68,8 +67,7 @@ class RotationResult:
         for name in self.names:
             m, h = self.mean(name), self.half_width(name)
             lines.append(
-                f"  {name.ljust(width)}  {m:+.2f} ± {h:.2f} chips a hand "
-                f"({1000 * m / per_ante:+.0f} ± {1000 * h / per_ante:.0f} milli-antes)"
+                f"  {name.ljust(width)}  {m:+.2f} ± {h:.2f} chips a hand{in_antes(m, h, self.ante)}"
             )
         return "\n".join(lines)
 
