@@ -10,6 +10,7 @@ from the solved strategy wherever the hand is heads-up in a solved round.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from qiuqiu.engine import HandStarted, HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions
+from qiuqiu.server import strategy
 from qiuqiu.server.errors import StrategiesUnreadable
 from qiuqiu.server.house import policy, translation
 from qiuqiu.server.house.book import SUFFIX, Book, Strategies, layout, stakes_header, write
@@ -304,6 +306,19 @@ def test_a_folder_of_strategies_solved_ahead_of_time_serves_its_tables(tmp_path:
     default = book.for_rules(TableRules(), 490)
     assert default is not None
     assert default.base is not added
+
+
+@pytest.mark.parametrize("files", [[], ["notes.txt"]])
+def test_a_folder_without_strategy_files_is_a_warning(
+    files: list[str], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    for name in files:
+        (tmp_path / name).write_text("not a strategy")
+    with caplog.at_level(logging.INFO, logger="qiuqiu.server.strategy"):
+        strategy.prepare(str(tmp_path))
+    (said,) = [r for r in caplog.records if str(tmp_path) in r.getMessage()]
+    assert said.levelno == logging.WARNING
+    assert f"no strategy files (*{SUFFIX}) in {tmp_path}" in said.getMessage()
 
 
 def test_a_file_that_is_no_strategy_is_refused_by_name(tmp_path: Path) -> None:

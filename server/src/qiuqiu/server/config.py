@@ -105,7 +105,8 @@ class ServerConfig(BaseSettings):
     strategies: str | None = Field(
         None,
         description="a folder of more solved strategies for the dealer bot, made with "
-        "python -m solver --out; the package's own are always loaded",
+        "python -m solver --out; the package's own are always loaded; a folder without "
+        "a .qqs file is a warning",
     )
     redis_url: str | None = Field(
         None,

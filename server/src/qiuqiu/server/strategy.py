@@ -92,6 +92,7 @@ def prepare(strategies: str | None = None) -> None:
     stall the server's event loop."""
     # Imported here: the house's policies build on this module's, so they import it.
     from qiuqiu.server.house import multiway
+    from qiuqiu.server.house.book import SUFFIX
     from qiuqiu.server.house.policy import book
 
     with collector.paused():
@@ -100,7 +101,15 @@ def prepare(strategies: str | None = None) -> None:
         shipped = book()
         if strategies is not None:
             added = shipped.add(Path(strategies))
-            log.info("%d more strategies for the dealer bot from %s", len(added), strategies)
+            if any(Path(strategies).glob(f"*{SUFFIX}")):
+                log.info("%d more strategies for the dealer bot from %s", len(added), strategies)
+            else:
+                # Most likely the wrong folder: the server starts, but says so.
+                log.warning(
+                    "no strategy files (*%s) in %s: the dealer bot plays the package's own",
+                    SUFFIX,
+                    strategies,
+                )
         multiway.prepare()
 
 
