@@ -271,6 +271,35 @@ def test_a_bot_that_raises_stops_the_command_with_its_own_traceback(
     assert "seats.py" not in trace  # the arena's own frames are left out
 
 
+def test_ctrl_c_stops_the_command_with_one_line_after_the_matches_it_finished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ctrl-C raises KeyboardInterrupt wherever the arena is; here, in a bot, on cue.
+    bot = tmp_path / "impatient.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
+
+
+            class Impatient(Bot):
+                turns = 0
+
+                def decide(self, turn: Turn) -> Action:
+                    self.turns += 1
+                    if self.turns == 5:
+                        raise KeyboardInterrupt
+                    return Check() if turn.legal.check else Call()
+            """
+        )
+    )
+    assert main(["arena", CALLER, RANKER, str(bot), "--hands", "40"]) == 130
+    out, err = capsys.readouterr()
+    assert out.startswith("always_call vs tile_ranker: ")
+    assert len(out.splitlines()) == 1
+    assert err == "qiuqiu arena: interrupted; the match in play is not reported\n"
+
+
 @pytest.mark.parametrize(
     ("source", "said", "shown"),
     [

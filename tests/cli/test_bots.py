@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -99,3 +100,23 @@ async def test_an_example_bot_runs_from_its_own_command_line(server: QiuQiuServe
     assert summary["verified"] == 5
     assert summary["shuffle_verified"] == 5
     assert await chip_total(server) == 0
+
+
+async def test_ctrl_c_stops_an_example_bot_with_one_line(server: QiuQiuServer) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        EXAMPLES / "always_call.py",
+        *("--server", server.url, "--hands", "100000"),
+        *("--ante", "1", "--min-bet", "1", "--max-bet", "2"),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    async with asyncio.timeout(60):
+        while b"hand 1 of 100000" not in await process.stderr.readline():
+            pass
+        process.send_signal(signal.SIGINT)
+        rest = (await process.stderr.read()).decode()
+        await process.wait()
+    assert process.returncode == 130, rest
+    assert "Traceback" not in rest
+    assert rest.splitlines()[-1] == "always_call.py: interrupted"

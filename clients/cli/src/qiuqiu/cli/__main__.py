@@ -69,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BotFailed as failed:
             print(f"qiuqiu arena: {failed}\n\n{failed.bot_traceback()}", file=sys.stderr)
             return 1
+        except KeyboardInterrupt:
+            # The matches played to their end were printed as each ended.
+            print("qiuqiu arena: interrupted; the match in play is not reported", file=sys.stderr)
+            return 130
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
     try:

@@ -406,5 +406,10 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     except DealTampered as tampered:
         print(f"{parser.prog}: DEAL CHECK FAILED at {tampered}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:
+        # Ctrl-C: the seat's connection is dropped, as any client's, and the server
+        # treats it so; the hands played are in the log above.
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
     print(json.dumps(summary.as_dict()))
     return 0
