@@ -36,15 +36,16 @@ def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -
         table.add_argument(
             "--turn-seconds", type=float, default=defaults.turn_seconds, help="(%(default)s)"
         )
+    else:
+        parser.set_defaults(no_bot=False, turn_seconds=defaults.turn_seconds)
 
 
 def table_options(args: argparse.Namespace) -> TableOptions:
     """The options the flags ask for; ``ValueError`` saying why if they cannot work."""
-    defaults = TableOptions()
     try:
         return TableOptions(
             seats=args.seats,
-            dealer_bot=not getattr(args, "no_bot", False),
+            dealer_bot=not args.no_bot,
             ante=args.ante,
             min_bet=args.min_bet,
             max_bet=args.max_bet,
@@ -52,7 +53,7 @@ def table_options(args: argparse.Namespace) -> TableOptions:
             betting_rounds=args.rounds,
             tie_rule=args.tie_rule,
             manual_split=args.split,
-            turn_seconds=getattr(args, "turn_seconds", defaults.turn_seconds),
+            turn_seconds=args.turn_seconds,
         )
     except ValidationError as error:
         reasons = "; ".join(_reason(detail) for detail in error.errors())
