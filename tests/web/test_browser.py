@@ -264,6 +264,22 @@ async def test_the_lobby_lists_tables_with_stakes_and_seats_and_players_create_j
         await expect(watcher.locator(".result .badge.win")).to_have_count(1)
 
 
+async def test_a_buy_in_the_server_would_refuse_opens_no_table(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    toast = ann.page.locator("#toast .toast-item")
+    for buy_in, said in (("2000", "not enough for 2,000"), ("50", "100 to 10,000 chips, not 50")):
+        await ann.page.fill("input[name=buy_in]", buy_in)
+        await ann.page.click("[data-action=create]")
+        await expect(toast.filter(has_text=said)).to_be_visible()
+    await ann.page.fill("input[name=buy_in]", "500")
+    table_id = await open_table(ann.page)
+    assert [f["type"] for f in ann.sent if f["type"] == "create_table"] == ["create_table"]
+    assert list(server.lobby.tables) == [table_id]
+
+
 async def test_the_amount_field_is_bounded_by_the_legal_range_of_the_turn(
     open_player: OpenPlayer,
 ) -> None:

@@ -21,6 +21,7 @@ from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, TableRecord
 from qiuqiu.server.table import TableCore, TableState, TableTimings
 from qiuqiu.server.table.audience import DESERTED, ENDS_KEPT, NEXT_HAND, TURN, Arm, Timer
+from qiuqiu.server.table.core import NOBODY_SAT
 from qiuqiu.server.table.ledger import SEQ_WINDOW, Write, WriteKind
 
 NOW = 1_800_000_000.0
@@ -693,6 +694,33 @@ def test_a_bot_table_nobody_buys_into_again_closes_when_its_wait_is_over() -> No
     h.write(WriteKind.CLOSE)
     assert state(h) is TableState.CLOSED
     assert chips(h) == 0
+
+
+def test_a_table_nobody_sits_at_closes_when_its_wait_is_over() -> None:
+    h = opened()
+    assert DESERTED in h.timers
+    watcher = Watcher("watcher")
+    h.do(h.core.watch, watcher)
+    h.fire(DESERTED)
+    h.write(WriteKind.CLOSE)
+    assert state(h) is TableState.CLOSED
+    closed = [m for m in watcher.got if isinstance(m, wire.TableClosed)]
+    assert [m.reason for m in closed] == [NOBODY_SAT]
+
+
+def test_a_first_player_stops_the_wait_and_a_refused_one_starts_it_again() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 300, None, "ann-sits")
+    assert DESERTED not in h.timers, "a buy-in being written is a player"
+    write = h.core.next_write()
+    assert write is not None
+    assert write.kind is WriteKind.BUY_IN
+    h.do(h.core.refused, write, Refused(ErrorCode.INVALID_BUY_IN, "the balance is short"))
+    assert DESERTED in h.timers, "a refused buy-in must not leave the table open for good"
+    seated(h, "ann", ann)
+    assert DESERTED not in h.timers
+    assert state(h) is TableState.WAITING
 
 
 def test_a_table_whose_last_player_leaves_closes_at_once() -> None:

@@ -47,7 +47,14 @@ class ServerConfig(BaseSettings):
         description="comma-separated browser origins allowed to connect (https://example.com); "
         "empty allows any; clients that send no Origin, such as bots, are always allowed",
     )
-    grace: float = Field(60.0, ge=0, description="seconds a disconnected player keeps the seat")
+    grace: float = Field(
+        60.0,
+        ge=0,
+        description=(
+            "seconds a disconnected player keeps the seat, and a table nobody sits at"
+            " (or buys into again after a bust) stays open"
+        ),
+    )
     hand_pause: float = Field(2.0, ge=0, description="seconds between hands")
     bot_delay: float = Field(0.5, ge=0, description="seconds the dealer bot waits before acting")
     lease: float = Field(

@@ -42,8 +42,8 @@ class TableTimings:
     hand_pause: float = 2.0
     """Seconds between one hand's end and the next hand's start, to see the showdown."""
     grace: float = 60.0
-    """Seconds a disconnected player keeps the seat, and a table whose last player
-    went bust stays open for a rebuy."""
+    """Seconds a disconnected player keeps the seat, a table whose last player went
+    bust stays open for a rebuy, and a new table for its first player."""
     bot_delay: float = 0.5
     """Seconds the dealer bot waits before it acts, so people can follow."""
 

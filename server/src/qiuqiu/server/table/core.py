@@ -71,6 +71,7 @@ from qiuqiu.server.views import Publication
 BOT_NAME = "Dealer"
 
 MOVED = "the table moved to another server: reconnect to go on playing"
+NOBODY_SAT = "nobody sat down"
 UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
 
 
@@ -326,7 +327,7 @@ class TableCore(HandFlow):
                         self._after(())
             case "deserted":
                 if not self._humans() and not self._buy_ins:
-                    self.close("nobody bought in again")
+                    self.close("nobody bought in again" if self._bust_out else NOBODY_SAT)
 
     # -- the write's outcome -----------------------------------------------------------
 
@@ -368,10 +369,12 @@ class TableCore(HandFlow):
 
     def _after_write(self) -> None:
         if self._closing is None and not self._humans() and not self._buy_ins:
-            if self._bust_out:
-                self._arm(DESERTED, self.timings.grace)
-            elif self._had_players:
+            if self._had_players and not self._bust_out:
                 self.close("the last player left")
+            else:
+                # Left open a while for a rebuy, or for a first player: a buy-in refused
+                # just after the table was made must not leave it in the lobby for good.
+                self._arm(DESERTED, self.timings.grace)
         self._schedule_hand()
 
     # -- what each write makes happen ----------------------------------------------------

@@ -313,6 +313,17 @@ class App {
    * @param {Record<string, unknown>} options @param {number} buyIn
    */
   async create(options, buyIn) {
+    // Checked here first: the table is made before the seat is asked for, so a buy-in
+    // the server refuses would leave an empty table in everyone's lobby for a minute.
+    const low = Number(options.min_buy_in), high = Number(options.max_buy_in);
+    if (!(buyIn >= low && buyIn <= high)) {
+      this.toast(`Buy in with ${chips(low)} to ${chips(high)} chips, not ${chips(buyIn)}.`, "bad");
+      return;
+    }
+    if (buyIn > this.balance) {
+      this.toast(`Your balance is ${chips(this.balance)} chips, not enough for ${chips(buyIn)}.`, "bad");
+      return;
+    }
     try {
       const created = await this.conn.request({ type: "create_table", options });
       await this.sit(created.table.table_id, buyIn);
