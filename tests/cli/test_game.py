@@ -109,6 +109,7 @@ def hand_view(sealed: fairness.SealedDeck = SEALED, **fields: object) -> wire.Ha
     base: dict[str, object] = {
         "hand_id": HAND,
         "button": BOT,
+        "stacks": tuple(SeatAmount(seat=seat, amount=stack) for seat, stack in START.items()),
         "commitment": sealed.commitment,
         "leaves": sealed.leaves,
         "client_seeds": seat_seeds(),
@@ -279,6 +280,17 @@ def test_a_snapshot_during_a_hand_gives_the_pot_the_actor_and_what_to_call() -> 
     assert state.hand.to_call == 550
     assert state.hand.commitment == COMMITMENT
     assert state.legal == FACING
+
+
+def test_a_hand_that_came_in_a_snapshot_still_gives_its_net_when_it_ends() -> None:
+    seats = (seat_view(ME, 440, bet=50, in_hand=True), seat_view(BOT, 390, bet=600, in_hand=True))
+    hand = hand_view(pot=670, current_bet=600, actor=ME, deadline_ms=3_000)
+    state = TableState.from_snapshot(snapshot(11, seats=seats, hand=hand, legal=FACING))
+    ended = {ME: START[ME] - 60, BOT: START[BOT] + 60}
+    stacks = tuple(SeatAmount(seat=s, amount=a) for s, a in ended.items())
+    assert state.apply(wire.HandEnded(**hand_at(12), stacks=stacks)) is Applied.APPLIED
+    assert state.net(ME) == -60
+    assert state.net(BOT) == 60
 
 
 def test_a_seat_that_is_not_there_is_named_by_its_number() -> None:

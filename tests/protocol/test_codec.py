@@ -150,6 +150,7 @@ SERVER_EXAMPLES: tuple[wire.Reply, ...] = (
             hand=wire.HandView(
                 hand_id=3,
                 button=1,
+                stacks=(SeatAmount(seat=0, amount=500), SeatAmount(seat=1, amount=10_000)),
                 commitment=SEALED.commitment,
                 leaves=SEALED.leaves,
                 client_seeds=SEEDS,

@@ -435,7 +435,16 @@ async def test_the_session_figure_and_the_summary_on_leaving_match_the_servers_r
     await sign_in(page, "Ann")
     await open_table(page)
     await play_hand([page], 1)
+    # A reload in the middle of hand 2 loses none of the figures, that hand's included.
+    await expect(page.locator(".center .phase")).to_have_text(
+        "Hand #2 · betting", timeout=HAND_LIMIT * 1000
+    )
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    await page.reload()
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    await expect(page.locator(".at-table")).to_be_visible()
     await play_hand([page], 2)
+    await play_hand([page], 3)
     await page.click(".leave")
     await expect(page.locator(".farewell")).to_be_visible(timeout=HAND_LIMIT * 1000)
     account_id = frames_of(ann, "welcome")[0]["account_id"]

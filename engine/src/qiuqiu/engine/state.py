@@ -230,6 +230,13 @@ class HandState:
         return tuple(self._log)
 
     @property
+    def starting_stacks(self) -> tuple[tuple[int, int], ...]:
+        """Every dealt seat's chips as the hand began, before the ante, by seat."""
+        started = self._log[0]
+        assert isinstance(started, HandStarted)  # _from opens every log with it
+        return started.stacks
+
+    @property
     def seats(self) -> Mapping[int, SeatState]:
         """A copy of every seat's record, by seat number."""
         return MappingProxyType({seat: copy(s) for seat, s in self._seats.items()})

@@ -70,6 +70,8 @@ class SeatView(Message):
 class HandView(Message):
     hand_id: HandId
     button: SeatNumber
+    stacks: tuple[SeatAmount, ...]
+    """Every dealt seat's chips as the hand began, as in its ``hand_started``."""
     commitment: Hex32
     leaves: tuple[Hex32, ...]
     client_seeds: tuple[SeatSeed, ...]

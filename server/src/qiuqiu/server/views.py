@@ -19,7 +19,7 @@ from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
 from qiuqiu.protocol import LegalActions
 from qiuqiu.protocol import server as wire
-from qiuqiu.protocol.common import MessageId, Opening, SeatSeed
+from qiuqiu.protocol.common import MessageId, Opening, SeatAmount, SeatSeed
 from qiuqiu.protocol.fairness import SealedDeck
 from qiuqiu.server.frames import BOOL, Frame, amounts_text, free_text, ints_text, plain_strings
 
@@ -318,6 +318,7 @@ def hand_view(hand: HandState, made: HandWire, deadline_ms: int | None) -> wire.
     return wire.HandView(
         hand_id=made.hand_id,
         button=hand.button,
+        stacks=tuple(SeatAmount(seat=s, amount=a) for s, a in hand.starting_stacks),
         commitment=made.sealed.commitment,
         leaves=made.sealed.leaves,
         client_seeds=made.client_seeds,

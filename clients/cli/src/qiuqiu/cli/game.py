@@ -72,7 +72,7 @@ class HandInPlay:
     deal_check: DealCheck | None = None
     """Set at ``hand_ended``: every tile this client saw checked against the commitment."""
     stacks_before: dict[int, int] = field(default_factory=dict)
-    """Each seat's stack as the hand began; empty when the hand came in a snapshot."""
+    """Each seat's stack as the hand began."""
     voided: bool = False
     shown: tuple[wire.ShownHand, ...] = ()
 
@@ -136,6 +136,7 @@ class TableState:
                 current_bet=hand.current_bet,
                 actor=hand.actor,
                 deadline_ms=hand.deadline_ms,
+                stacks_before={entry.seat: entry.amount for entry in hand.stacks},
             )
             if hand.actor is not None and hand.actor in state.seats:
                 state.hand.to_call = hand.current_bet - state.seats[hand.actor].bet

@@ -44,7 +44,7 @@ class App {
     this.online = false;
     /** This browser tab's evening: every hand it saw you play, at any table. */
     this.session = Tally.load(sessionStorage, "qiuqiu.session");
-    /** @type {Map<string, Tally>} the same, table by table, for the summary on leaving */
+    /** @type {Map<string, Tally>} the same, table by table, for the summary on leaving (see tableTally) */
     this.tallies = new Map();
     /** @type {{tableId: string, tally: Tally, balance: number, why: string} | null} */
     this.farewell = null;
@@ -133,6 +133,7 @@ class App {
       this.conn.forgotten = false;
       this.toast(`The server no longer knows your account: it restarted without keeping accounts. You start again as a new player with ${chips(welcome.balance)} chips.`, "bad");
       this.session = new Tally();
+      for (const key of Object.keys(sessionStorage)) if (key.startsWith("qiuqiu.table.")) sessionStorage.removeItem(key);
       this.tallies.clear();
       this.farewell = null;
       this.session.save(sessionStorage, "qiuqiu.session");
@@ -214,6 +215,7 @@ class App {
     // never confirmed (its server may have stopped before writing it): send it now.
     const { current, pending } = this.seeds.get(id);
     if (state.you !== null && (!current || pending)) this.setSeed(id, pending ?? newClientSeed());
+    this.drawAccount();
     if (this.active === id || this.view !== "table") {
       this.active = id;
       this.show("table");
@@ -260,10 +262,28 @@ class App {
     const won = result.awards.flatMap((a) => a.shares).filter((x) => x.seat === state.you).reduce((sum, x) => sum + x.amount, 0);
     const pot = result.awards.reduce((sum, a) => sum + a.amount, 0);
     this.session.add(`${state.tableId}:${result.handId}`, net, won > 0 ? pot : 0);
-    if (!this.tallies.has(state.tableId)) this.tallies.set(state.tableId, new Tally());
-    this.tallies.get(state.tableId)?.add(`${state.tableId}:${result.handId}`, net, won > 0 ? pot : 0);
+    const atTable = this.tableTally(state.tableId);
+    atTable.add(`${state.tableId}:${result.handId}`, net, won > 0 ? pot : 0);
+    atTable.save(sessionStorage, `qiuqiu.table.${state.tableId}`);
     this.session.save(sessionStorage, "qiuqiu.session");
     this.drawAccount();
+  }
+
+  /** This tab's figure at one table, kept in sessionStorage as the evening's is, so a
+   * reload does not start it again. @param {string} tableId */
+  tableTally(tableId) {
+    let tally = this.tallies.get(tableId);
+    if (!tally) {
+      tally = Tally.load(sessionStorage, `qiuqiu.table.${tableId}`);
+      this.tallies.set(tableId, tally);
+    }
+    return tally;
+  }
+
+  /** @param {string} tableId */
+  forgetTally(tableId) {
+    this.tallies.delete(tableId);
+    sessionStorage.removeItem(`qiuqiu.table.${tableId}`);
   }
 
   /** @param {any} m */
@@ -284,10 +304,10 @@ class App {
     }
     if (m.seat !== undefined && m.seat !== null) {
       this.awaitSeed(m.table_id);
-      const tally = this.tallies.get(m.table_id) ?? new Tally();
+      const tally = this.tableTally(m.table_id);
       const why = m.ref === undefined ? `You were stood up (the server is stopping, or you were away past the grace period): your ${chips(m.cashed_out)} chips went back to your balance.` : `You left with ${chips(m.cashed_out)} chips.`;
       this.farewell = { tableId: m.table_id, tally, balance: m.balance, why };
-      this.tallies.delete(m.table_id);
+      this.forgetTally(m.table_id);
     }
     this.tables.delete(m.table_id);
     this.watching.delete(m.table_id);
@@ -459,8 +479,8 @@ class App {
     if (state.busted) {
       this.tables.delete(state.tableId);
       this.awaitSeed(state.tableId);
-      this.farewell = { tableId: state.tableId, tally: this.tallies.get(state.tableId) ?? new Tally(), balance: this.balance, why: "You ran out of chips at this table." };
-      this.tallies.delete(state.tableId);
+      this.farewell = { tableId: state.tableId, tally: this.tableTally(state.tableId), balance: this.balance, why: "You ran out of chips at this table." };
+      this.forgetTally(state.tableId);
       this.active = null;
       this.show("lobby");
       return;

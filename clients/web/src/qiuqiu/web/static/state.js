@@ -24,7 +24,7 @@ import { handValue, compareShown, whyItWon } from "./hands.js";
  * @typedef {{handId: number, button: number, commitment: string, phase: string, round: number,
  *            pot: number, currentBet: number, actor: number | null, toCall: number,
  *            deadlineMs: number | null,
- *            startStacks: Map<number, number> | null}} Hand
+ *            startStacks: Map<number, number>}} Hand
  * @typedef {{seat: number, name: string, tiles: string[], cut: {pairs: string[][], values: number[]},
  *            category: import("./hands.js").Category}} ShownHand
  * @typedef {{handId: number, shown: boolean, hands: ShownHand[], voided: string | null,
@@ -93,8 +93,7 @@ export class TableState {
         actor: hand.actor ?? null,
         toCall: 0,
         deadlineMs: hand.deadline_ms ?? null,
-        // Not known from a snapshot: the hand's net is then not worked out.
-        startStacks: null,
+        startStacks: new Map(hand.stacks.map((/** @type {{seat: number, amount: number}} */ x) => [x.seat, x.amount])),
       };
       const actor = this.hand.actor === null ? undefined : this.seats.get(this.hand.actor);
       if (actor) this.hand.toCall = Math.max(0, this.hand.currentBet - actor.bet);
@@ -351,11 +350,9 @@ export class TableState {
           this.checkDeal(e.hand_id);
           const result = this.ensureResult(e.hand_id);
           result.ended = true;
-          if (hand.startStacks) {
-            for (const { seat: n, amount } of e.stacks) {
-              const before = hand.startStacks.get(n);
-              if (before !== undefined) result.nets.set(n, amount - before);
-            }
+          for (const { seat: n, amount } of e.stacks) {
+            const before = hand.startStacks.get(n);
+            if (before !== undefined) result.nets.set(n, amount - before);
           }
         }
         this.legal = null;
