@@ -264,6 +264,26 @@ async def test_a_server_whose_redis_is_gone_logs_each_outage_once_and_stops_in_t
     assert 1 <= len(loud) <= OUTAGE_RECORDS, [r["message"] for r in loud]
 
 
+async def test_a_server_that_hosts_no_table_logs_an_outage_once_too(
+    redis: OwnRedis, servers: Servers, tmp_path: Path
+) -> None:
+    """Its lease renewals ask Redis nothing, so they must not pass for its answers."""
+    log = tmp_path / "server.log"
+    process = await servers.start(free_port(), lease=1.0, log=log)
+    began = time.time()
+    redis.kill()
+    await asyncio.sleep(3.0)
+    await redis.start()
+    await asyncio.sleep(1.0)
+    stopping = time.time()
+    await servers.stop_within_deadline(process)
+    during = [r["message"] for r in records(log) if began <= r["at"] < stopping]
+    loud = [m for m in during if "the store" in m]
+    assert len(loud) == 2, loud
+    assert loud[0].startswith("the store is unreachable"), loud
+    assert loud[1].startswith("the store answers again"), loud
+
+
 async def played_on(player: Player, table_id: str, hands: int) -> bool:
     return len(hands_started(player.frames, table_id)) >= hands
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Container
+from collections.abc import Awaitable, Callable, Collection
 
 from qiuqiu.server.errors import StoreUnavailable
 from qiuqiu.server.health import StoreHealth
@@ -35,7 +35,7 @@ class LeaseKeeper:
         *,
         lost: Callable[[str], None],
         adopt: Callable[[str], Awaitable[None]],
-        hosted: Callable[[], Container[str]],
+        hosted: Callable[[], Collection[str]],
     ) -> None:
         self.store, self.lease, self.health = store, lease, health
         self._lost, self._adopt, self._hosted = lost, adopt, hosted
@@ -45,23 +45,28 @@ class LeaseKeeper:
         """Renew and adopt for as long as the process lives (cancel to stop)."""
         await asyncio.gather(self._every_round(self.renew), self._every_round(self.adopt))
 
-    async def renew(self) -> None:
+    async def renew(self) -> bool:
+        """Renew every lease held; whether the store was asked (with none held it is
+        not, and its silence says nothing about whether it answers)."""
+        asked = bool(self._hosted())
         for table_id in await self.store.renew_tables(self.lease):
             self._lost(table_id)
+        return asked
 
-    async def adopt(self) -> None:
+    async def adopt(self) -> bool:
         hosted = self._hosted()
         orphans = {t for t in await self.store.orphaned_tables() if t not in hosted}
         ripe, self._suspects = orphans & self._suspects, orphans
         for table_id in sorted(ripe):
             await self._adopt(table_id)
+        return True
 
-    async def _every_round(self, work: Callable[[], Awaitable[None]]) -> None:
+    async def _every_round(self, work: Callable[[], Awaitable[bool]]) -> None:
         while True:
             pause = self.lease / 3
             try:
-                await work()
-                self.health.answered()
+                if await work():
+                    self.health.answered()
             except StoreUnavailable as error:
                 self.health.failed(error)
                 pause = self.lease / 10
