@@ -70,6 +70,21 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
         (["--log-level", "LOUD"], {}, "--log-level 'LOUD': Input should be 'DEBUG'"),
         ([], {"QIUQIU_RATE": "-1"}, "QIUQIU_RATE='-1': Input should be greater than 0"),
         (["--strategies", "/no/such/folder"], {}, "'/no/such/folder' is not a folder"),
+        (
+            ["--redis-url", "http://x"],
+            {},
+            "--redis-url 'http://x': Value error, a Redis URL starts with redis://",
+        ),
+        (
+            ["--redis-url", "redis://:hunter2@localhost:six/0"],
+            {},
+            "--redis-url 'redis://:***@localhost:six/0': Value error, Port could not be cast",
+        ),
+        (
+            [],
+            {"QIUQIU_REDIS_URL": "redis://localhost/abc"},
+            "the database after the host is a number, not 'abc'",
+        ),
     ],
 )
 def test_a_value_that_does_not_fit_is_a_clear_error_naming_where_it_came_from(
@@ -364,6 +379,14 @@ def test_redis_out_of_reach_at_start_is_one_line_without_the_urls_password() -> 
     assert said[0].startswith("qiuqiu-server: Redis cannot be reached, so nothing started:")
     assert f"127.0.0.1:{port}" in said[0]
     assert "hunter2" not in everything  # nor in the log
+
+
+def test_a_redis_database_redis_does_not_have_is_one_line_and_exit_status_2(
+    redis_server: str,
+) -> None:
+    status, said, _ = failed_start("--port", "0", "--redis-url", f"{redis_server}/99")
+    assert status == 2
+    assert said == ["qiuqiu-server: --redis-url: Redis refused it: DB index is out of range"]
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from qiuqiu.server import collector, logs, loops
 from qiuqiu.server.config import ServerConfig, parse_config
-from qiuqiu.server.errors import StoreUnavailable, StrategiesUnreadable
+from qiuqiu.server.errors import StoreRefused, StoreUnavailable, StrategiesUnreadable
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import MemoryStore, Store
@@ -63,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except StrategiesUnreadable as unreadable:
         print(f"qiuqiu-server: --strategies: {unreadable}", file=sys.stderr)
+        return 2
+    except StoreRefused as refused:
+        print(f"qiuqiu-server: --redis-url: Redis refused it: {refused}", file=sys.stderr)
         return 2
     except StoreUnavailable as unavailable:
         # Redis's own words name the host and port, never a password in the URL.

@@ -13,6 +13,7 @@ import argparse
 import os
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
@@ -141,6 +142,21 @@ class ServerConfig(BaseSettings):
             raise ValueError(f"{value!r} is not a folder")
         return value
 
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_address(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        url = urlsplit(value)
+        if url.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("a Redis URL starts with redis://, rediss:// or unix://")
+        url.port  # noqa: B018 (a port that is not a number raises ValueError, naming it)
+        database = url.path.strip("/")
+        if database and not database.isdigit():
+            # redis-py would quietly use database 0.
+            raise ValueError(f"the database after the host is a number, not {database!r}")
+        return value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: Any) -> Any:
@@ -194,11 +210,22 @@ def parse_config(argv: Sequence[str] | None = None) -> ServerConfig:
         for error in invalid.errors():
             name = str(error["loc"][0])
             if name in flags:
-                where = f"{flag(name)} {flags[name]!r}"
+                where = f"{flag(name)} {_secret_hidden(flags[name])!r}"
             else:
-                where = f"{env_name(name)}={os.environ.get(env_name(name))!r}"
+                where = f"{env_name(name)}={_secret_hidden(os.environ.get(env_name(name)))!r}"
             problems.append(f"{where}: {error['msg']}")
         parser.error("; ".join(problems))
+
+
+def _secret_hidden(value: str | None) -> str | None:
+    """``value`` with the password of a URL in it starred out, for an error message."""
+    if value is None:
+        return value
+    try:
+        password = urlsplit(value).password
+    except ValueError:
+        return value
+    return value if not password else value.replace(f":{password}@", ":***@", 1)
 
 
 def _shown(value: object) -> str:

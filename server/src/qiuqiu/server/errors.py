@@ -46,6 +46,11 @@ class StoreUnavailable(ServerError):
         self.unsent = unsent
 
 
+class StoreRefused(ServerError):
+    """The operator's fault: Redis answers, but refuses the store it was pointed at
+    (a database number it does not have, say). Nothing started."""
+
+
 class StrategiesUnreadable(ServerError):
     """The operator's fault: a file in the folder given with ``--strategies`` is not a
     strategy file the dealer bot can load. Nothing from that folder was loaded."""

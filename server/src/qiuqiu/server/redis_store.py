@@ -55,13 +55,14 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server import redis_scripts as scripts
 from qiuqiu.server.bus import RedisBus
-from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.errors import LeaseLost, Refused, StoreRefused, StoreUnavailable
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
 from qiuqiu.server.store import (
@@ -195,7 +196,12 @@ class RedisStore:
     @_reachable
     async def _open(self) -> None:
         """Open the house account at zero unless it is there already."""
-        await self._open_house(keys=[self._account_key(HOUSE), self._key("accounts")], args=[HOUSE])
+        try:
+            await self._open_house(
+                keys=[self._account_key(HOUSE), self._key("accounts")], args=[HOUSE]
+            )
+        except ResponseError as refused:
+            raise StoreRefused(str(refused)) from None
 
     @property
     def round_trips(self) -> int:
