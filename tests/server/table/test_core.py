@@ -203,6 +203,39 @@ def test_a_request_that_needs_a_write_is_refused_while_the_store_is_away() -> No
     seated(h, "ann", Watcher("ann"))
 
 
+def test_no_turn_runs_out_while_the_store_is_away_and_it_starts_again_once_it_is_back() -> None:
+    """A player on another process cannot reach the table while the store is away."""
+    h, ann, bob = duel()
+    assert TURN in h.timers
+    h.do(h.core.store_changed, False)
+    assert TURN not in h.timers
+    # A seat on this process plays on; the next turn's clock waits as well.
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=50))
+    assert TURN not in h.timers
+    waiting = actor(h)
+    ann.take(), bob.take()
+    h.do(h.core.store_changed, True)
+    assert h.timers[TURN] == h.core.options.turn_seconds
+    for watcher in (ann, bob):
+        turns = [m for m in watcher.got if isinstance(m, wire.TurnStarted)]
+        assert [h.core.seats[t.seat].account_id for t in turns] == [waiting]
+    h.do(h.core.act, waiting, action(cmd.Call, h))
+    assert state(h) is TableState.SETTLING
+
+
+def test_a_cutting_phase_that_waited_for_the_store_gets_its_whole_time_again() -> None:
+    h, _, _ = duel(manual_split=True)
+    h.do(h.core.act, actor(h), action(cmd.Check, h))
+    h.do(h.core.act, actor(h), action(cmd.Check, h))
+    hand = h.core.hand
+    assert hand is not None
+    assert hand.phase.name == "CUTTING"
+    h.do(h.core.store_changed, False)
+    assert TURN not in h.timers
+    h.do(h.core.store_changed, True)
+    assert h.timers[TURN] == h.core.options.turn_seconds
+
+
 @pytest.mark.parametrize(
     ("wanted", "code"),
     [(5, ErrorCode.NO_SUCH_SEAT), (1, ErrorCode.SEAT_TAKEN)],

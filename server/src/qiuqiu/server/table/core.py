@@ -36,7 +36,8 @@ Rules:
    (:meth:`next_write`), so it always holds every seat as it is then. A failed
    write is retried by the runner, the same write, until the store answers.
 4. While the store is away, requests that need a write are refused with
-   ``store_unavailable``; hands in play go on (their end waits), none starts.
+   ``store_unavailable``; hands in play go on (their end waits), none starts,
+   and no turn runs out: it starts again, whole, once the store is back.
 5. Every table event takes the next ``seq``. Each write reserves
    :data:`SEQ_WINDOW` more in the record, and a table adopted after its host
    died counts on from there: ``seq`` never goes back for anyone.
@@ -174,7 +175,10 @@ class TableCore(HandFlow):
     def store_changed(self, up: bool) -> None:
         self.store_up = up
         if up:
+            self._turn_again()
             self._schedule_hand()
+        else:
+            self._stop_turn_clock()
 
     # -- requests ----------------------------------------------------------------------
 

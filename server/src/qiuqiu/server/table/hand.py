@@ -23,6 +23,8 @@ CUTTING = -1
 
 class HandFlow(Ledger):
     _turn_key: tuple[int, int] | None = None
+    _turn_waits = False
+    """The turn's clock is stopped until the store is back (see :meth:`_arm_turn`)."""
 
     @property
     def playing(self) -> bool:
@@ -107,7 +109,7 @@ class HandFlow(Ledger):
             # One deadline for the whole cutting phase: a declared cut does not reset it.
             if self._turn_key != (self.hand_id, CUTTING):
                 self._turn_key = (self.hand_id, CUTTING)
-                self._arm(TURN, self.options.turn_seconds)
+                self._arm_turn()
             return
         if hand.actor is None:
             return
@@ -116,7 +118,34 @@ class HandFlow(Ledger):
         self._record(published)
         self._publish(published)
         self._turn_key = (self.hand_id, len(hand.log))
-        self._arm(TURN, self.options.turn_seconds)
+        self._arm_turn()
+
+    def _arm_turn(self) -> None:
+        # A player connected to another process reaches the table only through the
+        # store's messages between processes: while it is away, no turn runs out, so
+        # nobody is folded by an outage they could not play through.
+        if self.store_up:
+            self._arm(TURN, self.options.turn_seconds)
+        else:
+            self._turn_waits = True
+
+    def _stop_turn_clock(self) -> None:
+        """The store went away: the turn in play waits for it."""
+        if self.playing and self._turn_key is not None:
+            self._timers.append(Disarm(TURN))
+            self._turn_waits = True
+
+    def _turn_again(self) -> None:
+        """The store is back: the turn that waited starts again, with its whole time and
+        a new ``turn_started`` (at a cutting phase, a new deadline alone)."""
+        if not self._turn_waits:
+            return
+        self._turn_waits = False
+        hand, wire_ = self.hand, self._wire
+        if hand is None or wire_ is None or not self.playing or hand.is_over:
+            return
+        self._turn_key = None
+        self._start_turn(hand, wire_)
 
     def _record(self, published: Publication) -> None:
         self._frames.append(published.public_frame.text)
