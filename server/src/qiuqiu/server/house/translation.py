@@ -10,7 +10,9 @@ An opponent's size between two abstract sizes ``A < x < B`` is translated
 at random by the **pseudo-harmonic mapping** (Ganzfried and Sandholm, 2013): to
 ``A`` with probability ``(B - x)(1 + A) / ((B - A)(1 + x))``, else to ``B``.
 Below the smallest size it is the smallest, above the largest the largest; an
-all-in (or a bet the other seat can only call all-in) is the abstract all-in.
+all-in (or a bet the other seat can only call all-in) is the abstract all-in,
+but for an opponent's all-in below the smallest size, which leaves the tree: the
+house then calls or folds by pot odds (the threshold policy).
 The draw for each move is made once and kept for the rest of the hand. The
 house's own moves were made from abstract actions, so each is the nearest one.
 """
@@ -89,6 +91,11 @@ def locate(situation: Situation, strategies: Book, rng: Random) -> Located | Non
             if move.kind != node.sized:
                 return None
             x = _size(move, pot, bet0 if bet0 > bet1 else bet1)
+            if move.all_in and x < node.sizes[0][0] and move.seat != situation.seat:
+                # An all-in for less than the tree's smallest size, as a short stack
+                # makes: the tree's all-in stands for a far bigger bet, and answering
+                # it so would fold hands the price asks to call. Pot odds answer it.
+                return None
             child = _beyond(node, x, move.all_in or (put1 if p else put0) + added >= effective)
             if child is None:
                 if move.seat == situation.seat:
