@@ -290,3 +290,28 @@ async def test_a_seed_never_confirmed_is_sent_again_with_the_next_snapshot(
                 if isinstance(message, wire.SeedSet):
                     break
     assert (deals.seed, deals.pending_seed) == ("lost-on-the-way", None)
+
+
+async def test_a_seat_taken_just_after_its_last_player_left_checks_no_hand_it_was_not_in(
+    server: QiuQiuServer,
+) -> None:
+    """Bo plays two hands at Ann's table and leaves; Cy sits in his seat while the table
+    still shows the last hand, which was Bo's: hers to play, not hers to check."""
+    async with (
+        await Connection.open(server.url, name="Ann") as ann,
+        await Connection.open(server.url, name="Bo") as bo,
+        await Connection.open(server.url, name="Cy") as cy,
+    ):
+        table, _ = await ann.open_table(TableOptions(dealer_bot=False), buy_in=500)
+        table_id = table.table_id
+        hosting = asyncio.create_task(play(AlwaysCall(), ann, table_id, hands=50))
+        try:
+            await bo.join_table(table_id, 500)
+            await asyncio.wait_for(play(AlwaysCall(), bo, table_id, hands=2), 30)
+            joined = await cy.join_table(table_id, 500)
+            summary = await asyncio.wait_for(play(AlwaysCall(), cy, table_id, hands=2), 30)
+        finally:
+            hosting.cancel()
+    assert joined.seat is not None
+    assert summary.hands == 2
+    assert summary.verified == 2

@@ -247,18 +247,21 @@ def test_no_copy_of_an_event_shows_a_tile_that_is_not_the_viewers_before_the_sho
 
 # -- seat_views ------------------------------------------------------------------------
 
+EVERY_SEAT = range(6)
+"""Every seat held by the player dealt in there."""
+
 
 def test_without_a_hand_the_seats_go_out_as_they_are() -> None:
     seats = seat_list()
     for viewer in VIEWERS:
-        assert seat_views(None, None, seats, viewer) == tuple(seats)
+        assert seat_views(None, None, seats, viewer, EVERY_SEAT) == tuple(seats)
 
 
 def test_during_the_betting_each_seat_sees_its_own_tiles_and_only_their_count_for_others() -> None:
     hand = deal(3)
     hand.bet(0, 20)
     for viewer in VIEWERS:
-        views = seat_views(hand, made(hand), seat_list(), viewer)
+        views = seat_views(hand, made(hand), seat_list(), viewer, EVERY_SEAT)
         for view in views:
             assert view.in_hand
             assert view.tile_count == 3
@@ -269,15 +272,24 @@ def test_during_the_betting_each_seat_sees_its_own_tiles_and_only_their_count_fo
 
 def test_a_seat_not_dealt_into_the_hand_goes_out_as_it_is() -> None:
     late = wire.SeatView(seat=3, name="Late", is_bot=False, connected=True, stack=800)
-    views = seat_views((dealt := deal(3)), made(dealt), [*seat_list(), late], 3)
+    views = seat_views((dealt := deal(3)), made(dealt), [*seat_list(), late], 3, EVERY_SEAT)
     assert views[3] == late
     assert all(v.tiles is None for v in views)
+
+
+def test_a_seat_taken_by_another_player_since_shows_nothing_of_the_hand() -> None:
+    hand = full_hand(5)
+    assert hand.seats[2].folded
+    for viewer in VIEWERS:
+        views = seat_views(hand, made(hand), seat_list(), viewer, {0, 1})
+        assert views[2] == seat_list()[2], "its player now was not in the hand"
+        assert views[0].tiles == texts(hand.seats[0].tiles)
 
 
 def test_while_cutting_the_tiles_are_still_hidden() -> None:
     hand = to_the_cut(3)
     for viewer in VIEWERS:
-        for view in seat_views(hand, made(hand), seat_list(), viewer):
+        for view in seat_views(hand, made(hand), seat_list(), viewer, EVERY_SEAT):
             assert view.tile_count == 4
             assert (view.tiles is not None) == (view.seat == viewer)
 
@@ -286,7 +298,7 @@ def test_after_a_showdown_everyone_sees_the_hands_still_in_but_not_the_folded_on
     hand = full_hand(5)
     assert hand.seats[2].folded
     for viewer in VIEWERS:
-        views = {v.seat: v for v in seat_views(hand, made(hand), seat_list(), viewer)}
+        views = {v.seat: v for v in seat_views(hand, made(hand), seat_list(), viewer, EVERY_SEAT)}
         assert views[0].tiles == texts(hand.seats[0].tiles)
         assert views[1].tiles == texts(hand.seats[1].tiles)
         assert views[2].folded
@@ -297,7 +309,7 @@ def test_after_a_walk_over_or_a_void_no_seat_sees_another_seats_tiles() -> None:
     for hand in (walk_over(5), voided(5)):
         assert hand.is_over
         for viewer in VIEWERS:
-            for view in seat_views(hand, made(hand), seat_list(), viewer):
+            for view in seat_views(hand, made(hand), seat_list(), viewer, EVERY_SEAT):
                 assert (view.tiles is not None) == (view.seat == viewer)
 
 
@@ -309,7 +321,7 @@ def test_at_every_step_of_a_hand_a_seats_tiles_show_only_to_it_until_the_showdow
     for hand in random_hand(seed):
         shown = any(isinstance(e, engine.Showdown) for e in hand.log)
         for viewer in VIEWERS:
-            for view in seat_views(hand, made(hand), seat_list(), viewer):
+            for view in seat_views(hand, made(hand), seat_list(), viewer, EVERY_SEAT):
                 s = hand.seats[view.seat]
                 visible = view.seat == viewer or (shown and not s.folded)
                 assert view.tiles == (texts(s.tiles) if visible else None), (view, viewer)

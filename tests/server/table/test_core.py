@@ -60,7 +60,12 @@ class Harness:
             TableTimings(hand_pause=0, grace=30, bot_delay=0),
         )
         self.timers: dict[Timer, float] = {}
-        self.balances = {HOUSE: -2000, "ann": 1000, "bob": 1000}  # granted by the house
+        self.balances = {
+            HOUSE: -3000,
+            "ann": 1000,
+            "bob": 1000,
+            "cat": 1000,
+        }  # granted by the house
 
     def outputs(self) -> None:
         deliveries, timers = self.core.take_outputs()
@@ -765,3 +770,26 @@ def test_a_table_whose_last_player_leaves_closes_at_once() -> None:
     h.write(WriteKind.CLOSE)
     assert state(h) is TableState.CLOSED
     assert chips(h) == 0
+
+
+def test_a_seat_taken_after_a_hand_shows_nothing_of_the_hand_its_last_player_folded() -> None:
+    h, _, bob = duel()
+    if actor(h) == "ann":
+        h.do(h.core.act, "ann", action(cmd.Bet, h, amount=50))
+    h.do(h.core.act, "bob", action(cmd.Fold, h))
+    h.write(WriteKind.HAND_END)
+    bob_seat = h.core.seat_of("bob")
+    assert bob_seat is not None
+    h.do(h.core.leave, "bob", bob)
+    h.write(WriteKind.CASH_OUT)
+    cat = Watcher("cat")
+    seated(h, "cat", cat)
+    cat_seat = h.core.seat_of("cat")
+    assert cat_seat is not None
+    assert cat_seat.seat == bob_seat.seat
+    snapshot = next(m for m in cat.got if isinstance(m, wire.TableSnapshot))
+    assert snapshot.table.hand is not None, "the last hand is still shown"
+    cats = next(s for s in snapshot.table.seats if s.seat == bob_seat.seat)
+    assert cats.tiles is None, "Bob folded: his tiles are nobody's to see"
+    assert cats.openings is None
+    assert not cats.in_hand, "Cat was not in that hand"

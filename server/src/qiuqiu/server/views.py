@@ -10,7 +10,7 @@ the hands shown and no other: a folded hand and the undealt tiles stay sealed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal, cast
@@ -280,16 +280,19 @@ def seat_views(
     made: HandWire | None,
     seats: Iterable[wire.SeatView],
     viewer: Audience,
+    dealt: Container[int],
 ) -> tuple[wire.SeatView, ...]:
     """Fill in each seat's part in the hand, hiding the tiles (and their openings) of
-    every seat but ``viewer``'s until they are shown down."""
+    every seat but ``viewer``'s until they are shown down. Only the seats ``dealt``
+    (held by the player dealt in there) have a part: another seat's number may be the
+    same, but its player was not in the hand."""
     if hand is None or made is None:
         return tuple(seats)
     in_hand = hand.seats
     shown = hand.phase is Phase.ENDED and any(isinstance(e, engine.Showdown) for e in hand.log)
     views = []
     for seat in seats:
-        s = in_hand.get(seat.seat)
+        s = in_hand.get(seat.seat) if seat.seat in dealt else None
         if s is None:
             views.append(seat)
             continue

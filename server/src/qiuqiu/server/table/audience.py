@@ -96,6 +96,9 @@ class Audience:
         self.hand: HandState | None = None
         """The hand in play, or the last one played here."""
         self._wire: HandWire | None = None
+        self._dealt: dict[int, str] = {}
+        """The account at each seat dealt into :attr:`hand`: a seat someone else has
+        taken since shows nothing of that hand, its last player's tiles least of all."""
         self.hand_id = self.seq = 0
         self._deadline_ms: int | None = None
         self._ends: deque[tuple[frozenset[str], Frame]] = deque(maxlen=ENDS_KEPT)
@@ -178,12 +181,16 @@ class Audience:
             table_id=self.table_id,
             options=self.options,
             seed_commitment=self.seed_commitment,
-            seats=seat_views(hand, made, seats, you),
+            seats=seat_views(hand, made, seats, you, self._same_players()),
             you=you,
             hand=None if hand is None or made is None else hand_view(hand, made, self._deadline_ms),
             legal=None if hand is None or you is None else legal_view(hand.legal_actions(you)),
         )
         return wire.TableSnapshot(ref=ref, seq=self.seq, table=table)
+
+    def _same_players(self) -> frozenset[int]:
+        """The seats held by the account dealt into the hand there."""
+        return frozenset(n for n, s in self.seats.items() if self._dealt.get(n) == s.account_id)
 
     def _next_seq(self) -> int:
         self.seq += 1

@@ -38,6 +38,7 @@ class HandFlow(Ledger):
             return  # nobody saw it: the close writes it voided
         self.hand = HandState.start(self.rules, dict(deal.stacks), deal.button, deal.deck)
         self._wire = HandWire(self.table_id, deal.hand_id, deal.sealed, deal.client_seeds)
+        self._dealt = {n: self.seats[n].account_id for n, _ in deal.stacks}
         self._frames = []
         self.state = TableState.PLAYING
         started = self._wire.started(self._next_seq(), deal.button, deal.stacks)
