@@ -793,3 +793,28 @@ def test_a_seat_taken_after_a_hand_shows_nothing_of_the_hand_its_last_player_fol
     assert cats.tiles is None, "Bob folded: his tiles are nobody's to see"
     assert cats.openings is None
     assert not cats.in_hand, "Cat was not in that hand"
+
+
+def test_a_leave_asked_twice_in_a_hand_is_answered_once_and_the_repeat_refused() -> None:
+    h, ann, _ = duel()
+    h.do(h.core.leave, "ann", ann, "first")
+    with pytest.raises(Refused) as refused:
+        h.core.leave("ann", ann, "again")
+    assert refused.value.code is ErrorCode.ALREADY_LEAVING
+    while state(h) is TableState.PLAYING:
+        h.do(h.core.act, actor(h), action(cmd.Check, h))
+    h.write(WriteKind.HAND_END)
+    left = [m for m in ann.got if isinstance(m, wire.TableLeft)]
+    assert [m.ref for m in left] == ["first"]
+
+
+def test_a_leave_asked_before_a_reconnect_is_answered_without_the_old_connections_id() -> None:
+    h, ann, _ = duel()
+    h.do(h.core.leave, "ann", ann, "first")
+    back = Watcher("ann again")
+    h.do(h.core.reconnect, "ann", back)
+    while state(h) is TableState.PLAYING:
+        h.do(h.core.act, actor(h), action(cmd.Check, h))
+    h.write(WriteKind.HAND_END)
+    left = [m for m in back.got if isinstance(m, wire.TableLeft)]
+    assert [m.ref for m in left] == [None]

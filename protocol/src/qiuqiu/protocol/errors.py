@@ -45,6 +45,7 @@ class ErrorCode(StrEnum):
     INSUFFICIENT_BALANCE = "insufficient_balance"
     NOT_AT_TABLE = "not_at_table"
     NOT_SEATED = "not_seated"
+    ALREADY_LEAVING = "already_leaving"
     STALE_HAND = "stale_hand"
     NOT_IN_HAND = "not_in_hand"
     # The engine's refusals of an action.

@@ -223,6 +223,12 @@ class TableCore(HandFlow):
         self._verify_open()
         if not self._in_hand(seat.seat):
             self._verify_store()
+        if seat.leaving and not seat.grace_ran_out and seat.viewer is viewer:
+            # One answer a request: the first one's comes when the hand ends.
+            raise Refused(
+                ErrorCode.ALREADY_LEAVING,
+                "you are leaving already: table_left comes when the hand ends",
+            )
         seat.leaving, seat.leave_ref, seat.viewer, seat.grace_ran_out = True, ref, viewer, False
         if self.state is TableState.PLAYING and self._in_hand(seat.seat):
             self._after(())
@@ -310,6 +316,8 @@ class TableCore(HandFlow):
                     )
                 )
             )
+        if seat.viewer is not viewer:
+            seat.leave_ref = None  # an id of the connection that asked, not of this one
         seat.viewer = viewer
         self._greet(viewer, account_id)
         self._schedule_hand()
