@@ -234,6 +234,66 @@ def test_an_illegal_answer_is_played_as_a_time_out_and_counted(tmp_path: Path) -
     assert result.illegal["always_call"] == 0
 
 
+@pytest.mark.parametrize(
+    ("answered", "said"),
+    [
+        ("None", "its answer was None, not Check()"),
+        ('"check"', "its answer was 'check', not Check()"),
+        ('Bet("10")', "Bet(amount='10'): chips are a whole number"),
+    ],
+)
+def test_an_answer_that_is_no_action_stops_the_command_naming_the_bot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], answered: str, said: str
+) -> None:
+    bot = tmp_path / "confused.py"
+    bot.write_text(
+        textwrap.dedent(
+            f"""
+            from qiuqiu.cli.bot import Bet, Bot, Turn
+
+
+            class Confused(Bot):
+                def decide(self, turn: Turn):
+                    return {answered}
+            """
+        )
+    )
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"qiuqiu arena: confused raised TypeError in hand 1: {said}")
+
+
+def test_a_cut_of_the_tiles_the_turn_gave_is_an_answer(tmp_path: Path) -> None:
+    """``turn.tiles`` are ``Tile`` objects; a cut made of them is the cut of their text."""
+    bot = tmp_path / "own_cut.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from qiuqiu.cli.bot import Action, Bot, Call, Check, Split, Turn
+
+
+            class OwnCut(Bot):
+                def decide(self, turn: Turn) -> Action:
+                    return Check() if turn.legal.check else Call()
+
+                def cut(self, turn: Turn) -> Split:
+                    a, b, c, d = turn.tiles
+                    return Split((a, b), (c, d))
+            """
+        )
+    )
+    result = duplicate_match(
+        entrant(str(bot)),
+        entrant(CALLER),
+        deals=20,
+        options=TableOptions(manual_split=True),
+        buy_in=500,
+        seed=1,
+        house=lambda: random.Random(1),
+    )
+    assert result.illegal["own_cut"] == 0
+
+
 def test_the_command_prints_each_match_and_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", CALLER, RANKER, "dealer", "--hands", "40", "--house-seed", "1"]) == 0
     out = capsys.readouterr().out

@@ -5,13 +5,14 @@ A bot whose own code raises stands up and is named, with its own traceback."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 import pytest
 
 from clients.examples.always_call import AlwaysCall
-from qiuqiu.cli.bot import Action, Bot, Turn, main, play, run
+from qiuqiu.cli.bot import Action, Bet, Bot, Turn, main, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
@@ -133,3 +134,21 @@ async def test_a_bots_command_line_prints_the_bots_failure_and_exits_1(
     trace = err.split("Traceback", 1)[1]
     assert "in decide" in trace
     assert "qiuqiu/cli/bot.py" not in trace  # the SDK's own frames are left out
+
+
+class OutOfRange(Bot):
+    """Answers with an amount no table can take, and no message can carry."""
+
+    def decide(self, turn: Turn) -> Action:
+        return Bet(-5)
+
+
+async def test_an_amount_no_message_can_carry_is_logged_and_the_timer_plays_the_turn(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "qiuqiu.cli.bot")
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(TableOptions(turn_seconds=0.2), buy_in=500)
+        summary = await asyncio.wait_for(play(OutOfRange(), conn, table.table_id, hands=2), 30)
+    assert summary.hands == 2
+    assert "the bot's answer Bet(amount=-5) cannot be sent" in caplog.text

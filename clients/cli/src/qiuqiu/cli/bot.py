@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from pydantic import ValidationError
+
 from qiuqiu.cli.arguments import add_table_options, table_options
 from qiuqiu.cli.connection import Closed, Connection, Reconnected
 from qiuqiu.cli.deals import DealChecked
@@ -156,11 +158,39 @@ def turn_of(state: TableState) -> Turn | None:
 def answer(bot: Bot, turn: Turn, name: str) -> Action | Split:
     """``bot``'s answer to ``turn``: its cut where the turn asks for one, else its
     decision. Raises :class:`~qiuqiu.cli.errors.BotFailed`, naming the bot ``name``,
-    where the bot's own code raises."""
+    where the bot's own code raises or answers with something that is no answer
+    (whether an answer is legal is the table's to judge)."""
     try:
-        return bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)
+        given = bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)
     except Exception as error:
         raise BotFailed(name, error, turn.hand_id) from error
+    try:
+        return _shaped(given)
+    except TypeError as error:
+        raise BotFailed(name, error, turn.hand_id) from None
+
+
+def _shaped(given: object) -> Action | Split:
+    """``given`` as an answer, its tiles as text (a turn gives them as ``Tile``)."""
+    match given:
+        case Check() | Call() | Fold():
+            return given
+        case Bet(amount=amount) | Raise(to=amount) if type(amount) is int:
+            return given
+        case Bet() | Raise():
+            raise TypeError(f"{given!r}: chips are a whole number (an int)")
+        case Split(first=first, second=second):
+            pairs = [
+                tuple(map(str, pair)) if isinstance(pair, tuple | list) else ()
+                for pair in (first, second)
+            ]
+            if any(len(pair) != 2 for pair in pairs):
+                raise TypeError(f"{given!r}: a cut is two pairs of two tiles")
+            return Split((pairs[0][0], pairs[0][1]), (pairs[1][0], pairs[1][1]))
+    raise TypeError(
+        f"its answer was {given!r}, not Check(), Call(), Fold(), Bet(amount), Raise(to)"
+        " or Split(first, second)"
+    )
 
 
 def action_message(action: Action | Split, table_id: str, hand_id: int) -> cmd.TableAction:
@@ -296,11 +326,20 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             if key not in acted:
                 acted.add(key)
                 try:
-                    action = answer(bot, turn, type(bot).__name__)
+                    # In a thread: a bot that thinks for a while must not stop this
+                    # connection answering the server's keepalive pings meanwhile.
+                    action = await asyncio.to_thread(answer, bot, turn, type(bot).__name__)
                 except BotFailed:
                     await _stand_up(conn, table_id)
                     raise
-                await conn.send(action_message(action, table_id, turn.hand_id))
+                try:
+                    sent = action_message(action, table_id, turn.hand_id)
+                except ValidationError as unsendable:
+                    # An amount or a tile no table could take: illegal, as the server
+                    # would say of one it could read; the turn's timer plays it.
+                    log.info("the bot's answer %r cannot be sent: %s", action, unsendable)
+                    continue
+                await conn.send(sent)
     return summary
 
 
