@@ -387,6 +387,16 @@ def test_a_bet_above_max_bet_is_too_large() -> None:
     assert state.can_bet(0, 100)
 
 
+def test_a_bet_above_both_max_bet_and_the_stack_is_too_large_not_short_of_chips() -> None:
+    """The stack is not the most the seat may bet: naming it would invite a refusal."""
+    state = table(500, 1000, ante=10, max_bet=100)
+    assert state.legal_actions(0).bet == ChipRange(10, 100)
+    with pytest.raises(IllegalAction) as refused:
+        state.bet(0, 491)
+    assert refused.value.code == "bet_too_large"
+    assert "the largest bet is 100" in str(refused.value)
+
+
 def test_a_bet_above_the_stack_is_refused_as_not_enough_chips() -> None:
     state = table(100, 1000, ante=10)
     assert state.legal_actions(0).bet == ChipRange(10, 90)

@@ -652,6 +652,12 @@ def _verify_chips(amount: object) -> None:
 
 
 def _verify_in_range(amount: int, allowed: ChipRange, all_in: int, what: str) -> None:
+    # Over both the table's limit and the stack, the limit is what to name: the stack
+    # is not the most the seat may put in then.
+    if amount > allowed.high and allowed.high < all_in:
+        raise IllegalAction(
+            f"{what}_too_large", f"the largest {what} is {allowed.high}, not {amount}"
+        )
     if amount > all_in:
         raise IllegalAction(
             "not_enough_chips", f"you can {what} to at most {all_in} (all in), not {amount}"
@@ -659,10 +665,6 @@ def _verify_in_range(amount: int, allowed: ChipRange, all_in: int, what: str) ->
     if amount < allowed.low:
         raise IllegalAction(
             f"{what}_too_small", f"the smallest {what} is {allowed.low}, not {amount}"
-        )
-    if amount > allowed.high:
-        raise IllegalAction(
-            f"{what}_too_large", f"the largest {what} is {allowed.high}, not {amount}"
         )
 
 
