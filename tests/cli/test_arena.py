@@ -17,7 +17,7 @@ import pytest
 
 from qiuqiu.cli.__main__ import main
 from qiuqiu.cli.arena import table
-from qiuqiu.cli.arena.match import TABLE_ID, dealt_alike, duplicate_match
+from qiuqiu.cli.arena.match import TABLE_ID, dealt_alike, duplicate_match, half_width, t95
 from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant, load_bot
 from qiuqiu.cli.bot import turn_of
 from qiuqiu.cli.deals import DealChecked
@@ -481,3 +481,10 @@ def test_the_player_gets_the_dealers_tiles_in_the_second_half(tmp_path: Path) ->
         held.setdefault(turn.hand_id, set()).add(tuple(map(str, turn.tiles[:3])))
     assert len(held) == 20
     assert all(len(tiles) == 2 for tiles in held.values())
+
+
+def test_the_interval_of_few_deals_is_students_not_the_normals() -> None:
+    assert half_width([0.0, 2.0]) == pytest.approx(12.706)  # two deals: one degree of freedom
+    known = {11: 2.201, 30: 2.042, 31: 2.040, 40: 2.021, 60: 2.000, 120: 1.980}
+    for df, t in known.items():
+        assert t95(df) == pytest.approx(t, abs=0.001)
