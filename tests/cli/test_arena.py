@@ -488,3 +488,12 @@ def test_the_interval_of_few_deals_is_students_not_the_normals() -> None:
     known = {11: 2.201, 30: 2.042, 31: 2.040, 40: 2.021, 60: 2.000, 120: 1.980}
     for df, t in known.items():
         assert t95(df) == pytest.approx(t, abs=0.001)
+
+
+def test_a_colon_in_a_bots_folder_is_the_paths_not_a_class_names(tmp_path: Path) -> None:
+    folder = tmp_path / "v1:2"
+    folder.mkdir()
+    bot = folder / "caller.py"
+    bot.write_text(Path(CALLER).read_text())
+    assert entrant(str(bot)).name == "caller"
+    assert entrant(f"{bot}:AlwaysCall").name == "AlwaysCall"

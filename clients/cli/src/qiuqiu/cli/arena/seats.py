@@ -78,14 +78,21 @@ def entrant(spec: str) -> Entrant:
     """``dealer``, ``dealer:threshold``, ``path/to/bot.py`` or ``path/to/bot.py:ClassName``."""
     if spec in (DEALER, THRESHOLD_DEALER):
         return Entrant(spec, spec)
-    path, _, class_name = spec.partition(":")
+    path, class_name = bot_file(spec)
     load_bot(spec)  # fail now, not in the middle of a match
     return Entrant(class_name or Path(path).stem, spec)
 
 
+def bot_file(spec: str) -> tuple[str, str]:
+    """The file and the class name (or ``""``) of ``path/to/bot.py[:ClassName]``. A
+    colon that no class name follows is the path's own (``C:\\bots``, ``v1:2/bot.py``)."""
+    path, _, class_name = spec.rpartition(":")
+    return (path, class_name) if path and class_name.isidentifier() else (spec, "")
+
+
 def load_bot(spec: str) -> Bot:
     """A fresh bot from a file: its class ``ClassName``, or the one :class:`Bot` it defines."""
-    path, _, class_name = spec.partition(":")
+    path, class_name = bot_file(spec)
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"no bot file {path!r}")
