@@ -206,6 +206,28 @@ async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_s
         await expect(page.locator(".mine .mine-tiles .domino.face").first).to_be_visible()
 
 
+async def test_a_call_that_takes_the_whole_stack_says_all_in(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page, buy_in=100)
+    async with socket_player(server, "Bo", table_id, 1000, all_in=True):
+        # Ann checks until Bo has bet more than she has left.
+        call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
+        async with asyncio.timeout(HAND_LIMIT):
+            while not await call.count():
+                check = page.locator(f"{MY_TURN} [data-action=check]:enabled")
+                if await check.count():
+                    await check.click()
+                await asyncio.sleep(0.05)
+        legal = [f["legal"] for f in frames_of(ann, "turn_started") if f.get("legal")][-1]
+        stack = await page.locator(".seat.me .seat-stack").inner_text()
+        assert stack == str(legal["call"])
+        await expect(call).to_have_text(f"Call {legal['call']} (all in)")
+
+
 def signed(n: int) -> str:
     """A number of chips as the page writes a gain or a loss."""
     return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "±0"

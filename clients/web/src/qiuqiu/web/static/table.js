@@ -360,7 +360,7 @@ export class TableView {
       { class: "buttons" },
       legal.fold && h("button", { class: "act fold", type: "button", dataset: { action: "fold" }, onclick: () => send({ type: "fold" }), text: "Fold" }),
       legal.check && h("button", { class: "act check", type: "button", dataset: { action: "check" }, onclick: () => send({ type: "check" }), text: "Check" }),
-      legal.call != null && h("button", { class: "act call", type: "button", dataset: { action: "call" }, onclick: () => send({ type: "call" }), text: `Call ${chips(legal.call)}` }),
+      legal.call != null && h("button", { class: "act call", type: "button", dataset: { action: "call" }, onclick: () => send({ type: "call" }), text: `Call ${chips(legal.call)}${legal.call === state.me?.stack ? " (all in)" : ""}` }),
     );
     const range = legal.bet ?? legal.raise_to;
     const amount = range ? this.amountControl(state, legal.bet ? "bet" : "raise", range, send) : null;
