@@ -254,6 +254,9 @@ async def test_the_lobby_lists_tables_with_stakes_and_seats_and_players_create_j
         await expect(watcher.locator(".seat .seat-name")).to_have_text(["Ann", "Bo"])
         await expect(watcher.locator(".seat .domino.back")).to_have_count(6)
         await expect(watcher.locator(".domino.face")).to_have_count(0)
+        # A watcher has no seed in the shuffles, and no one has opened the hand history.
+        await expect(watcher.locator(".seed-form")).to_be_hidden()
+        await expect(watcher.locator(".history")).to_be_hidden()
         seen = json.dumps(cici.frames)
         for hidden in ('"tiles"', '"tile"', '"legal"'):
             assert hidden not in seen
