@@ -352,6 +352,7 @@ async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(
     mine = next(s for s in record["seats"] if s["seat"] == 0)
     net = mine["after"] - mine["before"]
     await expect(row.locator(".net")).to_have_text(signed(net))
+    await expect(page.locator(".session-hands")).to_contain_text("1 hand ·")
     await row.locator("[data-action=replay]").click()
 
     replay = page.locator(".history .replay")

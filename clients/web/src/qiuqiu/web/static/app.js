@@ -8,7 +8,7 @@ import { LobbyView } from "./lobby.js";
 import { Tally } from "./tally.js";
 import { DealLedger } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
-import { h, chips } from "./dom.js";
+import { h, chips, counted } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
 function serverUrl() {
@@ -571,10 +571,10 @@ class App {
       ),
       h(
         "span",
-        { class: `session ${s.net > 0 ? "up" : s.net < 0 ? "down" : ""}`, title: `This evening: ${s.hands} hands, won ${s.won}, lost ${s.lost}, biggest pot won ${chips(s.biggest)}` },
+        { class: `session ${s.net > 0 ? "up" : s.net < 0 ? "down" : ""}`, title: `This evening: ${counted(s.hands, "hand")}, won ${s.won}, lost ${s.lost}, biggest pot won ${chips(s.biggest)}` },
         h("span", { class: "session-label", text: "Session" }),
         h("strong", { class: "session-net", text: signed(s.net) }),
-        h("small", { class: "session-hands", text: `${s.hands} hands · ${s.won}W ${s.lost}L · top ${chips(s.biggest)}` }),
+        h("small", { class: "session-hands", text: `${counted(s.hands, "hand")} · ${s.won}W ${s.lost}L · top ${chips(s.biggest)}` }),
       ),
     );
   }

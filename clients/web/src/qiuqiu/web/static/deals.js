@@ -4,6 +4,7 @@
 // until the table's seed comes out (`table_closed`, or `list_hands` once the
 // table has closed), and then every one of them is rebuilt from it.
 
+import { counted } from "./dom.js";
 import { verifyHand, verifyReveal } from "./verify.js";
 
 /**
@@ -113,7 +114,7 @@ export class DealLedger {
       }
     }
     const n = hands.length;
-    this.audit = { ok: true, detail: `The shuffle of all ${n} ${n === 1 ? "hand" : "hands"} rebuilt from the revealed seed.` };
+    this.audit = { ok: true, detail: `The shuffle of all ${counted(n, "hand")} rebuilt from the revealed seed.` };
     return this.audit;
   }
 }

@@ -61,3 +61,6 @@ function append(el, children) {
 
 /** @param {number} n */
 export const chips = (n) => n.toLocaleString("en-US");
+
+/** `1 hand`, `2 hands`: a count with its noun. @param {number} n @param {string} noun */
+export const counted = (n, noun) => `${chips(n)} ${n === 1 ? noun : `${noun}s`}`;

@@ -1,7 +1,7 @@
 // The lobby: the open tables with their stakes and seats, a form to open a new
 // one, and the buttons to join or watch.
 
-import { h, chips } from "./dom.js";
+import { h, chips, counted } from "./dom.js";
 import { auditView } from "./table.js";
 
 /**
@@ -124,8 +124,8 @@ export class LobbyView {
         { class: "card farewell", role: "status" },
         h("h2", { text: `You left table ${farewell.tableId}` }),
         h("p", { text: farewell.why }),
-        h("p", { class: "farewell-table", text: `At that table: ${t.hands} ${t.hands === 1 ? "hand" : "hands"}, won ${t.won}, lost ${t.lost}, net ${signed(t.net)}, biggest pot won ${chips(t.biggest)}.` }),
-        h("p", { class: "farewell-session muted", text: `This evening: ${session.hands} hands, net ${signed(session.net)}. Your balance: ${chips(farewell.balance)}.` }),
+        h("p", { class: "farewell-table", text: `At that table: ${counted(t.hands, "hand")}, won ${t.won}, lost ${t.lost}, net ${signed(t.net)}, biggest pot won ${chips(t.biggest)}.` }),
+        h("p", { class: "farewell-session muted", text: `This evening: ${counted(session.hands, "hand")}, net ${signed(session.net)}. Your balance: ${chips(farewell.balance)}.` }),
         h("button", { type: "button", class: "ghost small", onclick: () => this.actions.dismiss(), text: "Dismiss" }),
       ),
     );
@@ -172,7 +172,7 @@ export class LobbyView {
           h("span", { class: `badge ${t.playing ? "live" : "idle"}`, text: t.playing ? "playing" : "waiting" }),
         ),
         h("div", { class: "t-stakes", text: `Ante ${o.ante} · bets ${o.min_bet}${o.max_bet ? `–${o.max_bet}` : "+"} · ${o.betting_rounds === 2 ? "2 rounds" : "1 round"} · buy-in ${chips(o.min_buy_in)}–${chips(o.max_buy_in)}` }),
-        h("div", { class: "t-rules muted small", text: [o.tie_rule === "split" ? "equal hands split" : "highest tile breaks ties", o.manual_split ? "players cut their own hands" : "best cut automatic", o.max_raises != null ? `${o.max_raises} raises a round` : ""].filter(Boolean).join(" · ") }),
+        h("div", { class: "t-rules muted small", text: [o.tie_rule === "split" ? "equal hands split" : "highest tile breaks ties", o.manual_split ? "players cut their own hands" : "best cut automatic", o.max_raises != null ? `${counted(o.max_raises, "raise")} a round` : ""].filter(Boolean).join(" · ") }),
         h("div", { class: "t-seats" }, h("span", { class: "t-count", text: `${o.seats - t.free_seats}/${o.seats} seats` }), seatChips),
       ),
       h(

@@ -4,7 +4,7 @@
 // Each region is redrawn from the TableState on every change, except the action
 // panel, which is rebuilt once per turn so an amount being typed is not lost.
 
-import { h, chips } from "./dom.js";
+import { h, chips, counted } from "./dom.js";
 import { dominoRow, cutView } from "./dominoes.js";
 import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
 import { TableState, explainResult } from "./state.js";
@@ -728,7 +728,7 @@ export function auditView(ledger) {
   const table = { tableId: ledger.tableId };
   if (!ledger.audit) {
     if (!n) return null;
-    return h("div", { class: "audit pending", dataset: table, text: `${n} ${n === 1 ? "hand" : "hands"} kept: the whole shuffle of each is rebuilt when the table closes and reveals its seed.` });
+    return h("div", { class: "audit pending", dataset: table, text: `${counted(n, "hand")} kept: the whole shuffle of each is rebuilt when the table closes and reveals its seed.` });
   }
   const { ok, detail } = ledger.audit;
   return h(
