@@ -29,6 +29,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.store import MemoryStore
 from tests.web.conftest import (
+    DESKTOP,
     PHONE,
     SCREENS,
     Player,
@@ -383,6 +384,19 @@ async def test_the_lobby_opens_a_manual_split_table_and_the_chooser_shows_each_c
     ann = await open_player()
     page = ann.page
     await sign_in(page, "Ann")
+    for screen in (DESKTOP, PHONE):
+        await page.set_viewport_size(screen)
+        # Each drop-down is as wide as its longest choice would make it.
+        widths = await page.locator(".create select").evaluate_all(
+            """selects => selects.map((s) => {
+                 const has = s.getBoundingClientRect().width;
+                 s.style.width = "max-content";
+                 const needs = s.getBoundingClientRect().width;
+                 s.style.width = "";
+                 return [s.name, has, needs];
+               })"""
+        )
+        assert all(has >= needs for _, has, needs in widths), (screen, widths)
     await page.select_option("select[name=tie_rule]", "split")
     await page.set_checked("input[name=manual_split]", True)
     await page.select_option("select[name=betting_rounds]", "2")
