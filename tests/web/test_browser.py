@@ -346,3 +346,29 @@ async def test_a_dropped_connection_comes_back_by_itself_and_the_hand_goes_on(
     assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, True]
     await play_hand([page], 1)
     await expect(page.locator(".result .shown-hand")).to_have_count(2)
+
+
+async def test_a_second_tab_of_the_account_takes_the_game_over_and_the_first_can_take_it_back(
+    open_player: OpenPlayer,
+) -> None:
+    ann, _ = await seated_against_the_bot(open_player)
+    first = ann.page
+    await expect(first.locator(CHECK_OR_CALL)).to_be_visible()
+    await expect(first.locator(".felt [data-timer]")).to_have_count(1)
+
+    # The same browser, so the same stored token: the server hands the session over.
+    second = await ann.context.new_page()
+    second.on("pageerror", lambda error: ann.errors.append(str(error)))
+    await second.goto(first.url)
+    await expect(second.locator(CHECK_OR_CALL)).to_be_visible()
+
+    await expect(first.locator("#status")).to_have_attribute("data-status", "stopped")
+    await expect(first.locator(".actions")).to_contain_text("another tab or window")
+    await expect(first.locator(".actions")).not_to_contain_text("Reconnecting")
+    await expect(first.locator(".felt [data-timer]")).to_have_count(0)
+
+    await first.click("[data-action=take-back]")
+    await expect(first.locator(CHECK_OR_CALL)).to_be_visible()
+    await expect(first.locator(".felt [data-timer]")).to_have_count(1)
+    await expect(second.locator("[data-action=take-back]")).to_be_visible()
+    await play_hand([first], 1)

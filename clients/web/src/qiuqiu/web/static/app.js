@@ -1,7 +1,7 @@
 // The page: one connection, the tables it sits or watches at, and which view
 // shows. Messages come in, fold into state, and the current view is redrawn.
 
-import { Connection, Refused } from "./connection.js";
+import { Connection, Refused, TAKEN_OVER } from "./connection.js";
 import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
@@ -42,6 +42,8 @@ class App {
     /** @type {any[]} */
     this.lobbyTables = [];
     this.online = false;
+    /** Set while the account plays in another tab or window, which took the session over. */
+    this.elsewhere = false;
     /** This browser tab's evening: every hand it saw you play, at any table. */
     this.session = Tally.load(sessionStorage, "qiuqiu.session");
     /** @type {Map<string, Tally>} the same, table by table, for the summary on leaving (see tableTally) */
@@ -71,6 +73,7 @@ class App {
       lobby: () => this.show("lobby"),
       rebuy: (state, buyIn) => this.rebuy(state, buyIn),
       history: (state) => this.history(state),
+      takeBack: () => this.conn.retryNow(true),
       setSeed: (state, seed) => this.setSeed(state.tableId, seed),
       seed: (state) => this.seeds.get(state.tableId),
     });
@@ -101,6 +104,7 @@ class App {
   /** @param {import("./connection.js").StatusInfo} info */
   status(info) {
     this.online = info.status === "online";
+    this.elsewhere = info.status === "stopped" && info.code === TAKEN_OVER;
     const labels = {
       connecting: "Connecting…",
       "need-name": "Connected",
@@ -548,7 +552,7 @@ class App {
   redraw() {
     if (this.view === "table" && this.active) {
       const state = this.tables.get(this.active);
-      if (state) this.tableView.render(state, { online: this.online, leaving: this.leaving.has(this.active), balance: this.balance });
+      if (state) this.tableView.render(state, { online: this.online, elsewhere: this.elsewhere, leaving: this.leaving.has(this.active), balance: this.balance });
     }
   }
 

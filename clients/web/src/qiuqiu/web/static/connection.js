@@ -9,10 +9,13 @@ const PROTOCOL_VERSION = 2;
  * a seat for its grace period (60 s by default), so the first tries come quickly. */
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 
+/** The close code of a session taken over by the same account in another tab or device. */
+export const TAKEN_OVER = 4000;
+
 /** Closes that retrying cannot mend by itself: the account was opened in another
- * tab or device (4000), or this page flooded or sent an oversize frame. */
+ * tab or device, or this page flooded or sent an oversize frame. */
 const FINAL_CLOSES = new Map([
-  [4000, "This account was opened in another tab or window."],
+  [TAKEN_OVER, "This account was opened in another tab or window."],
   [1008, "The server closed the connection: too many messages."],
   [1009, "The server closed the connection: a message was too large."],
 ]);
@@ -191,6 +194,7 @@ export class Connection {
     this.nextId = 1;
     for (const { reject } of this.pending.values()) reject(new Error("connection lost"));
     this.pending.clear();
+    this.info.code = code;
     const final = FINAL_CLOSES.get(code);
     if (final) {
       this.setStatus("stopped", final);
@@ -201,7 +205,6 @@ export class Connection {
     const wait = Math.round(delay * (0.8 + Math.random() * 0.4));
     this.info.attempt += 1;
     this.info.retryAt = Date.now() + wait;
-    this.info.code = code;
     this.setStatus("reconnecting", reason || (code === 1001 ? "The server is restarting." : "Connection lost."));
     this.retryTimer = setTimeout(() => this.open(), wait);
   }

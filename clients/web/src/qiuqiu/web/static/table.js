@@ -19,7 +19,7 @@ import { newClientSeed, validClientSeed } from "./seeds.js";
  * @typedef {{act: (state: TableState, action: Record<string, unknown>) => boolean,
  *            leave: (state: TableState) => void, lobby: () => void,
  *            rebuy: (state: TableState, buyIn: number) => void,
- *            history: (state: TableState) => void,
+ *            history: (state: TableState) => void, takeBack: () => void,
  *            setSeed: (state: TableState, seed: string) => void,
  *            seed: (state: TableState) => {current: string | null, pending: string | null}}} TableActions
  */
@@ -67,9 +67,11 @@ export class TableView {
     this.sent = false;
     /** @type {TableState | null} */
     this.state = null;
+    /** Set while another tab or window has taken this account's session over. */
+    this.elsewhere = false;
   }
 
-  /** @param {TableState} state @param {{online: boolean, leaving: boolean, balance: number}} page */
+  /** @param {TableState} state @param {{online: boolean, elsewhere: boolean, leaving: boolean, balance: number}} page */
   render(state, page) {
     if (this.state?.tableId !== state.tableId) {
       this.panelKey = "";
@@ -77,6 +79,7 @@ export class TableView {
     }
     this.state = state;
     this.balance = page.balance;
+    this.elsewhere = page.elsewhere;
     const phase = state.hand?.phase;
     this.root.classList.toggle("offline", !page.online);
     this.root.classList.toggle("watching", state.you === null && !state.busted);
@@ -256,7 +259,7 @@ export class TableView {
       value && h("div", { class: `seat-value${won ? " won" : ""}`, text: won ? `${value} · wins ${chips(seat.won)}` : value }),
       !value && won && h("div", { class: "seat-value won", text: `wins ${chips(seat.won)}` }),
       seat.bet > 0 && h("div", { class: "seat-bet" }, h("span", { class: "chip" }), chips(seat.bet)),
-      isActor && !state.replaying && timer(),
+      isActor && !state.replaying && !this.elsewhere && timer(),
     );
   }
 
@@ -321,13 +324,21 @@ export class TableView {
   /** @param {TableState} state @param {boolean} online */
   drawPanel(state, online) {
     const legal = state.legal;
-    const key = state.busted ? `busted|${state.tableId}|${this.balance}|${state.closed}` : legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}`;
+    const key = state.busted ? `busted|${state.tableId}|${this.balance}|${state.closed}` : legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}|${this.elsewhere}`;
     if (key === this.panelKey) return;
     this.panelKey = key;
     this.sent = false;
     if (state.busted) {
       this.panel.classList.remove("my-turn");
       this.panel.replaceChildren(this.rebuyOffer(state));
+      return;
+    }
+    if (this.elsewhere) {
+      this.panel.classList.remove("my-turn");
+      this.panel.replaceChildren(
+        h("p", { class: "waiting", text: "The game goes on in another tab or window, which opened this account. This one no longer follows it." }),
+        h("button", { type: "button", class: "act call", dataset: { action: "take-back" }, onclick: () => this.actions.takeBack(), text: "Play here instead" }),
+      );
       return;
     }
     if (!legal || !online) {
