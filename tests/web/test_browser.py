@@ -363,6 +363,7 @@ async def test_a_second_tab_of_the_account_takes_the_game_over_and_the_first_can
     await expect(second.locator(CHECK_OR_CALL)).to_be_visible()
 
     await expect(first.locator("#status")).to_have_attribute("data-status", "stopped")
+    await expect(first.locator(".log")).to_contain_text("You are back.")
     await expect(first.locator(".actions")).to_contain_text("another tab or window")
     await expect(first.locator(".actions")).not_to_contain_text("Reconnecting")
     await expect(first.locator(".felt [data-timer]")).to_have_count(0)

@@ -165,7 +165,7 @@ export class TableState {
         break;
       case "player_reconnected":
         if (seat) Object.assign(seat, { connected: true, awayUntil: null });
-        this.note(`${who} is back.`);
+        this.note(`${who} ${who === "You" ? "are" : "is"} back.`);
         break;
       case "table_closed":
         this.closed = true;
