@@ -20,7 +20,7 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, ViewportSize, expect
+from playwright.async_api import Locator, Page, ViewportSize, expect
 from websockets.asyncio.client import ClientConnection, connect
 
 from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank
@@ -376,6 +376,50 @@ async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(
         assert sorted(tiles) == sorted(hand["tiles"])
     await expect(replay.locator(".verify.ok")).to_contain_text("Deal verified")
     await page.locator(".history").screenshot(path=screenshot("replay"))
+
+
+async def test_a_hand_without_a_showdown_is_not_called_verified_where_no_tile_was_seen(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann, cici = await open_player(), await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table_without_the_bot(ann.page)
+    await sign_in(cici.page, "Cici")
+    await cici.page.click(f".table-row[data-table-id='{table_id}'] [data-action=watch]")
+    await expect(cici.page.locator(".role")).to_have_text("Watching")
+    async with socket_player(server, "Bo", table_id, 500, all_in=True):
+        # Ann checks, Bo bets everything, Ann folds: nobody's tiles are shown.
+        page = ann.page
+        fold = page.locator(f"{MY_TURN} [data-action=fold]:enabled")
+        async with asyncio.timeout(HAND_LIMIT):
+            while not await fold.count():
+                check = page.locator(f"{MY_TURN} [data-action=check]:enabled")
+                if await check.count():
+                    await check.click()
+                await asyncio.sleep(0.05)
+        await fold.click()
+
+        # Ann checked her own three tiles; Cici was shown none, so checked none.
+        await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_contain_text(
+            "3 tiles checked"
+        )
+        watched = cici.page.locator(".result[data-hand='1'] .verify")
+        await expect(watched).to_contain_text("Nothing to check yet")
+        await expect(watched).to_contain_text("once the table closes and reveals its seed")
+        await expect(watched).not_to_have_class(re.compile(r"\bok\b"))
+        await expect(cici.page.locator(".log")).not_to_contain_text("Deal verified")
+
+        # Cici's replay of the hand has no tile to check either.
+        replay = await replayed_to_the_end(cici.page, 1)
+        await expect(replay.locator(".verify")).to_contain_text("Nothing to check yet")
+
+
+async def replayed_to_the_end(page: Page, hand: int) -> Locator:
+    """Open the hand history, replay hand ``hand`` and skip to its end; the replay."""
+    await page.click("[data-action=history]")
+    await page.locator(f".history .past-hand[data-hand='{hand}'] [data-action=replay]").click()
+    await page.click("[data-action=replay-end]")
+    return page.locator(".history .replay")
 
 
 async def test_the_lobby_opens_a_manual_split_table_and_the_chooser_shows_each_cut_once(

@@ -392,7 +392,9 @@ export class TableState {
     checking.then((verdict) => {
       result.verdict = verdict;
       result.verifying = false;
-      this.note(verdict.ok ? `Deal verified: ${verdict.detail}` : `DEAL CHECK FAILED: ${verdict.detail}`, verdict.ok ? "ok" : "bad");
+      if (!verdict.ok) this.note(`DEAL CHECK FAILED: ${verdict.detail}`, "bad");
+      else if (verdict.tilesChecked) this.note(`Deal verified: ${verdict.detail}`, "ok");
+      else this.note(verdict.detail, "dim");
       this.onChange();
     });
   }

@@ -721,10 +721,12 @@ function verdictView(result) {
   if (result.verifying) return h("div", { class: "verify pending", text: "Checking the deal…" });
   const verdict = result.verdict;
   if (!verdict) return null;
+  // A hand this page saw no tile of is not a verified one: nothing was checked yet.
+  const unseen = verdict.ok && !verdict.tilesChecked;
   return h(
     "div",
-    { class: `verify ${verdict.ok ? "ok" : "bad"}`, role: verdict.ok ? "status" : "alert" },
-    h("strong", { text: verdict.ok ? "✔ Deal verified" : "✖ DEAL CHECK FAILED" }),
+    { class: `verify ${unseen ? "unseen" : verdict.ok ? "ok" : "bad"}`, role: verdict.ok ? "status" : "alert" },
+    h("strong", { text: unseen ? "Nothing to check yet" : verdict.ok ? "✔ Deal verified" : "✖ DEAL CHECK FAILED" }),
     h("span", { class: "verify-detail", text: verdict.ok ? ` ${verdict.detail}` : ` ${verdict.detail} Do not trust this server.` }),
     h("details", {}, h("summary", { text: "Details" }), h("dl", {}, h("dt", { text: "Commitment" }), h("dd", { class: "mono", text: result.commitment }))),
   );

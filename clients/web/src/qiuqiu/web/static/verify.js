@@ -272,6 +272,9 @@ export async function verifyHand(hand) {
       checked += 1;
     }
   }
+  if (!checked) {
+    return { ok: true, tilesChecked: 0, detail: `Its ${DECK_SIZE} leaves hash to its commitment, but no tile of hand #${hand.handId} was shown to this page to check against them; the whole deck is checked once the table closes and reveals its seed.` };
+  }
   return { ok: true, tilesChecked: checked, detail: `${checked} ${checked === 1 ? "tile" : "tiles"} checked at their committed positions.` };
 }
 
