@@ -413,6 +413,15 @@ async def test_a_hand_without_a_showdown_is_not_called_verified_where_no_tile_wa
         replay = await replayed_to_the_end(cici.page, 1)
         await expect(replay.locator(".verify")).to_contain_text("Nothing to check yet")
 
+        # Ann's replay shows the tiles she folded, which her page kept, and checks them again.
+        (dealt,) = [f for f in frames_of(ann, "tiles_dealt") if f.get("tiles")]
+        replay = await replayed_to_the_end(page, 1)
+        shown = await replay.locator(
+            f".seat[data-seat='{dealt['seat']}'] .domino.face"
+        ).evaluate_all("ts => ts.map(t => t.dataset.tile)")
+        assert sorted(shown) == sorted(dealt["tiles"])
+        await expect(replay.locator(".verify.ok")).to_contain_text("3 tiles checked")
+
 
 async def replayed_to_the_end(page: Page, hand: int) -> Locator:
     """Open the hand history, replay hand ``hand`` and skip to its end; the replay."""

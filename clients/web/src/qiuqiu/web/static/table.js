@@ -607,7 +607,9 @@ export class TableView {
       if (this.past.replay?.state === state) this.drawHistory();
     });
     state.replaying = true;
-    for (const event of hand.events.slice(0, step)) state.apply(event);
+    // The record is what a spectator saw: your own tiles come from what this page kept.
+    const own = me ? (this.state?.deals.hands.get(hand.hand_id)?.openings.get(me.seat) ?? []) : [];
+    for (const event of hand.events.slice(0, step)) state.apply(me ? withOwnTiles(event, me.seat, own) : event);
     return state;
   }
 
@@ -708,6 +710,24 @@ export class TableView {
     this.log.replaceChildren(...items);
     this.log.scrollTop = this.log.scrollHeight;
   }
+}
+
+/**
+ * A recorded deal event of `seat` with the tiles this page was dealt there, from
+ * their openings: the three lowest positions are the first tiles, the highest the fourth.
+ * @param {any} event @param {number} seat @param {import("./verify.js").Opening[]} own
+ */
+function withOwnTiles(event, seat, own) {
+  if (event.seat !== seat) return event;
+  const sorted = [...own].sort((a, b) => a.position - b.position);
+  if (event.type === "tiles_dealt" && !event.tiles && sorted.length >= 3) {
+    const first = sorted.slice(0, 3);
+    return { ...event, tiles: first.map((x) => x.tile), openings: first };
+  }
+  if (event.type === "fourth_tile_dealt" && !event.tile && sorted.length === 4) {
+    return { ...event, tile: sorted[3].tile, opening: sorted[3] };
+  }
+  return event;
 }
 
 /** A winner's take, and their gain once their own chips in the pot are counted.
