@@ -421,6 +421,7 @@ async def test_a_hand_without_a_showdown_is_not_called_verified_where_no_tile_wa
         ).evaluate_all("ts => ts.map(t => t.dataset.tile)")
         assert sorted(shown) == sorted(dealt["tiles"])
         await expect(replay.locator(".verify.ok")).to_contain_text("3 tiles checked")
+        await expect(replay.locator(".center .phase")).to_have_text("Hand #1 is over")
 
 
 async def replayed_to_the_end(page: Page, hand: int) -> Locator:

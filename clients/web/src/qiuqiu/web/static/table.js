@@ -270,7 +270,7 @@ export class TableView {
     else if (hand?.phase === "betting") phase = `Hand #${hand.handId} · betting${state.options.betting_rounds === 2 ? ` round ${hand.round || 1}` : ""}`;
     else if (hand?.phase === "cutting") phase = `Hand #${hand.handId} · cutting`;
     else if (hand?.phase === "showdown") phase = `Hand #${hand.handId} · showdown`;
-    else if (hand?.phase === "ended") phase = `Hand #${hand.handId} is over · next hand soon`;
+    else if (hand?.phase === "ended") phase = state.replaying ? `Hand #${hand.handId} is over` : `Hand #${hand.handId} is over · next hand soon`;
     let turn = "";
     if (hand && hand.actor !== null) {
       turn = hand.actor === state.you ? "Your turn" : `${state.name(hand.actor)} to act`;
