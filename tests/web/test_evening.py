@@ -113,10 +113,17 @@ async def test_the_action_buttons_are_on_screen_without_scrolling_on_every_turn(
 
 @asynccontextmanager
 async def socket_player(
-    server: QiuQiuServer, name: str, table_id: str, buy_in: int, *, all_in: bool = False
+    server: QiuQiuServer,
+    name: str,
+    table_id: str,
+    buy_in: int,
+    *,
+    all_in: bool = False,
+    bets: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """A player on a plain WebSocket at ``table_id``: checks or calls on each turn (or,
-    ``all_in``, calls whatever it takes), until the block ends."""
+    ``all_in``, bets everything it may and calls whatever it takes; ``bets``, bets the
+    least it may rather than check), until the block ends."""
     async with connect(server.url) as ws:
         await ws.send(
             json.dumps({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": name})
@@ -132,11 +139,11 @@ async def socket_player(
                 if legal is None:
                     continue
                 action = "check" if legal.get("check") else "call"
-                if all_in and legal.get("check") and legal.get("bet"):
+                if (all_in or bets) and legal.get("check") and legal.get("bet"):
                     action = "bet"
                 move = {"type": action, "table_id": table_id, "hand_id": m["hand_id"]}
                 if action == "bet":
-                    move["amount"] = legal["bet"]["max"]
+                    move["amount"] = legal["bet"]["max" if all_in else "min"]
                 await ws.send(json.dumps(move))
 
         task = asyncio.create_task(play())
@@ -334,6 +341,85 @@ async def test_three_to_six_seats_are_laid_out_without_overlapping_boxes(
         await expect(away).to_have_text(re.compile(r"^away · \d+ s$"))
         if seats == 6:
             await page.screenshot(path=screenshot("away"))
+
+
+FELT_SCREENS: dict[str, ViewportSize] = {
+    "desktop": DESKTOP,
+    "phone-375": {"width": 375, "height": 667},
+    "phone-390": PHONE,
+    "phone-414": {"width": 414, "height": 896},
+}
+"""The sizes the middle of the table is checked at: a desktop and three phones."""
+
+
+async def center_covered(page: Page) -> list[str]:
+    """What covers the middle of the live felt: each line of ``.center`` that meets a
+    seat box or a bet chip, said as the two texts."""
+    covered: list[str] = await page.evaluate(
+        """() => {
+             const felt = document.querySelector('.table-view > .play .felt');
+             const meet = (a, b) => a.left < b.right && b.left < a.right
+                                    && a.top < b.bottom && b.top < a.bottom;
+             const out = [];
+             for (const line of felt.querySelectorAll('.center > *')) {
+               const box = line.getBoundingClientRect();
+               for (const other of felt.querySelectorAll('.seat, .seat-bet')) {
+                 if (meet(box, other.getBoundingClientRect())) {
+                   out.push(`${line.textContent} under ${other.textContent}`);
+                 }
+               }
+             }
+             return out;
+           }"""
+    )
+    return covered
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
+async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table(
+    server: QiuQiuServer, open_player: OpenPlayer, seats: int
+) -> None:
+    ann, cici = await open_player(), await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page, seats=seats, to_start=seats)
+    await sign_in(cici.page, "Cici")
+    await cici.page.click(f".table-row[data-table-id='{table_id}'] [data-action=watch]")
+    await expect(cici.page.locator(".role")).to_have_text("Watching")
+    async with contextlib.AsyncExitStack() as stack:
+        for n in range(1, seats):
+            await stack.enter_async_context(
+                socket_player(server, f"Player {n}", table_id, 500, bets=True)
+            )
+        # Ann checks until someone has bet and the others called: chips on the table.
+        async with asyncio.timeout(HAND_LIMIT):
+            while not await page.locator(f"{MY_TURN} [data-action=call]:enabled").count():
+                check = page.locator(f"{MY_TURN} [data-action=check]:enabled")
+                if await check.count():
+                    await check.click()
+                await asyncio.sleep(0.05)
+        await expect(page.locator(".center .turn.yours")).to_contain_text("to call")
+        # Ann sees it from her seat, Cici as a watcher ("Ann to act · 10 to call").
+        await expect(cici.page.locator(".center .turn")).to_contain_text("Ann to act")
+        covered = {}
+        for viewer in (page, cici.page):
+            await expect(viewer.locator(".felt .seat-bet")).not_to_have_count(0)
+            for name, screen in FELT_SCREENS.items():
+                await viewer.set_viewport_size(screen)
+                await expect(viewer.locator(".center .pot")).to_be_visible()
+                covered[name] = await center_covered(viewer)
+            assert not any(covered.values()), covered
+
+        # The hand's result in the middle, once Ann calls and the hand is shown down.
+        await page.set_viewport_size(DESKTOP)
+        await page.click(f"{MY_TURN} [data-action=call]")
+        await play_hand([page], 1)
+        await expect(page.locator(".center .outcome")).to_be_visible()
+        for name, screen in FELT_SCREENS.items():
+            await page.set_viewport_size(screen)
+            assert await page.locator(".center .outcome").count(), name
+            covered[name] = await center_covered(page)
+        assert not any(covered.values()), covered
 
 
 async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(

@@ -27,15 +27,17 @@ import { newClientSeed, validClientSeed } from "./seeds.js";
 /**
  * Where each seat sits on the felt, in % of its width and height, counted clockwise
  * from the viewer's own seat at the bottom: laid out per table size so no two seat
- * boxes meet, on a phone as on a desktop.
+ * boxes meet, and none meets the pot and the lines under it in the middle, on a phone
+ * as on a desktop. Seats at the sides hug the rim (style.css), leaving the middle
+ * a column of its own.
  * @type {Record<number, [number, number][]>}
  */
 const SPOTS = {
-  2: [[50, 86], [50, 14]],
-  3: [[50, 86], [16, 27], [84, 27]],
-  4: [[50, 86], [11, 50], [50, 14], [89, 50]],
-  5: [[50, 86], [11, 62], [24, 15], [76, 15], [89, 62]],
-  6: [[50, 86], [11, 68], [11, 27], [50, 14], [89, 27], [89, 68]],
+  2: [[50, 91], [50, 10]],
+  3: [[50, 91], [2, 27], [98, 27]],
+  4: [[50, 91], [2, 50], [50, 10], [98, 50]],
+  5: [[50, 91], [2, 62], [27, 9], [73, 9], [98, 62]],
+  6: [[50, 91], [2, 71], [2, 29], [50, 10], [98, 29], [98, 71]],
 };
 
 export class TableView {
@@ -171,11 +173,11 @@ export class TableView {
       // Seat numbers go clockwise; the viewer sits at the bottom, as at a real table.
       const [x, y] = SPOTS[count][(n - anchor + count) % count];
       const seat = state.seats.get(n);
-      const side = x < 30 ? " left" : x > 70 ? " right" : "";
+      const side = x < 15 ? " left" : x > 85 ? " right" : "";
       seats.push(
         h(
           "div",
-          { class: `seat-spot${y < 45 ? " upper" : ""}${side}`, style: `left:${x}%;top:${y}%` },
+          { class: `seat-spot${side}`, style: `left:${x}%;top:${y}%` },
           seat ? this.seatBox(state, seat) : h("div", { class: "seat empty", dataset: { seat: String(n) }, text: "Empty seat" }),
         ),
       );
@@ -250,6 +252,7 @@ export class TableView {
         "div",
         { class: "seat-line" },
         h("span", { class: "seat-stack", text: chips(seat.stack) }),
+        seat.bet > 0 && h("span", { class: "seat-bet", title: "bet this round" }, h("span", { class: "chip" }), chips(seat.bet)),
         seat.folded ? h("span", { class: "tag", text: "folded" }) : seat.allIn ? h("span", { class: "tag allin", text: "all in" }) : null,
       ),
       !seat.connected &&
@@ -258,7 +261,6 @@ export class TableView {
       tiles,
       value && h("div", { class: `seat-value${won ? " won" : ""}`, text: won ? `${value} · wins ${chips(seat.won)}` : value }),
       !value && won && h("div", { class: "seat-value won", text: `wins ${chips(seat.won)}` }),
-      seat.bet > 0 && h("div", { class: "seat-bet" }, h("span", { class: "chip" }), chips(seat.bet)),
       isActor && !state.replaying && !this.elsewhere && timer(),
     );
   }
