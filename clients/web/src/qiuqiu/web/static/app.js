@@ -309,7 +309,7 @@ class App {
     if (m.seat !== undefined && m.seat !== null) {
       this.awaitSeed(m.table_id);
       const tally = this.tableTally(m.table_id);
-      const why = m.ref === undefined ? `You were stood up (the server is stopping, or you were away past the grace period): your ${chips(m.cashed_out)} chips went back to your balance.` : `You left with ${chips(m.cashed_out)} chips.`;
+      const why = m.ref === undefined ? `You were stood up (the server is stopping, or you were away past the grace period): your ${counted(m.cashed_out, "chip")} went back to your balance.` : `You left with ${counted(m.cashed_out, "chip")}.`;
       this.farewell = { tableId: m.table_id, tally, balance: m.balance, why };
       this.forgetTally(m.table_id);
     }
@@ -345,7 +345,7 @@ class App {
       return;
     }
     if (buyIn > this.balance) {
-      this.toast(`Your balance is ${chips(this.balance)} chips, not enough for ${chips(buyIn)}.`, "bad");
+      this.toast(`Your balance is ${counted(this.balance, "chip")}, not enough for ${chips(buyIn)}.`, "bad");
       return;
     }
     try {

@@ -151,7 +151,7 @@ export class LobbyView {
       const s = taken.get(n);
       seatChips.push(
         s
-          ? h("span", { class: `seat-chip${s.is_bot ? " bot" : ""}`, title: `${s.name}: ${chips(s.stack)} chips` }, s.name, h("small", { text: ` ${chips(s.stack)}` }))
+          ? h("span", { class: `seat-chip${s.is_bot ? " bot" : ""}`, title: `${s.name}: ${counted(s.stack, "chip")}` }, s.name, h("small", { text: ` ${chips(s.stack)}` }))
           : h("span", { class: "seat-chip free", text: "free" }),
       );
     }
