@@ -18,8 +18,11 @@ from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
 from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
+from tests.conftest import free_port
 from tests.server import cheats
 from tests.server.conftest import chip_total
+from tests.server.processes import Servers
 
 SMALL = TableOptions(ante=1, min_bet=1, max_bet=2)
 """Stakes at which no run of luck busts a caller in a few hands: the deals are random
@@ -152,3 +155,44 @@ async def test_an_amount_no_message_can_carry_is_logged_and_the_timer_plays_the_
         summary = await asyncio.wait_for(play(OutOfRange(), conn, table.table_id, hands=2), 30)
     assert summary.hands == 2
     assert "the bot's answer Bet(amount=-5) cannot be sent" in caplog.text
+
+
+class KillsTheHostOnItsFirstTurn(AlwaysCall):
+    """Plays like AlwaysCall, but kills the process hosting its table on its first turn."""
+
+    def __init__(self, host: asyncio.subprocess.Process) -> None:
+        self.host = host
+
+    def decide(self, turn: Turn) -> Action:
+        if self.host.returncode is None:
+            self.host.kill()
+        return super().decide(turn)
+
+
+async def test_a_hand_its_dead_server_was_playing_counts_as_voided_like_the_servers_history(
+    redis_url: str,
+) -> None:
+    """Cy's table is hosted by one process, the bot plays at it through the other; the
+    host dies mid-hand and the other adopts the table and voids the hand, with a seq far
+    ahead and no hand_ended after it. The bot's summary has the hands the server's
+    history has: the voided one too, at no cost."""
+    servers = Servers(redis_url)
+    store = await RedisStore.from_url(redis_url)
+    try:
+        hosting, relaying = free_port(), free_port()
+        host = await servers.start(hosting)
+        await servers.start(relaying)
+        cy = await Connection.open(f"ws://127.0.0.1:{hosting}", name="Cy", reconnect=False)
+        options = SMALL.model_copy(update={"dealer_bot": False, "turn_seconds": 1.0})
+        table, _ = await cy.open_table(options, 500)
+        async with await Connection.open(f"ws://127.0.0.1:{relaying}", name="Bo") as conn:
+            await conn.join_table(table.table_id, 500)
+            bot = KillsTheHostOnItsFirstTurn(host)
+            summary = await asyncio.wait_for(play(bot, conn, table.table_id, 2), PATIENCE)
+        await cy.close()
+        history = await store.account_hands(conn.account_id)
+        assert any(hand.voided for hand in history)
+        assert {h.hand_id: h.net(conn.account_id) for h in history} == summary.per_hand
+    finally:
+        await servers.kill_remaining()
+        await store.close()

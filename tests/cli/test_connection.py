@@ -109,6 +109,34 @@ async def test_a_gap_in_seq_brings_a_snapshot_instead_of_the_event(server: QiuQi
         assert conn.tables[table_id].legal is not None
 
 
+async def test_a_hand_voided_after_a_gap_comes_out_and_a_snapshot_after_it(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(TableOptions(), buy_in=500)
+        table_id = table.table_id
+        messages = conn.messages()
+        async with asyncio.timeout(5):
+            while not isinstance(turn := await anext(messages), wire.TurnStarted):
+                pass
+            seen = conn.tables[table_id].seq
+            # As from the table's new host after its server died: far ahead in seq.
+            conn._messages.put_nowait(
+                wire.HandVoided(
+                    table_id=table_id,
+                    seq=seen + 1_000_000,
+                    hand_id=turn.hand_id,
+                    reason="the server hosting the table stopped",
+                    refunds=(),
+                )
+            )
+            voided = await anext(messages)
+            after_gap = await anext(messages)
+        assert isinstance(voided, wire.HandVoided)
+        assert isinstance(after_gap, wire.TableSnapshot)
+        assert after_gap.seq == seen
+
+
 class DroppedAtHandThree(AlwaysCall):
     """Plays like AlwaysCall, but cuts the network under itself once, in hand 3."""
 

@@ -327,6 +327,19 @@ def test_an_event_after_a_gap_changes_nothing() -> None:
     assert state == before
 
 
+def test_a_hand_voided_after_a_gap_is_marked_voided_and_leaves_the_rest_to_the_snapshot() -> None:
+    # As from a table's new host: its seq counts on from far above the dead one's.
+    state = played_to(wire.Raised)
+    voided = wire.HandVoided(**hand_at(state.seq + 1_000_000), reason="host died", refunds=())
+    stacks = {seat: s.stack for seat, s in state.seats.items()}
+    seq = state.seq
+    assert state.apply(voided) is Applied.GAP
+    assert state.hand is not None
+    assert state.hand.voided
+    assert state.seq == seq
+    assert {seat: s.stack for seat, s in state.seats.items()} == stacks
+
+
 def test_after_a_gap_the_missing_event_still_applies() -> None:
     state = fresh()
     assert state.apply(event_at(3)) is Applied.GAP

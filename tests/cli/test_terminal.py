@@ -19,9 +19,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from qiuqiu.cli.connection import Connection
+from qiuqiu.protocol import TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.cli.conftest import QIUQIU
+from tests.conftest import free_port
 from tests.server import cheats
+from tests.server.processes import Servers
 
 PATIENCE = 30
 """Seconds to wait for what the screen should show next (never a timing assertion)."""
@@ -248,6 +252,39 @@ async def test_a_deck_not_made_from_the_seeds_is_shown_loudly_once_the_table_clo
     assert child.match.group(2) == "1"
     assert child.match.group(3).startswith("the revealed seed and the client seeds do not make")
     assert "shuffle verified" not in await finished(child)
+
+
+# -- a table whose server dies, between real server processes ---------------------------
+
+
+async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
+    redis_url: str, config_dir: Path
+) -> None:
+    """Bo's table is hosted by one process, Ann plays at it through the other. The host
+    is killed mid-hand: the other adopts the table, voids the hand, and Ann is told
+    why her chips are back, though that hand_voided comes after a gap in seq."""
+    servers = Servers(redis_url)
+    try:
+        hosting, relaying = free_port(), free_port()
+        host = await servers.start(hosting)
+        await servers.start(relaying)
+        bo = await Connection.open(f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False)
+        table, _ = await bo.open_table(TableOptions(dealer_bot=False, turn_seconds=5), 500)
+        child = spawn(
+            config_dir, "--server", f"ws://127.0.0.1:{relaying}", "--table", table.table_id
+        )
+        await child.expect(WELCOME, async_=True)
+        await child.expect(["Bo to act", TURN], async_=True)
+        host.kill()
+        await host.wait()
+        await child.expect(
+            r"The hand was called off \(the server hosting the table stopped", async_=True
+        )
+        await bo.close()
+        await leave(child)
+        assert "Traceback" not in await finished(child)
+    finally:
+        await servers.kill_remaining()
 
 
 def matched(child: pexpect.spawn[str]) -> str:

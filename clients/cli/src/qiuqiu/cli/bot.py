@@ -297,6 +297,12 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             summary.verified += isinstance(state.hand.deal_check, DealChecked)
         # Kept here rather than read from the state: a snapshot taken mid-hand (after
         # a reconnect) cannot say what the stack was when the hand began.
+        if isinstance(message, wire.HandVoided) and message.hand_id in stacks_before:
+            # Counted here, as a hand that cost nothing: a hand its dead server was
+            # playing is voided by the table's new host with no hand_ended after it.
+            stacks_before.pop(message.hand_id)
+            summary.record(message.hand_id, 0)
+            log.info("hand %d called off: %s", summary.hands, message.reason)
         if isinstance(message, wire.HandStarted | wire.HandEnded) and state.you is not None:
             stack = next((s.amount for s in message.stacks if s.seat == state.you), None)
             if isinstance(message, wire.HandStarted) and stack is not None:

@@ -370,7 +370,7 @@ class Connection:
 
     async def _keep(self, message: wire.AnyServerMessage) -> bool:
         """Fold ``message`` into the table state; ``False`` for an event already seen,
-        or one that comes after a gap (a snapshot is on its way)."""
+        or one that comes after a gap (a snapshot is on its way) but ``hand_voided``."""
         if isinstance(message, wire.TableClosed) and message.table_seed is not None:
             self._reveal(message.table_id, message.table_seed)
         if isinstance(message, wire.TableSnapshot):
@@ -397,7 +397,12 @@ class Connection:
                 log.info("missed events at table %s: asking for a snapshot", message.table_id)
                 self._awaiting_snapshot[message.table_id] = now
                 await self.send(cmd.RequestSnapshot(table_id=message.table_id))
-            return applied is Applied.APPLIED
+            # A hand voided after a gap is handed out all the same: it is how the
+            # player learns why the chips in the pot are back, which the snapshot
+            # on its way shows but does not explain.
+            return applied is Applied.APPLIED or (
+                applied is Applied.GAP and isinstance(message, wire.HandVoided)
+            )
         elif isinstance(message, wire.TableLeft) and message.seat is not None:
             self.tables.pop(message.table_id, None)
         return True

@@ -9,6 +9,9 @@ picture that a terminal can draw and a bot can decide from. Its rules:
    An older ``seq`` is a copy already applied (ignored); a newer one means
    something was missed, so :meth:`apply` answers :data:`Applied.GAP` and the
    caller asks for a snapshot. Events are not applied until it arrives.
+   A ``hand_voided`` after a gap (the table's new host calling off the hand its
+   dead server was playing, with a ``seq`` far ahead) marks that hand voided all
+   the same: the player must hear of it, though the snapshot brings the stacks.
 3. Nothing here is trusted to decide anything: the server is the authority,
    and the next ``turn_started`` or snapshot corrects any drift.
 4. Except the deal: what the server committed to is checked against what it
@@ -154,6 +157,9 @@ class TableState:
         if message.seq <= self.seq:
             return Applied.IGNORED
         if message.seq != self.seq + 1:
+            hand = self.hand
+            if isinstance(message, wire.HandVoided) and hand and hand.hand_id == message.hand_id:
+                hand.voided = True
             return Applied.GAP
         self.seq = message.seq
         # A look-up by the message's class rather than a match: each case of a match
