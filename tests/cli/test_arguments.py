@@ -1,12 +1,17 @@
-"""The table flags: options the protocol takes, and errors in the flags' own words."""
+"""The flags: options the protocol takes, and errors in the flags' own words, one line
+and status 2 from every command, never a traceback."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 import pytest
 
+from clients.examples.always_call import AlwaysCall
+from qiuqiu.cli.__main__ import main as play_main
 from qiuqiu.cli.arguments import add_table_options, table_options
+from qiuqiu.cli.bot import main as bot_main
 from qiuqiu.protocol import TableOptions
 
 
@@ -48,3 +53,58 @@ def test_every_reason_is_given_at_once() -> None:
         "bad table options: --seats must be less than or equal to 6 (got 9); "
         "--max-raises must be greater than or equal to 0 (got -1)"
     )
+
+
+PLAY_FLAGS = [
+    ("--buy-in", "0"),
+    ("--buy-in", "-5"),
+    ("--buy-in", "x"),
+    ("--buy-in", "1" + "0" * 20),
+    ("--name", ""),
+    ("--name", " \t"),
+    ("--name", "x" * 65),
+    ("--table", ""),
+    ("--table", "no spaces"),
+    ("--ante", "-1"),
+    ("--turn-seconds", "0"),
+    ("--turn-seconds", "nan"),
+    ("--buy-in", "20000"),
+]
+"""Flags that cannot work, each of them with a command that would otherwise run."""
+
+
+@pytest.mark.parametrize("flags", PLAY_FLAGS, ids=" ".join)
+def test_a_flag_that_cannot_work_is_one_line_and_status_2_from_qiuqiu_play(
+    flags: tuple[str, ...], capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert _status(lambda: play_main(["play", "--server", "ws://127.0.0.1:9", *flags])) == 2
+    said = capfd.readouterr()
+    assert "Traceback" not in said.err + said.out
+    assert "ValidationError" not in said.err + said.out
+    assert flags[0] in said.err + said.out
+
+
+@pytest.mark.parametrize("flags", [*PLAY_FLAGS, ("--hands", "0"), ("--hands", "-1")], ids=" ".join)
+def test_a_flag_that_cannot_work_is_one_line_and_status_2_from_a_bots_main(
+    flags: tuple[str, ...], capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert _status(lambda: bot_main(AlwaysCall(), ["--server", "ws://127.0.0.1:9", *flags])) == 2
+    said = capfd.readouterr().err
+    assert "Traceback" not in said
+    assert flags[0] in said
+
+
+@pytest.mark.parametrize("flags", [("--auto", "0"), ("--auto", "-3")], ids=" ".join)
+def test_auto_needs_a_hand_or_more(
+    flags: tuple[str, ...], capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert _status(lambda: play_main(["play", *flags])) == 2
+    assert "argument --auto: must be 1 or more" in capfd.readouterr().err
+
+
+def _status(run: Callable[[], int]) -> int | str | None:
+    """The exit status ``run`` returns, or the one argparse exits with."""
+    try:
+        return run()
+    except SystemExit as exited:
+        return exited.code

@@ -21,7 +21,13 @@ from rich.console import Console
 
 from qiuqiu.cli import render
 from qiuqiu.cli.arena.command import add_arena, run_arena
-from qiuqiu.cli.arguments import add_table_options
+from qiuqiu.cli.arguments import (
+    add_table_options,
+    chips,
+    hand_count,
+    player_name,
+    table_id,
+)
 from qiuqiu.cli.errors import BotFailed, ClientError
 from qiuqiu.cli.play import PlayOptions, play
 from qiuqiu.protocol import DealTampered
@@ -39,11 +45,15 @@ def parser() -> argparse.ArgumentParser:
         "(its accounts last as long as it does).",
     )
     cmd.add_argument("--server", metavar="URL", help="a running server, e.g. ws://127.0.0.1:8765")
-    cmd.add_argument("--name", default=_default_name(), help="your name at the table")
-    cmd.add_argument("--table", metavar="ID", help="join this table instead of opening one")
-    cmd.add_argument("--buy-in", type=int, default=500, help="chips to sit down with (500)")
+    cmd.add_argument(
+        "--name", type=player_name, default=_default_name(), help="your name at the table"
+    )
+    cmd.add_argument(
+        "--table", type=table_id, metavar="ID", help="join this table instead of opening one"
+    )
+    cmd.add_argument("--buy-in", type=chips, default=500, help="chips to sit down with (500)")
     add_table_options(cmd)
-    cmd.add_argument("--auto", type=int, metavar="N", help="let a simple bot play N hands")
+    cmd.add_argument("--auto", type=hand_count, metavar="N", help="let a simple bot play N hands")
     cmd.add_argument("--json", action="store_true", help="with --auto: the summary as JSON")
     cmd.add_argument("--ascii", action="store_true", help="ASCII only: tiles as [6|1], not U+1F031")
     cmd.add_argument("--plain", action="store_true", help="one line per event, no live table view")

@@ -1,13 +1,18 @@
-"""The command-line flags for a new table's options, shared by ``qiuqiu play`` and bots."""
+"""The command-line flags for a new table's options, and the checks of a name and a
+buy-in, shared by ``qiuqiu play``, ``qiuqiu arena`` and bots."""
 
 from __future__ import annotations
 
 import argparse
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol.common import MAX_CHIPS, PlayerName, TableId
+
+_NAME: TypeAdapter[str] = TypeAdapter(PlayerName)
+_TABLE_ID: TypeAdapter[str] = TypeAdapter(TableId)
 
 # The flags that set a field under another name; the rest are the field with dashes.
 _FLAGS = {"dealer_bot": "--no-bot", "betting_rounds": "--rounds", "manual_split": "--split"}
@@ -69,3 +74,47 @@ def _reason(detail: ErrorDetails) -> str:
     field = str(detail["loc"][0])
     flag = _FLAGS.get(field, "--" + field.replace("_", "-"))
     return f"{flag} must be {said} (got {detail['input']!r})"
+
+
+def player_name(text: str) -> str:
+    """``--name``'s type: a name the server takes, or argparse's one-line error."""
+    return _valid(_NAME, text)
+
+
+def table_id(text: str) -> str:
+    """``--table``'s type: an id a table can have, or argparse's one-line error."""
+    return _valid(_TABLE_ID, text)
+
+
+def _valid(adapter: TypeAdapter[str], text: str) -> str:
+    try:
+        return adapter.validate_python(text)
+    except ValidationError as error:
+        said = error.errors()[0]["msg"].removeprefix("Value error, ")
+        raise argparse.ArgumentTypeError(f"{said[:1].lower()}{said[1:]} (got {text!r})") from None
+
+
+def chips(text: str) -> int:
+    """``--buy-in``'s type: a whole number of chips, 1 or more, that a stack can hold."""
+    amount = int(text)  # argparse turns a ValueError into "invalid chips value"
+    if not 1 <= amount <= MAX_CHIPS:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CHIPS:,} chips (got {amount})")
+    return amount
+
+
+def hand_count(text: str) -> int:
+    """A number of hands to play: 1 or more."""
+    hands = int(text)  # argparse turns a ValueError into "invalid hand_count value"
+    if hands < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more (got {hands})")
+    return hands
+
+
+def check_buy_in(buy_in: int, options: TableOptions) -> None:
+    """``ValueError`` unless a table with ``options`` takes ``buy_in``: said before the
+    table is opened, rather than refused once it is."""
+    if not options.min_buy_in <= buy_in <= options.max_buy_in:
+        raise ValueError(
+            f"--buy-in must be {options.min_buy_in:,} to {options.max_buy_in:,}"
+            f" (the table's buy-ins), not {buy_in:,}"
+        )

@@ -34,7 +34,15 @@ from types import MappingProxyType
 
 from pydantic import ValidationError
 
-from qiuqiu.cli.arguments import add_table_options, table_options
+from qiuqiu.cli.arguments import (
+    add_table_options,
+    check_buy_in,
+    chips,
+    hand_count,
+    player_name,
+    table_id,
+    table_options,
+)
 from qiuqiu.cli.connection import Closed, Connection, Reconnected
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ClientError, ServerRefused, ShuffleNotRevealed
@@ -419,14 +427,18 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     what an example bot's ``if __name__ == "__main__"`` calls."""
     parser = argparse.ArgumentParser(description=(type(bot).__doc__ or "").split("\n")[0])
     parser.add_argument("--server", default="ws://127.0.0.1:8765", help="(%(default)s)")
-    parser.add_argument("--name", default=type(bot).__name__, help="(%(default)s)")
-    parser.add_argument("--hands", type=int, default=100, help="hands to play (%(default)s)")
-    parser.add_argument("--table", help="join this table (default: open one)")
-    parser.add_argument("--buy-in", type=int, default=500, help="(%(default)s)")
+    parser.add_argument(
+        "--name", type=player_name, default=type(bot).__name__, help="(%(default)s)"
+    )
+    parser.add_argument("--hands", type=hand_count, default=100, help="hands to play (%(default)s)")
+    parser.add_argument("--table", type=table_id, help="join this table (default: open one)")
+    parser.add_argument("--buy-in", type=chips, default=500, help="(%(default)s)")
     add_table_options(parser)
     args = parser.parse_args(argv)
     try:
         options = table_options(args)
+        if args.table is None:
+            check_buy_in(args.buy_in, options)
     except ValueError as error:
         parser.error(str(error))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
-from qiuqiu.cli.arguments import table_options
+from qiuqiu.cli.arguments import check_buy_in, table_options
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
@@ -50,8 +50,8 @@ class PlayOptions:
         table = table_options(args)
         if args.no_bot and args.server is None and args.table is None:
             raise ValueError("--no-bot needs --server: at the embedded server you would sit alone")
-        if args.auto is not None and args.auto < 1:
-            raise ValueError("--auto needs a number of hands, 1 or more")
+        if args.table is None:
+            check_buy_in(args.buy_in, table)
         encoding = (console.encoding or "").lower().replace("-", "")
         return cls(
             server=args.server,

@@ -20,7 +20,7 @@ from typing import Any
 from qiuqiu.cli.arena.match import MatchResult, duplicate_match, milli_antes
 from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
 from qiuqiu.cli.arena.seats import Entrant, entrant, house_rng
-from qiuqiu.cli.arguments import add_table_options, table_options
+from qiuqiu.cli.arguments import add_table_options, check_buy_in, table_options
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.collector import PYTHON_THRESHOLD, freeze_start_up_heap
 from qiuqiu.server.strategy import prepare
@@ -55,11 +55,7 @@ def run_arena(args: argparse.Namespace) -> int:
     if args.hands < 4:
         raise ValueError("--hands must be at least 4 (two duplicate deals)")
     options = table_options(args)
-    if not options.min_buy_in <= args.buy_in <= options.max_buy_in:
-        raise ValueError(
-            f"--buy-in must be {options.min_buy_in:,} to {options.max_buy_in:,}"
-            f" (the table's buy-ins, as on a server), not {args.buy_in:,}"
-        )
+    check_buy_in(args.buy_in, options)
     entrants = _named([entrant(spec) for spec in args.contestants])
     if any(e.is_house for e in entrants):
         prepare()
