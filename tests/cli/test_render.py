@@ -355,3 +355,14 @@ def test_a_hand_started_in_ascii_is_ascii() -> None:
     drawn = line(started, table())
     assert drawn.isascii()
     assert "-- Hand #3 --" in drawn
+
+
+def test_ascii_only_keeps_the_styles_where_their_words_are() -> None:
+    line = Text.assemble(("Zoë", "bold"), " may: call 40 · fold", ("…", "dim"), ("王", "red"))
+    said = render.ascii_only(line)
+    assert said.plain == "Zoe may: call 40 | fold...?"
+    assert [(said.plain[s.start : s.end], s.style) for s in said.spans] == [
+        ("Zoe", "bold"),
+        ("...", "dim"),
+        ("?", "red"),
+    ]

@@ -161,8 +161,12 @@ def test_tiles_are_drawn_in_ascii_when_asked(config_dir: Path) -> None:
     child.expect(TURN)
     assert not re.search("[\U0001f031-\U0001f061]", str(child.before))
     assert str(child.before).isascii(), str(child.before)
+    # A refusal names what may be done, as the turn's line does: in ASCII too.
+    child.sendline("raise 40")
+    child.expect(r"you cannot raise now; now you may: check \| bet 10-490")
+    assert str(child.before).isascii(), str(child.before)
     child.sendline("quit")
-    finish(child)
+    assert finish(child).isascii()
 
 
 def test_the_seed_command_sets_the_players_own_seed_from_the_next_hand(config_dir: Path) -> None:

@@ -9,11 +9,12 @@ terminal that cannot encode them, as ``[6|1]``.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
@@ -31,6 +32,32 @@ CATEGORY_NAMES = {
     Category.PURE_SMALL: "Pure Small",
     Category.NORMAL: "",
 }
+
+
+ASCII_FOR = {"·": "|", "…": "...", "─": "-", "—": "-", "\N{EN DASH}": "-", "◀": "<-", "⏱": ""}
+"""The client's own symbols, and those the server's words may hold, as ``--ascii`` says
+them: the same as the pictures drawn in ASCII say them."""
+
+
+def ascii_only(text: Text) -> Text:
+    """``text`` in ASCII, its styles kept: what the client did not draw itself (the
+    server's refusals, other players' names) may hold anything. A letter loses its
+    accents; anything else unknown is ``?``."""
+    said = [_ascii_char(char) for char in text.plain]
+    starts = [0]  # where each character's replacement starts, for the spans
+    for part in said:
+        starts.append(starts[-1] + len(part))
+    spans = [Span(starts[s.start], starts[s.end], s.style) for s in text.spans]
+    return Text("".join(said), style=text.style, end=text.end, spans=spans)
+
+
+def _ascii_char(char: str) -> str:
+    if char.isascii():
+        return char
+    if char in ASCII_FOR:
+        return ASCII_FOR[char]
+    bare = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    return bare if bare.isascii() and bare else "?"
 
 
 def tile(text: str, unicode: bool) -> Text:

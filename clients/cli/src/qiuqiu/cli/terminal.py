@@ -142,6 +142,8 @@ class Terminal:
     # -- output --------------------------------------------------------------------
 
     def say(self, renderable: RenderableType) -> None:
+        if not self.unicode and isinstance(renderable, Text):
+            renderable = render.ascii_only(renderable)
         if self.screen is not None:
             self.screen.add(renderable)
             return
