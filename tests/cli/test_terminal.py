@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -153,6 +154,53 @@ def test_commands_from_a_file_or_from_dev_null_are_read_to_their_end(
     assert "Error" not in done.stderr
     assert ("Commands:" in done.stdout) == (source == "file")  # the help it asked for
     assert "This session:" in done.stdout
+
+
+@pytest.mark.parametrize("end", ["quit\n", ""], ids=["quit", "end-of-input"])
+def test_a_piped_script_plays_each_move_on_its_own_turn_in_order(
+    config_dir: Path, end: str
+) -> None:
+    # Read all at once before the first deal, each move used to be refused ("it is not
+    # your turn") and the quit after them taken at once.
+    done = subprocess.run(
+        [str(QIUQIU), "play", "--name", "Ann", "--plain", "--turn-seconds", "5"],
+        input="check\n" * 3 + end,
+        capture_output=True,
+        text=True,
+        env={"QIUQIU_CONFIG_DIR": str(config_dir), "PATH": ""},
+        timeout=PATIENCE * 4,
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stdout
+    assert "not your turn" not in said
+    assert "no hand is being played" not in said
+    # Each check is played, or refused for facing a bet (the turn then times out); the
+    # seat standing up may check once more itself, through the hand in play.
+    outcomes = re.findall(r"^(You checked\.|you cannot check: there is a bet)", said, re.M)
+    assert len(outcomes) >= 3, said
+    assert "This session:" in said
+
+
+def test_ctrl_c_leaves_at_once_whatever_a_script_still_holds(config_dir: Path) -> None:
+    # Behind a thousand checks, a quit would wait for a thousand turns.
+    with subprocess.Popen(
+        [str(QIUQIU), "play", "--name", "Ann", "--plain"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"QIUQIU_CONFIG_DIR": str(config_dir), "PATH": ""},
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write("check\n" * 1000)
+        process.stdin.flush()
+        for line in process.stdout:
+            if line.startswith("You checked."):
+                break
+        process.send_signal(signal.SIGINT)
+        said = process.communicate(timeout=PATIENCE)[0]
+    assert process.returncode == 0
+    assert "You left the table." in said
 
 
 def test_tiles_are_drawn_in_ascii_when_asked(config_dir: Path) -> None:

@@ -69,6 +69,9 @@ class Refusal:
 
 Command = Action | Split | Quit | Help | Nothing | Rebuy | Seed | Refusal
 
+ACTIONS = frozenset({"check", "bet", "call", "raise", "fold", "split"})
+"""The verbs that play a turn: only the player's turn can take them."""
+
 
 def read(line: str, state: TableState | None) -> Command:
     words = line.strip().lower().split()
@@ -87,7 +90,7 @@ def read(line: str, state: TableState | None) -> Command:
         return Refusal("say how much: rebuy N (or rebuy for 500)")
     if verb in ("seed", "/seed"):
         return _seed(line.split()[1:])
-    if verb not in ("check", "bet", "call", "raise", "fold", "split"):
+    if verb not in ACTIONS:
         return Refusal(f"unknown command {verb!r}: type help for the list")
     if state is None or state.hand is None or state.hand.phase == "ended":
         return Refusal("no hand is being played yet: wait for the deal")

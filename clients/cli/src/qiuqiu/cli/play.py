@@ -23,7 +23,7 @@ from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_s
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.live import LiveView, key_lines
-from qiuqiu.cli.terminal import Terminal, stdin_lines
+from qiuqiu.cli.terminal import INTERRUPT, Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
 from qiuqiu.engine import rank
 from qiuqiu.protocol import TableOptions
@@ -100,7 +100,9 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
             await check_shuffle(conn, table_id, summary)
             return summary
         if not options.live:
-            await Terminal(conn, table_id, console, options.unicode).run(typed_lines(stdin_lines()))
+            scripted = not sys.stdin.isatty()
+            terminal = Terminal(conn, table_id, console, options.unicode, scripted=scripted)
+            await terminal.run(typed_lines(stdin_lines()))
             return None
         terminal = Terminal(conn, table_id, console, options.unicode)
         with LiveView(console, options.unicode, lambda: terminal.state) as screen:
@@ -156,10 +158,11 @@ async def embedded_server(*, fast: bool) -> AsyncIterator[str]:
 
 
 async def typed_lines(source: AsyncIterator[str]) -> AsyncIterator[str]:
-    """``source``'s lines, with Ctrl-C read as ``quit`` so leaving is always clean."""
+    """``source``'s lines, with Ctrl-C read as a line of its own, so leaving is always
+    clean and comes before whatever a script still holds."""
     queue: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, queue.put_nowait, "quit\n")
+    loop.add_signal_handler(signal.SIGINT, queue.put_nowait, INTERRUPT + "\n")
 
     async def pump() -> None:
         async for line in source:

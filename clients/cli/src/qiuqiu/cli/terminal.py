@@ -5,6 +5,10 @@ standard input. Neither waits for the other, so what the other players do and
 the turn timer keep appearing while the prompt is open. The loop wakes every
 second as well, to count down the player's own turn.
 
+Lines read from a script (standard input that is not a terminal) are queued:
+an action waits for the player's turn, and every line after it waits behind it,
+so ``qiuqiu play --plain < moves.txt`` plays its moves in order, one a turn.
+
 Every hand's deal is checked as it ends (a green line, or a loud red one), and
 when the player leaves, each table played at is asked for its revealed seed to
 rebuild its whole shuffle.
@@ -18,6 +22,7 @@ import os
 import stat
 import sys
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -26,7 +31,17 @@ from rich.text import Text
 
 from qiuqiu.cli import render
 from qiuqiu.cli.bot import Action, Split, action_message
-from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, Seed, read
+from qiuqiu.cli.commands import (
+    ACTIONS,
+    HELP,
+    Help,
+    Nothing,
+    Quit,
+    Rebuy,
+    Refusal,
+    Seed,
+    read,
+)
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Notice, Reconnected
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
@@ -40,6 +55,10 @@ DEFAULT_REBUY = 500
 
 REMINDERS = (20, 10, 5)
 """Seconds left on the player's turn at which the timer is shown again."""
+
+INTERRUPT = "\x03"
+"""The line Ctrl-C is read as (the character a terminal sends for it): leave now,
+whatever a script still holds."""
 
 CLOSE_PATIENCE = 5.0
 """Seconds to wait, after leaving a table no other person sits at, for it to close
@@ -72,6 +91,7 @@ class Terminal:
         console: Console,
         unicode: bool,
         screen: LiveView | None = None,
+        scripted: bool = False,
     ) -> None:
         self.conn = conn
         self.table_id = table_id
@@ -79,6 +99,10 @@ class Terminal:
         self.unicode = unicode
         self.screen = screen
         """The live table view; ``None`` in line mode (pipes, ``--plain``)."""
+        self.scripted = scripted
+        """The lines come from a script, not a person: each waits for its turn to come."""
+        self._typed: deque[str | None] = deque()
+        """Lines read and not yet carried out, in order; ``None`` for the input's end."""
         self.session = Session()
         self.balance = conn.welcome.balance if conn.welcome else 0
         self.busted: TableOptions | None = None
@@ -109,9 +133,11 @@ class Terminal:
             self.say_summary()
 
     async def _play(self, lines: AsyncIterator[str]) -> None:
+        loop = asyncio.get_running_loop()
         messages = self.conn.messages()
         next_message = asyncio.ensure_future(anext(messages))
         next_line: asyncio.Future[str | None] = asyncio.ensure_future(anext(lines, None))
+        leaving = False
         try:
             while True:
                 waiting: set[asyncio.Future[Any]] = {next_message, next_line}
@@ -124,13 +150,24 @@ class Terminal:
                     next_message = asyncio.ensure_future(anext(messages))
                 if next_line in done:
                     line = next_line.result()
-                    if line is None or not await self.command(line):
+                    if line is not None and line.strip() == INTERRUPT:
+                        self._typed.clear()
+                    self._typed.append(line)
+                    # Leaving, or at the input's end: nothing more is read.
+                    more = line is not None and not leaving
+                    next_line = (
+                        asyncio.ensure_future(anext(lines, None))
+                        if more
+                        else (loop.create_future())
+                    )
+                while not leaving and self._typed and self._due(self._typed[0]):
+                    line = self._typed.popleft()
+                    if line is None or line.strip() == INTERRUPT or not await self.command(line):
                         if not await self.quit():
                             return
                         # Leaving: what is typed now is ignored until the seat has stood up.
-                        next_line = asyncio.get_running_loop().create_future()
-                        continue
-                    next_line = asyncio.ensure_future(anext(lines, None))
+                        leaving = True
+                        self._typed.clear()
                 self.remind()
                 self.prompt()
         finally:
@@ -138,6 +175,17 @@ class Terminal:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
                     await task
+
+    def _due(self, line: str | None) -> bool:
+        """Whether the first line queued is to be carried out now: a person's at once; a
+        script's action only on the player's turn, and once a turn (until refused)."""
+        if not self.scripted or line is None or self.busted is not None:
+            return True
+        words = line.split()
+        if not words or words[0].lower() not in ACTIONS:
+            return True
+        state = self.state
+        return state is not None and state.legal is not None and self._answered != _turn_key(state)
 
     # -- output --------------------------------------------------------------------
 
@@ -154,7 +202,7 @@ class Terminal:
 
     def prompt(self) -> None:
         state = self.state
-        if self.screen is not None or self._prompt_open:
+        if self.screen is not None or self._prompt_open or self.scripted:
             return
         if self.busted is None and (state is None or state.legal is None):
             return
@@ -293,6 +341,10 @@ class Terminal:
                 pass
             case Refusal(reason=reason):
                 self.say(Text(reason, "red"))
+                if self.scripted and state is not None and line.split()[0].lower() in ACTIONS:
+                    # A script's move is for one turn: the next one waits for the next
+                    # turn, as its author counted, and this turn runs out.
+                    self._answered = _turn_key(state)
             case action if self.busted is not None:
                 self.say(Text("You have no seat: type rebuy to buy in again, or quit.", "red"))
             case action:
