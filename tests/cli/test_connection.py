@@ -253,6 +253,36 @@ async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
         redis.wait()
 
 
+async def test_a_reconnect_goes_on_until_the_server_is_back_within_the_grace_period(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server is gone for many more tries than the first quick ones: the SDK keeps
+    trying, the seat being held for the grace period, and comes back when it does."""
+    monkeypatch.setattr(connection, "RECONNECT_DELAYS", (0.05,))
+    store = await RedisStore.from_url(redis_url)
+    config = FAST.model_copy(update={"port": free_port()})
+    server = QiuQiuServer(config, store=store)
+    await server.start()
+    conn = await Connection.open(server.url, name="Ann")
+    try:
+        messages = conn.messages()
+        for ws in server._server.connections if server._server else ():
+            ws.transport.abort()
+        await server.stop()
+        assert isinstance(await anext(messages), Disconnected)
+        await asyncio.sleep(1.0)  # some twenty tries, refused
+        server = QiuQiuServer(config, store=store)
+        await server.start()
+        async with asyncio.timeout(30):
+            notice = await anext(messages)
+        assert isinstance(notice, Reconnected), notice
+        assert notice.welcome.account_id == conn.account_id
+    finally:
+        await conn.close()
+        await server.stop()
+        await store.close()
+
+
 async def test_closing_while_a_reconnect_is_under_way_ends_the_connection() -> None:
     """close() lands while the reconnect's handshake is in flight: the socket that
     handshake opens is closed too, rather than read for ever."""

@@ -339,6 +339,53 @@ async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
         await servers.kill_remaining()
 
 
+async def test_a_server_gone_for_good_is_tried_for_the_grace_period_and_the_chips_explained(
+    redis_url: str, config_dir: Path
+) -> None:
+    """A server holding seats for 1 s (--grace 1), which Ann hears when Bo's connection
+    drops, is killed: Ann is told her seat is held for 1 s, the client tries until then
+    (and a margin), and giving up says where her chips at the table go, and how to come
+    back for them."""
+    servers = Servers(redis_url)
+    try:
+        port = free_port()
+        host = await servers.start(port, flags=("--grace", "1"))
+        child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}", "--seats", "3")
+        await child.expect(WELCOME, async_=True)
+        await child.expect(r"Table (t\w+): 3 seats", async_=True)
+        bo = await Connection.open(f"ws://127.0.0.1:{port}", name="Bo", reconnect=False)
+        await bo.join_table(matched(child), 500)
+        await bo.close()
+        await child.expect(r"Bo lost the connection \(1 s to come back\)", async_=True)
+        host.kill()
+        await host.wait()
+        await child.expect("Connection lost", async_=True)
+        await child.expect("Your seat is held for 1 s", async_=True)
+        await child.expect("The connection is closed", async_=True)
+        # Rich wraps a long line at the terminal's width, at any space, styling each line.
+        await child.expect(
+            words(
+                r"Your (\d+) chips at table t\w+ go back to your balance when the server's",
+                "grace period for your seat ends; run the same command again before then",
+            ),
+            async_=True,
+        )
+        at_table = matched(child)
+        await child.expect(
+            words(rf"Balance: 500 \(and {at_table} still at the table\)\."), async_=True
+        )
+        await child.expect(pexpect.EOF, async_=True)
+        assert "Traceback" not in str(child.before)
+    finally:
+        await servers.kill_remaining()
+
+
+def words(*parts: str) -> str:
+    """A pattern of ``parts``' words, whatever spaces, line breaks or styles come between
+    them."""
+    return rf"(?:\s|{STYLE})+".join(" ".join(parts).split(" "))
+
+
 def matched(child: pexpect.spawn[str]) -> str:
     """The first group of what the last ``expect`` matched."""
     assert isinstance(child.match, re.Match)

@@ -57,9 +57,17 @@ SNAPSHOT_PATIENCE = 2.0
 
 log = logging.getLogger(__name__)
 
-RECONNECT_DELAYS = (0.1, 0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 4.0, 4.0, 8.0)
-"""Waits between reconnect attempts: about half a minute in all, inside the
-server's grace period, after which the seat would be lost anyway."""
+RECONNECT_DELAYS = (0.1, 0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 4.0)
+"""Waits between reconnect attempts: quick at first, then the last one again and again
+until the seat's grace period is over."""
+
+DEFAULT_GRACE = 60.0
+"""Seconds a server holds the seat of a connection that dropped, unless it was started
+with another ``--grace`` (PROTOCOL.md, "The session"). A client hears the server's own
+only from a ``player_disconnected`` about someone else."""
+GRACE_MARGIN = 10.0
+"""Seconds to go on trying past the grace period: the server counts it from when it saw
+the drop, and a hand in play keeps the seat until the hand ends."""
 
 FINAL_CLOSE_CODES = frozenset({1000, 1008, 1009, 4000})
 """Closes that reconnecting cannot mend: a clean close, a flood, an oversize
@@ -77,9 +85,12 @@ R = TypeVar("R", bound=wire.Reply)
 
 @dataclass(frozen=True, slots=True)
 class Disconnected:
-    """The connection dropped (``reason``); the client is trying to reconnect."""
+    """The connection dropped (``reason``); the client is trying to reconnect, for as
+    long as the server holds a seat: ``grace`` seconds, ``None`` when the server has not
+    said (it holds it for :data:`DEFAULT_GRACE` unless started otherwise)."""
 
     reason: str
+    grace: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +147,9 @@ class Connection:
         self._reader: asyncio.Task[None] | None = None
         self._awaiting_snapshot: dict[str, float] = {}
         """The tables a snapshot was asked for after a gap, and when."""
+        self.grace: float | None = None
+        """Seconds the server holds a seat whose connection dropped, once a
+        ``player_disconnected`` has said; ``None`` until then."""
         self._closing = False
 
     @classmethod
@@ -388,6 +402,8 @@ class Connection:
         elif isinstance(message, wire.SeedSet):
             self.deals_of(message.table_id).seed_set(message.client_seed)
         elif isinstance(message, wire.TableEvent) and message.table_id in self.tables:
+            if isinstance(message, wire.PlayerDisconnected):
+                self.grace = message.grace_ms / 1000
             applied = self.tables[message.table_id].apply(message)
             asked = self._awaiting_snapshot.get(message.table_id)
             now = time.monotonic()
@@ -427,8 +443,14 @@ class Connection:
             return False
         if code in FINAL_CLOSE_CODES:
             return False
-        self._messages.put_nowait(Disconnected(reason))
-        for delay in RECONNECT_DELAYS:
+        self._messages.put_nowait(Disconnected(reason, self.grace))
+        grace = DEFAULT_GRACE if self.grace is None else self.grace
+        give_up = time.monotonic() + grace + GRACE_MARGIN
+        delays = itertools.chain(RECONNECT_DELAYS, itertools.repeat(RECONNECT_DELAYS[-1]))
+        while True:
+            delay = next(delays)
+            if time.monotonic() + delay > give_up:
+                return False
             await asyncio.sleep(delay)
             if self._closing:
                 return False
@@ -451,4 +473,3 @@ class Connection:
                 return False
             self._messages.put_nowait(Reconnected(welcome))
             return True
-        return False

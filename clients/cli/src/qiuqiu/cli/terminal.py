@@ -42,7 +42,14 @@ from qiuqiu.cli.commands import (
     Seed,
     read,
 )
-from qiuqiu.cli.connection import Closed, Connection, Disconnected, Notice, Reconnected
+from qiuqiu.cli.connection import (
+    DEFAULT_GRACE,
+    Closed,
+    Connection,
+    Disconnected,
+    Notice,
+    Reconnected,
+)
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView
@@ -217,14 +224,41 @@ class Terminal:
         match message:
             case Closed(reason=reason):
                 self.say(Text(f"The connection is closed ({reason}).", "bold red"))
+                me = None if state is None else state.me
+                if me is not None:
+                    self.say(
+                        Text(
+                            f"Your {me.stack} chips at table {self.table_id} go back to your "
+                            "balance when the server's grace period for your seat ends; run "
+                            "the same command again before then to take the seat back.",
+                            "bold yellow",
+                        )
+                    )
                 self.say_summary()
                 return False
-            case Disconnected(reason=reason):
+            case Disconnected(reason=reason, grace=grace):
                 ellipsis = "…" if self.unicode else "..."
                 self.say(Text(f"Connection lost ({reason}); reconnecting{ellipsis}", "red"))
+                if state is not None and state.me is not None:
+                    held = (
+                        f"the server's grace period ({DEFAULT_GRACE:g} s unless it was started "
+                        "with another --grace)"
+                        if grace is None
+                        else f"{grace:g} s"
+                    )
+                    self.say(
+                        Text(
+                            f"Your seat is held for {held}: this client keeps trying to "
+                            "come back until then.",
+                            "yellow",
+                        )
+                    )
                 return True
             case Reconnected():
                 self.say(Text("Reconnected.", "green"))
+                return True
+            case wire.TableJoined(balance=balance):
+                self.balance = balance  # the buy-in is out of it
                 return True
             case wire.TableLeft(table_id=self.table_id, balance=balance, cashed_out=0, ref=None):
                 self.balance = balance
@@ -447,10 +481,14 @@ class Terminal:
 
     def say_summary(self) -> None:
         s = self.session
+        # Seated still (the connection gone for good): the balance is not all there is.
+        me = None if self.state is None else self.state.me
+        at_table = "" if me is None else f" (and {me.stack} still at the table)"
         self.say(
             Text(
                 f"This session: {s.hands} hand{'s' * (s.hands != 1)}, won {s.won}, lost {s.lost}, "
-                f"net {s.net:+d}, biggest pot won {s.biggest}. Balance: {self.balance}.",
+                f"net {s.net:+d}, biggest pot won {s.biggest}. "
+                f"Balance: {self.balance}{at_table}.",
                 "bold",
             )
         )
