@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request
 
@@ -24,7 +25,7 @@ from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, chip_total
-from tests.server.processes import listening, until
+from tests.server.processes import Servers, listening, until
 from tests.server.store_helpers import OPTIONS, saved
 
 
@@ -373,3 +374,38 @@ async def test_a_seat_taken_just_after_its_last_player_left_checks_no_hand_it_wa
     assert joined.seat is not None
     assert summary.hands == 2
     assert summary.verified == 2
+
+
+async def test_joining_a_table_while_it_moves_to_another_server_is_asked_again_until_it_has(
+    redis_url: str,
+) -> None:
+    """Bo's table's server is killed; Ann, at the other server, joins it before that one
+    has adopted it (the lease is 3 s): refused table_moving, nothing changed, and the
+    SDK sends it again until the table is adopted and takes her."""
+    servers = Servers(redis_url)
+    store = await RedisStore.from_url(redis_url)
+    try:
+        hosting, other = free_port(), free_port()
+        host = await servers.start(hosting, lease=3.0)
+        await servers.start(other, lease=3.0)
+        async with await Connection.open(
+            f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False
+        ) as bo:
+            table, _ = await bo.open_table(TableOptions(dealer_bot=False), 500)
+            dead = await store.table_host(table.table_id)
+            host.kill()
+            await host.wait()
+
+            async with Redis.from_url(redis_url) as redis:
+
+                async def gone() -> bool:
+                    return not await redis.pubsub_channels(f"*{dead}*")
+
+                await until(gone)
+            assert await store.table_host(table.table_id) == dead, "adopted before the test"
+            async with await Connection.open(f"ws://127.0.0.1:{other}", name="Ann") as ann:
+                joined = await ann.join_table(table.table_id, 500)
+        assert joined.table_id == table.table_id
+    finally:
+        await servers.kill_remaining()
+        await store.close()

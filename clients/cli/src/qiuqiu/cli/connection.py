@@ -73,6 +73,11 @@ FINAL_CLOSE_CODES = frozenset({1000, 1008, 1009, 4000})
 """Closes that reconnecting cannot mend: a clean close, a flood, an oversize
 frame, or the account taken over by another connection."""
 
+MOVING_RETRIES = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Waits before sending again a ``join_table`` refused ``table_moving``: the table's
+server stopped and another adopts it once its lease runs out (5 s by default), and
+the refusal says nothing changed."""
+
 REVEAL_PATIENCE = 5.0
 """Seconds :meth:`Connection.verify_table` waits for a table's seed by default: a
 table closes just after its last player's ``table_left``."""
@@ -230,7 +235,8 @@ class Connection:
         self, table_id: str, buy_in: int, seat: int | None = None
     ) -> wire.TableJoined:
         """Sit down at ``table_id`` with a fresh client seed, having first read the
-        table's seed commitment from the lobby when this client has not seen it."""
+        table's seed commitment from the lobby when this client has not seen it. A
+        table moving to another server is asked again, a few times, while it moves."""
         deals = self.deals_of(table_id)
         if deals.seed_commitment is None:
             listed = await self.request(cmd.ListTables(), wire.TableList)
@@ -240,6 +246,14 @@ class Connection:
         seed = fresh_seed()
         deals.joined_with(seed)
         join = cmd.JoinTable(table_id=table_id, buy_in=buy_in, seat=seat, client_seed=seed)
+        for wait in MOVING_RETRIES:
+            try:
+                return await self.request(join, wire.TableJoined)
+            except ServerRefused as refused:
+                if refused.code != "table_moving":
+                    raise
+                log.info("joining table %s: %s; trying again", table_id, refused.message)
+            await asyncio.sleep(wait)
         return await self.request(join, wire.TableJoined)
 
     async def set_seed(self, table_id: str, client_seed: str) -> None:
