@@ -198,7 +198,7 @@ def test_ctrl_c_leaves_at_once_whatever_a_script_still_holds(config_dir: Path) -
             if line.startswith("You checked."):
                 break
         process.send_signal(signal.SIGINT)
-        said = process.communicate(timeout=PATIENCE)[0]
+        said = process.communicate(timeout=PATIENCE * 2)[0]
     assert process.returncode == 0
     assert "You left the table." in said
 
