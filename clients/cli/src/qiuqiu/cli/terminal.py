@@ -159,14 +159,13 @@ class Terminal:
                     line = next_line.result()
                     if line is not None and line.strip() == INTERRUPT:
                         self._typed.clear()
-                    self._typed.append(line)
-                    # Leaving, or at the input's end: nothing more is read.
-                    more = line is not None and not leaving
-                    next_line = (
-                        asyncio.ensure_future(anext(lines, None))
-                        if more
-                        else (loop.create_future())
-                    )
+                    if not leaving:
+                        self._typed.append(line)
+                    if line is None or leaving:
+                        # At the input's end, or leaving: nothing more is read.
+                        next_line = loop.create_future()
+                    else:
+                        next_line = asyncio.ensure_future(anext(lines, None))
                 while not leaving and self._typed and self._due(self._typed[0]):
                     line = self._typed.popleft()
                     if line is None or line.strip() == INTERRUPT or not await self.command(line):
@@ -185,7 +184,8 @@ class Terminal:
 
     def _due(self, line: str | None) -> bool:
         """Whether the first line queued is to be carried out now: a person's at once; a
-        script's action only on the player's turn, and once a turn (until refused)."""
+        script's action only on the player's turn, and once a turn (unless the server
+        refuses it)."""
         if not self.scripted or line is None or self.busted is not None:
             return True
         words = line.split()
