@@ -21,14 +21,17 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 
 from qiuqiu.server.errors import StoreUnavailable
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port, own_redis
+from tests.server.conftest import Client
 from tests.server.processes import Servers, chips_in_redis, hands_dealt, listening, until
 from tests.server.recorder import (
     MID_HAND,
@@ -282,6 +285,66 @@ async def test_a_server_that_hosts_no_table_logs_an_outage_once_too(
     assert len(loud) == 2, loud
     assert loud[0].startswith("the store is unreachable"), loud
     assert loud[1].startswith("the store answers again"), loud
+
+
+async def test_a_player_on_another_process_loses_no_turn_to_an_outage(
+    redis: OwnRedis, servers: Servers
+) -> None:
+    """Bo plays through the process that does not host the table, so his messages reach
+    it through Redis. Redis dies on his turn for longer than a turn lasts: the turn
+    waits for it and starts again with a new deadline, which he learns from a new
+    ``turn_started`` or, if that went out before his process listened again, from the
+    snapshot his process asks for then; and his answer plays."""
+    hosting, relaying = free_port(), free_port()
+    await servers.start(hosting, lease=1.0)
+    await servers.start(relaying, lease=1.0)
+    ann = Client(await connect(f"ws://127.0.0.1:{hosting}"))
+    bo = Client(await connect(f"ws://127.0.0.1:{relaying}"))
+    try:
+        await ann.hello("Ann")
+        await bo.hello("Bo")
+        options = {"dealer_bot": False, "turn_seconds": 3.0}
+        created = await ann.reply("create_table", options=options, buy_in=500)
+        table_id = created["table"]["table_id"]
+        joined = await bo.reply("join_table", table_id=table_id, buy_in=500)
+        assert joined["type"] == "table_joined", joined
+        first = await ann.expect("turn_started")
+        if first["seat"] != joined["seat"]:
+            await ann.send("bet", table_id=table_id, hand_id=first["hand_id"], amount=20)
+        turn = await bo.expect("turn_started", seat=joined["seat"])
+        redis.kill()
+        await asyncio.sleep(3 * options["turn_seconds"])
+        await redis.start()
+        again = await bo.wait(lambda m: turn_again(m, turn))
+        legal = again["legal"] if again["type"] == "turn_started" else again["table"]["legal"]
+        answer = "check" if legal["check"] else "call"
+        for _ in range(3):
+            ref = await bo.send(answer, table_id=table_id, hand_id=turn["hand_id"])
+            played = await bo.wait(partial(names, ref))
+            if played.get("code") != "table_moving":
+                break
+            # The host did not listen again yet: its snapshot comes unasked once it does.
+            await bo.expect("table_snapshot")
+        assert played["type"] == ("checked" if answer == "check" else "called"), played
+    finally:
+        for client in (ann, bo):
+            await client.close()
+
+
+def names(ref: int, message: dict[str, Any]) -> bool:
+    return message.get("ref") == ref
+
+
+def turn_again(message: dict[str, Any], turn: dict[str, Any]) -> bool:
+    """Whether ``message`` gives ``turn``'s seat the same turn with a later deadline."""
+    if message["type"] == "turn_started":
+        seat, hand, deadline = message["seat"], message["hand_id"], message["deadline_ms"]
+    elif message["type"] == "table_snapshot" and message["table"]["hand"] is not None:
+        shown = message["table"]["hand"]
+        seat, hand, deadline = shown["actor"], shown["hand_id"], shown["deadline_ms"]
+    else:
+        return False
+    return (seat, hand) == (turn["seat"], turn["hand_id"]) and deadline > turn["deadline_ms"]
 
 
 async def played_on(player: Player, table_id: str, hands: int) -> bool:

@@ -36,8 +36,12 @@ class Bus(Protocol):
     owner: str
     """This process, as other processes address it."""
 
-    async def start(self, receive: Callable[[dict[str, Any]], None]) -> None:
-        """Hand every message for this process (or for all) to ``receive``, in order."""
+    async def start(
+        self, receive: Callable[[dict[str, Any]], None], resumed: Callable[[], None]
+    ) -> None:
+        """Hand every message for this process (or for all) to ``receive``, in order;
+        call ``resumed`` when it listens again after Redis was away (what was sent to
+        it meanwhile is lost)."""
 
     def send(
         self,
@@ -63,10 +67,15 @@ class RedisBus:
         self._tasks: list[asyncio.Task[None]] = []
         self._pubsub = redis.pubsub()
 
-    async def start(self, receive: Callable[[dict[str, Any]], None]) -> None:
+    async def start(
+        self, receive: Callable[[dict[str, Any]], None], resumed: Callable[[], None]
+    ) -> None:
         await self._pubsub.subscribe(self._channel(self.owner), self._channel(ALL))
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._listen(receive)), loop.create_task(self._publish())]
+        self._tasks = [
+            loop.create_task(self._listen(receive, resumed)),
+            loop.create_task(self._publish()),
+        ]
 
     def send(
         self,
@@ -109,12 +118,16 @@ class RedisBus:
             if listeners == 0 and unheard is not None:
                 unheard()
 
-    async def _listen(self, receive: Callable[[dict[str, Any]], None]) -> None:
+    async def _listen(
+        self, receive: Callable[[dict[str, Any]], None], resumed: Callable[[], None]
+    ) -> None:
         failing = False
         while True:
             try:
                 async for item in self._pubsub.listen():
-                    failing = False
+                    if failing:
+                        failing = False
+                        resumed()
                     if item["type"] == "message":
                         receive(json.loads(item["data"]))
             except asyncio.CancelledError:

@@ -30,8 +30,10 @@ all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -50,6 +52,10 @@ if TYPE_CHECKING:
     from qiuqiu.server.lobby import Lobby
 
 log = logging.getLogger(__name__)
+
+SNAPSHOT_TRIES, SNAPSHOT_PAUSE = 20, 0.5
+"""How often, and how many seconds apart, a session asks a table elsewhere for a snapshot
+once this process listens again after Redis was away, while its host does not yet."""
 
 
 class Client(Viewer, Protocol):
@@ -118,7 +124,7 @@ class Relay:
         """The sessions elsewhere at the tables here, by process, session and table."""
 
     async def start(self) -> None:
-        await self.bus.start(self._receive)
+        await self.bus.start(self._receive, self._resumed)
 
     async def stop(self) -> None:
         await self.bus.stop()
@@ -132,12 +138,15 @@ class Relay:
         table_id: str,
         kind: str,
         message: cmd.ClientMessage | None = None,
+        *,
+        again: Callable[[], None] | None = None,
     ) -> None:
         """Send ``kind`` (``command`` with ``message``, ``reconnect`` or ``gone``) for
-        ``client`` to ``host``, the process hosting ``table_id``."""
+        ``client`` to ``host``, the process hosting ``table_id``; ``again`` is called
+        where a message without a command was lost or nobody heard it."""
         if kind != "gone":
             client.remote_tables[table_id] = host
-        lost = unheard = None
+        lost = unheard = again
         if message is not None and message.id is not None:
             ref, session = message.id, client.session_id
             self.pending.sent(client, ref, table_id, host)
@@ -273,6 +282,25 @@ class Relay:
                 self._watch_again(client, table_id)
             else:
                 self.forward(host, client, table_id, "reconnect")
+
+    def _resumed(self) -> None:
+        """Listening again after Redis was away: what the hosts sent this process's
+        sessions meanwhile is lost, so each asks its tables elsewhere for a snapshot."""
+        for client in list(self.sessions.values()):
+            if client.account_id is not None:
+                for table_id in list(client.remote_tables):
+                    self._ask_snapshot(client, table_id, SNAPSHOT_TRIES)
+
+    def _ask_snapshot(self, client: Client, table_id: str, tries: int) -> None:
+        host = client.remote_tables.get(table_id)
+        if not host or tries == 0 or self.sessions.get(client.session_id) is not client:
+            return
+
+        def again() -> None:  # its host does not listen again yet
+            loop = asyncio.get_running_loop()
+            loop.call_later(SNAPSHOT_PAUSE, self._ask_snapshot, client, table_id, tries - 1)
+
+        self.forward(host, client, table_id, "reconnect", again=again)
 
     def _watch_again(self, client: Client, table_id: str) -> None:
         """A spectator here of a table this process has just adopted watches it here: the
