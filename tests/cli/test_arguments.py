@@ -69,8 +69,12 @@ PLAY_FLAGS = [
     ("--turn-seconds", "0"),
     ("--turn-seconds", "nan"),
     ("--buy-in", "20000"),
+    ("--ante", "50", "--table", "t1234abcd"),
+    ("--rounds", "2", "--table", "t1234abcd"),
+    ("--no-bot", "--table", "t1234abcd"),
 ]
-"""Flags that cannot work, each of them with a command that would otherwise run."""
+"""Flags that cannot work, each of them with a command that would otherwise run: a
+new table's options beside ``--table``, which joins one as it is, among them."""
 
 
 @pytest.mark.parametrize("flags", PLAY_FLAGS, ids=" ".join)

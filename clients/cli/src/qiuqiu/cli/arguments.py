@@ -110,6 +110,22 @@ def hand_count(text: str) -> int:
     return hands
 
 
+def check_joining(options: TableOptions) -> None:
+    """``ValueError`` naming a new table's options that ``--table`` would leave unused:
+    it joins a table as it is."""
+    defaults = TableOptions()
+    given = [
+        _FLAGS.get(field, "--" + field.replace("_", "-"))
+        for field in TableOptions.model_fields
+        if getattr(options, field) != getattr(defaults, field)
+    ]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} set the options of a table this opens; --table joins one"
+            " with its own"
+        )
+
+
 def check_buy_in(buy_in: int, options: TableOptions) -> None:
     """``ValueError`` unless a table with ``options`` takes ``buy_in``: said before the
     table is opened, rather than refused once it is."""

@@ -37,6 +37,7 @@ from pydantic import ValidationError
 from qiuqiu.cli.arguments import (
     add_table_options,
     check_buy_in,
+    check_joining,
     chips,
     hand_count,
     player_name,
@@ -439,6 +440,8 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
         options = table_options(args)
         if args.table is None:
             check_buy_in(args.buy_in, options)
+        else:
+            check_joining(options)
     except ValueError as error:
         parser.error(str(error))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

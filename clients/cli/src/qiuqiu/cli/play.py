@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
-from qiuqiu.cli.arguments import check_buy_in, table_options
+from qiuqiu.cli.arguments import check_buy_in, check_joining, table_options
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
@@ -52,6 +52,8 @@ class PlayOptions:
             raise ValueError("--no-bot needs --server: at the embedded server you would sit alone")
         if args.table is None:
             check_buy_in(args.buy_in, table)
+        else:
+            check_joining(table)
         encoding = (console.encoding or "").lower().replace("-", "")
         return cls(
             server=args.server,
