@@ -348,32 +348,17 @@ def test_strategies_of_the_same_stakes_share_one_tree() -> None:
     assert len(book.leans) == 4
 
 
-SHOVER = """
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Raise, Turn
+EXPLOITERS = Path(__file__).resolve().parents[2] / "bench/exploiters.py"
 
 
-class Shover(Bot):
-    def decide(self, turn: Turn) -> Action:
-        if turn.legal.bet is not None:
-            return Bet(turn.legal.bet.max)
-        if turn.legal.raise_to is not None:
-            return Raise(turn.legal.raise_to.max)
-        return Check() if turn.legal.check else Call()
-"""
-
-
-def test_an_all_in_for_less_than_the_trees_smallest_bet_is_called_by_pot_odds(
-    tmp_path: Path,
-) -> None:
-    """A stack of 11 at ante 10 shoves its last chip into a pot of 21. The tree's
-    all-in stands for 9 antes, and answered as one the house folded two hands in three;
-    by pot odds it calls every one, so both halves of each deal go to the same showdown
+def test_an_all_in_for_less_than_the_trees_smallest_bet_is_called_by_pot_odds() -> None:
+    """A stack of 11 at ante 10 shoves its last chip into a pot of 21. Even the
+    shallowest tree's all-in stands for an ante or more, and answered as one the house
+    folded hands the price asks to call; by pot odds it calls every one, so both halves of each deal go to the same showdown
     and the duplicate match cancels to the chip."""
-    bot = tmp_path / "shover.py"
-    bot.write_text(SHOVER)
     strategy.prepare()
     result = duplicate_match(
-        entrant(str(bot)),
+        entrant(f"{EXPLOITERS}:AlwaysShove"),
         entrant("dealer"),
         deals=300,
         options=TableOptions(min_buy_in=11),

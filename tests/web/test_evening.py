@@ -50,6 +50,17 @@ from tests.web.test_browser import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
+
+async def check_until(page: Page, wanted: str) -> None:
+    """Check at each of this page's turns until the button ``wanted`` is there."""
+    async with asyncio.timeout(HAND_LIMIT):
+        while not await page.locator(wanted).count():
+            check = page.locator(f"{MY_TURN} [data-action=check]:enabled")
+            if await check.count():
+                await check.click()
+            await asyncio.sleep(0.05)
+
+
 OpenPlayer = Callable[..., Awaitable[Player]]
 HAND_LIMIT = 30.0
 """Seconds a test gives a hand, or a run of hands, before it gives up (not a timing check)."""
@@ -224,12 +235,7 @@ async def test_a_call_that_takes_the_whole_stack_says_all_in(
     async with socket_player(server, "Bo", table_id, 1000, all_in=True):
         # Ann checks until Bo has bet more than she has left.
         call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
-        async with asyncio.timeout(HAND_LIMIT):
-            while not await call.count():
-                check = page.locator(f"{MY_TURN} [data-action=check]:enabled")
-                if await check.count():
-                    await check.click()
-                await asyncio.sleep(0.05)
+        await check_until(page, f"{MY_TURN} [data-action=call]:enabled")
         legal = [f["legal"] for f in frames_of(ann, "turn_started") if f.get("legal")][-1]
         stack = await page.locator(".seat.me .seat-stack").inner_text()
         assert stack == str(legal["call"])
@@ -392,12 +398,7 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
                 socket_player(server, f"Player {n}", table_id, 500, bets=True)
             )
         # Ann checks until someone has bet and the others called: chips on the table.
-        async with asyncio.timeout(HAND_LIMIT):
-            while not await page.locator(f"{MY_TURN} [data-action=call]:enabled").count():
-                check = page.locator(f"{MY_TURN} [data-action=check]:enabled")
-                if await check.count():
-                    await check.click()
-                await asyncio.sleep(0.05)
+        await check_until(page, f"{MY_TURN} [data-action=call]:enabled")
         await expect(page.locator(".center .turn.yours")).to_contain_text("to call")
         # Ann sees it from her seat, Cici as a watcher ("Ann to act · 10 to call").
         await expect(cici.page.locator(".center .turn")).to_contain_text("Ann to act")
@@ -476,14 +477,8 @@ async def test_a_hand_without_a_showdown_is_not_called_verified_where_no_tile_wa
     async with socket_player(server, "Bo", table_id, 500, all_in=True):
         # Ann checks, Bo bets everything, Ann folds: nobody's tiles are shown.
         page = ann.page
-        fold = page.locator(f"{MY_TURN} [data-action=fold]:enabled")
-        async with asyncio.timeout(HAND_LIMIT):
-            while not await fold.count():
-                check = page.locator(f"{MY_TURN} [data-action=check]:enabled")
-                if await check.count():
-                    await check.click()
-                await asyncio.sleep(0.05)
-        await fold.click()
+        await check_until(page, f"{MY_TURN} [data-action=fold]:enabled")
+        await page.locator(f"{MY_TURN} [data-action=fold]:enabled").click()
 
         # Ann checked her own three tiles; Cici was shown none, so checked none.
         await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_contain_text(
