@@ -213,11 +213,11 @@ async def test_acting_on_a_stale_hand_id_gets_stale_hand(
         pytest.param({"type": "bet", "amount": 9}, "bet_too_small", id="a bet under min_bet"),
         pytest.param({"type": "bet", "amount": 51}, "bet_too_large", id="a bet over max_bet"),
         pytest.param(
-            {"type": "bet", "amount": BUY_IN}, "not_enough_chips", id="a bet over the stack"
+            {"type": "bet", "amount": BUY_IN},
+            "bet_too_large",
+            id="a bet over the stack and max_bet, which is the limit named",
         ),
-        pytest.param(
-            {"type": "bet", "amount": MAX_CHIPS}, "not_enough_chips", id="a bet of 10**12"
-        ),
+        pytest.param({"type": "bet", "amount": MAX_CHIPS}, "bet_too_large", id="a bet of 10**12"),
         pytest.param({"type": "call"}, "nothing_to_call", id="a call with nothing to call"),
         pytest.param({"type": "raise", "to": 40}, "cannot_raise", id="a raise before any bet"),
         pytest.param({"type": "fold"}, "cannot_fold", id="a fold when a check is free"),
@@ -245,7 +245,9 @@ async def test_a_rule_broken_on_your_turn_gets_its_code(
         pytest.param({"type": "raise", "to": 30}, "raise_too_small", id="a raise under min"),
         pytest.param({"type": "raise", "to": 71}, "raise_too_large", id="a raise over max_bet"),
         pytest.param(
-            {"type": "raise", "to": BUY_IN + 1}, "not_enough_chips", id="a raise over the stack"
+            {"type": "raise", "to": BUY_IN + 1},
+            "raise_too_large",
+            id="a raise over the stack and max_bet, which is the limit named",
         ),
         pytest.param({"type": "check"}, "cannot_check", id="a check facing a bet"),
         pytest.param({"type": "bet", "amount": 20}, "cannot_bet", id="a bet facing a bet"),

@@ -354,8 +354,8 @@ EXPLOITERS = Path(__file__).resolve().parents[2] / "bench/exploiters.py"
 def test_an_all_in_for_less_than_the_trees_smallest_bet_is_called_by_pot_odds() -> None:
     """A stack of 11 at ante 10 shoves its last chip into a pot of 21. Even the
     shallowest tree's all-in stands for an ante or more, and answered as one the house
-    folded hands the price asks to call; by pot odds it calls every one, so both halves of each deal go to the same showdown
-    and the duplicate match cancels to the chip."""
+    folded hands the price asks to call; by pot odds it calls every one, so both halves
+    of each deal go to the same showdown and the duplicate match cancels to the chip."""
     strategy.prepare()
     result = duplicate_match(
         entrant(f"{EXPLOITERS}:AlwaysShove"),
