@@ -7,13 +7,14 @@ Run from the repository root::
 Each opponent plays a duplicate match of ``--hands`` hands (half as many
 deals, each played twice with the seats swapped) at the default table
 (ante 10, buy-in 500 against the dealer's 10,000, one betting round, or two
-with ``--rounds 2``), against the dealer bot and against today's threshold
-policy (``dealer:threshold``), the deals the same for both. The dealer keeps
-the button, as the server seats it. A figure is the opponent's chips a hand
-with its 95% interval; an exploiter "wins at 2 sigma" when its mean minus two
-standard errors is above zero. Where both dealers played an opponent, the
-difference is measured deal by deal on the same deals (a paired interval,
-much narrower than the two intervals side by side).
+with ``--rounds 2``; ``AlwaysShove@N`` shoves with a stack of N chips, short of
+the smallest buy-in, as a player who lost down to it is), against the dealer bot
+and against today's threshold policy (``dealer:threshold``), the deals the same
+for both. The dealer keeps the button, as the server seats it. A figure is the
+opponent's chips a hand with its 95% interval; an exploiter "wins at 2 sigma"
+when its mean minus two standard errors is above zero. Where both dealers played
+an opponent, the difference is measured deal by deal on the same deals (a paired
+interval, much narrower than the two intervals side by side).
 """
 
 from __future__ import annotations
@@ -50,27 +51,30 @@ OPPONENTS = {
     "always_call": str(ROOT / "clients/examples/always_call.py"),
     "tile_ranker": str(ROOT / "clients/examples/tile_ranker.py"),
 }
+SHORT_STACKS = {f"AlwaysShove@{chips}": chips for chips in (11, 20, 30, 60)}
+"""Shovers with a stack of so many chips: the short end of the strategies' grid."""
 SIDE_BY_SIDE = ("always_call", "tile_ranker")
 """Measured against today's policy too: the bot must beat them by more than it did."""
 SEED = 15
 
 
 def measure(opponent: str, dealer: str, hands: int, rounds: Literal[1, 2]) -> MatchResult:
+    buy_in = SHORT_STACKS.get(opponent, 500)
     return duplicate_match(
-        entrant(OPPONENTS[opponent]),
+        entrant(OPPONENTS[opponent.partition("@")[0]]),
         entrant(dealer),
         deals=hands // 2,
-        options=TableOptions(betting_rounds=rounds),
-        buy_in=500,
+        options=TableOptions(betting_rounds=rounds, min_buy_in=min(buy_in, 100)),
+        buy_in=buy_in,
         seed=SEED,
         house=lambda: random.Random(SEED),
     )
 
 
-def row(result: MatchResult) -> dict[str, float | int | str]:
+def row(opponent: str, result: MatchResult) -> dict[str, float | int | str]:
     sigma = result.half_width / 1.96
     return {
-        "opponent": result.a,
+        "opponent": opponent,
         "dealer": result.b,
         "hands": result.hands,
         "chips_a_hand": round(result.mean, 3),
@@ -119,7 +123,7 @@ def paired(solved: MatchResult, threshold: MatchResult) -> dict[str, float | int
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.dealer", description=__doc__)
     parser.add_argument("--hands", type=int, default=100_000)
-    parser.add_argument("--only", choices=sorted(OPPONENTS), action="append")
+    parser.add_argument("--only", choices=sorted([*OPPONENTS, *SHORT_STACKS]), action="append")
     parser.add_argument(
         "--threshold-too", action="store_true", help="today's policy against the exploiters too"
     )
@@ -128,13 +132,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     differences = []
-    for opponent in args.only or list(OPPONENTS):
+    for opponent in args.only or [*OPPONENTS, *SHORT_STACKS]:
         compared = args.threshold_too or opponent in SIDE_BY_SIDE
         results = []
         for dealer in [DEALER, THRESHOLD_DEALER] if compared else [DEALER]:
             result = measure(opponent, dealer, args.hands, args.rounds)
             results.append(result)
-            rows.append(row(result))
+            rows.append(row(opponent, result))
             print(result.summary(), flush=True)
         if compared:
             differences.append(paired(*results))

@@ -53,7 +53,7 @@ STRATEGIES = ROOT / "server/src/qiuqiu/server/house/strategies"
 CONVERGENCE = ROOT / "docs/dealer-bot"
 
 ANTE = 10
-DEPTHS = (1, 3, 9, 19, 49, 99, 249, 999)
+DEPTHS = (1, 2, 3, 5, 9, 19, 49, 99, 249, 999)
 """Chips behind after the ante, in antes."""
 DEFAULT_DEPTH = 49
 """The default table's: a 500 buy-in."""
