@@ -4,11 +4,14 @@ and status 2 from every command, never a traceback."""
 from __future__ import annotations
 
 import argparse
+import os
+import pwd
 from collections.abc import Callable
 
 import pytest
 
 from clients.examples.always_call import AlwaysCall
+from qiuqiu.cli.__main__ import _default_name
 from qiuqiu.cli.__main__ import main as play_main
 from qiuqiu.cli.arguments import add_table_options, table_options
 from qiuqiu.cli.bot import main as bot_main
@@ -112,3 +115,12 @@ def _status(run: Callable[[], int]) -> int | str | None:
         return run()
     except SystemExit as exited:
         return exited.code
+
+
+def test_the_default_name_is_the_login_name_where_the_environment_has_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for variable in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.setenv(variable, "")
+    login = pwd.getpwuid(os.getuid()).pw_name
+    assert _default_name() == login.capitalize()[:24]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
@@ -65,7 +65,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _default_name() -> str:
-    return (os.environ.get("USER") or "Player").capitalize()[:24]
+    """The login name, from the environment or else the user database."""
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):  # no name anywhere, as in some containers
+        login = ""
+    return (login or "Player").capitalize()[:24]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
