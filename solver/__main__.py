@@ -63,7 +63,7 @@ DEEP_ITERATIONS = {999: 3000}
 SHIPPED: tuple[tuple[int, TieRule, tuple[int, ...]], ...] = (
     (1, "highest_tile", DEPTHS),
     (1, "split", (49,)),
-    (2, "highest_tile", (19, 49, 99)),
+    (2, "highest_tile", (1, 2, 3, 5, 19, 49, 99)),
     (2, "split", (49,)),
 )
 """(betting rounds, tie rule, depths): each one solve and one file."""

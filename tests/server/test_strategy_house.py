@@ -345,7 +345,7 @@ def test_strategies_of_the_same_stakes_share_one_tree() -> None:
         assert lean.tree is base.tree
     by_stakes = {s.stakes: s.tree for s in book.solved}
     assert all(s.tree is by_stakes[s.stakes] for s in book.solved)
-    assert len(book.leans) == 4
+    assert len(book.leans) == 8
 
 
 EXPLOITERS = Path(__file__).resolve().parents[2] / "bench/exploiters.py"
