@@ -234,8 +234,9 @@ async def test_a_call_that_takes_the_whole_stack_says_all_in(
     table_id = await open_table_without_the_bot(page, buy_in=100)
     async with socket_player(server, "Bo", table_id, 1000, all_in=True):
         # Ann checks until Bo has bet more than she has left.
-        call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
-        await check_until(page, f"{MY_TURN} [data-action=call]:enabled")
+        enabled_call = f"{MY_TURN} [data-action=call]:enabled"
+        await check_until(page, enabled_call)
+        call = page.locator(enabled_call)
         legal = [f["legal"] for f in frames_of(ann, "turn_started") if f.get("legal")][-1]
         stack = await page.locator(".seat.me .seat-stack").inner_text()
         assert stack == str(legal["call"])
