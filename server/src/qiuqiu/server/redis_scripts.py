@@ -2,6 +2,27 @@
 nothing in between its commands (see :mod:`qiuqiu.server.redis_store`).
 
 Only commands that Redis 6.2 has, so the same scripts run on Redis 7 and Valkey.
+
+The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
+
+- ``account:{id}``: a hash of ``name`` and ``balance``
+- ``accounts``: the set of every account id, the house's included (for audits)
+- ``token:{sha256 of the token}``: the id of the account the token opens
+- ``table:{id}``: a table between hands, as JSON
+- ``tables``: the set of the ids of the tables in the lobby
+- ``revealed``: a hash of each closed table's seed, given with its hands
+- ``hands:table:{id}`` and ``hands:account:{id}``: lists of finished hands as
+  JSON, oldest first, trimmed to the last :data:`~qiuqiu.server.store.HISTORY_LENGTH`
+- ``lease:{id}``: who hosts the table (``owner:fence``), expiring unless renewed
+- ``fence:{id}``: the table's fencing counter, one up for each new lease
+- ``version:{id}``: one up for each write to the table
+- ``commit:{id}``: the id of the table's last commit, so that a commit retried
+  after its answer was lost is recognised as done (kept for a day)
+- ``seats:{account id}``: the set of the tables where the account has a seat,
+  kept with its buy-ins and cash-outs, so a returning player's tables are found
+  without reading every table
+- ``connection:{account id}``: the account's one connection
+  (``owner:session``), the newest to say hello
 """
 
 # KEYS: the house's account, the accounts set. ARGV: the house's id.

@@ -15,26 +15,7 @@ Redis 6.2 has, so the same code runs on Redis 7 and Valkey. Tables' commits go
 through a :class:`~qiuqiu.server.redis_batch.ScriptBatch`: those asked for in
 one turn of the event loop share one pipeline.
 
-The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
-
-- ``account:{id}``: a hash of ``name`` and ``balance``
-- ``accounts``: the set of every account id, the house's included (for audits)
-- ``token:{sha256 of the token}``: the id of the account the token opens
-- ``table:{id}``: a table between hands, as JSON
-- ``tables``: the set of the ids of the tables in the lobby
-- ``revealed``: a hash of each closed table's seed, given with its hands
-- ``hands:table:{id}`` and ``hands:account:{id}``: lists of finished hands as
-  JSON, oldest first, trimmed to the last :data:`HISTORY_LENGTH`
-- ``lease:{id}``: who hosts the table (``owner:fence``), expiring unless renewed
-- ``fence:{id}``: the table's fencing counter, one up for each new lease
-- ``version:{id}``: one up for each write to the table
-- ``commit:{id}``: the id of the table's last commit, so that a commit retried
-  after its answer was lost is recognised as done (kept for a day)
-- ``seats:{account id}``: the set of the tables where the account has a seat,
-  kept with its buy-ins and cash-outs, so a returning player's tables are found
-  without reading every table
-- ``connection:{account id}``: the account's one connection
-  (``owner:session``), the newest to say hello
+The keys and what each holds are listed in :mod:`qiuqiu.server.redis_scripts`.
 
 Every commit checks, in the same script, that the writer still holds the
 lease it took and that the version is the one it last wrote, so a process that
@@ -53,11 +34,10 @@ from collections.abc import Callable, Container, Coroutine
 from functools import partial
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.maint_notifications import MaintNotificationsConfig
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server import redis_scripts as scripts
@@ -65,6 +45,7 @@ from qiuqiu.server.bus import RedisBus
 from qiuqiu.server.errors import LeaseLost, Refused, StoreRefused, StoreUnavailable
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
+from qiuqiu.server.redis_clients import CountedRedis, clients
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
@@ -84,17 +65,6 @@ RENEWED_AT_ONCE = 250
 """Leases renewed by one script run. One run over every lease of a process with ten
 thousand tables holds its event loop 30 ms and more at a stretch (making and packing
 30,000 arguments, reading 10,000 answers); a few hundred at a time, under 2 ms."""
-
-
-class CountedRedis(Redis):
-    """A client that counts its round trips: each command, and each script run, is one
-    request sent and its answer waited for (the store's batches count their own)."""
-
-    round_trips = 0
-
-    async def execute_command(self, *args: Any, **options: Any) -> Any:
-        self.round_trips += 1
-        return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
 
 
 P = ParamSpec("P")
@@ -158,34 +128,8 @@ class RedisStore:
     async def from_url(cls, url: str, prefix: str = PREFIX, timeout: float = TIMEOUT) -> RedisStore:
         """Connect to ``url`` (``redis://host:port/db``) and open the house account
         at zero unless it is there already."""
-        # Neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS on each new connection:
-        # older Redis (the 6.2 the scripts are written for among them) refuses both, and
-        # each refusal, like the package version looked up for the first, leaves
-        # reference cycles that only a full collection frees, for round trips the store
-        # has no use for.
-        quiet: dict[str, Any] = {
-            "driver_info": None,
-            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
-        }
-        limits: dict[str, Any] = {
-            "decode_responses": True,
-            "socket_timeout": timeout,
-            "socket_connect_timeout": timeout,
-            # A burst of callers beyond the pool's connections waits for one, not fails.
-            "timeout": timeout,
-            **quiet,
-        }
-        pool = BlockingConnectionPool.from_url(url, **limits)
-        leases = BlockingConnectionPool.from_url(url, max_connections=1, **limits)
-        channels = CountedRedis.from_url(
-            url, decode_responses=True, socket_connect_timeout=timeout, **quiet
-        )
-        store = cls(
-            CountedRedis.from_pool(pool),
-            prefix,
-            leases=CountedRedis.from_pool(leases),
-            channels=channels,
-        )
+        redis, leases, channels = clients(url, timeout)
+        store = cls(redis, prefix, leases=leases, channels=channels)
         try:
             await store._open()
         except BaseException:

@@ -1,0 +1,49 @@
+"""The Redis clients a :class:`~qiuqiu.server.redis_store.RedisStore` talks through:
+each call with a timeout, each round trip counted, and no handshake Redis 6.2 refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.maint_notifications import MaintNotificationsConfig
+
+
+class CountedRedis(Redis):
+    """A client that counts its round trips: each command, and each script run, is one
+    request sent and its answer waited for (the store's batches count their own)."""
+
+    round_trips = 0
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        self.round_trips += 1
+        return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
+
+def clients(url: str, timeout: float) -> tuple[Redis, Redis, Redis]:
+    """Three clients of ``url``: a pool for the store's calls, one connection of its own
+    for lease renewals (so that a renewal never queues behind table writes), and one
+    for the channels between processes, which may stay quiet as long as it likes."""
+    # Neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS on each new connection:
+    # older Redis (the 6.2 the scripts are written for among them) refuses both, and
+    # each refusal, like the package version looked up for the first, leaves
+    # reference cycles that only a full collection frees, for round trips the store
+    # has no use for.
+    quiet: dict[str, Any] = {
+        "driver_info": None,
+        "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+    }
+    limits: dict[str, Any] = {
+        "decode_responses": True,
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        # A burst of callers beyond the pool's connections waits for one, not fails.
+        "timeout": timeout,
+        **quiet,
+    }
+    pool = BlockingConnectionPool.from_url(url, **limits)
+    leases = BlockingConnectionPool.from_url(url, max_connections=1, **limits)
+    channels = CountedRedis.from_url(
+        url, decode_responses=True, socket_connect_timeout=timeout, **quiet
+    )
+    return CountedRedis.from_pool(pool), CountedRedis.from_pool(leases), channels
