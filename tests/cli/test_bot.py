@@ -5,18 +5,23 @@ A bot whose own code raises stands up and is named, with its own traceback."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 import pytest
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import ServerConnection, serve
 
 from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli.bot import Action, Bet, Bot, Turn, main, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
-from qiuqiu.protocol import DealTampered, TableOptions
+from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions, encode
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
@@ -28,6 +33,7 @@ SMALL = TableOptions(ante=1, min_bet=1, max_bet=2)
 """Stakes at which no run of luck busts a caller in a few hands: the deals are random
 (the client's seed is), so the hands must not depend on them."""
 HANDS = 6
+ACTIONS = {"check", "call", "bet", "raise", "fold", "declare_cut"}
 PATIENCE = 30.0
 """Seconds before a stuck game fails the test (never a timing assertion)."""
 
@@ -196,3 +202,56 @@ async def test_a_hand_its_dead_server_was_playing_counts_as_voided_like_the_serv
     finally:
         await servers.kill_remaining()
         await store.close()
+
+
+async def test_an_action_refused_table_moving_is_sent_again_when_the_snapshot_repeats_the_turn(
+    server: QiuQiuServer,
+) -> None:
+    """Between two servers whose Redis just came back, a bot's action can reach no table
+    (``table_moving``) while the table's turn goes on; the snapshot its server then
+    asks for repeats that very turn. A proxy in front of a real server plays that
+    server's part: it refuses the bot's first action so and asks for the snapshot.
+    The bot answers the turn again, and no turn of its runs out."""
+    frames: list[dict[str, object]] = []
+
+    async def between(bot: ServerConnection) -> None:
+        async with connect(server.url) as real:
+            refused = False
+
+            async def upstream() -> None:
+                nonlocal refused
+                async for text in bot:
+                    message = json.loads(text)
+                    if message["type"] in ACTIONS and not refused:
+                        refused = True
+                        error = wire.Error(
+                            ref=message["id"],
+                            code=ErrorCode.TABLE_MOVING,
+                            message="the table is moving to another server",
+                        )
+                        await bot.send(encode(error))
+                        snapshot = cmd.RequestSnapshot(table_id=message["table_id"])
+                        await real.send(encode(snapshot))
+                        continue
+                    await real.send(text)
+
+            async def downstream() -> None:
+                async for text in real:
+                    frames.append(json.loads(text))
+                    await bot.send(text)
+
+            pumps = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
+            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+            for pump in pumps:
+                pump.cancel()
+
+    async with serve(between, "127.0.0.1", 0) as proxy:
+        port = next(iter(proxy.sockets)).getsockname()[1]
+        async with await Connection.open(f"ws://127.0.0.1:{port}", name="Ann") as conn:
+            table, _ = await conn.open_table(TableOptions(turn_seconds=2.0), buy_in=500)
+            summary = await asyncio.wait_for(
+                play(AlwaysCall(), conn, table.table_id, hands=2), PATIENCE
+            )
+    assert summary.hands == 2
+    assert any(f["type"] == "table_snapshot" for f in frames), "the proxy asked for none"
+    assert not [f for f in frames if f["type"] == "turn_timed_out"]

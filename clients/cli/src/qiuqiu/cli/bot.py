@@ -49,7 +49,7 @@ from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ClientError, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
-from qiuqiu.protocol import DealTampered, LegalActions, TableOptions
+from qiuqiu.protocol import DealTampered, ErrorCode, LegalActions, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
@@ -99,6 +99,8 @@ Action = Check | Call | Fold | Bet | Raise
 
 TURN_MESSAGES = (wire.TurnStarted, wire.CuttingStarted, wire.TableSnapshot)
 """The messages that can make it this seat's turn."""
+_SEND_AGAIN = frozenset({ErrorCode.TABLE_MOVING, ErrorCode.STORE_UNAVAILABLE})
+"""Refusals of an action that reached no table: the turn is still to be answered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,22 +204,25 @@ def _shaped(given: object) -> Action | Split:
     )
 
 
-def action_message(action: Action | Split, table_id: str, hand_id: int) -> cmd.TableAction:
-    """The wire message for ``action`` at ``table_id`` in hand ``hand_id``."""
+def action_message(
+    action: Action | Split, table_id: str, hand_id: int, ref: int | None = None
+) -> cmd.TableAction:
+    """The wire message for ``action`` at ``table_id`` in hand ``hand_id``, with the id
+    ``ref`` if given (the server's refusal of it then names it)."""
     t, h = table_id, hand_id
     match action:
         case Check():
-            return cmd.Check(table_id=t, hand_id=h)
+            return cmd.Check(id=ref, table_id=t, hand_id=h)
         case Call():
-            return cmd.Call(table_id=t, hand_id=h)
+            return cmd.Call(id=ref, table_id=t, hand_id=h)
         case Fold():
-            return cmd.Fold(table_id=t, hand_id=h)
+            return cmd.Fold(id=ref, table_id=t, hand_id=h)
         case Bet(amount=amount):
-            return cmd.Bet(table_id=t, hand_id=h, amount=amount)
+            return cmd.Bet(id=ref, table_id=t, hand_id=h, amount=amount)
         case Raise(to=to):
-            return cmd.Raise(table_id=t, hand_id=h, to=to)
+            return cmd.Raise(id=ref, table_id=t, hand_id=h, to=to)
         case Split(first=first, second=second):
-            return cmd.DeclareCut(table_id=t, hand_id=h, pairs=(first, second))
+            return cmd.DeclareCut(id=ref, table_id=t, hand_id=h, pairs=(first, second))
 
 
 @dataclass
@@ -271,6 +276,8 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     caught cheating only if its writer catches the exception and sits down again."""
     summary = Summary()
     acted: set[tuple[int, int, int, int | None]] = set()
+    answering: dict[str | int, tuple[int, int, int, int | None]] = {}
+    """The turn each action sent answers, by the action's id."""
     stacks_before: dict[int, int] = {}
     leaving = False
     async for message in conn.messages():
@@ -294,6 +301,11 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             break
         if isinstance(message, wire.Error):
             log.info("the server refused a message: %s %s", message.code, message.message)
+            turn_key = answering.pop(message.ref, None) if message.ref is not None else None
+            if turn_key is not None and message.code in _SEND_AGAIN:
+                # The action reached no table: the snapshot that follows may repeat
+                # the very same turn, and it must be answered again.
+                acted.discard(turn_key)
             continue
         deals = conn.deals.get(table_id)
         if deals is not None and deals.tampered is not None:
@@ -347,13 +359,15 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
                 except BotFailed:
                     await _stand_up(conn, table_id)
                     raise
+                ref = conn.next_id()
                 try:
-                    sent = action_message(action, table_id, turn.hand_id)
+                    sent = action_message(action, table_id, turn.hand_id, ref)
                 except ValidationError as unsendable:
                     # An amount or a tile no table could take: illegal, as the server
                     # would say of one it could read; the turn's timer plays it.
                     log.info("the bot's answer %r cannot be sent: %s", action, unsendable)
                     continue
+                answering = {ref: key}
                 await conn.send(sent)
     return summary
 
