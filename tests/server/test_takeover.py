@@ -561,3 +561,41 @@ async def test_an_all_in_call_whose_hand_end_the_store_fails_is_never_refused_af
     if (total := await chips_in_redis(redis_store)) != 0:
         problems.append(f"the chips in Redis sum to {total}, not 0")
     assert not problems, "\n".join(problems)
+
+
+async def test_a_host_frozen_past_its_lease_plays_nothing_more_of_the_hand_it_lost(
+    servers: Servers, redis_store: RedisStore
+) -> None:
+    """Ann's table's host freezes (SIGSTOP) on her turn for longer than its lease; the
+    other process adopts the table and voids the hand. When the frozen one wakes, her
+    turn's timer is long overdue and the action she sent meanwhile waits to be read.
+    It can no longer be sure it hosts the table, so it plays neither: Ann gets no
+    event of the lost hand, only the table's ``table_closed`` (moved)."""
+    hosting = free_port()
+    host = await servers.start(hosting)
+    await servers.start(free_port())
+    ann = await client_at(hosting)
+    await ann.hello("Ann")
+    created = await ann.reply("create_table", options={"turn_seconds": 1}, buy_in=500)
+    table_id = created["table"]["table_id"]
+    owner = await redis_store.table_host(table_id)
+    turn = await ann.wait(turn_at(table_id))
+    host.send_signal(signal.SIGSTOP)
+    try:
+        frozen_at = len(ann.frames)
+        action = "check" if turn["legal"]["check"] else "call"
+        await ann.send(action, table_id=table_id, hand_id=turn["hand_id"])
+
+        async def adopted() -> bool:
+            return await redis_store.table_host(table_id) not in (None, owner)
+
+        await until(adopted)
+        host.send_signal(signal.SIGCONT)
+        closed = await seen(ann, lambda m: m["type"] == "table_closed")
+        after = ann.frames[frozen_at : ann.frames.index(closed)]
+        played = [f for f in after if f.get("hand_id") == turn["hand_id"]]
+        assert played == [], (turn, after)
+    finally:
+        host.send_signal(signal.SIGCONT)
+        host.send_signal(signal.SIGKILL)
+        await host.wait()

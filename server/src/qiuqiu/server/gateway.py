@@ -167,6 +167,7 @@ class QiuQiuServer:
             # Other processes share the store: they may host tables this one's clients play at.
             self.relay = Relay(bus, self.lobby, c.relay_timeout)
             self.lobby.on_adopted = self.relay.announce_adopted
+            self.health.sure = self.leases.sure
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
         self._stopping = False

@@ -6,6 +6,10 @@ past the lease:
 - renewal, every third of a lease (sooner after a failure): extends every
   lease this process holds, and takes back one that ran out while Redis froze
   if nobody took it since. A table whose lease another process took is let go.
+  Until a renewal asked less than a lease ago has answered, the process is not
+  :meth:`~LeaseKeeper.sure` it still hosts its tables (it was stopped, its loop
+  held, or Redis is away): they play nothing meanwhile, since another process
+  may have adopted them (docs/ARCHITECTURE.md, "The table", rule 6).
 - adoption: a table in the lobby that nobody holds a lease on, seen so on two
   rounds in a row, is adopted. Waiting one round lets a host that was only
   frozen (with Redis, or on its own) take its tables back first, so that a
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection
 
 from qiuqiu.server.errors import StoreUnavailable
@@ -40,6 +45,13 @@ class LeaseKeeper:
         self.store, self.lease, self.health = store, lease, health
         self._lost, self._adopt, self._hosted = lost, adopt, hosted
         self._suspects: set[str] = set()
+        self._sure_until = time.monotonic() + lease
+        """Until when every lease this process holds is certainly its own: a lease after
+        the last renewal that answered was asked (Redis counts from later still)."""
+
+    def sure(self) -> bool:
+        """Whether every table this process hosts is certainly still its own."""
+        return time.monotonic() < self._sure_until
 
     async def run(self) -> None:
         """Renew and adopt for as long as the process lives (cancel to stop)."""
@@ -48,9 +60,13 @@ class LeaseKeeper:
     async def renew(self) -> bool:
         """Renew every lease held; whether the store was asked (with none held it is
         not, and its silence says nothing about whether it answers)."""
+        asked_at = time.monotonic()
         asked = bool(self._hosted())
         for table_id in await self.store.renew_tables(self.lease):
             self._lost(table_id)
+        # With nothing held there is nothing to doubt: a table taken since has a lease
+        # from its taking, later than this.
+        self._sure_until = asked_at + self.lease
         return asked
 
     async def adopt(self) -> bool:

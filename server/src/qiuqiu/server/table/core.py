@@ -41,6 +41,12 @@ Rules:
 5. Every table event takes the next ``seq``. Each write reserves
    :data:`SEQ_WINDOW` more in the record, and a table adopted after its host
    died counts on from there: ``seq`` never goes back for anyone.
+6. A table whose process is not sure it still hosts it (no lease renewal has
+   answered for a lease's time: the process was stopped, its loop held, or the
+   store is away) plays nothing: actions are refused with ``store_unavailable``
+   and the store counts as away, so no turn runs out. Another process may have
+   adopted the table and voided its hand; the renewal then says so, and the
+   table closes as moved without a word more of that hand.
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ from qiuqiu.server.table.audience import (
 from qiuqiu.server.table.deal import engine_action
 from qiuqiu.server.table.hand import HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
-from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange, Viewer, verify_buy_in
+from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange, Viewer, free_seat, verify_buy_in
 from qiuqiu.server.views import Publication
 
 BOT_NAME = "Dealer"
@@ -74,6 +80,10 @@ BOT_NAME = "Dealer"
 MOVED = "the table moved to another server: reconnect to go on playing"
 NOBODY_SAT = "nobody sat down"
 UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
+IN_DOUBT = (
+    "the server is making sure it still hosts this table (it lost touch with its storage"
+    " for longer than the table's lease); nothing changed: send it again in a moment"
+)
 
 
 class TableCore(HandFlow):
@@ -197,7 +207,8 @@ class TableCore(HandFlow):
             b.account_id == account_id for b in self._buy_ins
         ):
             raise Refused(ErrorCode.ALREADY_SEATED, f"you have a seat at table {self.table_id}")
-        number = self._free_seat(wanted)
+        taken = {*self.seats, *(b.seat for b in self._buy_ins), self.bot_seat}
+        number = free_seat(self.table_id, self.options, taken, wanted)
         verify_buy_in(self.options, chips)
         self._verify_store()
         self._buy_ins.append(BuyIn(account_id, name, number, chips, viewer, ref, client_seed))
@@ -251,6 +262,8 @@ class TableCore(HandFlow):
 
     def act(self, account_id: str, action: cmd.TableAction) -> None:
         """Play ``action`` for the seat of ``account_id`` (the house plays the bot's)."""
+        if not self.sure:
+            raise Refused(ErrorCode.STORE_UNAVAILABLE, IN_DOUBT)
         if account_id == HOUSE:
             seat = None if self.bot_seat is None else self.seats.get(self.bot_seat)
         else:
@@ -389,8 +402,6 @@ class TableCore(HandFlow):
                 self._arm(DESERTED, self.timings.grace)
         self._schedule_hand()
 
-    # -- what each write makes happen ----------------------------------------------------
-
     # -- small helpers -----------------------------------------------------------------
 
     def _verify_open(self) -> None:
@@ -400,16 +411,3 @@ class TableCore(HandFlow):
     def _verify_store(self) -> None:
         if not self.store_up:
             raise Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
-
-    def _free_seat(self, wanted: int | None) -> int:
-        taken = {*self.seats, *(b.seat for b in self._buy_ins)}
-        free = [n for n in range(self.options.seats) if n not in taken and n != self.bot_seat]
-        if wanted is None:
-            if not free:
-                raise Refused(ErrorCode.TABLE_FULL, f"table {self.table_id} has no free seat")
-            return free[0]
-        if not 0 <= wanted < self.options.seats:
-            raise Refused(ErrorCode.NO_SUCH_SEAT, f"the seats are 0 to {self.options.seats - 1}")
-        if wanted not in free:
-            raise Refused(ErrorCode.SEAT_TAKEN, f"seat {wanted} is not free (free: {free})")
-        return wanted

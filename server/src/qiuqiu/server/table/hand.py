@@ -153,7 +153,9 @@ class HandFlow(Ledger):
 
     def _time_out(self) -> None:
         hand = self.hand
-        if hand is None or not self.playing or self._turn_key is None:
+        # A store that went away as the timer fired (in the same turn of the loop) has
+        # just made the turn wait for it.
+        if hand is None or not self.playing or self._turn_key is None or not self.store_up:
             return
         if self._turn_key == (self.hand_id, CUTTING) and hand.phase is Phase.CUTTING:
             events = tuple(e for n in hand.pending_cuts for e in hand.time_out(n))

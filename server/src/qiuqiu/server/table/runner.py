@@ -36,7 +36,7 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
 from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
-from qiuqiu.server.table.core import MOVED, UNAVAILABLE, TableCore
+from qiuqiu.server.table.core import IN_DOUBT, MOVED, UNAVAILABLE, TableCore
 from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.ledger import Write, WriteKind
 from qiuqiu.server.table.seats import FrameViewer, Seat, Viewer
@@ -236,6 +236,12 @@ class Table:
     # -- inside ------------------------------------------------------------------------
 
     def _input(self, work: Callable[[], None]) -> None:
+        sure = self.health.sure()  # rule 6 in .core
+        if not sure and self.health.up:
+            # Checked at each input, not by a timer: a process woken from a stop reads
+            # its sockets and fires its overdue timers before any timer of its own.
+            self.health.failed(StoreUnavailable(IN_DOUBT))
+        self.core.sure = sure
         try:
             work()
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -98,3 +99,20 @@ def verify_buy_in(options: TableOptions, buy_in: int) -> None:
             ErrorCode.INVALID_BUY_IN,
             f"buy in with {options.min_buy_in} to {options.max_buy_in} chips, not {buy_in}",
         )
+
+
+def free_seat(
+    table_id: str, options: TableOptions, taken: Collection[int | None], wanted: int | None
+) -> int:
+    """The seat a buy-in gets at a table where ``taken`` are not free: ``wanted``, or the
+    first free one."""
+    free = [n for n in range(options.seats) if n not in taken]
+    if wanted is None:
+        if not free:
+            raise Refused(ErrorCode.TABLE_FULL, f"table {table_id} has no free seat")
+        return free[0]
+    if not 0 <= wanted < options.seats:
+        raise Refused(ErrorCode.NO_SUCH_SEAT, f"the seats are 0 to {options.seats - 1}")
+    if wanted not in free:
+        raise Refused(ErrorCode.SEAT_TAKEN, f"seat {wanted} is not free (free: {free})")
+    return wanted
