@@ -241,6 +241,35 @@ def test_a_cutting_phase_that_waited_for_the_store_gets_its_whole_time_again() -
     assert h.timers[TURN] == h.core.options.turn_seconds
 
 
+def test_a_table_not_sure_of_its_lease_plays_nothing_until_it_is_again() -> None:
+    """Its process was stopped past the lease: another may have adopted the table and
+    voided the hand, so no action is played, the overdue timer plays nobody, and the
+    turn starts again, whole, once a renewal says the lease is still its own."""
+    h, ann, bob = duel()
+    waiting = actor(h)
+    h.do(h.core.lease_certain, False)
+    assert TURN not in h.timers
+    ann.take(), bob.take()
+    for account in ("ann", "bob"):
+        with pytest.raises(Refused) as refused:
+            h.core.act(account, action(cmd.Check if account == waiting else cmd.Fold, h))
+        assert refused.value.code is ErrorCode.STORE_UNAVAILABLE
+        with pytest.raises(Refused) as refused:
+            h.core.leave(account, ann if account == "ann" else bob)
+        assert refused.value.code is ErrorCode.STORE_UNAVAILABLE
+    h.do(h.core.fire, TURN)  # the stale timer, fired as the process woke
+    h.do(h.core.store_changed, True)  # another call to the store answered: not the lease
+    assert ann.take() == bob.take() == []
+    assert TURN not in h.timers
+    h.do(h.core.lease_certain, True)
+    assert h.timers[TURN] == h.core.options.turn_seconds
+    for watcher in (ann, bob):
+        turns = [m for m in watcher.got if isinstance(m, wire.TurnStarted)]
+        assert [h.core.seats[t.seat].account_id for t in turns] == [waiting]
+    h.do(h.core.act, waiting, action(cmd.Check, h))
+    assert "checked" in ann.types()
+
+
 @pytest.mark.parametrize(
     ("wanted", "code"),
     [(5, ErrorCode.NO_SUCH_SEAT), (1, ErrorCode.SEAT_TAKEN)],

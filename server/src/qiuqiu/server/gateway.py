@@ -158,6 +158,7 @@ class QiuQiuServer:
             c.lease,
             self.health,
             lost=self.lobby.abandon,
+            renewed=self.lobby.recheck_leases,
             adopt=self.lobby.adopt,
             hosted=lambda: self.lobby.tables,
         )
@@ -167,7 +168,6 @@ class QiuQiuServer:
             # Other processes share the store: they may host tables this one's clients play at.
             self.relay = Relay(bus, self.lobby, c.relay_timeout)
             self.lobby.on_adopted = self.relay.announce_adopted
-            self.health.sure = self.leases.sure
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
         self._stopping = False

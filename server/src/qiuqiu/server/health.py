@@ -5,10 +5,6 @@ says how it went. The first failure logs one WARNING and tells every listener
 (the tables, which then refuse requests that need a write and start no hand);
 the first success after it logs one more, with how long it lasted and how many
 calls failed, and tells them again. Nothing logs a traceback per failed call.
-
-A process that is not :attr:`~StoreHealth.sure` it still hosts its tables (see
-:mod:`qiuqiu.server.leases`) counts the store as away whatever answers, until
-a lease renewal makes it sure again.
 """
 
 from __future__ import annotations
@@ -26,8 +22,6 @@ class StoreHealth:
         self._failures = 0
         self._since = 0.0
         self._listeners: list[Callable[[bool], None]] = []
-        self.sure: Callable[[], bool] = _always
-        """Whether this process is sure it still hosts its tables."""
 
     def listen(self, listener: Callable[[bool], None]) -> None:
         """Call ``listener`` with each change, until :meth:`ignore`."""
@@ -45,7 +39,7 @@ class StoreHealth:
         self._tell()
 
     def answered(self) -> None:
-        if self.up or not self.sure():
+        if self.up:
             return
         self.up = True
         log.warning(
@@ -59,7 +53,3 @@ class StoreHealth:
     def _tell(self) -> None:
         for listener in list(self._listeners):
             listener(self.up)
-
-
-def _always() -> bool:
-    return True

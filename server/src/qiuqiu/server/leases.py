@@ -5,11 +5,9 @@ past the lease:
 
 - renewal, every third of a lease (sooner after a failure): extends every
   lease this process holds, and takes back one that ran out while Redis froze
-  if nobody took it since. A table whose lease another process took is let go.
-  Until a renewal asked less than a lease ago has answered, the process is not
-  :meth:`~LeaseKeeper.sure` it still hosts its tables (it was stopped, its loop
-  held, or Redis is away): they play nothing meanwhile, since another process
-  may have adopted them (docs/ARCHITECTURE.md, "The table", rule 6).
+  if nobody took it since. A table whose lease another process took is let go;
+  one that doubted its lease meanwhile (rule 6 in :mod:`.table.core`) is told
+  to look again.
 - adoption: a table in the lobby that nobody holds a lease on, seen so on two
   rounds in a row, is adopted. Waiting one round lets a host that was only
   frozen (with Redis, or on its own) take its tables back first, so that a
@@ -21,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable, Collection
 
 from qiuqiu.server.errors import StoreUnavailable
@@ -39,19 +36,14 @@ class LeaseKeeper:
         health: StoreHealth,
         *,
         lost: Callable[[str], None],
+        renewed: Callable[[], None],
         adopt: Callable[[str], Awaitable[None]],
         hosted: Callable[[], Collection[str]],
     ) -> None:
         self.store, self.lease, self.health = store, lease, health
-        self._lost, self._adopt, self._hosted = lost, adopt, hosted
+        self._lost, self._renewed = lost, renewed
+        self._adopt, self._hosted = adopt, hosted
         self._suspects: set[str] = set()
-        self._sure_until = time.monotonic() + lease
-        """Until when every lease this process holds is certainly its own: a lease after
-        the last renewal that answered was asked (Redis counts from later still)."""
-
-    def sure(self) -> bool:
-        """Whether every table this process hosts is certainly still its own."""
-        return time.monotonic() < self._sure_until
 
     async def run(self) -> None:
         """Renew and adopt for as long as the process lives (cancel to stop)."""
@@ -60,13 +52,10 @@ class LeaseKeeper:
     async def renew(self) -> bool:
         """Renew every lease held; whether the store was asked (with none held it is
         not, and its silence says nothing about whether it answers)."""
-        asked_at = time.monotonic()
         asked = bool(self._hosted())
         for table_id in await self.store.renew_tables(self.lease):
             self._lost(table_id)
-        # With nothing held there is nothing to doubt: a table taken since has a lease
-        # from its taking, later than this.
-        self._sure_until = asked_at + self.lease
+        self._renewed()
         return asked
 
     async def adopt(self) -> bool:

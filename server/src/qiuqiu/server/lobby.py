@@ -163,6 +163,11 @@ class Lobby:
             created_by=created_by,
         )
 
+    def recheck_leases(self) -> None:
+        """A lease renewal has answered: each table that doubted its lease looks again."""
+        for table in list(self.tables.values()):
+            table.recheck_lease()
+
     async def adopt(self, table_id: str) -> None:
         """Host a table whose host died; a player who came back here before it did is
         seated again at once."""

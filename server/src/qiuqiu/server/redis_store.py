@@ -30,6 +30,7 @@ which may stay quiet for as long as it likes.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Container, Coroutine
 from functools import partial
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -113,6 +114,9 @@ class RedisStore:
         """The lease this store holds on each table it hosts (``owner:fence``)."""
         self._versions: dict[str, int] = {}
         """The version of each of those tables this store last wrote."""
+        self._sure_until: dict[str, float] = {}
+        """Until when (``time.monotonic``) each of those leases is certainly this
+        store's: its length after it was last asked for."""
         self._bus: RedisBus | None = None
         self._acquire = redis.register_script(scripts.ACQUIRE)
         self._renew = self._leases.register_script(scripts.RENEW)
@@ -207,11 +211,13 @@ class RedisStore:
         keys = [self._key("lease", table_id), self._key("fence", table_id)]
         keys.append(self._key("version", table_id))
         held = self._holding.get(table_id, "")
+        asked = time.monotonic()
         got = await self._acquire(keys=keys, args=[held, self.owner, _ms(seconds)])
         if not got:
             return False
         holder, version = got
         self._holding[table_id], self._versions[table_id] = holder, int(version)
+        self._sure_until[table_id] = asked + seconds
         return True
 
     @_reachable
@@ -225,15 +231,23 @@ class RedisStore:
                 continue
             keys = [self._key("lease", t) for t in table_ids]
             keys += [self._key("fence", t) for t in table_ids]
+            asked = time.monotonic()
             kept = await self._renew(
                 keys=keys, args=[_ms(seconds), *(self._holding[t] for t in table_ids)]
             )
-            lost += (t for t, still in zip(table_ids, kept, strict=True) if not still)
+            for table_id, still in zip(table_ids, kept, strict=True):
+                if still:
+                    self._sure_until[table_id] = asked + seconds
+                else:
+                    lost.append(table_id)
         # Forgotten only once every batch has answered: if one fails, the next round
         # finds the same leases lost and says so then.
         for table_id in lost:
             self._forget(table_id)
         return tuple(lost)
+
+    def holds(self, table_id: str) -> bool:
+        return time.monotonic() < self._sure_until.get(table_id, 0.0)
 
     @_reachable
     async def release_table(self, table_id: str) -> None:
@@ -308,6 +322,7 @@ class RedisStore:
 
     def _forget(self, table_id: str) -> None:
         self._holding.pop(table_id, None)
+        self._sure_until.pop(table_id, None)
         self._versions.pop(table_id, None)
 
     # -- reads -------------------------------------------------------------------------

@@ -169,6 +169,12 @@ class Store(Protocol):
         out if nobody took it since; return the tables whose lease another process
         took (they are forgotten)."""
 
+    def holds(self, table_id: str) -> bool:
+        """Whether this process is sure it still holds the table's lease: it took or
+        renewed it less than the lease's length ago, counted from when it asked (the
+        store counts from later). One stopped, or cut off from the store, for longer
+        may have lost the table to another process without knowing it yet."""
+
     async def release_table(self, table_id: str) -> None:
         """Give the lease up (if this store holds it)."""
 
@@ -286,6 +292,11 @@ class MemoryStore:
         if holder is None:
             return mine == f"{self.owner}:{self._fences[table_id]}"
         return holder == mine
+
+    def holds(self, table_id: str) -> bool:
+        # Every "process" sharing this store shares this one's clock and loop: none
+        # can be stopped while another adopts its tables.
+        return True
 
     async def release_table(self, table_id: str) -> None:
         holder = self._holding.pop(table_id, None)

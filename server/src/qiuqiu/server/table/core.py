@@ -41,12 +41,12 @@ Rules:
 5. Every table event takes the next ``seq``. Each write reserves
    :data:`SEQ_WINDOW` more in the record, and a table adopted after its host
    died counts on from there: ``seq`` never goes back for anyone.
-6. A table whose process is not sure it still hosts it (no lease renewal has
-   answered for a lease's time: the process was stopped, its loop held, or the
-   store is away) plays nothing: actions are refused with ``store_unavailable``
-   and the store counts as away, so no turn runs out. Another process may have
-   adopted the table and voided its hand; the renewal then says so, and the
-   table closes as moved without a word more of that hand.
+6. A table whose process is not sure it still holds its lease (neither taken
+   nor renewed for the lease's length: the process was stopped, its loop held,
+   or the store is away) plays nothing: actions and leaving are refused with
+   ``store_unavailable`` and no turn runs out, until a renewal answers. Another
+   process may have adopted the table and voided its hand; the renewal then
+   says so, and the table closes as moved without a word more of that hand.
 """
 
 from __future__ import annotations
@@ -182,6 +182,16 @@ class TableCore(HandFlow):
         self.state = TableState.CLOSED
         self._forget_everyone()
 
+    def lease_certain(self, sure: bool) -> None:
+        """Whether this process is sure it still holds the table's lease (rule 6)."""
+        if sure is self.sure:
+            return
+        self.sure = sure
+        if sure:
+            self._turn_again()
+        else:
+            self._stop_turn_clock()
+
     def store_changed(self, up: bool) -> None:
         self.store_up = up
         if up:
@@ -232,6 +242,7 @@ class TableCore(HandFlow):
         if seat is None:
             raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
         self._verify_open()
+        self._verify_sure()
         if not self._in_hand(seat.seat):
             self._verify_store()
         if seat.leaving and not seat.grace_ran_out and seat.viewer is viewer:
@@ -262,8 +273,7 @@ class TableCore(HandFlow):
 
     def act(self, account_id: str, action: cmd.TableAction) -> None:
         """Play ``action`` for the seat of ``account_id`` (the house plays the bot's)."""
-        if not self.sure:
-            raise Refused(ErrorCode.STORE_UNAVAILABLE, IN_DOUBT)
+        self._verify_sure()
         if account_id == HOUSE:
             seat = None if self.bot_seat is None else self.seats.get(self.bot_seat)
         else:
@@ -411,3 +421,7 @@ class TableCore(HandFlow):
     def _verify_store(self) -> None:
         if not self.store_up:
             raise Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+
+    def _verify_sure(self) -> None:
+        if not self.sure:
+            raise Refused(ErrorCode.STORE_UNAVAILABLE, IN_DOUBT)

@@ -125,21 +125,22 @@ class HandFlow(Ledger):
         # A player connected to another process reaches the table only through the
         # store's messages between processes: while it is away, no turn runs out, so
         # nobody is folded by an outage they could not play through.
-        if self.store_up:
+        if self.store_up and self.sure:
             self._arm(TURN, self.options.turn_seconds)
         else:
             self._turn_waits = True
 
     def _stop_turn_clock(self) -> None:
-        """The store went away: the turn in play waits for it."""
+        """The store went away, or the lease is in doubt: the turn in play waits."""
         if self.playing and self._turn_key is not None:
             self._timers.append(Disarm(TURN))
             self._turn_waits = True
 
     def _turn_again(self) -> None:
         """The store is back: the turn that waited starts again, with its whole time and
-        a new ``turn_started`` (at a cutting phase, a new deadline alone)."""
-        if not self._turn_waits:
+        a new ``turn_started`` (at a cutting phase, a new deadline alone), once the
+        lease is certain too."""
+        if not self._turn_waits or not (self.store_up and self.sure):
             return
         self._turn_waits = False
         hand, wire_ = self.hand, self._wire
@@ -153,9 +154,9 @@ class HandFlow(Ledger):
 
     def _time_out(self) -> None:
         hand = self.hand
-        # A store that went away as the timer fired (in the same turn of the loop) has
-        # just made the turn wait for it.
-        if hand is None or not self.playing or self._turn_key is None or not self.store_up:
+        # A lease in doubt as the timer fired (found by this very input) has just made
+        # the turn wait.
+        if hand is None or not self.playing or self._turn_key is None or not self.sure:
             return
         if self._turn_key == (self.hand_id, CUTTING) and hand.phase is Phase.CUTTING:
             events = tuple(e for n in hand.pending_cuts for e in hand.time_out(n))

@@ -62,8 +62,8 @@ class Ledger(Audience):
         """The hand whose start is written (or being written) and whose end is not."""
         self.store_up = True
         self.sure = True
-        """Whether this process is sure it still hosts the table (see rule 6 in
-        :mod:`.core`); the runner says before each input."""
+        """Whether this process is sure it still holds the table's lease (rule 6 in
+        :mod:`.core`), as the runner says before each input."""
         self._reserved = 0
         """The ``seq`` the store's record allows this table to reach."""
         self._buy_ins: deque[BuyIn] = deque()

@@ -36,7 +36,7 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
 from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
-from qiuqiu.server.table.core import IN_DOUBT, MOVED, UNAVAILABLE, TableCore
+from qiuqiu.server.table.core import MOVED, UNAVAILABLE, TableCore
 from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.ledger import Write, WriteKind
 from qiuqiu.server.table.seats import FrameViewer, Seat, Viewer
@@ -207,6 +207,12 @@ class Table:
         self._input(lambda: self.core.close(reason))
         await self._closed.wait()
 
+    def recheck_lease(self) -> None:
+        """A lease renewal has answered: a table that was not sure of its lease plays
+        again if it is now (rule 6 in :mod:`.core`)."""
+        if not self.core.sure and not self.closed:
+            self._input(lambda: None)
+
     def abandon(self, reason: str = MOVED) -> None:
         """Stop hosting the table without writing to it: another process hosts it now."""
         if not self.closed:
@@ -236,13 +242,10 @@ class Table:
     # -- inside ------------------------------------------------------------------------
 
     def _input(self, work: Callable[[], None]) -> None:
-        sure = self.health.sure()  # rule 6 in .core
-        if not sure and self.health.up:
-            # Checked at each input, not by a timer: a process woken from a stop reads
-            # its sockets and fires its overdue timers before any timer of its own.
-            self.health.failed(StoreUnavailable(IN_DOUBT))
-        self.core.sure = sure
         try:
+            # Asked at each input, not by a timer: a process woken from a stop reads its
+            # sockets and fires its overdue timers before any timer of its own.
+            self.core.lease_certain(self.store.holds(self.table_id))
             work()
         finally:
             self._carry_out()
