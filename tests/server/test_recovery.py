@@ -161,49 +161,67 @@ async def test_every_client_dropped_at_once_comes_back_and_play_goes_on(
     )
     server = QiuQiuServer(config, store=redis_store, rng=random.Random(11))
     await server.start()
-    ring = [await Connection.open(server.url, name=f"R{n}") for n in range(3)]
-    shared = TableOptions(seats=3, dealer_bot=False, turn_seconds=10)
-    created = await ring[0].request(cmd.CreateTable(options=shared, buy_in=500), wire.TableCreated)
-    seated = [(ring[0], created.table.table_id)]
-    for conn in ring[1:]:
-        joined = await conn.request(
-            cmd.JoinTable(table_id=created.table.table_id, buy_in=500), wire.TableJoined
+    opened: list[Connection] = []
+    players: list[asyncio.Task[object]] = []
+    try:
+        ring = [await Connection.open(server.url, name=f"R{n}") for n in range(3)]
+        opened += ring
+        shared = TableOptions(seats=3, dealer_bot=False, turn_seconds=10)
+        created = await ring[0].request(
+            cmd.CreateTable(options=shared, buy_in=500), wire.TableCreated
         )
-        seated.append((conn, joined.table_id))
-    for n in range(2):
-        solo = await Connection.open(server.url, name=f"S{n}")
-        table = await solo.request(cmd.CreateTable(options=CAPPED, buy_in=500), wire.TableCreated)
-        seated.append((solo, table.table.table_id))
-    table_ids = [t for _, t in seated]
-    players = [asyncio.create_task(play(Caller(), c, t)) for c, t in seated]
+        seated = [(ring[0], created.table.table_id)]
+        for conn in ring[1:]:
+            joined = await conn.request(
+                cmd.JoinTable(table_id=created.table.table_id, buy_in=500), wire.TableJoined
+            )
+            seated.append((conn, joined.table_id))
+        for n in range(2):
+            solo = await Connection.open(server.url, name=f"S{n}")
+            opened.append(solo)
+            table = await solo.request(
+                cmd.CreateTable(options=CAPPED, buy_in=500), wire.TableCreated
+            )
+            seated.append((solo, table.table.table_id))
+        table_ids = [t for _, t in seated]
+        players += [asyncio.create_task(play(Caller(), c, t)) for c, t in seated]
 
-    async def a_few_hands_everywhere() -> bool:
-        return min((await hands_dealt(redis_store, table_ids)).values()) >= 4
+        async def a_few_hands_everywhere() -> bool:
+            return min((await hands_dealt(redis_store, table_ids)).values()) >= 4
 
-    await until(a_few_hands_everywhere)
-    before = await hands_dealt(redis_store, table_ids)
-    assert server._server is not None
-    for connection in list(server._server.connections):
-        connection.transport.abort()  # as a network outage would: no closing handshake
+        await until(a_few_hands_everywhere)
+        before = await hands_dealt(redis_store, table_ids)
+        assert server._server is not None
+        for connection in list(server._server.connections):
+            connection.transport.abort()  # as a network outage would: no closing handshake
 
-    async def every_table_dealt_again() -> bool:
-        now = await hands_dealt(redis_store, table_ids)
-        return all(now[t] >= before[t] + 4 for t in table_ids)
+        async def every_table_dealt_again() -> bool:
+            now = await hands_dealt(redis_store, table_ids)
+            return all(now[t] >= before[t] + 4 for t in table_ids)
 
-    await until(every_table_dealt_again)
-    for player in players:
-        assert not player.done(), "a player's connection gave up"
-        player.cancel()
-    # All at once, so nobody at the shared table waits on a turn its player left.
-    balances = await asyncio.gather(*(leave(c, t) for c, t in seated))
-    for (conn, _), balance in zip(seated, balances, strict=True):
-        await conn.close()
-        assert conn.welcome is not None
-        assert conn.welcome.resumed, "each came back on its own account"
-        hands = await redis_store.account_hands(conn.account_id)
-        assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
-    await server.stop()
-    assert await chips_in_redis(redis_store) == 0
+        await until(every_table_dealt_again)
+        for player in players:
+            assert not player.done(), "a player's connection gave up"
+            player.cancel()
+        # All at once, so nobody at the shared table waits on a turn its player left.
+        balances = await asyncio.gather(*(leave(c, t) for c, t in seated))
+        for (conn, _), balance in zip(seated, balances, strict=True):
+            await conn.close()
+            assert conn.welcome is not None
+            assert conn.welcome.resumed, "each came back on its own account"
+            hands = await redis_store.account_hands(conn.account_id)
+            assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
+        await server.stop()
+        assert await chips_in_redis(redis_store) == 0
+    finally:
+        # Also when a wait above fails: a player, a connection or the server left
+        # running would hold the loop's teardown, and the test worker, for good.
+        for player in players:
+            player.cancel()
+        await asyncio.gather(*players, return_exceptions=True)
+        for conn in opened:
+            await conn.close()
+        await server.stop()
 
 
 async def test_a_table_its_server_died_while_closing_is_closed_by_the_server_that_adopts_it(
