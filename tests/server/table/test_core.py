@@ -847,3 +847,22 @@ def test_a_leave_asked_before_a_reconnect_is_answered_without_the_old_connection
     h.write(WriteKind.HAND_END)
     left = [m for m in back.got if isinstance(m, wire.TableLeft)]
     assert [m.ref for m in left] == [None]
+
+
+def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_hand_s_end() -> None:
+    """Ann went bust against the bot and buys in again: the snapshot she gets still shows
+    the hand that took her chips, but each seat's stack is what it has now, not what
+    it had when that hand ended (0 for her), and no bet of that hand is left out."""
+    h = opened(min_buy_in=50, max_buy_in=100)
+    ann = Watcher("ann")
+    seated(h, "ann", ann, 100)
+    play_all_in_hands_until_bust(h, "ann")
+    ann.got.clear()
+    seated(h, "ann", ann, 60)
+    snapshot = next(m for m in ann.got if isinstance(m, wire.TableSnapshot))
+    assert snapshot.table.hand is not None, "the last hand is still shown"
+    assert snapshot.table.hand.phase == "ended"
+    now = {n: s.stack for n, s in h.core.seats.items()}
+    assert now[0] == 60
+    assert {s.seat: s.stack for s in snapshot.table.seats} == now
+    assert all(s.bet == 0 for s in snapshot.table.seats), "no betting round is open"

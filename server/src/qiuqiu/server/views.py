@@ -297,11 +297,14 @@ def seat_views(
             views.append(seat)
             continue
         visible = seat.seat == viewer or (shown and not s.folded)
+        # Once the hand is over its chips are the seats' again, and a seat's may have
+        # changed since (a buy-in after going bust, the dealer bot's top-up).
+        over = hand.is_over
         views.append(
             seat.model_copy(
                 update={
-                    "stack": s.stack,
-                    "bet": s.round_bet,
+                    "stack": seat.stack if over else s.stack,
+                    "bet": 0 if over else s.round_bet,
                     "in_hand": True,
                     "folded": s.folded,
                     "all_in": s.all_in,
