@@ -337,6 +337,40 @@ def test_a_negative_zero_or_oversized_amount_is_refused(amount: int) -> None:
     assert error.message.startswith("amount:")
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"type": "list_tables", "id": None},
+        {"type": "hello", "version": 2, "name": "Ann", "token": None},
+        {"type": "hello", "version": 2, "name": None, "token": "a-token"},
+        {"type": "list_hands", "table_id": None},
+        {"type": "create_table", "buy_in": None},
+        {"type": "create_table", "options": {"max_bet": None, "max_raises": None}},
+        {"type": "join_table", "table_id": "t1", "buy_in": 100, "seat": None, "client_seed": None},
+    ],
+)
+def test_null_is_accepted_where_protocol_md_says_a_field_takes_it(fields: dict[str, Any]) -> None:
+    decode_client(json.dumps(fields))
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"type": "list_hands", "limit": None}, "limit"),
+        ({"type": "create_table", "options": None}, "options"),
+        ({"type": "create_table", "options": {"seats": None}}, "options.seats"),
+    ],
+)
+def test_null_is_refused_where_a_field_has_a_default_of_its_own(
+    fields: dict[str, Any], field: str
+) -> None:
+    """As PROTOCOL.md's "Missing means null" says: left out, such a field takes its
+    default; null is not a value it takes, and the error names the field."""
+    error = bad(json.dumps(fields))
+    assert error.code == "invalid_message"
+    assert error.message.startswith(field + ":")
+
+
 def test_the_largest_amount_is_accepted() -> None:
     message = decode_client(bet(amount=MAX_CHIPS))
     assert isinstance(message, cmd.Bet)
