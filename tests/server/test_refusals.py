@@ -97,6 +97,27 @@ async def test_a_repeated_id_is_refused_whatever_the_message_type(
     await assert_nothing_changed(server, client, before)
 
 
+async def test_an_id_counts_once_a_message_is_handled_after_hello_refused_or_not(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """What PROTOCOL.md says of ids: nothing was applied for a frame that is not a
+    message, for any message before ``hello``, nor for ``hello`` itself, so none of
+    those uses its id up; a message refused after ``hello`` does."""
+    client = await connect_client()
+    await refused(client, {"type": "list_tables", "id": "early"}, "hello_required")
+    welcome = await client.reply("hello", version=PROTOCOL_VERSION, name="Ann")
+    assert welcome["type"] == "welcome"
+    hello_id = welcome["ref"]
+    await refused(client, {"type": "list_tables", "id": "loose", "x": 1}, "invalid_message")
+    await refused(client, {"type": "list_tabels", "id": "typo"}, "unknown_type")
+    for used in ("early", hello_id, "loose", "typo"):
+        await client.send_raw(json.dumps({"type": "list_tables", "id": used}))
+        await client.expect("table_list", ref=used)
+    watch = {"type": "watch_table", "id": "nowhere", "table_id": NOWHERE}
+    await refused(client, watch, "unknown_table")
+    await refused(client, {"type": "list_tables", "id": "nowhere"}, "duplicate_id")
+
+
 # -- tables that are not there, or not yours -----------------------------------------------
 
 
