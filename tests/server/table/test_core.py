@@ -849,6 +849,24 @@ def test_a_leave_asked_before_a_reconnect_is_answered_without_the_old_connection
     assert [m.ref for m in left] == [None]
 
 
+def test_a_leave_asked_again_after_a_reconnect_is_the_one_table_left_answers() -> None:
+    """The first request's connection is gone, and its answer with it: the new
+    connection asking is not asking twice (already_leaving is per connection)."""
+    h, ann, _ = duel()
+    h.do(h.core.leave, "ann", ann, "first")
+    back = Watcher("ann again")
+    h.do(h.core.reconnect, "ann", back)
+    h.do(h.core.leave, "ann", back, "second")
+    with pytest.raises(Refused) as refused:
+        h.core.leave("ann", back, "third")
+    assert refused.value.code is ErrorCode.ALREADY_LEAVING
+    while state(h) is TableState.PLAYING:
+        h.do(h.core.act, actor(h), action(cmd.Check, h))
+    h.write(WriteKind.HAND_END)
+    left = [m for m in back.got if isinstance(m, wire.TableLeft)]
+    assert [m.ref for m in left] == ["second"]
+
+
 def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_hand_s_end() -> None:
     """Ann went bust against the bot and buys in again: the snapshot she gets still shows
     the hand that took her chips, but each seat's stack is what it has now, not what

@@ -245,13 +245,14 @@ class TableCore(HandFlow):
         self._verify_sure()
         if not self._in_hand(seat.seat):
             self._verify_store()
-        if seat.leaving and not seat.grace_ran_out and seat.viewer is viewer:
+        if seat.leaving and not seat.grace_ran_out and seat.leave_asker is viewer:
             # One answer a request: the first one's comes when the hand ends.
             raise Refused(
                 ErrorCode.ALREADY_LEAVING,
                 "you are leaving already: table_left comes when the hand ends",
             )
         seat.leaving, seat.leave_ref, seat.viewer, seat.grace_ran_out = True, ref, viewer, False
+        seat.leave_asker = viewer
         if self.state is TableState.PLAYING and self._in_hand(seat.seat):
             self._after(())
 

@@ -43,6 +43,9 @@ class Seat:
     leaving: bool = False
     """Stands up (is cashed out) as soon as it is not in a hand."""
     leave_ref: MessageId | None = None
+    leave_asker: Viewer | None = None
+    """The connection whose request ``table_left`` answers: a newer one of the same
+    player may ask again, since the old one's answer goes nowhere."""
     grace_ran_out: bool = False
     """Leaving because its grace period ran out, not by choice: coming back undoes it."""
     client_seed: str = ""
