@@ -557,6 +557,8 @@ def test_max_raises_limits_the_raises_of_a_round() -> None:
     play(state, ("bet", 0, 10), ("raise_to", 1, 20))
     assert state.legal_actions(2) == LegalActions(fold=True, call=20)
     assert_rejected(state, "raise_limit", "raise_to", 2, 40)
+    with pytest.raises(IllegalAction, match=r"^this round allows only 1 raise: call or fold$"):
+        state.verify_raise_to(2, 40)
     play(state, ("call", 2))
     assert_rejected(state, "raise_limit", "raise_to", 0, 40)
 
@@ -573,6 +575,8 @@ def test_max_raises_zero_allows_the_opening_bet_but_no_raise() -> None:
     assert state.legal_actions(0).bet == ChipRange(10, 1000)
     play(state, ("bet", 0, 10))
     assert_rejected(state, "raise_limit", "raise_to", 1, 20)
+    with pytest.raises(IllegalAction, match=r"^this round allows no raise: call or fold$"):
+        state.verify_raise_to(1, 20)
 
 
 def test_the_raise_count_starts_again_in_the_second_round() -> None:

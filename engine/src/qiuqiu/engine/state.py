@@ -428,10 +428,10 @@ class HandState:
         s = self._seat(seat)
         if not self.current_bet:
             raise IllegalAction("cannot_raise", "nobody has bet yet: bet instead")
-        if self.rules.max_raises is not None and self._raises >= self.rules.max_raises:
-            raise IllegalAction(
-                "raise_limit", f"this round allows only {self.rules.max_raises} raises"
-            )
+        allowed = self.rules.max_raises
+        if allowed is not None and self._raises >= allowed:
+            raises = "no raise" if allowed == 0 else f"only {allowed} raise{'s' * (allowed > 1)}"
+            raise IllegalAction("raise_limit", f"this round allows {raises}: call or fold")
         if s.acted and self.current_bet - s.round_bet < self._min_raise:
             raise IllegalAction(
                 "betting_not_reopened",
