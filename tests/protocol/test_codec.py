@@ -371,6 +371,14 @@ def test_null_is_refused_where_a_field_has_a_default_of_its_own(
     assert error.message.startswith(field + ":")
 
 
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_a_turn_time_that_is_not_a_finite_number_is_refused_as_such(literal: str) -> None:
+    """NaN passes no bound, so the bound it was refused by said nothing true of it."""
+    error = bad('{"type": "create_table", "options": {"turn_seconds": ' + literal + "}}")
+    assert error.code == "invalid_message"
+    assert error.message == "options.turn_seconds: Input should be a finite number"
+
+
 def test_the_largest_amount_is_accepted() -> None:
     message = decode_client(bet(amount=MAX_CHIPS))
     assert isinstance(message, cmd.Bet)

@@ -116,7 +116,7 @@ class TableOptions(Message):
     betting_rounds: Literal[1, 2] = 1
     tie_rule: TieRule = "highest_tile"
     manual_split: bool = False
-    turn_seconds: Annotated[float, Field(ge=0.05, le=600)] = 30.0
+    turn_seconds: Annotated[float, Field(ge=0.05, le=600, allow_inf_nan=False)] = 30.0
     min_buy_in: PositiveChips = 100
     max_buy_in: PositiveChips = 10_000
 
