@@ -115,6 +115,7 @@ def test_the_bot_skips_reading_what_it_learns_nothing_from() -> None:
         SimpleNamespace(
             rng=random.Random(1),
             timings=SimpleNamespace(bot_delay=0),
+            options=SimpleNamespace(turn_seconds=30.0),
             later=lambda delay, work: None,
         ),
     )
@@ -171,3 +172,29 @@ async def test_the_bot_keeps_a_credit_with_each_player_at_a_real_table(
     await caller.expect("player_seated")
     assert bot._record.credit.hands == 0
     assert await chip_total(server) == 0
+
+
+class TestATurnShorterThanTheBotsDelay:
+    @pytest.fixture
+    def config(self) -> ServerConfig:
+        return FAST.model_copy(update={"bot_delay": 0.5})
+
+    async def test_the_bot_still_acts_on_its_turn_and_does_not_fold_every_bet(
+        self, server: QiuQiuServer, connect_client: Connect
+    ) -> None:
+        """Its turn ran out before its delay did, so the timer folded it to any bet: a
+        player who bet the minimum every hand won every ante."""
+        client = await connect_client()
+        await client.hello("Better")
+        await client.send("create_table", options={"turn_seconds": 0.2}, buy_in=500)
+        table_id = (await client.expect("table_joined"))["table_id"]
+
+        def min_bet(legal: dict[str, Any]) -> dict[str, Any]:
+            if "bet" in legal:
+                return {"type": "bet", "amount": legal["bet"]["min"]}
+            return call_or_check(legal)
+
+        for _ in range(3):
+            frames = await play_hand(client, table_id, min_bet)
+            assert not [f for f in frames if f["type"] == "turn_timed_out" and f["seat"] == 1]
+        assert await chip_total(server) == 0

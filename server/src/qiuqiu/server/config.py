@@ -57,7 +57,11 @@ class ServerConfig(BaseSettings):
         ),
     )
     hand_pause: float = Field(2.0, ge=0, description="seconds between hands")
-    bot_delay: float = Field(0.5, ge=0, description="seconds the dealer bot waits before acting")
+    bot_delay: float = Field(
+        0.5,
+        ge=0,
+        description="seconds the dealer bot waits before acting, at most a quarter of its turn",
+    )
     lease: float = Field(
         5.0,
         gt=0,

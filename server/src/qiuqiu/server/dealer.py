@@ -37,6 +37,11 @@ log = logging.getLogger(__name__)
 
 _READ = OBSERVED | {wire.TurnStarted, wire.CuttingStarted}
 
+TURN_SHARE = 0.25
+"""The most of a turn the bot waits before acting, whatever ``--bot-delay`` says: at a
+table whose turns are shorter than that delay the timer would play every turn of the
+bot's, folding it to any bet. The rest of the turn is room for a busy event loop."""
+
 
 class DealerBot:
     def __init__(self, table: Table, seat: int) -> None:
@@ -48,6 +53,7 @@ class DealerBot:
         server's deals gets the same bot."""
         self._turn: wire.TurnStarted | None = None
         """The bot's turn, until an event says it is over (an action, a time-out)."""
+        self._delay = min(table.timings.bot_delay, table.options.turn_seconds * TURN_SHARE)
 
     def deliver_frame(self, frame: Frame) -> None:
         """Read the messages the bot learns from; of the rest, that a hand's event came
@@ -62,9 +68,9 @@ class DealerBot:
         match message:
             case wire.TurnStarted(seat=seat, legal=legal) if seat == self.seat and legal:
                 self._turn = message
-                self.table.later(self.table.timings.bot_delay, partial(self._bet, message, legal))
+                self.table.later(self._delay, partial(self._bet, message, legal))
             case wire.CuttingStarted(seats=seats) if self.seat in seats:
-                self.table.later(self.table.timings.bot_delay, partial(self._cut, message.hand_id))
+                self.table.later(self._delay, partial(self._cut, message.hand_id))
             case wire.HandEvent():
                 self._turn = None
 
