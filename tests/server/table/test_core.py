@@ -884,3 +884,4 @@ def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_ha
     assert now[0] == 60
     assert {s.seat: s.stack for s in snapshot.table.seats} == now
     assert all(s.bet == 0 for s in snapshot.table.seats), "no betting round is open"
+    assert snapshot.table.hand.current_bet == 0

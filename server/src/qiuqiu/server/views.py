@@ -331,7 +331,7 @@ def hand_view(hand: HandState, made: HandWire, deadline_ms: int | None) -> wire.
         phase=phase,
         round=hand.round,
         pot=hand.pot,
-        current_bet=hand.current_bet,
+        current_bet=0 if hand.is_over else hand.current_bet,
         actor=hand.actor if hand.phase is Phase.BETTING else None,
         deadline_ms=None if hand.is_over else deadline_ms,
     )
