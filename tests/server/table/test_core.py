@@ -885,3 +885,6 @@ def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_ha
     assert {s.seat: s.stack for s in snapshot.table.seats} == now
     assert all(s.bet == 0 for s in snapshot.table.seats), "no betting round is open"
     assert snapshot.table.hand.current_bet == 0
+    hers = next(s for s in snapshot.table.seats if s.seat == 0)
+    assert hers.in_hand, "the same player at the same seat keeps its part in the hand"
+    assert hers.tiles is not None
