@@ -379,6 +379,15 @@ def test_a_turn_time_that_is_not_a_finite_number_is_refused_as_such(literal: str
     assert error.message == "options.turn_seconds: Input should be a finite number"
 
 
+@pytest.mark.parametrize("ref", ["1.5", "-1", "true", '""', str(2**53 + 1), '"' + "x" * 65 + '"'])
+def test_a_bad_id_is_refused_with_what_an_id_may_be(ref: str) -> None:
+    """Not pydantic's two attempts ("id.constrained-str: ...; id.constrained-int: ..."),
+    which name types no client sends."""
+    error = bad('{"type": "list_tables", "id": ' + ref + "}")
+    assert error.code == "invalid_message"
+    assert error.message == "id: a string of 1 to 64 characters, or a whole number from 0 to 2^53"
+
+
 def test_the_largest_amount_is_accepted() -> None:
     message = decode_client(bet(amount=MAX_CHIPS))
     assert isinstance(message, cmd.Bet)

@@ -67,10 +67,18 @@ def _bad_message(error: ValidationError) -> BadMessage:
         return BadMessage(
             ErrorCode.INVALID_MESSAGE, "a message is a JSON object with a 'type' field"
         )
-    problems = "; ".join(
-        f"{_where(e['loc'][1:])}: {e['msg']}" for e in error.errors(include_url=False)[:3]
-    )
-    return BadMessage(ErrorCode.INVALID_MESSAGE, problems)
+    problems: list[str] = []
+    for e in error.errors(include_url=False):
+        where = e["loc"][1:]
+        # An id may be either of two types, and pydantic says why it is neither by the
+        # names of its own two attempts, which mean nothing to a client.
+        problem = BAD_ID if where[:1] == ("id",) else f"{_where(where)}: {e['msg']}"
+        if problem not in problems:
+            problems.append(problem)
+    return BadMessage(ErrorCode.INVALID_MESSAGE, "; ".join(problems[:3]))
+
+
+BAD_ID = "id: a string of 1 to 64 characters, or a whole number from 0 to 2^53"
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
