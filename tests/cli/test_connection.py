@@ -22,7 +22,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import TableRecord
+from qiuqiu.server.store import MemoryStore, TableRecord
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, chip_total
 from tests.server.processes import Servers, listening, until
@@ -223,16 +223,18 @@ async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
     tmp_path: Path,
 ) -> None:
     """Redis stops, the connection drops: resuming is answered store_unavailable until
-    Redis is back, and the SDK keeps trying rather than giving the account up."""
+    Redis is back, with what it had written, and the SDK keeps trying rather than
+    giving the account up."""
     port = free_port()
-
-    redis = own_redis(port, tmp_path)
+    durable = ("--appendonly", "yes", "--appendfsync", "always")
+    redis = own_redis(port, tmp_path, *durable)
     try:
         await until(lambda: listening(port))
         store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
         server = QiuQiuServer(FAST, store=store)
         await server.start()
         conn = await Connection.open(server.url, name="Ann")
+        account_id = conn.account_id
         messages = conn.messages()
         redis.kill()
         redis.wait()
@@ -241,11 +243,12 @@ async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
         assert isinstance(await anext(messages), Disconnected)
         # Give the SDK a refused try or two before Redis is back.
         await asyncio.sleep(0.5)
-        redis = own_redis(port, tmp_path)
+        redis = own_redis(port, tmp_path, *durable)
         async with asyncio.timeout(30):
             while not isinstance(notice := await anext(messages), Reconnected):
                 assert not isinstance(notice, Closed), notice
-        assert notice.welcome.account_id == conn.account_id
+        assert notice.welcome.resumed
+        assert notice.welcome.account_id == account_id
         await conn.close()
         await server.stop()
         await store.close()
@@ -282,6 +285,41 @@ async def test_a_reconnect_goes_on_until_the_server_is_back_within_the_grace_per
         await conn.close()
         await server.stop()
         await store.close()
+
+
+async def test_a_server_back_without_the_account_ends_the_bot_instead_of_a_new_account(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An in-memory server dies mid-play and another starts on its port, knowing no
+    account: the bot stops, saying so, rather than opening an account there with its
+    name and waiting for ever at a table that account never sat at."""
+    monkeypatch.setattr(connection, "RECONNECT_DELAYS", (0.05,))
+    monkeypatch.setattr(connection, "DEFAULT_GRACE", 1.0)
+    monkeypatch.setattr(connection, "GRACE_MARGIN", 0.5)
+    config = FAST.model_copy(update={"port": free_port()})
+    server = QiuQiuServer(config, store=MemoryStore())
+    await server.start()
+    conn = await Connection.open(server.url, name="Ann")
+    table, _ = await conn.open_table(TableOptions(ante=1, min_bet=1, max_bet=2), buy_in=500)
+    playing = asyncio.create_task(play(AlwaysCall(), conn, table.table_id, hands=1_000))
+    await until(lambda: hands_played(server, table.table_id))
+    for ws in server._server.connections if server._server else ():
+        ws.transport.abort()
+    await server.stop()
+    server = QiuQiuServer(config, store=MemoryStore())
+    await server.start()
+    accounts = set(await server.store.balances())
+    try:
+        with pytest.raises(ConnectionLost, match="no longer knows this account"):
+            await asyncio.wait_for(playing, 30)
+        assert set(await server.store.balances()) == accounts
+    finally:
+        await conn.close()
+        await server.stop()
+
+
+async def hands_played(server: QiuQiuServer, table_id: str) -> bool:
+    return len(await server.store.table_hands(table_id)) >= 2
 
 
 async def test_closing_while_a_reconnect_is_under_way_ends_the_connection() -> None:

@@ -71,9 +71,9 @@ class RecordedConnection(Connection):
         self._stamps = itertools.count(1)
         self.watchers: list[Callable[[dict[str, Any]], None]] = []
 
-    async def _connect(self) -> wire.Welcome:
+    async def _connect(self, *, resuming: bool = False) -> wire.Welcome:
         self.connection += 1
-        welcome = await super()._connect()
+        welcome = await super()._connect(resuming=resuming)
         self._record(welcome)
         return welcome
 

@@ -46,7 +46,13 @@ from qiuqiu.cli.arguments import (
 )
 from qiuqiu.cli.connection import Closed, Connection, Reconnected
 from qiuqiu.cli.deals import DealChecked
-from qiuqiu.cli.errors import BotFailed, ClientError, ServerRefused, ShuffleNotRevealed
+from qiuqiu.cli.errors import (
+    BotFailed,
+    ClientError,
+    ConnectionLost,
+    ServerRefused,
+    ShuffleNotRevealed,
+)
 from qiuqiu.cli.game import TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, ErrorCode, LegalActions, TableOptions
@@ -270,8 +276,10 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     more than ``hands`` if the next hand had already begun when the server took
     the request to leave (the seat then checks or folds at once).
 
-    Raises :class:`~qiuqiu.protocol.DealTampered` when a deal at the table fails
-    its check (a hand's tiles as it ends, or every deck when ``table_closed``
+    Raises :class:`~qiuqiu.cli.errors.ConnectionLost` when the connection drops for
+    good (no server took it back within the grace period, or the server no longer
+    knows the account), and :class:`~qiuqiu.protocol.DealTampered` when a deal at
+    the table fails its check (a hand's tiles as it ends, or every deck when ``table_closed``
     reveals the seed), after standing the seat up: a bot plays on at a server
     caught cheating only if its writer catches the exception and sits down again."""
     summary = Summary()
@@ -282,7 +290,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     leaving = False
     async for message in conn.messages():
         if isinstance(message, Closed):
-            break
+            raise ConnectionLost(f"the connection is gone for good: {message.reason}")
         if isinstance(message, Reconnected):
             # An action sent as the connection dropped may be lost: the snapshot that
             # follows says whether the turn is still open.

@@ -316,7 +316,9 @@ class Connection:
 
     # -- inside ----------------------------------------------------------------------
 
-    async def _connect(self) -> wire.Welcome:
+    async def _connect(self, *, resuming: bool = False) -> wire.Welcome:
+        """Open the socket and say hello; ``resuming`` (a reconnect) with the token
+        alone, since a new account there would hold none of this session's seats."""
         try:
             self._ws = await connect(
                 self.url, compression=None, open_timeout=OPEN_TIMEOUT, max_size=MAX_FRAME
@@ -325,7 +327,7 @@ class Connection:
             raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
         try:
             async with asyncio.timeout(OPEN_TIMEOUT):
-                welcome = await self._hello()
+                welcome = await self._hello(resuming)
         except BaseException as error:
             # Refused, cut off or left waiting before the welcome: this socket is of no
             # more use.
@@ -344,11 +346,11 @@ class Connection:
                 self.on_token(welcome.token)
         return welcome
 
-    async def _hello(self) -> wire.Welcome:
+    async def _hello(self, resuming: bool) -> wire.Welcome:
         """Say hello before the reader runs: the welcome is the first reply."""
         assert self._ws is not None
         attempts = [cmd.Hello(version=PROTOCOL_VERSION, token=self.token)] if self.token else []
-        if self.name is not None:
+        if self.name is not None and not resuming:
             attempts.append(cmd.Hello(version=PROTOCOL_VERSION, name=self.name))
         if not attempts:
             raise ValueError("a connection needs a name or a token")
@@ -366,8 +368,9 @@ class Connection:
         while True:
             reason = await self._read_until_closed()
             self._fail_pending(reason)
-            if not await self._come_back(reason):
-                self._messages.put_nowait(Closed(reason))
+            given_up = await self._come_back(reason)
+            if given_up is not None:
+                self._messages.put_nowait(Closed(given_up))
                 return
 
     async def _read_until_closed(self) -> str:
@@ -451,39 +454,51 @@ class Connection:
             if not future.done():
                 future.set_exception(ConnectionLost(f"connection closed: {reason}"))
 
-    async def _come_back(self, reason: str) -> bool:
+    async def _come_back(self, reason: str) -> str | None:
+        """Reconnect and resume after the connection closed for ``reason``: ``None``
+        once back, else why not."""
         code = int(reason.split()[0])
         if self._closing or not self.reconnect or self.token is None:
-            return False
+            return reason
         if code in FINAL_CLOSE_CODES:
-            return False
+            return reason
         self._messages.put_nowait(Disconnected(reason, self.grace))
         grace = DEFAULT_GRACE if self.grace is None else self.grace
         give_up = time.monotonic() + grace + GRACE_MARGIN
         delays = itertools.chain(RECONNECT_DELAYS, itertools.repeat(RECONNECT_DELAYS[-1]))
+        unknown = False
         while True:
             delay = next(delays)
             if time.monotonic() + delay > give_up:
-                return False
+                if unknown:
+                    return (
+                        f"{reason}; the server no longer knows this account (its accounts "
+                        "were lost, as an in-memory server's are when it restarts), so "
+                        "its seats are gone"
+                    )
+                return f"{reason}; no server took the connection back within the grace period"
             await asyncio.sleep(delay)
             if self._closing:
-                return False
+                return reason
             try:
-                welcome = await self._connect()
+                welcome = await self._connect(resuming=True)
             except ConnectionLost as lost:
                 log.info("reconnecting: %s", lost)
                 continue
             except ServerRefused as refused:
-                if refused.code == "store_unavailable":  # nothing changed: try again
+                # Tried again: a server whose Redis was away may not know the token until
+                # it has written back what it holds (store_unavailable says so, an
+                # unknown token may not).
+                if refused.code in ("store_unavailable", "unknown_token"):
+                    unknown = refused.code == "unknown_token"
                     log.info("reconnecting: %s", refused)
                     continue
-                log.warning("the server refused to resume: %s", refused)
-                return False
+                return f"{reason}; the server refused to resume: {refused}"
             if self._closing:
                 # close() ran while this reconnect was under way, and closed the socket
                 # before it: close this one too, or the reader would read it for ever.
                 assert self._ws is not None
                 await self._ws.close()
-                return False
+                return reason
             self._messages.put_nowait(Reconnected(welcome))
-            return True
+            return None
