@@ -15,7 +15,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from clients.examples.always_call import AlwaysCall
-from qiuqiu.cli.bot import Action, Bet, Bot, Turn, main, play, run
+from qiuqiu.cli.bot import Action, Bet, Bot, Turn, check_shuffle, main, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
@@ -255,3 +255,18 @@ async def test_an_action_refused_table_moving_is_sent_again_when_the_snapshot_re
     assert summary.hands == 2
     assert any(f["type"] == "table_snapshot" for f in frames), "the proxy asked for none"
     assert not [f for f in frames if f["type"] == "turn_timed_out"]
+
+
+async def test_a_shuffle_that_cannot_be_asked_for_any_more_is_left_unchecked(
+    server: QiuQiuServer,
+) -> None:
+    """The server stops just after the bot has left (as it stands every seat up when
+    it stops): the hands played stand, the shuffle unchecked, rather than the lost
+    connection losing the bot's whole summary."""
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(SMALL, buy_in=500)
+        summary = await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 2), PATIENCE)
+        await server.stop()
+        await check_shuffle(conn, table.table_id, summary)
+    assert summary.hands >= 2
+    assert summary.shuffle_verified is None

@@ -210,6 +210,11 @@ class Connection:
             reply = await future
         finally:
             self._pending.pop(ref, None)
+            if future.done() and not future.cancelled():
+                # A send that waited on a closing connection raised its own error, the
+                # reader having failed this future meanwhile: read, so that asyncio does
+                # not log it as never retrieved.
+                future.exception()
         if isinstance(reply, wire.Error):
             raise ServerRefused(reply.code, reply.message)
         if not isinstance(reply, expected):
