@@ -27,7 +27,7 @@ from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
 from tests.server import cheats
 from tests.server.conftest import chip_total
-from tests.server.processes import Servers
+from tests.server.processes import Servers, until
 
 SMALL = TableOptions(ante=1, min_bet=1, max_bet=2)
 """Stakes at which no run of luck busts a caller in a few hands: the deals are random
@@ -270,3 +270,30 @@ async def test_a_shuffle_that_cannot_be_asked_for_any_more_is_left_unchecked(
         await check_shuffle(conn, table.table_id, summary)
     assert summary.hands >= 2
     assert summary.shuffle_verified is None
+
+
+async def test_a_bot_left_alone_at_its_table_says_it_is_waiting_for_a_player(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table without the dealer bot deals no hand while one player sits at it: at
+    first, and again once the others have left. The bot says so, rather than
+    waiting in silence."""
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    waiting = "waiting at table {} for another player"
+    async with await Connection.open(server.url, name="Ann") as opener:
+        options = SMALL.model_copy(update={"dealer_bot": False})
+        table, _ = await opener.open_table(options, buy_in=500)
+        said = waiting.format(table.table_id)
+        playing = asyncio.create_task(play(AlwaysCall(), opener, table.table_id, HANDS))
+        await until(lambda: said_times(caplog, said, 1))
+        async with await Connection.open(server.url, name="Bob") as joiner:
+            await joiner.join_table(table.table_id, buy_in=500)
+            await asyncio.wait_for(play(AlwaysCall(), joiner, table.table_id, 2), PATIENCE)
+        await until(lambda: said_times(caplog, said, 2))
+        assert not playing.done()
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+
+
+async def said_times(caplog: pytest.LogCaptureFixture, text: str, times: int) -> bool:
+    return sum(text in record.getMessage() for record in caplog.records) >= times

@@ -288,6 +288,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     """The turn each action sent answers, by the action's id."""
     stacks_before: dict[int, int] = {}
     leaving = False
+    alone = False
     async for message in conn.messages():
         if isinstance(message, Closed):
             raise ConnectionLost(f"the connection is gone for good: {message.reason}")
@@ -322,6 +323,18 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
         state = conn.tables.get(table_id)
         if state is None or getattr(message, "table_id", table_id) != table_id:
             continue
+        others = len(state.seats) - (state.you is not None)
+        between_hands = state.hand is None or state.hand.phase == "ended"
+        if others == 0 and between_hands and not alone and not leaving:
+            # Said, since nothing else is: a table whose other players have all left
+            # or gone bust deals no hand until someone sits down, however long it takes.
+            log.info(
+                "waiting at table %s for another player: nobody else is seated "
+                "(others join it with --table %s)",
+                table_id,
+                table_id,
+            )
+        alone = others == 0
         if isinstance(message, wire.HandEnded) and state.hand is not None:
             summary.verified += isinstance(state.hand.deal_check, DealChecked)
         # Kept here rather than read from the state: a snapshot taken mid-hand (after
