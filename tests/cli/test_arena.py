@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import textwrap
 from pathlib import Path
 
@@ -488,6 +489,33 @@ def test_the_interval_of_few_deals_is_students_not_the_normals() -> None:
     known = {11: 2.201, 30: 2.042, 31: 2.040, 40: 2.021, 60: 2.000, 120: 1.980}
     for df, t in known.items():
         assert t95(df) == pytest.approx(t, abs=0.001)
+
+
+def test_a_bot_imports_a_module_beside_it_as_when_it_runs_on_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "arena_probe_thresholds.py").write_text("CALL_UP_TO = 20\n")
+    bot = tmp_path / "careful.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from arena_probe_thresholds import CALL_UP_TO
+            from qiuqiu.cli.bot import Action, Bot, Call, Check, Fold, Turn
+
+
+            class Careful(Bot):
+                def decide(self, turn: Turn) -> Action:
+                    if turn.legal.check:
+                        return Check()
+                    return Call() if turn.to_call <= CALL_UP_TO else Fold()
+            """
+        )
+    )
+    try:
+        assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 0
+    finally:
+        sys.modules.pop("arena_probe_thresholds", None)
 
 
 def test_a_colon_in_a_bots_folder_is_the_paths_not_a_class_names(tmp_path: Path) -> None:

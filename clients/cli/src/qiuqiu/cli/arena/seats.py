@@ -107,6 +107,11 @@ def load_bot(spec: str) -> Bot:
             raise ValueError(f"cannot import {path!r}")
         module = importlib.util.module_from_spec(loader)
         sys.modules[module_name] = module
+        folder = str(file.resolve().parent)
+        if folder not in sys.path:
+            # As `python my_bot.py` puts the file's folder first: a bot that imports a
+            # module of its own beside it loads here as it runs on its own.
+            sys.path.insert(0, folder)
         try:
             loader.loader.exec_module(module)
         except Exception as error:
