@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
@@ -15,7 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from clients.examples.always_call import AlwaysCall
-from qiuqiu.cli.bot import Action, Bet, Bot, Turn, check_shuffle, main, play, run
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, check_shuffle, main, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
@@ -297,3 +298,38 @@ async def test_a_bot_left_alone_at_its_table_says_it_is_waiting_for_a_player(
 
 async def said_times(caplog: pytest.LogCaptureFixture, text: str, times: int) -> bool:
     return sum(text in record.getMessage() for record in caplog.records) >= times
+
+
+class SlowOnce(Bot):
+    """Thinks far past the turn's time once, then answers at once; keeps every turn
+    it was asked about."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.asked: list[tuple[int, int]] = []
+
+    def decide(self, turn: Turn) -> Action:
+        self.asked.append((turn.hand_id, turn.round))
+        if len(self.asked) == 1:
+            time.sleep(self.seconds)
+        return Check() if turn.legal.check else Call()
+
+
+async def test_a_bot_that_thought_too_long_is_asked_only_about_the_turn_now_open(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """While the bot thinks, the server times its turn out and deals on: the turns
+    it was given meanwhile are over, and only the one still open is asked about,
+    rather than each in turn, every answer refused as too late."""
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    bot = SlowOnce(seconds=2.0)
+    async with await Connection.open(server.url, name="Ann") as conn:
+        options = SMALL.model_copy(update={"turn_seconds": 0.2})
+        table, _ = await conn.open_table(options, buy_in=500)
+        summary = await asyncio.wait_for(play(bot, conn, table.table_id, 12), PATIENCE)
+    assert summary.hands <= 13
+    refused = [r for r in caplog.records if "the server refused" in r.getMessage()]
+    assert len(refused) <= 1, [r.getMessage() for r in refused]
+    hands_asked = [hand_id for hand_id, _ in bot.asked]
+    assert hands_asked == sorted(hands_asked)
+    assert hands_asked[1] > hands_asked[0] + 1, "hands dealt while it thought were skipped"

@@ -175,6 +175,41 @@ async def test_a_dropped_connection_comes_back_by_itself_and_the_bot_plays_on(
     assert await chip_total(server) == 0
 
 
+class DroppedWhileThinking(AlwaysCall):
+    """Plays like AlwaysCall, but in hand 2 answers only once its connection is down:
+    the answer meets a dropped connection."""
+
+    def __init__(self, server: QiuQiuServer, conn: Connection) -> None:
+        self.server, self.conn = server, conn
+        self.loop = asyncio.get_running_loop()
+        self.dropped = False
+
+    def decide(self, turn: Turn) -> Action:
+        if turn.hand_id == 2 and not self.dropped:
+            self.dropped = True
+            asyncio.run_coroutine_threadsafe(self.drop(), self.loop).result()
+        return super().decide(turn)
+
+    async def drop(self) -> None:
+        for ws in self.server._server.connections if self.server._server else ():
+            ws.transport.abort()
+        assert self.conn._ws is not None
+        await self.conn._ws.wait_closed()
+
+
+async def test_an_answer_given_as_the_connection_drops_is_asked_again_once_it_is_back(
+    server: QiuQiuServer,
+) -> None:
+    conn = await Connection.open(server.url, name="Ann")
+    bot = DroppedWhileThinking(server, conn)
+    table, _ = await conn.open_table(TableOptions(ante=1, min_bet=1, max_bet=2), buy_in=500)
+    summary = await asyncio.wait_for(play(bot, conn, table.table_id, hands=4), 30)
+    await conn.close()
+    assert bot.dropped
+    assert summary.hands >= 4
+    assert await chip_total(server) == 0
+
+
 async def test_a_refused_hello_closes_the_socket_it_was_said_on(server: QiuQiuServer) -> None:
     with pytest.raises(ServerRefused):
         await Connection.open(server.url, token="forgotten")

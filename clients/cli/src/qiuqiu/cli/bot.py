@@ -289,6 +289,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     stacks_before: dict[int, int] = {}
     leaving = False
     alone = False
+    turn_due = False
     async for message in conn.messages():
         if isinstance(message, Closed):
             raise ConnectionLost(f"the connection is gone for good: {message.reason}")
@@ -361,9 +362,15 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
                     stack,
                 )
         if not leaving and hands is not None and summary.hands >= hands:
-            leaving = True
-            await conn.send(cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
-        turn = turn_of(state) if isinstance(message, TURN_MESSAGES) and not leaving else None
+            leaving = await _sent(conn, cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
+        turn_due = (turn_due or isinstance(message, TURN_MESSAGES)) and not leaving
+        turn = None
+        # Asked once the state has caught up with what the server has said: a bot that
+        # thought past its time finds the turns it was given meanwhile over, and is
+        # asked about the one open now, not about each of those in turn, too late.
+        if turn_due and not conn.behind(table_id):
+            turn_due = False
+            turn = turn_of(state)
         # A snapshot (after a gap or a reconnect) may repeat a turn already answered;
         # each turn has its own deadline, so that tells them apart. Not the deadline
         # alone: an opponent who answers within the same millisecond (the dealer bot
@@ -389,8 +396,20 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
                     log.info("the bot's answer %r cannot be sent: %s", action, unsendable)
                     continue
                 answering = {ref: key}
-                await conn.send(sent)
+                await _sent(conn, sent)
     return summary
+
+
+async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
+    """Send ``message``; ``False`` if the connection has just dropped. Not an error:
+    the connection comes back by itself (or closes for good), and the snapshot after
+    it says what is still to do, as the turn still open or the seat not yet left."""
+    try:
+        await conn.send(message)
+    except ConnectionLost as lost:
+        log.info("not sent, the connection dropped: %s", lost)
+        return False
+    return True
 
 
 async def _stand_up(conn: Connection, table_id: str) -> None:

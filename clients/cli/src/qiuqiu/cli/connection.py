@@ -152,6 +152,8 @@ class Connection:
         self._reader: asyncio.Task[None] | None = None
         self._awaiting_snapshot: dict[str, float] = {}
         """The tables a snapshot was asked for after a gap, and when."""
+        self._heard: dict[str, int] = {}
+        """Each table's newest ``seq`` received, whether handed out yet or not."""
         self.grace: float | None = None
         """Seconds the server holds a seat whose connection dropped, once a
         ``player_disconnected`` has said; ``None`` until then."""
@@ -309,6 +311,12 @@ class Connection:
             if isinstance(message, Closed):
                 return
 
+    def behind(self, table_id: str) -> bool:
+        """Whether the server has said more of ``table_id`` than its state holds: a
+        newer event is received and waits to come out of :meth:`messages`."""
+        state = self.tables.get(table_id)
+        return state is not None and self._heard.get(table_id, 0) > state.seq
+
     async def close(self) -> None:
         """Close the connection (seats keep their grace period: leave tables first)."""
         self._closing = True
@@ -396,6 +404,10 @@ class Connection:
     def _take(self, message: wire.AnyServerMessage) -> None:
         """Hand a reply to the request waiting for it, and queue every message but the
         errors a request raises."""
+        if isinstance(message, wire.TableEvent):
+            self._hear(message.table_id, message.seq)
+        elif isinstance(message, wire.TableSnapshot):
+            self._hear(message.table.table_id, message.seq)
         answers_request = not isinstance(message, wire.TableEvent)
         future = self._pending.get(message.ref) if isinstance(message.ref, int) else None
         if answers_request and future is not None and not future.done():
@@ -403,6 +415,9 @@ class Connection:
             if isinstance(message, wire.Error):
                 return
         self._messages.put_nowait(message)
+
+    def _hear(self, table_id: str, seq: int) -> None:
+        self._heard[table_id] = max(seq, self._heard.get(table_id, 0))
 
     async def _keep(self, message: wire.AnyServerMessage) -> bool:
         """Fold ``message`` into the table state; ``False`` for an event already seen,
