@@ -262,6 +262,30 @@ def test_an_answer_that_is_no_action_stops_the_command_naming_the_bot(
     assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"qiuqiu arena: confused raised TypeError in hand 1: {said}")
+    # No line of the bot's raised: the SDK's frames that judged the answer are not its.
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_decide_written_async_is_named_as_the_mistake_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "eager.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from qiuqiu.cli.bot import Action, Bot, Check, Turn
+
+
+            class Eager(Bot):
+                async def decide(self, turn: Turn) -> Action:
+                    return Check()
+            """
+        )
+    )
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
+    err = capsys.readouterr().err
+    assert "(decide is async def): write def decide" in err, err
+    assert "never awaited" not in err
 
 
 def test_a_cut_of_the_tiles_the_turn_gave_is_an_answer(tmp_path: Path) -> None:

@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"qiuqiu arena: {error}", file=sys.stderr)
             return 2
         except BotFailed as failed:
-            print(f"qiuqiu arena: {failed}\n\n{failed.bot_traceback()}", file=sys.stderr)
+            print(f"qiuqiu arena: {failed}{failed.bot_traceback()}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             # The matches played to their end were printed as each ended.

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import sys
@@ -184,11 +185,18 @@ def answer(bot: Bot, turn: Turn, name: str) -> Action | Split:
     try:
         return _shaped(given)
     except TypeError as error:
-        raise BotFailed(name, error, turn.hand_id) from None
+        # Without the frames that judged the answer: none of them is the bot's code.
+        raise BotFailed(name, error.with_traceback(None), turn.hand_id) from None
 
 
 def _shaped(given: object) -> Action | Split:
     """``given`` as an answer, its tiles as text (a turn gives them as ``Tile``)."""
+    if inspect.iscoroutine(given):
+        given.close()  # never to be awaited: closed, or Python warns of it at exit
+        raise TypeError(
+            "its answer was a coroutine (decide is async def): write def decide, which"
+            " runs in a thread of its own and may take its time"
+        )
     match given:
         case Check() | Call() | Fold():
             return given
@@ -516,7 +524,7 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
             )
         )
     except BotFailed as failed:
-        print(f"{parser.prog}: {failed}\n\n{failed.bot_traceback()}", file=sys.stderr)
+        print(f"{parser.prog}: {failed}{failed.bot_traceback()}", file=sys.stderr)
         return 1
     except ClientError as error:
         print(f"{parser.prog}: {error}", file=sys.stderr)

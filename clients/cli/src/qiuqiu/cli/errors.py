@@ -36,10 +36,14 @@ class BotFailed(ClientError):
         self.name, self.error, self.hand_id = name, error, hand_id
 
     def bot_traceback(self) -> str:
-        """The error's traceback from the bot's own code on: the frame that caught it and
-        the import machinery's are not the bot writer's to read."""
+        """The error's traceback from the bot's own code on, after a blank line: the
+        frame that caught it and the import machinery's are not the bot writer's to
+        read. Nothing when no line of the bot's raised (an answer that is no answer, a
+        constructor called without the arguments it wants), as the message says it all."""
         trace = self.error.__traceback__
         trace = None if trace is None else trace.tb_next
         while trace is not None and trace.tb_frame.f_code.co_filename.startswith("<frozen "):
             trace = trace.tb_next
-        return "".join(traceback.format_exception(type(self.error), self.error, trace))
+        if trace is None and not isinstance(self.error, SyntaxError):
+            return ""
+        return "\n\n" + "".join(traceback.format_exception(type(self.error), self.error, trace))
