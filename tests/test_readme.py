@@ -1,9 +1,11 @@
 """The README's examples are run, so a newcomer's first minutes never meet a stale one."""
 
 import doctest
+import itertools
 import re
 from pathlib import Path
 
+from qiuqiu.cli.__main__ import parser
 from qiuqiu.protocol import PROTOCOL_VERSION, decode_client
 from qiuqiu.protocol import client as cmd
 
@@ -37,3 +39,18 @@ def test_the_messages_the_readme_types_by_hand_are_ones_this_server_takes() -> N
     hellos = [m for m in messages if isinstance(m, cmd.Hello)]
     assert hellos
     assert all(hello.version == PROTOCOL_VERSION for hello in hellos)
+
+
+def test_every_flag_of_qiuqiu_play_is_a_row_of_the_readmes_table() -> None:
+    lines = README.read_text().splitlines()
+    start = lines.index("| `qiuqiu play` flag | what it does |")
+    rows = "\n".join(itertools.takewhile(lambda line: line.startswith("|"), lines[start:]))
+    (play,) = [
+        command
+        for action in parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for name, command in action.choices.items()  # type: ignore[union-attr]
+        if name == "play"
+    ]
+    flags = [flag for action in play._actions for flag in action.option_strings]
+    missing = [f for f in flags if f.startswith("--") and f"`{f}" not in rows and f != "--help"]
+    assert not missing
