@@ -332,6 +332,23 @@ def test_the_command_refuses_a_missing_bot(capsys: pytest.CaptureFixture[str]) -
     assert "no bot file" in capsys.readouterr().err
 
 
+def test_a_dealer_misnamed_is_told_what_a_contestant_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["arena", "dealer:solved", CALLER]) == 2
+    err = capsys.readouterr().err
+    assert "'dealer' or 'dealer:threshold'" in err, err
+
+
+def test_a_file_that_is_not_python_is_refused_saying_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# my bot\n")
+    assert main(["arena", str(notes), "dealer"]) == 2
+    assert "a bot file is Python source" in capsys.readouterr().err
+
+
 def test_a_bot_that_raises_stops_the_command_with_its_own_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

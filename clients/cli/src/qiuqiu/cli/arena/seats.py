@@ -95,7 +95,9 @@ def load_bot(spec: str) -> Bot:
     path, class_name = bot_file(spec)
     file = Path(path)
     if not file.is_file():
-        raise ValueError(f"no bot file {path!r}")
+        raise ValueError(
+            f"no bot file {path!r} (a contestant is a bot file, {DEALER!r} or {THRESHOLD_DEALER!r})"
+        )
     # One module per file and content, not per name: two bots may both be someone's
     # "bot.py", and a bot mended in the same process (a notebook, a test) is read again.
     key = hashlib.sha256(bytes(file.resolve()) + b"\0" + file.read_bytes())
@@ -104,7 +106,7 @@ def load_bot(spec: str) -> Bot:
     if module is None:
         loader = importlib.util.spec_from_file_location(module_name, file)
         if loader is None or loader.loader is None:
-            raise ValueError(f"cannot import {path!r}")
+            raise ValueError(f"cannot import {path!r}: a bot file is Python source, *.py")
         module = importlib.util.module_from_spec(loader)
         sys.modules[module_name] = module
         folder = str(file.resolve().parent)
