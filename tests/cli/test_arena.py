@@ -95,6 +95,20 @@ def test_each_bot_gets_the_others_tiles_in_the_second_half(tmp_path: Path) -> No
     assert all(len(t.tiles) == 3 and t.legal.check for t in SEEN)
 
 
+def test_a_bots_table_options_say_whether_the_dealer_bot_sits_there(tmp_path: Path) -> None:
+    bot = tmp_path / "recorder.py"
+    bot.write_text(textwrap.dedent(RECORDER))
+    recorder = entrant(f"{bot}:Recorder")
+    play(recorder, entrant(CALLER), deals=2)
+    SEEN = bot_module(f"{bot}:Recorder").SEEN
+    assert SEEN
+    assert not any(t.options.dealer_bot for t in SEEN), "as at a table opened with --no-bot"
+    SEEN.clear()
+    play(recorder, entrant("dealer"), deals=2)
+    assert SEEN
+    assert all(t.options.dealer_bot for t in SEEN)
+
+
 def test_a_bot_gets_the_turns_a_client_makes_of_the_same_frames_off_the_wire(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -196,6 +196,9 @@ def seat_all(
     by_seat: tuple[Entrant, ...], options: TableOptions, rng: Random, buy_in: int
 ) -> tuple[dict[int, Player], dict[int, int], dict[int, str]]:
     """Each contestant in the seat of its place in ``by_seat``, met by all the others."""
+    # A server's table says it has the dealer bot only where the dealer bot sits: two
+    # bots meet at a table opened with --no-bot.
+    options = options.model_copy(update={"dealer_bot": any(who.is_house for who in by_seat)})
     players: dict[int, Player] = {}
     stacks: dict[int, int] = {}
     for seat, who in enumerate(by_seat):
