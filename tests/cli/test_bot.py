@@ -7,9 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
+import sys
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
@@ -333,3 +336,50 @@ async def test_a_bot_that_thought_too_long_is_asked_only_about_the_turn_now_open
     hands_asked = [hand_id for hand_id, _ in bot.asked]
     assert hands_asked == sorted(hands_asked)
     assert hands_asked[1] > hands_asked[0] + 1, "hands dealt while it thought were skipped"
+
+
+THINKER = """
+import sys
+import time
+
+from qiuqiu.cli.bot import Action, Bot, Check, Turn, main
+
+
+class Thinker(Bot):
+    def decide(self, turn: Turn) -> Action:
+        print("thinking", file=sys.stderr, flush=True)
+        time.sleep(600)
+        return Check()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(Thinker()))
+"""
+
+
+async def test_ctrl_c_stops_a_bot_in_the_middle_of_a_long_thought(
+    server: QiuQiuServer, tmp_path: Path
+) -> None:
+    """The thought runs in a thread of its own: Ctrl-C must not wait for it to end."""
+    bot = tmp_path / "thinker.py"
+    bot.write_text(THINKER)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        bot,
+        *("--server", server.url, "--hands", "2", "--turn-seconds", "600"),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        async with asyncio.timeout(PATIENCE):
+            while b"thinking" not in await process.stderr.readline():
+                pass
+            process.send_signal(signal.SIGINT)
+            rest = (await process.stderr.read()).decode()
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 130, rest
+    assert rest.splitlines()[-1] == "thinker.py: interrupted"

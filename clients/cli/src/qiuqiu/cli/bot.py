@@ -29,6 +29,7 @@ import inspect
 import json
 import logging
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -389,9 +390,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             if key not in acted:
                 acted.add(key)
                 try:
-                    # In a thread: a bot that thinks for a while must not stop this
-                    # connection answering the server's keepalive pings meanwhile.
-                    action = await asyncio.to_thread(answer, bot, turn, type(bot).__name__)
+                    action = await _answer_in_thread(bot, turn)
                 except BotFailed:
                     await _stand_up(conn, table_id)
                     raise
@@ -406,6 +405,35 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
                 answering = {ref: key}
                 await _sent(conn, sent)
     return summary
+
+
+async def _answer_in_thread(bot: Bot, turn: Turn) -> Action | Split:
+    """:func:`answer` in a thread: a bot that thinks for a while must not stop the
+    connection answering the server's keepalive pings meanwhile. A daemon thread, not
+    the loop's executor, whose threads are waited for as the loop and the process end:
+    Ctrl-C in the middle of a long thought would wait for the thought."""
+    loop = asyncio.get_running_loop()
+    answered: asyncio.Future[Action | Split] = loop.create_future()
+
+    def settle(outcome: Action | Split | BaseException) -> None:
+        if answered.done():  # given up on: the play was cancelled meanwhile
+            return
+        if isinstance(outcome, BaseException):
+            answered.set_exception(outcome)
+        else:
+            answered.set_result(outcome)
+
+    def think() -> None:
+        outcome: Action | Split | BaseException
+        try:
+            outcome = answer(bot, turn, type(bot).__name__)
+        except BaseException as raised:  # the loop's side raises it, whatever it is
+            outcome = raised
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, outcome)
+
+    threading.Thread(target=think, name="bot-decide", daemon=True).start()
+    return await answered
 
 
 async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
