@@ -240,6 +240,24 @@ def action_message(
             return cmd.DeclareCut(id=ref, table_id=t, hand_id=h, pairs=(first, second))
 
 
+TurnKey = tuple[int, int, int, int | None]
+"""A turn told apart from the seat's others: hand, round, pot and deadline."""
+
+
+def turn_key(state: TableState) -> TurnKey | None:
+    """The key of the turn ``state`` says is this seat's now, if one is.
+
+    A snapshot (after a gap or a reconnect) may repeat a turn already answered; each
+    turn has its own deadline, so that tells them apart. Not the deadline alone: an
+    opponent who answers within the same millisecond (the dealer bot with no delay)
+    gives this seat's next turn the same one, but never the same pot and round,
+    since someone must have bet in between."""
+    hand = state.hand
+    if hand is None or state.me is None or state.legal is None:
+        return None
+    return (hand.hand_id, hand.round, hand.pot, hand.deadline_ms)
+
+
 @dataclass
 class Summary:
     """How a run went for this account: hands dealt in, won, lost, chips won
@@ -292,8 +310,10 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     reveals the seed), after standing the seat up: a bot plays on at a server
     caught cheating only if its writer catches the exception and sits down again."""
     summary = Summary()
-    acted: set[tuple[int, int, int, int | None]] = set()
-    answering: dict[str | int, tuple[int, int, int, int | None]] = {}
+    acted: set[TurnKey] = set()
+    held: tuple[TurnKey, cmd.TableAction] | None = None
+    """An answer given after the server had said more: sent if its turn is still open."""
+    answering: dict[str | int, TurnKey] = {}
     """The turn each action sent answers, by the action's id."""
     stacks_before: dict[int, int] = {}
     leaving = False
@@ -306,6 +326,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             # An action sent as the connection dropped may be lost: the snapshot that
             # follows says whether the turn is still open.
             acted.clear()
+            held = None
         if isinstance(message, wire.TableLeft) and message.table_id == table_id:
             summary.balance = message.balance
             if not leaving:
@@ -320,11 +341,11 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             break
         if isinstance(message, wire.Error):
             log.info("the server refused a message: %s %s", message.code, message.message)
-            turn_key = answering.pop(message.ref, None) if message.ref is not None else None
-            if turn_key is not None and message.code in _SEND_AGAIN:
+            turn_key_sent = answering.pop(message.ref, None) if message.ref is not None else None
+            if turn_key_sent is not None and message.code in _SEND_AGAIN:
                 # The action reached no table: the snapshot that follows may repeat
                 # the very same turn, and it must be answered again.
-                acted.discard(turn_key)
+                acted.discard(turn_key_sent)
             continue
         deals = conn.deals.get(table_id)
         if deals is not None and deals.tampered is not None:
@@ -372,37 +393,42 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
                 )
         if not leaving and hands is not None and summary.hands >= hands:
             leaving = await _sent(conn, cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
+        if held is not None and not conn.behind(table_id):
+            late_key, late = held
+            held = None
+            if turn_key(state) == late_key:
+                await _sent(conn, late)
+            else:
+                log.info("the bot answered hand %d's turn after it was over: not sent", late_key[0])
         turn_due = (turn_due or isinstance(message, TURN_MESSAGES)) and not leaving
-        turn = None
+        turn, key = None, None
         # Asked once the state has caught up with what the server has said: a bot that
         # thought past its time finds the turns it was given meanwhile over, and is
         # asked about the one open now, not about each of those in turn, too late.
         if turn_due and not conn.behind(table_id):
             turn_due = False
-            turn = turn_of(state)
-        # A snapshot (after a gap or a reconnect) may repeat a turn already answered;
-        # each turn has its own deadline, so that tells them apart. Not the deadline
-        # alone: an opponent who answers within the same millisecond (the dealer bot
-        # with no delay) gives this seat's next turn the same one, but never the
-        # same pot and round, since someone must have bet in between.
-        if turn is not None and state.hand is not None:
-            key = (turn.hand_id, turn.round, turn.pot, state.hand.deadline_ms)
-            if key not in acted:
-                acted.add(key)
-                try:
-                    action = await _answer_in_thread(bot, turn)
-                except BotFailed:
-                    await _stand_up(conn, table_id)
-                    raise
-                ref = conn.next_id()
-                try:
-                    sent = action_message(action, table_id, turn.hand_id, ref)
-                except ValidationError as unsendable:
-                    # An amount or a tile no table could take: illegal, as the server
-                    # would say of one it could read; the turn's timer plays it.
-                    log.info("the bot's answer %r cannot be sent: %s", action, unsendable)
-                    continue
-                answering = {ref: key}
+            turn, key = turn_of(state), turn_key(state)
+        if turn is not None and key is not None and key not in acted:
+            acted.add(key)
+            try:
+                action = await _answer_in_thread(bot, turn)
+            except BotFailed:
+                await _stand_up(conn, table_id)
+                raise
+            ref = conn.next_id()
+            try:
+                sent = action_message(action, table_id, turn.hand_id, ref)
+            except ValidationError as unsendable:
+                # An amount or a tile no table could take: illegal, as the server
+                # would say of one it could read; the turn's timer plays it.
+                log.info("the bot's answer %r cannot be sent: %s", action, unsendable)
+                continue
+            answering = {ref: key}
+            if conn.behind(table_id):
+                # The server said more while the bot thought: its turn may be over,
+                # and the answer would land on its next turn in the hand.
+                held = (key, sent)
+            else:
                 await _sent(conn, sent)
     return summary
 
