@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import signal
 import sys
 import time
@@ -19,6 +20,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from clients.examples.always_call import AlwaysCall
+from qiuqiu.cli import connection
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, check_shuffle, main, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
@@ -26,6 +28,8 @@ from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.protocol import DealTampered, TableOptions
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
@@ -385,3 +389,32 @@ async def test_ctrl_c_stops_a_bot_in_the_middle_of_a_long_thought(
             await process.wait()
     assert process.returncode == 130, rest
     assert rest.splitlines()[-1] == "thinker.py: interrupted"
+
+
+async def test_a_bot_back_after_the_grace_period_finds_its_seat_given_up_and_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The connection drops between hands and comes back after the server has given
+    the seat up: the bot stops with the hands it played and the balance the welcome
+    gives, rather than waiting for ever for a table it no longer sits at."""
+    monkeypatch.setattr(connection, "RECONNECT_DELAYS", (1.0,))
+    config = ServerConfig(port=0, hand_pause=2.0, bot_delay=0.0, grace=0.3)
+    server = QiuQiuServer(config, rng=random.Random(5))
+    await server.start()
+    try:
+        async with await Connection.open(server.url, name="Ann") as conn:
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            playing = asyncio.create_task(play(AlwaysCall(), conn, table.table_id, HANDS))
+            await until(lambda: hand_ended(server, table.table_id))
+            for ws in server._server.connections if server._server else ():
+                ws.transport.abort()
+            summary = await asyncio.wait_for(playing, PATIENCE)
+        assert 1 <= summary.hands < HANDS
+        assert summary.balance == 1_000 + summary.net
+        assert not server.lobby.seated_at(conn.account_id)
+    finally:
+        await server.stop()
+
+
+async def hand_ended(server: QiuQiuServer, table_id: str) -> bool:
+    return len(await server.store.table_hands(table_id)) >= 1

@@ -323,6 +323,18 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
         if isinstance(message, Closed):
             raise ConnectionLost(f"the connection is gone for good: {message.reason}")
         if isinstance(message, Reconnected):
+            welcome = message.welcome
+            if table_id not in welcome.tables and table_id not in welcome.moving:
+                # Back after the grace period: the server stood the seat up meanwhile,
+                # and nothing more will come of the table.
+                summary.balance = welcome.balance
+                log.info(
+                    "the seat at table %s was given up while the connection was down "
+                    "(longer than the server's grace period): its chips are back in the "
+                    "balance",
+                    table_id,
+                )
+                break
             # An action sent as the connection dropped may be lost: the snapshot that
             # follows says whether the turn is still open.
             acted.clear()
