@@ -353,11 +353,11 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
             break
         if isinstance(message, wire.Error):
             log.info("the server refused a message: %s %s", message.code, message.message)
-            turn_key_sent = answering.pop(message.ref, None) if message.ref is not None else None
-            if turn_key_sent is not None and message.code in _SEND_AGAIN:
+            refused_turn = answering.pop(message.ref, None) if message.ref is not None else None
+            if refused_turn is not None and message.code in _SEND_AGAIN:
                 # The action reached no table: the snapshot that follows may repeat
                 # the very same turn, and it must be answered again.
-                acted.discard(turn_key_sent)
+                acted.discard(refused_turn)
             continue
         deals = conn.deals.get(table_id)
         if deals is not None and deals.tampered is not None:
