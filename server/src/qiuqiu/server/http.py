@@ -4,9 +4,9 @@
 handshake. A request that asks for a WebSocket goes on to the protocol, on any
 path; every other one is answered here and its connection closed:
 
-- ``GET /healthz``: ``200 ok`` while its store answers, ``503`` with the reason
-  otherwise, so a load balancer stops sending players to a process that cannot
-  reach Redis (a stopping server stops listening at once);
+- ``GET /healthz``: ``200 ok`` while its store takes a write, ``503`` with the
+  reason otherwise, so a load balancer stops sending players to a process that
+  cannot reach Redis or whose Redis is full (a stopping server stops listening at once);
 - ``GET /metrics``: :mod:`qiuqiu.server.metrics` in Prometheus' text format;
 - ``GET /`` and ``GET /<file>``: the browser client (:mod:`qiuqiu.web`);
 - anything else: ``404``.

@@ -71,6 +71,10 @@ class LeaseKeeper:
             pause = self.lease / 3
             try:
                 if await work():
+                    if not self.health.up:
+                        # Reading, or extending a lease, is not writing: a full Redis
+                        # does both, so only a write (the health check's) ends an outage.
+                        await self.store.ping()
                     self.health.answered()
             except StoreUnavailable as error:
                 self.health.failed(error)

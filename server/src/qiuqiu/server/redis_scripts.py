@@ -23,6 +23,7 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
   without reading every table
 - ``connection:{account id}``: the account's one connection
   (``owner:session``), the newest to say hello
+- ``health``: the last process whose health check wrote it, for a minute
 """
 
 # KEYS: the house's account, the accounts set. ARGV: the house's id.

@@ -31,22 +31,20 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Container, Coroutine
+from collections.abc import Container
 from functools import partial
-from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from redis.asyncio import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server import redis_scripts as scripts
 from qiuqiu.server.bus import RedisBus
-from qiuqiu.server.errors import LeaseLost, Refused, StoreRefused, StoreUnavailable
+from qiuqiu.server.errors import LeaseLost, Refused, StoreRefused
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
 from qiuqiu.server.redis_clients import CountedRedis, clients
+from qiuqiu.server.redis_errors import reachable
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
@@ -62,33 +60,13 @@ PREFIX = "qiuqiu:"
 TIMEOUT = 2.0
 """Seconds a call to Redis may take before it counts as Redis being away."""
 
+HEALTH_KEPT_MS = 60_000
+"""How long the key a health check writes stays: it says nothing once the checks stop."""
+
 RENEWED_AT_ONCE = 250
 """Leases renewed by one script run. One run over every lease of a process with ten
 thousand tables holds its event loop 30 ms and more at a stretch (making and packing
 30,000 arguments, reading 10,000 answers); a few hundred at a time, under 2 ms."""
-
-
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-def _reachable(
-    method: Callable[Concatenate[RedisStore, P], Coroutine[Any, Any, T]],
-) -> Callable[Concatenate[RedisStore, P], Coroutine[Any, Any, T]]:
-    """Redis out of reach (or too slow to answer) is :class:`StoreUnavailable`, which
-    the server answers with an error code or, for a table's commit, a retry."""
-
-    async def reaching(self: RedisStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return await method(self, *args, **kwargs)
-        except (RedisConnectionError, RedisTimeoutError, TimeoutError) as error:
-            text = str(error) or type(error).__name__
-            # redis-py says "Error N connecting to host:port" when it could not connect:
-            # then nothing was sent. Anything else may have reached Redis.
-            unsent = isinstance(error, RedisConnectionError) and " connecting to " in text
-            raise StoreUnavailable(text, unsent=unsent) from error
-
-    return reaching
 
 
 class RedisStore:
@@ -141,7 +119,7 @@ class RedisStore:
             raise
         return store
 
-    @_reachable
+    @reachable
     async def _open(self) -> None:
         """Open the house account at zero unless it is there already."""
         try:
@@ -169,11 +147,12 @@ class RedisStore:
             self._bus = RedisBus(self._channels, self.owner, self._key("channel", ""))
         return self._bus
 
-    @_reachable
+    @reachable
     async def ping(self) -> None:
-        await self._redis.ping()
+        # A write, not PING: a full or read-only Redis answers PING but serves no player.
+        await self._redis.set(self._key("health"), self.owner, px=HEALTH_KEPT_MS)
 
-    @_reachable
+    @reachable
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
@@ -189,24 +168,24 @@ class RedisStore:
             raise Refused(ErrorCode.ACCOUNT_EXISTS, f"account {account_id} or its token exists")
         return Account(account_id, name, grant)
 
-    @_reachable
+    @reachable
     async def account(self, account_id: str) -> Account | None:
         name, balance = await self._redis.hmget(self._account_key(account_id), ["name", "balance"])
         return None if name is None else Account(account_id, _text(name), int(_text(balance)))
 
-    @_reachable
+    @reachable
     async def account_for_token(self, token_hash: str) -> Account | None:
         account_id = await self._redis.get(self._key("token", token_hash))
         return None if account_id is None else await self.account(_text(account_id))
 
-    @_reachable
+    @reachable
     async def claim_connection(self, account_id: str, holder: str) -> str | None:
         previous = await self._redis.set(self._key("connection", account_id), holder, get=True)
         return previous if isinstance(previous, str) else None
 
     # -- leases ----------------------------------------------------------------------
 
-    @_reachable
+    @reachable
     async def acquire_table(self, table_id: str, seconds: float) -> bool:
         keys = [self._key("lease", table_id), self._key("fence", table_id)]
         keys.append(self._key("version", table_id))
@@ -220,7 +199,7 @@ class RedisStore:
         self._sure_until[table_id] = asked + seconds
         return True
 
-    @_reachable
+    @reachable
     async def renew_tables(self, seconds: float) -> tuple[str, ...]:
         held = list(self._holding)
         lost: list[str] = []
@@ -249,26 +228,26 @@ class RedisStore:
     def holds(self, table_id: str) -> bool:
         return time.monotonic() < self._sure_until.get(table_id, 0.0)
 
-    @_reachable
+    @reachable
     async def release_table(self, table_id: str) -> None:
         holder = self._holding.get(table_id)
         if holder is not None:
             self._forget(table_id)
             await self._release(keys=[self._key("lease", table_id)], args=[holder])
 
-    @_reachable
+    @reachable
     async def orphaned_tables(self) -> tuple[str, ...]:
         found = await self._orphaned(keys=[self._key("tables")], args=[self._key("lease", "")])
         return tuple(sorted(found))
 
-    @_reachable
+    @reachable
     async def table_host(self, table_id: str) -> str | None:
         holder = await self._redis.get(self._key("lease", table_id))
         return None if holder is None else _text(holder).rsplit(":", 1)[0]
 
     # -- the one write to a table --------------------------------------------------------
 
-    @_reachable
+    @reachable
     async def commit(self, commit: TableCommit) -> dict[str, int]:
         table_id, table = commit.table_id, commit.table
         held = self._holding.get(table_id)
@@ -327,17 +306,17 @@ class RedisStore:
 
     # -- reads -------------------------------------------------------------------------
 
-    @_reachable
+    @reachable
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
         found = await self._redis.smembers(self._key("seats", account_id))
         return tuple(sorted(map(_text, found)))
 
-    @_reachable
+    @reachable
     async def table(self, table_id: str) -> TableRecord | None:
         text = await self._redis.get(self._key("table", table_id))
         return None if text is None else table_from_json(_text(text))
 
-    @_reachable
+    @reachable
     async def tables(self, skip: Container[str] = ()) -> tuple[TableRecord, ...]:
         """Every table in the lobby but those in ``skip``, by id."""
         members = map(_text, await self._redis.smembers(self._key("tables")))
@@ -348,19 +327,19 @@ class RedisStore:
         # A table dropped between the two reads is gone, and so left out.
         return tuple(table_from_json(_text(text)) for text in texts if text is not None)
 
-    @_reachable
+    @reachable
     async def table_hands(
         self, table_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
         return await self._last_hands(self._key("hands", "table", table_id), limit)
 
-    @_reachable
+    @reachable
     async def account_hands(
         self, account_id: str, limit: int = HISTORY_LENGTH
     ) -> tuple[HandRecord, ...]:
         return await self._last_hands(self._key("hands", "account", account_id), limit)
 
-    @_reachable
+    @reachable
     async def balances(self) -> dict[str, int]:
         """Every balance, the house's included, all at one moment: for audits."""
         found = await self._balances(keys=[self._key("accounts")], args=[self._account_key("")])

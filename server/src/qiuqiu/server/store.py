@@ -230,7 +230,8 @@ class Store(Protocol):
         """Every balance, the house's included, all at one moment: for audits."""
 
     async def ping(self) -> None:
-        """Return once the store answers; raise :class:`StoreUnavailable` if it cannot."""
+        """Return once the store takes a write; raise :class:`StoreUnavailable` if it
+        cannot."""
 
     def bus(self) -> Bus | None:
         """How this process reaches the others sharing the store; ``None`` when no other

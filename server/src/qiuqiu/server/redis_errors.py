@@ -1,0 +1,65 @@
+"""Which of Redis's errors are an outage: the store's trouble, answered as a state
+(:class:`~qiuqiu.server.errors.StoreUnavailable`), never as a bug with a traceback.
+
+Out of reach, or too slow to answer, is one. So is a Redis that answers but
+refuses every write for a while: full (``maxmemory`` under ``noeviction``, its
+default), unable to save its snapshot (``MISCONF``), a replica (``READONLY``), a
+primary without its replicas (``NOREPLICAS``, ``MASTERDOWN``), or busy with a
+script (``BUSY``). Such a refusal comes before anything is written, even inside
+one of the store's scripts: Redis refuses a script at its first write or not at
+all, so that a script stays whole. So the call is ``unsent``, as when Redis could
+not be reached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import MasterDownError, OutOfMemoryError, ReadOnlyError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from qiuqiu.server.errors import StoreUnavailable
+
+REFUSING_WRITES = re.compile(r"(?:^|-)(?:OOM|MISCONF|READONLY|NOREPLICAS|MASTERDOWN|BUSY) ")
+"""The codes of Redis's refusals of a write for what state Redis is in, at the start
+of its answer or, from inside a script, after the script's name (``... -OOM ...``)."""
+
+NAMED = (OutOfMemoryError, ReadOnlyError, MasterDownError)
+"""The refusals redis-py gives a class of their own, taking their code off the text."""
+
+S = TypeVar("S")
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def refusing_writes(error: ResponseError) -> bool:
+    return isinstance(error, NAMED) or REFUSING_WRITES.search(str(error)) is not None
+
+
+def reachable(
+    method: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+    """Redis out of reach, too slow to answer, or refusing writes is
+    :class:`StoreUnavailable`, which the server answers with an error code or, for a
+    table's commit, a retry."""
+
+    async def reaching(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await method(self, *args, **kwargs)
+        except (RedisConnectionError, RedisTimeoutError, TimeoutError) as error:
+            text = str(error) or type(error).__name__
+            # redis-py says "Error N connecting to host:port" when it could not connect:
+            # then nothing was sent. Anything else may have reached Redis.
+            unsent = isinstance(error, RedisConnectionError) and " connecting to " in text
+            raise StoreUnavailable(text, unsent=unsent) from error
+        except ResponseError as error:
+            if not refusing_writes(error):
+                raise
+            code = getattr(error, "status_code", None)
+            text = f"{code} {error}" if isinstance(error, NAMED) and code else str(error)
+            raise StoreUnavailable(text, unsent=True) from error
+
+    return reaching
