@@ -85,6 +85,14 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
             {"QIUQIU_REDIS_URL": "redis://localhost/abc"},
             "the database after the host is a number, not 'abc'",
         ),
+        # Each of these started, then closed the first connection with 1011.
+        (["--lease", "inf"], {}, "--lease 'inf': Input should be a finite number"),
+        ([], {"QIUQIU_GRACE": "inf"}, "QIUQIU_GRACE='inf': Input should be a finite number"),
+        (["--lease", "1e300"], {}, "--lease '1e300': Input should be less than or equal to"),
+        # Browsers send an origin as scheme://host[:port]: these would refuse every one.
+        (["--allowed-origins", "example.com"], {}, "'example.com' is not an origin"),
+        (["--allowed-origins", "https://a.example/"], {}, "'https://a.example/' is not an"),
+        (["--allowed-origins", "*"], {}, "leave it empty to allow any"),
     ],
 )
 def test_a_value_that_does_not_fit_is_a_clear_error_naming_where_it_came_from(

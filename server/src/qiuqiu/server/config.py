@@ -24,7 +24,10 @@ ENV_PREFIX = "QIUQIU_"
 
 
 class ServerConfig(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="forbid")
+    # No inf or nan: a lease or a timer that long cannot be sent to Redis or armed.
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, frozen=True, extra="forbid", allow_inf_nan=False
+    )
 
     host: str = Field("127.0.0.1", description="address to listen on (0.0.0.0 for every interface)")
     port: int = Field(
@@ -65,8 +68,9 @@ class ServerConfig(BaseSettings):
     lease: float = Field(
         5.0,
         gt=0,
+        le=86_400,
         description="seconds a table's lease lasts unless renewed: a dead server's tables "
-        "move to another server after this",
+        "move to another server after this (at most a day)",
     )
     relay_timeout: float = Field(
         2.0,
@@ -131,6 +135,22 @@ class ServerConfig(BaseSettings):
     def _split_origins(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(origin.strip() for origin in value.split(",") if origin.strip())
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins_as_browsers_send_them(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        # The Origin header is compared as it comes, scheme://host[:port] and nothing
+        # more: anything else would match no browser, and refuse them all.
+        for origin in value:
+            if origin == "*":
+                raise ValueError("'*' is not an origin: leave it empty to allow any")
+            url = urlsplit(origin)
+            if not (url.scheme and url.netloc) or origin != f"{url.scheme}://{url.netloc}":
+                raise ValueError(
+                    f"{origin!r} is not an origin: a browser sends scheme://host[:port], "
+                    "with no path, not even a /"
+                )
         return value
 
     @field_validator("loop")
