@@ -35,7 +35,7 @@ from collections.abc import Container
 from functools import partial
 
 from redis.asyncio import Redis
-from redis.exceptions import ResponseError
+from redis.exceptions import AuthenticationError, ResponseError
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server import redis_scripts as scripts
@@ -128,6 +128,14 @@ class RedisStore:
             )
         except ResponseError as refused:
             raise StoreRefused(str(refused)) from None
+        except AuthenticationError as refused:
+            # The operator's to fix, not an outage to wait out; Redis's own words for a
+            # missing password talk of HELLO, which says nothing to whoever runs this.
+            if not self._redis.connection_pool.connection_kwargs.get("password"):
+                raise StoreRefused(
+                    "no password: put it in the URL, redis://:PASSWORD@host:port/db"
+                ) from None
+            raise StoreRefused(f"the URL's user or password: {refused}") from None
 
     @property
     def round_trips(self) -> int:
