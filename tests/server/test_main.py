@@ -425,6 +425,26 @@ async def test_a_redis_that_refuses_the_password_is_one_line_and_exit_status_2(
     assert "hunter2" not in everything
 
 
+async def test_a_redis_that_evicts_any_key_when_full_is_one_line_and_exit_status_2(
+    tmp_path: Path,
+) -> None:
+    # With allkeys-lru a full Redis deleted accounts, and their chips, to make room.
+    port = free_port()
+    redis = own_redis(port, tmp_path, "--maxmemory-policy", "allkeys-lru")
+    try:
+        await until(lambda: listening(port))
+        url = f"redis://127.0.0.1:{port}/0"
+        status, lines, _ = failed_start("--port", "0", "--redis-url", url)
+    finally:
+        redis.kill()
+        redis.wait()
+    assert status == 2
+    assert lines == [
+        "qiuqiu-server: --redis-url: Redis refused it: its maxmemory-policy allkeys-lru "
+        "deletes accounts, and their chips, when Redis is full: set it to noeviction"
+    ]
+
+
 @pytest.mark.parametrize(
     ("host", "said"),
     [

@@ -121,8 +121,15 @@ class RedisStore:
 
     @reachable
     async def _open(self) -> None:
-        """Open the house account at zero unless it is there already."""
+        """Open the house account at zero unless it is there already, on a Redis that
+        never deletes an account to make room."""
         try:
+            policy = await self._eviction_policy()
+            if policy.startswith("allkeys-"):
+                raise StoreRefused(
+                    f"its maxmemory-policy {policy} deletes accounts, and their chips, "
+                    "when Redis is full: set it to noeviction"
+                )
             await self._open_house(
                 keys=[self._account_key(HOUSE), self._key("accounts")], args=[HOUSE]
             )
@@ -136,6 +143,12 @@ class RedisStore:
                     "no password: put it in the URL, redis://:PASSWORD@host:port/db"
                 ) from None
             raise StoreRefused(f"the URL's user or password: {refused}") from None
+
+    async def _eviction_policy(self) -> str:
+        try:
+            return str((await self._redis.info("memory")).get("maxmemory_policy", ""))
+        except ResponseError:  # INFO is not for this user: nothing to go by
+            return ""
 
     @property
     def round_trips(self) -> int:
