@@ -599,3 +599,49 @@ async def test_a_host_frozen_past_its_lease_plays_nothing_more_of_the_hand_it_lo
         host.send_signal(signal.SIGCONT)
         host.send_signal(signal.SIGKILL)
         await host.wait()
+
+
+async def test_a_player_on_a_host_that_stalled_past_its_lease_reconnects_and_plays_on(
+    servers: Servers, redis_store: RedisStore
+) -> None:
+    """Ann's table moves while its host, which she is connected to, is frozen. When it
+    wakes up, it must not keep her connection as if nothing moved: it used to, so her
+    client heard nothing more while the adopter, counting her away, took her ante
+    each hand and cashed her out after the grace period. Her connection is closed
+    with 1012 (restart), as any client reconnects after, and she plays on there."""
+    here, there = free_port(), free_port()
+    host = await servers.start(here)
+    await servers.start(there)
+    ann = await client_at(here)
+    token = (await ann.hello("Ann"))["token"]
+    created = await ann.reply("create_table", options={"turn_seconds": 30}, buy_in=500)
+    table_id = created["table"]["table_id"]
+    await ann.wait(turn_at(table_id))
+    dealt = (await hands_dealt(redis_store, [table_id]))[table_id]
+    host.send_signal(signal.SIGSTOP)
+    try:
+
+        async def adopted() -> bool:
+            return (await hands_dealt(redis_store, [table_id]))[table_id] > dealt
+
+        await until(adopted)
+    finally:
+        host.send_signal(signal.SIGCONT)
+    closed = await seen(ann, lambda m: m["type"] == "table_closed")
+    assert "table_seed" not in closed, "the table goes on elsewhere"
+    async with asyncio.timeout(10):
+        await ann.closed()
+    assert ann.connection.close_code == 1012
+    back, welcome = await resume(here, token)
+    assert table_id in welcome["tables"], welcome
+    snapshot = await back.wait(lambda m: m["type"] == "table_snapshot")
+    table = snapshot["table"]
+    if table.get("legal") is None:
+        turn = await back.wait(turn_at(table_id))
+        hand_id, legal = turn["hand_id"], turn["legal"]
+    else:
+        hand_id, legal = table["hand"]["hand_id"], table["legal"]
+    action = "check" if legal["check"] else "call"
+    played = await answer(back, action, table_id=table_id, hand_id=hand_id)
+    assert played["type"] == {"check": "checked", "call": "called"}[action], played
+    await back.close()

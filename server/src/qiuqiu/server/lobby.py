@@ -50,6 +50,11 @@ TAKEN_OVER, TAKEN_OVER_REASON = 4000, "the account connected again elsewhere"
 has one connection at a time, on whichever process."""
 
 
+RESTART = 1012
+"""How a player's connection closes when a table of theirs moved to another process:
+their client reconnects, as after any restart, and finds the seat there."""
+
+
 def new_table_id() -> str:
     return f"t{secrets.token_hex(4)}"
 
@@ -217,7 +222,17 @@ class Lobby:
 
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)
+        sitting = self._sitting.get(table.table_id, frozenset())
         self._index_seats(table, frozenset())
+        if table.core.closing_reason is None:
+            # Lost to another process, seats and all. There a player connected here is
+            # away: dealt in, an ante taken each hand, cashed out after the grace
+            # period, while their client, still connected here, hears nothing.
+            # Only reconnecting reaches the seat.
+            for account_id in sitting:
+                session = self.sessions.get(account_id)
+                if session is not None:
+                    session.close(RESTART, MOVED)
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
         account = await self.store.account(account_id)
