@@ -75,18 +75,20 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
         (
             ["--redis-url", "http://x"],
             {},
-            "--redis-url 'http://x': Value error, a Redis URL starts with redis://",
+            "error: --redis-url 'http://x': a Redis URL starts with redis://",
         ),
         (
             ["--redis-url", "redis://:hunter2@localhost:six/0"],
             {},
-            "--redis-url 'redis://:***@localhost:six/0': Value error, Port could not be cast",
+            "--redis-url 'redis://:***@localhost:six/0': Port could not be cast",
         ),
         (
             [],
             {"QIUQIU_REDIS_URL": "redis://localhost/abc"},
             "the database after the host is a number, not 'abc'",
         ),
+        # It listened on every interface, where no host at all means localhost.
+        ([], {"QIUQIU_HOST": ""}, "error: QIUQIU_HOST='': empty: give an address"),
         # Each of these started, then closed the first connection with 1011.
         (["--lease", "inf"], {}, "--lease 'inf': Input should be a finite number"),
         ([], {"QIUQIU_GRACE": "inf"}, "QIUQIU_GRACE='inf': Input should be a finite number"),
@@ -423,6 +425,18 @@ async def test_a_redis_that_refuses_the_password_is_one_line_and_exit_status_2(
     assert len(lines) == 1
     assert lines[0].startswith(f"qiuqiu-server: --redis-url: Redis refused it: {said}")
     assert "hunter2" not in everything
+
+
+async def test_the_url_logged_for_an_ipv6_host_has_the_address_in_brackets() -> None:
+    server = QiuQiuServer(ServerConfig(host="::1", port=0))
+    await server.start()
+    try:
+        assert server.url == f"ws://[::1]:{server.port}"  # it was ws://::1:PORT
+        async with connect(server.url) as ws:
+            await ws.send(json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "A"}))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+    finally:
+        await server.stop()
 
 
 async def test_a_redis_that_evicts_any_key_when_full_is_one_line_and_exit_status_2(

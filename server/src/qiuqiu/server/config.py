@@ -153,6 +153,14 @@ class ServerConfig(BaseSettings):
                 )
         return value
 
+    @field_validator("host")
+    @classmethod
+    def _some_host(cls, value: str) -> str:
+        # An empty host listens on every interface: not what an empty variable suggests.
+        if not value.strip():
+            raise ValueError("empty: give an address (0.0.0.0 for every interface)")
+        return value
+
     @field_validator("loop")
     @classmethod
     def _loop_installed(cls, value: loops.LoopChoice) -> loops.LoopChoice:
@@ -237,7 +245,8 @@ def parse_config(argv: Sequence[str] | None = None) -> ServerConfig:
                 where = f"{flag(name)} {_secret_hidden(flags[name])!r}"
             else:
                 where = f"{env_name(name)}={_secret_hidden(os.environ.get(env_name(name)))!r}"
-            problems.append(f"{where}: {error['msg']}")
+            # pydantic's "Value error, " says nothing the operator can use.
+            problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
         parser.error("; ".join(problems))
 
 

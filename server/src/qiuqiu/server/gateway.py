@@ -185,7 +185,8 @@ class QiuQiuServer:
 
     @property
     def url(self) -> str:
-        return f"ws://{self.config.host}:{self.port}"
+        host = self.config.host
+        return f"ws://[{host}]:{self.port}" if ":" in host else f"ws://{host}:{self.port}"
 
     async def start(self) -> None:
         strategy.prepare(self.config.strategies)
