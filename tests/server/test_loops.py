@@ -15,7 +15,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server import loops
 from qiuqiu.server.config import parse_config
 
-LISTENING = re.compile(rb"listening on (ws://\S+) \(event loop: (\w+)\)")
+LISTENING = re.compile(rb"listening on (ws://\S+) \(event loop: (\w+);")
 
 INSTALLED = [
     "asyncio",

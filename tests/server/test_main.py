@@ -427,6 +427,23 @@ async def test_a_redis_that_refuses_the_password_is_one_line_and_exit_status_2(
     assert "hunter2" not in everything
 
 
+async def test_the_listening_line_says_where_accounts_and_tables_are_kept(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An operator who forgot --redis-url had nothing to tell them so before a restart.
+    store = await RedisStore.from_url(redis_url)
+    in_memory, in_redis = ServerConfig(port=0), ServerConfig(port=0, redis_url=redis_url)
+    for server in (QiuQiuServer(in_memory), QiuQiuServer(in_redis, store=store)):
+        with caplog.at_level(logging.INFO, logger="qiuqiu.server.gateway"):
+            await server.start()
+        await server.stop()
+    await store.close()
+    said = [r.getMessage() for r in caplog.records if "listening on" in r.getMessage()]
+    assert said[0].endswith("accounts and tables in memory, gone when the process stops)")
+    address = redis_url.removeprefix("redis://")
+    assert said[1].endswith(f"accounts and tables in Redis at {address})"), said[1]
+
+
 async def test_the_url_logged_for_an_ipv6_host_has_the_address_in_brackets() -> None:
     server = QiuQiuServer(ServerConfig(host="::1", port=0))
     await server.start()

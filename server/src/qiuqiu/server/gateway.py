@@ -209,10 +209,11 @@ class QiuQiuServer:
             await self.relay.start()
         loop = loops.running_loop_name()
         log.info(
-            "QiuQiu server listening on %s (event loop: %s)",
+            "QiuQiu server listening on %s (event loop: %s; accounts and tables %s)",
             self.url,
             loop,
-            extra={"url": self.url, "loop": loop},
+            self.store.where,
+            extra={"url": self.url, "loop": loop, "store": self.store.where},
         )
         self._keeper = asyncio.create_task(self.leases.run())
         self.pauses.start()

@@ -151,6 +151,12 @@ class RedisStore:
             return ""
 
     @property
+    def where(self) -> str:
+        given = self._redis.connection_pool.connection_kwargs
+        address = given.get("path") or f"{given.get('host')}:{given.get('port')}"
+        return f"in Redis at {address}/{given.get('db', 0)}"
+
+    @property
     def round_trips(self) -> int:
         """Requests sent to Redis so far, by every client of this store (its own, made
         by :meth:`from_url`, count them)."""

@@ -160,6 +160,10 @@ class Store(Protocol):
     owner: str
     """This process, as the holder of the leases it takes."""
 
+    @property
+    def where(self) -> str:
+        """Where the state is kept, for the log (never a password)."""
+
     async def acquire_table(self, table_id: str, seconds: float) -> bool:
         """Take the table's lease for ``seconds`` if nobody else holds it; ``True`` if
         this store holds it now. Taking it anew gives a new fencing token."""
@@ -268,6 +272,10 @@ class MemoryStore:
 
     def bus(self) -> Bus | None:
         return None
+
+    @property
+    def where(self) -> str:
+        return "in memory, gone when the process stops"
 
     async def acquire_table(self, table_id: str, seconds: float) -> bool:
         holder = self._holder(table_id)
