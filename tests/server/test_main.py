@@ -87,6 +87,8 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
             {"QIUQIU_REDIS_URL": "redis://localhost/abc"},
             "the database after the host is a number, not 'abc'",
         ),
+        # Every table closed before its creator could sit down.
+        (["--grace", "0"], {}, "--grace '0': Input should be greater than 0"),
         # It listened on every interface, where no host at all means localhost.
         ([], {"QIUQIU_HOST": ""}, "error: QIUQIU_HOST='': empty: give an address"),
         # Each of these started, then closed the first connection with 1011.
