@@ -84,6 +84,15 @@ async def test_metrics_count_connections_tables_hands_errors_and_action_latency(
     assert seen[("process_resident_memory_bytes", ())] > 0
 
 
+async def test_a_voided_hand_is_not_counted_as_played(
+    server: QiuQiuServer, connect_client: Callable[[], Any]
+) -> None:
+    client, _ = await at_bot_table(connect_client)
+    await server.stop()  # voids the hand in play, every chip back
+    await client.expect("hand_voided")
+    assert samples(server.metrics.render()).get(("qiuqiu_hands_total", ()), 0) == 0
+
+
 class SlowHandEnds(MemoryStore):
     """The store, taking ``END_WRITE`` seconds to write a hand's end."""
 

@@ -334,7 +334,7 @@ class Table:
             self._opened.set_result(None)
         hand = write.commit.hand
         if write.kind is WriteKind.HAND_END and hand is not None:
-            if self._on_hand_ended is not None:
+            if self._on_hand_ended is not None and not hand.voided:
                 self._on_hand_ended()
             if log.isEnabledFor(logging.INFO):  # its fields cost more than all the rest here
                 self.log.info(
