@@ -218,7 +218,7 @@ class Lobby:
         """Another process hosts ``table_id`` now: stop hosting it here."""
         table = self.tables.get(table_id)
         if table is not None:
-            table.abandon(MOVED)
+            table.abandon()
 
     def _forget(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)

@@ -213,11 +213,10 @@ class Table:
         if not self.core.sure and not self.closed:
             self._input(lambda: None)
 
-    def abandon(self, reason: str = MOVED) -> None:
+    def abandon(self) -> None:
         """Stop hosting the table without writing to it: another process hosts it now."""
         if not self.closed:
             self._input(self.core.lease_lost)
-            self.log.warning("abandoned: %s", reason)
 
     def stop_work(self) -> None:
         """Stop writing, timing and every background task: the process is stopping."""
@@ -375,7 +374,10 @@ class Table:
         self._cancel_background()
         if self._opened is not None and not self._opened.done():
             self._opened.set_exception(LeaseLost(self.table_id))
-        self.log.info("closed: %s", self.core.closing_reason or MOVED)
+        if self.core.closing_reason is None:
+            self.log.warning("closed: %s", MOVED)  # lost to another process
+        else:
+            self.log.info("closed: %s", self.core.closing_reason)
         if self._on_closed is not None:
             self._on_closed(self)
 
