@@ -89,6 +89,11 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
         ),
         # Every table closed before its creator could sit down.
         (["--grace", "0"], {}, "--grace '0': Input should be greater than 0"),
+        (
+            ["--redis-url", "unix:///run/redis.sock?db=x"],
+            {},
+            "the database after db= is a number, not 'x'",
+        ),
         # It listened on every interface, where no host at all means localhost.
         ([], {"QIUQIU_HOST": ""}, "error: QIUQIU_HOST='': empty: give an address"),
         # Each of these started, then closed the first connection with 1011.
@@ -444,6 +449,23 @@ async def test_the_listening_line_says_where_accounts_and_tables_are_kept(
     assert said[0].endswith("accounts and tables in memory, gone when the process stops)")
     address = redis_url.removeprefix("redis://")
     assert said[1].endswith(f"accounts and tables in Redis at {address})"), said[1]
+
+
+async def test_a_redis_on_a_unix_socket_is_taken_with_its_database(tmp_path: Path) -> None:
+    # Every unix:// URL was refused, its socket's path taken for a database number.
+    socket_path = tmp_path / "redis.sock"
+    port = free_port()
+    redis = own_redis(port, tmp_path, "--unixsocket", str(socket_path))
+    try:
+        await until(lambda: listening(port))
+        url = parse_config(["--redis-url", f"unix://{socket_path}?db=3"]).redis_url
+        assert url is not None
+        store = await RedisStore.from_url(url)
+        assert store.where == f"in Redis at {socket_path}/3"
+        await store.close()
+    finally:
+        redis.kill()
+        redis.wait()
 
 
 async def test_the_url_logged_for_an_ipv6_host_has_the_address_in_brackets() -> None:

@@ -13,7 +13,7 @@ import argparse
 import os
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
@@ -128,7 +128,8 @@ class ServerConfig(BaseSettings):
     )
     redis_url: str | None = Field(
         None,
-        description="keep accounts, tables and hands in this Redis (redis://host:port/db); "
+        description="keep accounts, tables and hands in this Redis (redis://host:port/db, "
+        "or unix:///path/to/redis.sock?db=N); "
         "unset keeps them in memory until the process stops",
     )
 
@@ -185,10 +186,14 @@ class ServerConfig(BaseSettings):
         if url.scheme not in ("redis", "rediss", "unix"):
             raise ValueError("a Redis URL starts with redis://, rediss:// or unix://")
         url.port  # noqa: B018 (a port that is not a number raises ValueError, naming it)
-        database = url.path.strip("/")
+        # A socket's path is no database: its database comes after db=, as it may for any.
+        database = "" if url.scheme == "unix" else url.path.strip("/")
         if database and not database.isdigit():
             # redis-py would quietly use database 0.
             raise ValueError(f"the database after the host is a number, not {database!r}")
+        for given in parse_qs(url.query).get("db", []):
+            if not given.isdigit():
+                raise ValueError(f"the database after db= is a number, not {given!r}")
         return value
 
     @field_validator("log_level", mode="before")
