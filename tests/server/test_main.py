@@ -10,8 +10,10 @@ import os
 import re
 import signal
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -449,6 +451,28 @@ async def test_the_listening_line_says_where_accounts_and_tables_are_kept(
     assert said[0].endswith("accounts and tables in memory, gone when the process stops)")
     address = redis_url.removeprefix("redis://")
     assert said[1].endswith(f"accounts and tables in Redis at {address})"), said[1]
+
+
+class NotRedis(socketserver.BaseRequestHandler):
+    """What an HTTP server or proxy on the port of --redis-url says to Redis's hello."""
+
+    def handle(self) -> None:
+        self.request.recv(1024)
+        self.request.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+
+def test_something_else_than_redis_at_the_url_is_one_line_and_exit_status_2() -> None:
+    # It was a traceback ending in redis.exceptions.InvalidResponse.
+    with socketserver.TCPServer(("127.0.0.1", 0), NotRedis) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        url = f"redis://127.0.0.1:{other.server_address[1]}/0"
+        status, said, _ = failed_start("--port", "0", "--redis-url", url)
+        other.shutdown()
+    assert status == 2
+    assert said == [
+        "qiuqiu-server: --redis-url: what answers there is not Redis: "
+        "Protocol Error: b'HTTP/1.1 400 Bad Request'"
+    ]
 
 
 async def test_a_redis_on_a_unix_socket_is_taken_with_its_database(tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qiuqiu-server: --strategies: {unreadable}", file=sys.stderr)
         return 2
     except StoreRefused as refused:
-        print(f"qiuqiu-server: --redis-url: Redis refused it: {refused}", file=sys.stderr)
+        print(f"qiuqiu-server: --redis-url: {refused}", file=sys.stderr)
         return 2
     except StoreUnavailable as unavailable:
         # Redis's own words name the host and port, never a password in the URL.

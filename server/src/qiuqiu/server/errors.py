@@ -48,7 +48,8 @@ class StoreUnavailable(ServerError):
 
 class StoreRefused(ServerError):
     """The operator's fault: Redis answers, but refuses the store it was pointed at
-    (a database number it does not have, say). Nothing started."""
+    (a database number it does not have, say), or what answers is not Redis.
+    Nothing started."""
 
 
 class StrategiesUnreadable(ServerError):

@@ -35,16 +35,16 @@ from collections.abc import Container
 from functools import partial
 
 from redis.asyncio import Redis
-from redis.exceptions import AuthenticationError, ResponseError
+from redis.exceptions import AuthenticationError, InvalidResponse, ResponseError
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server import redis_scripts as scripts
 from qiuqiu.server.bus import RedisBus
-from qiuqiu.server.errors import LeaseLost, Refused, StoreRefused
+from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
 from qiuqiu.server.redis_clients import CountedRedis, clients
-from qiuqiu.server.redis_errors import reachable
+from qiuqiu.server.redis_errors import reachable, refuse_evicting, refused_at_start
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
@@ -124,31 +124,13 @@ class RedisStore:
         """Open the house account at zero unless it is there already, on a Redis that
         never deletes an account to make room."""
         try:
-            policy = await self._eviction_policy()
-            if policy.startswith("allkeys-"):
-                raise StoreRefused(
-                    f"its maxmemory-policy {policy} deletes accounts, and their chips, "
-                    "when Redis is full: set it to noeviction"
-                )
+            await refuse_evicting(self._redis)
             await self._open_house(
                 keys=[self._account_key(HOUSE), self._key("accounts")], args=[HOUSE]
             )
-        except ResponseError as refused:
-            raise StoreRefused(str(refused)) from None
-        except AuthenticationError as refused:
-            # The operator's to fix, not an outage to wait out; Redis's own words for a
-            # missing password talk of HELLO, which says nothing to whoever runs this.
-            if not self._redis.connection_pool.connection_kwargs.get("password"):
-                raise StoreRefused(
-                    "no password: put it in the URL, redis://:PASSWORD@host:port/db"
-                ) from None
-            raise StoreRefused(f"the URL's user or password: {refused}") from None
-
-    async def _eviction_policy(self) -> str:
-        try:
-            return str((await self._redis.info("memory")).get("maxmemory_policy", ""))
-        except ResponseError:  # INFO is not for this user: nothing to go by
-            return ""
+        except (ResponseError, AuthenticationError, InvalidResponse) as error:
+            password = bool(self._redis.connection_pool.connection_kwargs.get("password"))
+            raise refused_at_start(error, password) from None
 
     @property
     def where(self) -> str:
