@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -168,6 +169,26 @@ async def test_healthz_reflects_a_lost_redis_and_its_return(tmp_path: Path) -> N
         assert body.startswith(b"store unreachable")
         redis = own_redis(port, tmp_path)
         await until(lambda: listening(port))
+        assert (await get(server, "/healthz"))[::2] == (200, b"ok\n")
+        await server.stop()
+        await store.close()
+    finally:
+        redis.kill()
+        redis.wait()
+
+
+async def test_healthz_waits_for_redis_as_long_as_the_store_timeout(tmp_path: Path) -> None:
+    # It gave Redis 1 s whatever --store-timeout said, so a Redis that a player's
+    # request may wait 5 s for was reported down after 1 s.
+    port = free_port()
+    redis = own_redis(port, tmp_path)
+    try:
+        await until(lambda: listening(port))
+        store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0", timeout=5.0)
+        server = QiuQiuServer(FAST.model_copy(update={"store_timeout": 5.0}), store=store)
+        await server.start()
+        redis.send_signal(signal.SIGSTOP)
+        asyncio.get_running_loop().call_later(2.0, redis.send_signal, signal.SIGCONT)
         assert (await get(server, "/healthz"))[::2] == (200, b"ok\n")
         await server.stop()
         await store.close()

@@ -34,9 +34,6 @@ from qiuqiu.server.errors import StoreUnavailable
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.web import STATIC
 
-HEALTH_TIMEOUT = 1.0
-"""Seconds the store has to answer a health check before it counts as unreachable."""
-
 STATIC_PATH = re.compile(r"^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$")
 
 CONTENT_TYPES = {
@@ -57,6 +54,9 @@ PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 class Routes:
     metrics: Metrics
     ping_store: Callable[[], Awaitable[None]]
+    store_timeout: float
+    """Seconds the store has to answer a health check, as any call, before it counts
+    as unreachable (``--store-timeout``)."""
     static: Traversable = STATIC
 
     async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -89,10 +89,13 @@ class Routes:
 
     async def _health(self) -> tuple[HTTPStatus, str]:
         try:
-            async with asyncio.timeout(HEALTH_TIMEOUT):
+            async with asyncio.timeout(self.store_timeout):
                 await self.ping_store()
-        except (StoreUnavailable, TimeoutError) as error:
+        except StoreUnavailable as error:
             return HTTPStatus.SERVICE_UNAVAILABLE, f"store unreachable: {error}".rstrip(": ")
+        except TimeoutError:
+            silent = f"store unreachable: no answer in {self.store_timeout:g} s"
+            return HTTPStatus.SERVICE_UNAVAILABLE, silent
         return HTTPStatus.OK, "ok"
 
 
