@@ -180,21 +180,7 @@ class ServerConfig(BaseSettings):
     @field_validator("redis_url")
     @classmethod
     def _redis_address(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        url = urlsplit(value)
-        if url.scheme not in ("redis", "rediss", "unix"):
-            raise ValueError("a Redis URL starts with redis://, rediss:// or unix://")
-        url.port  # noqa: B018 (a port that is not a number raises ValueError, naming it)
-        # A socket's path is no database: its database comes after db=, as it may for any.
-        database = "" if url.scheme == "unix" else url.path.strip("/")
-        if database and not database.isdigit():
-            # redis-py would quietly use database 0.
-            raise ValueError(f"the database after the host is a number, not {database!r}")
-        for given in parse_qs(url.query).get("db", []):
-            if not given.isdigit():
-                raise ValueError(f"the database after db= is a number, not {given!r}")
-        return value
+        return value if value is None else redis_address(value)
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -213,6 +199,23 @@ class ServerConfig(BaseSettings):
         # Flags (passed as init arguments) then the environment: no .env or secrets files,
         # so what the server runs with is all on its command line and in `env`.
         return init_settings, env_settings
+
+
+def redis_address(value: str) -> str:
+    """``value`` if it is a Redis URL redis-py takes as meant; else ``ValueError``."""
+    url = urlsplit(value)
+    if url.scheme not in ("redis", "rediss", "unix"):
+        raise ValueError("a Redis URL starts with redis://, rediss:// or unix://")
+    url.port  # noqa: B018 (a port that is not a number raises ValueError, naming it)
+    # A socket's path is no database: its database comes after db=, as it may for any.
+    database = "" if url.scheme == "unix" else url.path.strip("/")
+    if database and not database.isdigit():
+        # redis-py would quietly use database 0.
+        raise ValueError(f"the database after the host is a number, not {database!r}")
+    for given in parse_qs(url.query).get("db", []):
+        if not given.isdigit():
+            raise ValueError(f"the database after db= is a number, not {given!r}")
+    return value
 
 
 def flag(name: str) -> str:
@@ -249,15 +252,15 @@ def parse_config(argv: Sequence[str] | None = None) -> ServerConfig:
         for error in invalid.errors():
             name = str(error["loc"][0])
             if name in flags:
-                where = f"{flag(name)} {_secret_hidden(flags[name])!r}"
+                where = f"{flag(name)} {secret_hidden(flags[name])!r}"
             else:
-                where = f"{env_name(name)}={_secret_hidden(os.environ.get(env_name(name)))!r}"
+                where = f"{env_name(name)}={secret_hidden(os.environ.get(env_name(name)))!r}"
             # pydantic's "Value error, " says nothing the operator can use.
             problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
         parser.error("; ".join(problems))
 
 
-def _secret_hidden(value: str | None) -> str | None:
+def secret_hidden(value: str | None) -> str | None:
     """``value`` with the password of a URL in it starred out, for an error message."""
     if value is None:
         return value

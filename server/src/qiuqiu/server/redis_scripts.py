@@ -183,3 +183,25 @@ for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
 end
 return found
 """
+
+# KEYS: the accounts set, the tables set. ARGV: the prefix of an account's key, then
+# of a table's. Every balance and every stack at every table, summed in one step, so
+# that no commit falls between them: the two add up to zero while no chip is lost.
+# A table's record keeps the stacks as they were when its hand in play began.
+AUDIT = """
+local balances, stacks = 0, 0
+local accounts = redis.call('SMEMBERS', KEYS[1])
+for _, id in ipairs(accounts) do
+  balances = balances + tonumber(redis.call('HGET', ARGV[1] .. id, 'balance') or '0')
+end
+local tables = redis.call('SMEMBERS', KEYS[2])
+for _, id in ipairs(tables) do
+  local text = redis.call('GET', ARGV[2] .. id)
+  if text then
+    for _, seat in ipairs(cjson.decode(text)['seats']) do
+      stacks = stacks + seat['stack']
+    end
+  end
+end
+return {tostring(balances), tostring(stacks), #accounts, #tables}
+"""

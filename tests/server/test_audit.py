@@ -1,0 +1,56 @@
+"""``python -m qiuqiu.server.audit``, as an operator runs it against a real Redis: every
+chip accounted for, or a line saying by how much not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from redis.asyncio import Redis
+
+from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import TableRecord
+from tests.server.store_helpers import GRANT, OPTIONS, buy_in, seat
+
+
+def audited(*args: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "qiuqiu.server.audit", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+async def test_the_audit_sums_balances_and_stacks_and_says_when_a_chip_is_missing(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    for account_id in ("ann", "bob"):
+        await redis_store.create_account(account_id, account_id, token_hash(account_id), GRANT)
+    assert await redis_store.acquire_table("t1", 60)
+    await redis_store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))
+    assert audited("--redis-url", redis_url) == (
+        0,
+        "balances -400, stacks +400 (tables: 1, accounts: 3), sum +0: every chip accounted for\n",
+        "",
+    )
+    async with Redis.from_url(redis_url) as raw:
+        await raw.hincrby("qiuqiu:account:bob", "balance", -5)
+    status, out, err = audited("--redis-url", redis_url)
+    assert (status, out) == (1, "")
+    assert err == (
+        "balances -405, stacks +400 (tables: 1, accounts: 3), sum -5: chips were made or lost\n"
+    )
+
+
+def test_a_url_that_does_not_fit_or_a_redis_out_of_reach_is_one_line_and_status_2() -> None:
+    status, _, err = audited("--redis-url", "redis://:hunter2@localhost/abc")
+    assert status == 2
+    assert err.splitlines()[-1].endswith("the database after the host is a number, not 'abc'")
+    assert "hunter2" not in err
+    status, _, err = audited("--redis-url", "redis://:hunter2@127.0.0.1:1/0")
+    assert status == 2
+    assert err.startswith("python -m qiuqiu.server.audit: cannot read Redis:")
+    assert "hunter2" not in err
