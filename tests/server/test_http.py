@@ -253,6 +253,18 @@ class TestAllowedOrigins:
             assert (await client.hello())["type"] == "welcome"
             await client.close()
 
+    async def test_the_page_the_server_serves_itself_plays(self, server: QiuQiuServer) -> None:
+        # It was refused: its origin, the server's own address, was not on the list.
+        own = f"http://127.0.0.1:{server.port}"
+        async with connect(server.url, origin=own) as ws:  # type: ignore[arg-type]
+            client = Client(ws)
+            assert (await client.hello())["type"] == "welcome"
+            await client.close()
+        other_port = f"http://127.0.0.1:{server.port + 1}"
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(server.url, origin=other_port)  # type: ignore[arg-type]
+        assert refused.value.response.status_code == 403
+
     async def test_a_browser_from_another_origin_is_refused_with_403(
         self, server: QiuQiuServer
     ) -> None:

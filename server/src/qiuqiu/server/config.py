@@ -49,7 +49,8 @@ class ServerConfig(BaseSettings):
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         (),
         description="comma-separated browser origins allowed to connect (https://example.com); "
-        "empty allows any; clients that send no Origin, such as bots, are always allowed",
+        "empty allows any; the page this server serves and clients that send no Origin, "
+        "such as bots, are always allowed",
     )
     # Not 0: on uvloop a timer of 0 s runs before the creator of a table sits down, so
     # every new table closed at once, its creator told table_closed.

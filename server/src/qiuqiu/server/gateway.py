@@ -27,7 +27,6 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.protocol import State
-from websockets.typing import Origin
 
 from qiuqiu.server import loops, strategy
 from qiuqiu.server.config import ServerConfig
@@ -175,7 +174,7 @@ class QiuQiuServer:
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
         if isinstance(store := self.store, RedisStore):
             self.metrics.store_round_trips.set_function(lambda: store.round_trips)
-        self._routes = Routes(self.metrics, self.store.ping, c.store_timeout)
+        self._routes = Routes(self.metrics, self.store.ping, c.store_timeout, c.allowed_origins)
 
     @property
     def port(self) -> int:
@@ -201,9 +200,6 @@ class QiuQiuServer:
             close_timeout=FLUSH_TIMEOUT,
             process_request=self._routes.respond,
             create_connection=_Connection,
-            # Browsers always send Origin; other clients (bots) need none, and could
-            # send any, so the check protects players' browsers, not the server.
-            origins=[*map(Origin, c.allowed_origins), None] if c.allowed_origins else None,
         )
         if self.relay is not None:
             await self.relay.start()

@@ -26,6 +26,7 @@ import re
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from importlib.resources.abc import Traversable
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
@@ -57,12 +58,16 @@ class Routes:
     store_timeout: float
     """Seconds the store has to answer a health check, as any call, before it counts
     as unreachable (``--store-timeout``)."""
+    allowed_origins: tuple[str, ...] = ()
+    """Browser origins let in besides the server's own; none: every one."""
     static: Traversable = STATIC
 
     async def respond(self, connection: ServerConnection, request: Request) -> Response | None:
         """``None`` lets a WebSocket handshake go on; anything else is the answer."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            return None
+            if self._origin_allowed(request):
+                return None
+            return connection.respond(HTTPStatus.FORBIDDEN, "not from an allowed origin\n")
         # Older websockets refuse every other method themselves, with no ``method`` to read.
         method = getattr(request, "method", "GET")
         if method not in ("GET", "HEAD"):
@@ -72,6 +77,19 @@ class Routes:
         response = await self._get(connection, request.path.split("?", 1)[0])
         # The length of what GET would send stays in the headers: that is what HEAD asks.
         return dataclasses.replace(response, body=b"") if method == "HEAD" else response
+
+    def _origin_allowed(self, request: Request) -> bool:
+        """Browsers always send Origin; other clients (bots) need none, and could send
+        any, so the check protects players' browsers, not the server. The page this
+        server serves is let in too: its origin is the address it was asked at."""
+        origins = request.headers.get_all("Origin")
+        if not self.allowed_origins or not origins:
+            return True
+        if len(origins) > 1:
+            return False
+        origin = origins[0]
+        own = urlsplit(origin).netloc == request.headers.get("Host", "")
+        return own or origin in self.allowed_origins
 
     async def _get(self, connection: ServerConnection, path: str) -> Response:
         if path == "/healthz":
