@@ -78,9 +78,27 @@ async def buttons_on_screen(page: Page) -> list[dict[str, float]]:
     return boxes
 
 
+async def seat_under_the_panel(page: Page) -> dict[str, float] | None:
+    """Where the turn's panel covers your own seat box (its stack, tiles and timer), as
+    the window shows them now; ``None`` where it does not."""
+    overlap: dict[str, float] | None = await page.evaluate(
+        """() => {
+             const seat = document.querySelector('.seat.me').getBoundingClientRect();
+             const panel = document.querySelector('.actions.my-turn').getBoundingClientRect();
+             const across = Math.min(seat.right, panel.right) - Math.max(seat.left, panel.left);
+             const down = Math.min(seat.bottom, panel.bottom) - Math.max(seat.top, panel.top);
+             return across > 0 && down > 0
+               ? {seat_bottom: seat.bottom, panel_top: panel.top, height: innerHeight}
+               : null;
+           }"""
+    )
+    return overlap
+
+
 async def play_turns_checking_the_buttons(page: Page, hands: int, name: str) -> int:
     """Check or call through ``hands`` hands; before every click, every action button
-    must be inside the window as it stands. The number of turns seen."""
+    must be inside the window as it stands, and the panel must leave your own seat box
+    in view. The number of turns seen."""
     turns = 0
     async with asyncio.timeout(HAND_LIMIT * hands):
         while await page.locator(f".result[data-hand='{hands}'] .verify.ok").count() == 0:
@@ -95,6 +113,7 @@ async def play_turns_checking_the_buttons(page: Page, hands: int, name: str) -> 
                 inside = box["top"] >= 0, box["bottom"] <= box["height"], box["left"] >= 0
                 assert all(inside), (name, box)
                 assert box["right"] <= box["width"], (name, box)
+            assert await seat_under_the_panel(page) is None, name
             if turns == 0:
                 await page.screenshot(path=screenshot(f"turn-{name}"))
             turns += 1
