@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from qiuqiu.cli.commands import HELP
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
@@ -75,7 +76,9 @@ def screens() -> Iterator[list[Screen]]:
 def play(config_dir: Path, server: QiuQiuServer, *flags: str) -> str:
     env = f"QIUQIU_CONFIG_DIR={shlex.quote(str(config_dir))} TERM=xterm-256color LANG=C.UTF-8"
     command = [str(QIUQIU), "play", "--server", server.url, "--name", "Ann", *flags]
-    return f"env {env} {shlex.join(command)}"
+    # Under pytest the children get COLUMNS=80 and LINES=24 (not in os.environ), which
+    # would pin rich to 80x24 whatever the window; a person's terminal exports neither.
+    return f"env -u COLUMNS -u LINES {env} {shlex.join(command)}"
 
 
 TURN = r"Your turn: (\S+)(?: . bet (\d+)-(\d+))?"
@@ -191,5 +194,48 @@ async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_sam
     screen.type("rebuy 100")
     await screen.wait_for(rf"You sat down again at table {table_id} with 100 chips\.")
     await screen.wait_for(TURN)
+    screen.type("quit")
+    await screen.wait_for("EXIT=0")
+
+
+async def test_help_is_whole_on_an_80x24_terminal(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("help", play(config_dir, server, "--turn-seconds", "60"), width=80, height=24)
+    screens.append(screen)
+    await screen.wait_for(TURN)
+    screen.type("help")
+    await screen.wait_for(re.escape(HELP.splitlines()[-1][:40]))
+    shown = screen.text().splitlines()
+    missing = [line for line in HELP.splitlines() if line not in shown]
+    assert not missing, screen.text()
+    screen.type("quit")
+    await screen.wait_for("EXIT=0")
+
+
+async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_tile_whole(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    flags = ("--rounds", "2", "--turn-seconds", "60", "--max-bet", "20")
+    screen = Screen("small", play(config_dir, server, *flags), width=60, height=16)
+    screens.append(screen)
+    async with asyncio.timeout(PATIENCE):
+        # Checked at the first turn (three tiles) and at the first with four, where the
+        # best cut is drawn too.
+        while True:
+            text = (await screen.wait_for(TURN)).string
+            rows = [row for row in text.splitlines() if row.strip()]
+            assert rows[-1].startswith("> "), text
+            assert re.search(r"seat 0 +You +stack \d+", text), text
+            assert re.search(r"seat 1 +Dealer \(D\) +stack \d+", text), text
+            faces = [n for n, char in enumerate(text) if 0x1F031 <= ord(char) <= 0x1F061]
+            assert faces, text
+            assert all(re.match(r" \d-\d", text[n + 1 : n + 5]) for n in faces), text
+            if "Best cut" in text:
+                break
+            asked = turn_of(text)
+            screen.type("check" if "check" in asked[1] else "call")
+            while turn_of(screen.text()) == asked:
+                await asyncio.sleep(0.05)
     screen.type("quit")
     await screen.wait_for("EXIT=0")

@@ -249,7 +249,7 @@ def test_the_table_shows_own_four_tiles_with_their_best_cut() -> None:
     state = table(tiles=("6-3", "2-1", "5-5", "4-0"), actor=ME)
     drawn = text_of(render.table(state, now_ms=0, unicode=True))
     assert f"Your tiles: {chr(0x1F031 + 6 * 7 + 3)} 6-3" in drawn
-    assert "best:" in drawn
+    assert "Best cut:" in drawn
     assert "= 9-7" in drawn
     assert "◀ to act" in drawn
 

@@ -85,7 +85,7 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
     child.sendline("bet 999999")
     child.expect("bet must be from 10 to 490, not 999999")
     child.sendline("help")
-    child.expect("quit +leave the table")
+    child.expect("help, quit +this list; leave")
 
     legal = "check"
     while True:

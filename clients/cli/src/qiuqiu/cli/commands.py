@@ -16,19 +16,18 @@ from qiuqiu.protocol.fairness import valid_client_seed
 
 HELP = """\
 Commands:
-  check          pass without betting (when nobody has bet)
-  bet N          bet N chips
-  call           match the bet in front of you
-  raise N        raise this round's bet to N in all
-  fold           give up the hand (refused when you may check for free)
-  split A-B C-D  cut your four tiles: A-B and C-D make one pair, the other two the other
-  split          cut your four tiles the best way
-  rebuy [N]      after losing every chip: buy in again at this table (N chips, 500)
-  seed [TEXT]    your own part of every shuffle at this table, from the next hand on:
-                 1 to 64 letters, digits, _ or - (seed alone shows the one in use;
-                 this client picks a random one when you sit down)
-  help           this list
-  quit           leave the table (your stack goes back to your balance) and exit"""
+  check, call, fold   pass when nobody has bet; match the bet; give up the hand
+                      (fold is refused when you may check for free)
+  bet N, raise N      bet N chips; raise this round's bet to N in all
+  split [A-B C-D]     where players cut their own hands: tile A-B and tile C-D
+                      make one pair, the other two the other (alone: best cut)
+  rebuy [N]           after losing every chip: buy in again here (N chips, 500)
+  seed [TEXT]         your own part of every shuffle here from the next hand on
+                      (1-64 letters, digits, _ or -; alone: the one in use)
+  help, quit          this list; leave (your stack goes back to your balance)
+Best hand wins: four tiles cut into two pairs, each its spots mod 10 (9 best);
+higher pair first, then the lower. Above them, best first: Six Gods (3-3 4-2
+5-1 6-0), Four Doubles, Pure Big (39+ spots), Pure Small (9 spots or fewer)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,15 +91,16 @@ class LiveView:
                 )
             hand = state.hand
             title = f"Table {state.table_id}" + (f"  Hand #{hand.hand_id}" if hand else "")
-            parts.append(
-                Panel(
-                    Group(*body),
-                    title=title,
-                    title_align="left",
-                    box=box.ROUNDED if self.unicode else box.ASCII,
-                )
+            panel = Panel(
+                Group(*body),
+                title=title,
+                title_align="left",
+                box=box.ROUNDED if self.unicode else box.ASCII,
             )
-            used += len(state.seats) + 6
+            parts.append(panel)
+            # Measured, not counted: a line too long for the terminal takes two, and
+            # the prompt at the bottom must not be pushed off the screen.
+            used += len(self.console.render_lines(panel, pad=False))
         room = max(3, height - used)
         parts.append(Text("\n").join(list(self.events)[-room:]))
         parts.append(Text.assemble(("> ", "bold"), self.typed, ("_", "blink")))

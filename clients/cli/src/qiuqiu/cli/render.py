@@ -122,7 +122,11 @@ def who(state: TableState, seat: int) -> str:
 def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     """Every seat with its stack and bet, the pot, and whose turn it is."""
     hand = state.hand
-    grid = Table(box=None, show_header=False, padding=(0, 2))
+    # One line a seat however narrow the terminal: a long name is cut short rather
+    # than a stack or a bet wrapped onto a second line.
+    grid = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
+    for column in range(5):
+        grid.add_column(no_wrap=column != 1)
     for seat in sorted(state.seats.values(), key=lambda s: s.seat):
         grid.add_row(*_seat_row(state, seat, unicode))
     lines: list[RenderableType] = [grid]
@@ -139,15 +143,19 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     me = state.me
     if me is not None and me.tiles:
         mine = Text.assemble(("Your tiles: ", "dim"), tiles(me.tiles, unicode))
-        if len(me.tiles) == 4:
-            mine.append("   best: ", "dim")
-            mine.append_text(hand_value(me.tiles, unicode))
         lines.append(mine)
+        if len(me.tiles) == 4:
+            lines.append(Text.assemble(("Best cut:   ", "dim"), hand_value(me.tiles, unicode)))
     return Group(*lines)
 
 
 def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, ...]:
-    name = Text(who(state, seat.seat), "bold" if seat.seat == state.you else "")
+    name = Text(
+        who(state, seat.seat),
+        "bold" if seat.seat == state.you else "",
+        no_wrap=True,
+        overflow="ellipsis",
+    )
     if state.hand is not None and seat.seat == state.hand.button:
         name.append(" (D)", "dim")
     if not seat.connected:
@@ -212,7 +220,9 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
             me = state.me
             line = Text.assemble("Your fourth tile: ", tile(fourth, unicode), ".")
             if me is not None and len(me.tiles) == 4:
-                line.append("  Best cut: ")
+                # A line of its own: beside the tile it outgrows a narrow terminal,
+                # whose wrapping would split a domino from its spots.
+                line.append("\nBest cut: ")
                 line.append_text(hand_value(me.tiles, unicode))
             return line
         case wire.BettingRoundStarted(round=number):
