@@ -365,6 +365,16 @@ async def test_three_to_six_seats_are_laid_out_without_overlapping_boxes(
         sockets[-1].transport.abort()
         away = page.locator(".felt .seat .tag.away")
         await expect(away).to_have_text(re.compile(r"^away · \d+ s$"))
+        # On one line, even in a side seat on a phone (the last size above).
+        lines = await away.evaluate(
+            """tag => {
+                 const text = document.createRange();
+                 text.selectNodeContents(tag);
+                 return new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size;
+               }"""
+        )
+        assert lines == 1, seats
+        assert not overlapping(await seat_boxes(page)), seats
         if seats == 6:
             await page.screenshot(path=screenshot("away"))
 
