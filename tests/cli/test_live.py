@@ -239,3 +239,18 @@ async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_ti
                 await asyncio.sleep(0.05)
     screen.type("quit")
     await screen.wait_for("EXIT=0")
+
+
+async def test_a_server_stopping_mid_hand_is_told_in_words_not_a_websocket_dump(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("stopped", play(config_dir, server, "--turn-seconds", "60"), height=30)
+    screens.append(screen)
+    await screen.wait_for(TURN)
+    await server.stop()
+    await screen.wait_for("EXIT=0")
+    said = " ".join(screen.text().split())
+    assert "The hand was called off (the server is shutting down)" in said
+    assert "You left the table. Your balance is 1000." in said
+    assert "the server is shutting down; then sent" not in said, said
+    assert "Traceback" not in said

@@ -198,8 +198,9 @@ class Connection:
             raise ConnectionLost("not connected")
         try:
             await self._ws.send(encode(message))
-        except ConnectionClosed as closed:
-            raise ConnectionLost(f"connection closed: {closed}") from None
+        except ConnectionClosed:
+            # Said as the reader says it: websockets' own words repeat the close twice.
+            raise ConnectionLost(f"connection closed: {self._close_reason()}") from None
 
     async def request(self, message: cmd.ClientMessage, expected: type[R]) -> R:
         """Send ``message`` with a fresh id and return the reply of type ``expected``
@@ -398,6 +399,10 @@ class Connection:
                 self._take(message)
         except ConnectionClosed:
             pass
+        return self._close_reason()
+
+    def _close_reason(self) -> str:
+        assert self._ws is not None
         code = self._ws.close_code or 1006
         return f"{code} {self._ws.close_reason or 'connection lost'}"
 
