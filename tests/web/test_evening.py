@@ -720,6 +720,11 @@ async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
         last = frames_of(ann, "showdown")[-1]
         await expect(page.locator(".result")).to_have_attribute("data-hand", str(last["hand_id"]))
         await expect(page.locator(".result .shown-hand")).to_have_count(2)
+        # Each name whole beside the winner's badge, not "Dea…".
+        cut_short = await page.locator(".result .shown-hand .who").evaluate_all(
+            "names => names.filter((n) => n.scrollWidth > n.clientWidth).map((n) => n.innerText)"
+        )
+        assert not cut_short
         await expect(page.locator(".bust-title")).to_have_text("You're out of chips")
         assert not frames_of(ann, "table_closed")
         await page.click("[data-action=rebuy]")
