@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 import re
@@ -693,6 +694,20 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
         await again.stop()
 
 
+async def go_bust(page: Page) -> None:
+    """Everything in on every turn: Max and bet, or call, until the chips are gone."""
+    async with asyncio.timeout(HAND_LIMIT * 4):
+        while not await page.locator(".bust").count():
+            bet = page.locator(f"{MY_TURN} [data-action=bet]:enabled")
+            call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
+            if await bet.count():
+                await page.click(f"{MY_TURN} .chipbtn >> text=Max")
+                await bet.click()
+            elif await call.count():
+                await call.click()
+            await asyncio.sleep(0.05)
+
+
 async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
     open_player: OpenPlayer,
 ) -> None:
@@ -706,17 +721,7 @@ async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
         await sign_in(page, "Ann")
         await page.fill("input[name=buy_in]", "100")
         table_id = await open_table(page)
-        # Everything in on every turn: Max and bet, or call, until the chips are gone.
-        async with asyncio.timeout(HAND_LIMIT * 4):
-            while not await page.locator(".bust").count():
-                bet = page.locator(f"{MY_TURN} [data-action=bet]:enabled")
-                call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
-                if await bet.count():
-                    await page.click(f"{MY_TURN} .chipbtn >> text=Max")
-                    await bet.click()
-                elif await call.count():
-                    await call.click()
-                await asyncio.sleep(0.05)
+        await go_bust(page)
         last = frames_of(ann, "showdown")[-1]
         await expect(page.locator(".result")).to_have_attribute("data-hand", str(last["hand_id"]))
         await expect(page.locator(".result .shown-hand")).to_have_count(2)
@@ -731,5 +736,44 @@ async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
         await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
         assert frames_of(ann, "table_joined")[-1]["table_id"] == table_id
         assert len(frames_of(ann, "table_created")) == 1
+    finally:
+        await server.stop()
+
+
+async def test_a_rebuy_after_the_table_closed_opens_one_like_it_without_an_error(
+    open_player: OpenPlayer,
+) -> None:
+    config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=1.0)
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(7))
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        await page.fill("input[name=buy_in]", "100")
+        table_id = await open_table(page)
+        await go_bust(page)
+        # Nobody buys in within the grace period: the table closes behind the offer.
+        async with connect(server.url) as ws, asyncio.timeout(HAND_LIMIT):
+            hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Lookout"}
+            await ws.send(json.dumps(hello))
+            for ref in itertools.count(2):
+                await ws.send(json.dumps({"type": "list_tables", "id": ref}))
+                listed = json.loads(await ws.recv())
+                while listed.get("ref") != ref:
+                    listed = json.loads(await ws.recv())
+                if table_id not in {t["table_id"] for t in listed["tables"]}:
+                    break
+                await asyncio.sleep(0.1)
+        await page.click("[data-action=rebuy]")
+        await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
+        assert len(frames_of(ann, "table_created")) == 2
+        await expect(page.locator(".table-title strong")).not_to_have_text(f"Table {table_id}")
+        # It did what the offer said, and says so; a refusal in red would say it failed.
+        assert not await page.locator(".toast-item.bad").all_inner_texts()
+        await expect(page.locator(".toast-item").first).to_have_text(
+            f"Table {table_id} has closed: you sit down at a new one like it."
+        )
     finally:
         await server.stop()

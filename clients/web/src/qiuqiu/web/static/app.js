@@ -458,12 +458,14 @@ class App {
     try {
       await this.sit(state.tableId, buyIn);
     } catch (error) {
-      this.refusal(error);
       if (error instanceof Refused && (error.code === "unknown_table" || error.code === "table_closed")) {
-        // The table is gone: open one like it instead.
+        // The table is gone: open one like it instead, as the offer said (not an error).
+        this.toast(`Table ${state.tableId} has closed: you sit down at a new one like it.`);
         const { seats, dealer_bot, min_players, ante, min_bet, max_bet, max_raises, betting_rounds, tie_rule, manual_split, turn_seconds, min_buy_in, max_buy_in } = state.options;
         this.tables.delete(state.tableId);
         await this.create({ seats, dealer_bot, min_players, ante, min_bet, max_bet, max_raises, betting_rounds, tie_rule, manual_split, turn_seconds, min_buy_in, max_buy_in }, buyIn);
+      } else {
+        this.refusal(error);
       }
     }
   }
