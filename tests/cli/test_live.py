@@ -254,3 +254,27 @@ async def test_a_server_stopping_mid_hand_is_told_in_words_not_a_websocket_dump(
     assert "You left the table. Your balance is 1000." in said
     assert "the server is shutting down; then sent" not in said, said
     assert "Traceback" not in said
+
+
+async def test_who_joins_a_table_is_told_its_rules(
+    server: QiuQiuServer, tmp_path: Path, screens: list[Screen]
+) -> None:
+    rules = ("--no-bot", "--split", "--rounds", "2", "--max-bet", "50", "--tie-rule", "split")
+    opener = Screen("opener", play(tmp_path / "ann", server, *rules, "--turn-seconds", "45"))
+    screens.append(opener)
+    table_id = (await opener.wait_for(r"Table (t\w+): 2 seats")).group(1)
+    joiner = Screen("joiner", play(tmp_path / "bo", server, "--name", "Bo", "--table", table_id))
+    screens.append(joiner)
+    for screen in (opener, joiner):
+        await screen.wait_for(r"Hand #1 ")
+        said = " ".join(screen.text().split())
+        assert (
+            "Rules here: ante 10; bets from 10 to 50; 2 betting rounds, before and after "
+            "the fourth tile; you cut your own hand at the showdown (split); equal hands "
+            "split the pot; 45 s a turn."
+        ) in said, said
+    # Both at once: each one's seat plays out the hand it leaves, the other's turns too.
+    for screen in (opener, joiner):
+        screen.type("quit")
+    for screen in (opener, joiner):
+        await screen.wait_for("EXIT=0")

@@ -366,3 +366,18 @@ def test_ascii_only_keeps_the_styles_where_their_words_are() -> None:
         ("...", "dim"),
         ("?", "red"),
     ]
+
+
+def test_the_rules_of_a_default_table_and_of_one_with_every_option_set() -> None:
+    assert render.rules(TableOptions()).plain == (
+        "Rules here: ante 10; bets from 10, no limit; 1 betting round, before the fourth "
+        "tile; equal hands: the highest tile wins; 30 s a turn."
+    )
+    options = TableOptions(
+        ante=5, min_bet=20, max_bet=100, max_raises=1, betting_rounds=2, manual_split=True
+    )
+    assert render.rules(options).plain == (
+        "Rules here: ante 5; bets from 20 to 100, 1 raise a round; 2 betting rounds, before "
+        "and after the fourth tile; you cut your own hand at the showdown (split); equal "
+        "hands: the highest tile wins; 30 s a turn."
+    )

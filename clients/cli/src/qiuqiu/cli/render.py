@@ -19,7 +19,7 @@ from rich.text import Span, Text
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.engine import Category, Hand, parse_tiles, rank
-from qiuqiu.protocol import DealTampered, LegalActions, SeatAmount
+from qiuqiu.protocol import DealTampered, LegalActions, SeatAmount, TableOptions
 from qiuqiu.protocol import server as wire
 
 DOMINO_FACES = 0x1F031
@@ -113,6 +113,32 @@ def legal(actions: LegalActions, unicode: bool = True) -> str:
 
 def _range(low: int, high: int) -> str:
     return str(low) if low == high else f"{low}-{high}"
+
+
+def rules(options: TableOptions) -> Text:
+    """How the table plays, for whoever sits down: a table joined by its id may cut
+    hands by hand or bet twice, which nothing else says before it happens."""
+    bets = f"bets from {options.min_bet}" + (
+        f" to {options.max_bet}" if options.max_bet is not None else ", no limit"
+    )
+    if options.max_raises is not None:
+        bets += f", {options.max_raises} raise{'s' * (options.max_raises != 1)} a round"
+    parts = [
+        f"ante {options.ante}",
+        bets,
+        "1 betting round, before the fourth tile"
+        if options.betting_rounds == 1
+        else "2 betting rounds, before and after the fourth tile",
+    ]
+    if options.manual_split:
+        parts.append("you cut your own hand at the showdown (split)")
+    parts.append(
+        "equal hands split the pot"
+        if options.tie_rule == "split"
+        else "equal hands: the highest tile wins"
+    )
+    parts.append(f"{options.turn_seconds:g} s a turn")
+    return Text(f"Rules here: {'; '.join(parts)}.", "dim")
 
 
 def who(state: TableState, seat: int) -> str:

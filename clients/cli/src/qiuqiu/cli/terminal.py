@@ -124,6 +124,8 @@ class Terminal:
         """Every table sat at, and whether another person was seated there when last seen."""
         self._left = False
         self._told: DealTampered | None = None
+        self._rules_told: set[str] = set()
+        """The tables whose rules were said (a reconnect's snapshot says nothing new)."""
 
     @property
     def state(self) -> TableState | None:
@@ -301,6 +303,9 @@ class Terminal:
             net = state.net(state.you)
             if net is not None and state.hand is not None and not state.hand.voided:
                 self.session.record(message.hand_id, net)
+        if isinstance(message, wire.TableSnapshot) and self.table_id not in self._rules_told:
+            self._rules_told.add(self.table_id)
+            self.say(render.rules(state.options))
         line = render.event(message, state, self.unicode)
         if line is not None and line.plain:
             self.say(line)
