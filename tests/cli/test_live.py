@@ -256,17 +256,20 @@ async def test_a_server_stopping_mid_hand_is_told_in_words_not_a_websocket_dump(
     assert "Traceback" not in said
 
 
-async def test_who_joins_a_table_is_told_its_rules(
+async def test_who_waits_alone_is_told_why_and_who_joins_is_told_the_rules(
     server: QiuQiuServer, tmp_path: Path, screens: list[Screen]
 ) -> None:
     rules = ("--no-bot", "--split", "--rounds", "2", "--max-bet", "50", "--tie-rule", "split")
     opener = Screen("opener", play(tmp_path / "ann", server, *rules, "--turn-seconds", "45"))
     screens.append(opener)
     table_id = (await opener.wait_for(r"Table (t\w+): 2 seats")).group(1)
+    # Alone at the table, the picture says why nothing happens.
+    await opener.wait_for(r"│ Waiting for 1 more player to sit down\. +│")
     joiner = Screen("joiner", play(tmp_path / "bo", server, "--name", "Bo", "--table", table_id))
     screens.append(joiner)
     for screen in (opener, joiner):
         await screen.wait_for(r"Hand #1 ")
+        assert "Waiting for" not in screen.text()
         said = " ".join(screen.text().split())
         assert (
             "Rules here: ante 10; bets from 10 to 50; 2 betting rounds, before and after "

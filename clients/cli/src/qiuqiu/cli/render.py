@@ -156,6 +156,12 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     for seat in sorted(state.seats.values(), key=lambda s: s.seat):
         grid.add_row(*_seat_row(state, seat, unicode))
     lines: list[RenderableType] = [grid]
+    missing = state.options.min_players - len(state.seats)
+    if missing > 0:
+        # Else a table without the bot, or one whose others left, just sits there.
+        lines.append(
+            Text(f"Waiting for {missing} more player{'s' * (missing > 1)} to sit down.", "dim")
+        )
     if hand is not None:
         dot = " · " if unicode else " | "
         status = Text.assemble(("Pot ", "dim"), (str(hand.pot), "bold yellow"))
