@@ -24,6 +24,7 @@ from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.text import Text
 
 from qiuqiu.cli import render
@@ -67,10 +68,7 @@ class LiveView:
                 self.events.append(line)
         else:
             for segments in self.console.render_lines(renderable, pad=False):
-                line = Text()
-                for segment in segments:
-                    line.append(segment.text, segment.style)
-                self.events.append(line)
+                self.events.append(_joined(segments))
         self._live.refresh()
 
     def refresh(self) -> None:
@@ -102,7 +100,11 @@ class LiveView:
             # the prompt at the bottom must not be pushed off the screen.
             used += len(self.console.render_lines(panel, pad=False))
         room = max(3, height - used)
-        parts.append(Text("\n").join(list(self.events)[-room:]))
+        # The last lines as this terminal wraps them now: an event wider than the
+        # window takes more than one, which would push the prompt off the screen.
+        latest = Text("\n").join(list(self.events)[-room:])
+        shown = self.console.render_lines(latest, pad=False)[-room:]
+        parts.append(Text("\n").join(_joined(segments) for segments in shown))
         parts.append(Text.assemble(("> ", "bold"), self.typed, ("_", "blink")))
         return Group(*parts)
 
@@ -137,6 +139,14 @@ async def key_lines(view: LiveView) -> AsyncIterator[str]:
         loop.remove_reader(fd)
         with contextlib.suppress(termios.error):
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _joined(segments: list[Segment]) -> Text:
+    """One rendered line as text, its styles kept."""
+    line = Text()
+    for segment in segments:
+        line.append(segment.text, segment.style)
+    return line
 
 
 def now_ms() -> int:
