@@ -296,7 +296,7 @@ def test_a_hand_that_came_in_a_snapshot_still_gives_its_net_when_it_ends() -> No
 def test_a_seat_that_is_not_there_is_named_by_its_number() -> None:
     state = fresh()
     assert state.name(BOT) == "Dealer"
-    assert state.name(5) == "seat 5"
+    assert state.name(5) == "seat 6"
 
 
 # -- seq: exactly one more, or nothing ---------------------------------------------------
@@ -759,4 +759,4 @@ def test_a_snapshot_whose_hand_has_another_commitment_fails_the_check() -> None:
 def test_tiles_other_than_the_ones_opened_fail_the_check() -> None:
     events = whole_hand()
     replaced(events, wire.TilesDealt, tiles=(DECK[27], DECK[1], DECK[2]))
-    assert failure(played(events)).reason == f"seat {ME}'s tiles are not the tiles opened"
+    assert failure(played(events)).reason == f"seat {ME + 1}'s tiles are not the tiles opened"

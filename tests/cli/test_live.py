@@ -106,8 +106,8 @@ async def test_the_table_stays_on_screen_over_hands_and_the_summary_is_the_serve
         # The table is drawn at the top of the window, every seat in it, with the pot.
         (top,) = [n for n, row in enumerate(rows) if re.match(r"╭─ Table t\w+  Hand #", row)]
         assert top <= 2, rows
-        assert re.search(r"seat 0 +You +stack \d+", rows[top + 1])
-        assert re.search(r"seat 1 +Dealer", rows[top + 2])
+        assert re.search(r"seat 1 +You +stack \d+", rows[top + 1])
+        assert re.search(r"seat 2 +Dealer", rows[top + 2])
         assert re.search(r"Pot \d+ · You to act · \d+ s left", rows[top + 3])
         assert "Your tiles:" in rows[top + 4]
         assert [row for row in rows if row.strip()][-1].startswith("> ")
@@ -226,8 +226,8 @@ async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_ti
             text = (await screen.wait_for(TURN)).string
             rows = [row for row in text.splitlines() if row.strip()]
             assert rows[-1].startswith("> "), text
-            assert re.search(r"seat 0 +You +stack \d+", text), text
-            assert re.search(r"seat 1 +Dealer \(D\) +stack \d+", text), text
+            assert re.search(r"seat 1 +You +stack \d+", text), text
+            assert re.search(r"seat 2 +Dealer \(D\) +stack \d+", text), text
             faces = [n for n, char in enumerate(text) if 0x1F031 <= ord(char) <= 0x1F061]
             assert faces, text
             assert all(re.match(r" \d-\d", text[n + 1 : n + 5]) for n in faces), text
@@ -267,6 +267,9 @@ async def test_who_waits_alone_is_told_why_and_who_joins_is_told_the_rules(
     await opener.wait_for(r"│ Waiting for 1 more player to sit down\. +│")
     joiner = Screen("joiner", play(tmp_path / "bo", server, "--name", "Bo", "--table", table_id))
     screens.append(joiner)
+    # Seats counted from 1, as the page counts them.
+    await opener.wait_for(r"Bo sat down at seat 2 with 500 chips\.")
+    await joiner.wait_for(r"│ seat 2  You ")
     for screen in (opener, joiner):
         await screen.wait_for(r"Hand #1 ")
         assert "Waiting for" not in screen.text()

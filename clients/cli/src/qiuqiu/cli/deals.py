@@ -201,7 +201,7 @@ class TableDeals:
         # A server lists them in the same order, but any order is the same tiles.
         if list(tiles) != opened and sorted(tiles) != sorted(opened):
             hand.tampered = hand.tampered or DealTampered(
-                self.table_id, hand.hand_id, f"seat {seat}'s tiles are not the tiles opened"
+                self.table_id, hand.hand_id, f"seat {seat + 1}'s tiles are not the tiles opened"
             )
         found = hand.openings.setdefault(seat, {})
         for opening in openings:

@@ -151,7 +151,7 @@ class TableState:
 
     def name(self, seat: int) -> str:
         found = self.seats.get(seat)
-        return found.name if found else f"seat {seat}"
+        return found.name if found else f"seat {seat + 1}"
 
     def apply(self, message: wire.TableEvent) -> Applied:
         if message.seq <= self.seq:

@@ -200,7 +200,8 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
     if state.hand is not None and seat.seat == state.hand.actor:
         notes.append("◀ to act" if unicode else "<- to act", "cyan")
     return (
-        Text(f"seat {seat.seat}", "dim"),
+        # Counted from 1, as the page counts them: seat 0 on the wire is "Seat 1" there.
+        Text(f"seat {seat.seat + 1}", "dim"),
         name,
         Text(f"stack {seat.stack}"),
         Text(f"bet {seat.bet}" if seat.bet else ""),
@@ -220,7 +221,7 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
 
     match message:
         case wire.PlayerSeated(seat=seat, stack=stack):
-            return Text(f"{name(seat)} sat down at seat {seat} with {stack} chips.")
+            return Text(f"{name(seat)} sat down at seat {seat + 1} with {stack} chips.")
         case wire.PlayerLeft(seat=seat, cashed_out=cashed):
             return Text(f"{message.name} left the table with {cashed} chips.")
         case wire.PlayerDisconnected(seat=seat, grace_ms=grace):
