@@ -109,6 +109,28 @@ def test_auto_needs_a_hand_or_more(
     assert "argument --auto: must be 1 or more" in capfd.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("server", "instead"),
+    [
+        ("http://127.0.0.1:8765/", "ws://127.0.0.1:8765/"),
+        ("https://qiuqiu.example", "wss://qiuqiu.example"),
+        ("127.0.0.1:8765", "ws://127.0.0.1:8765"),
+    ],
+)
+def test_a_server_address_that_is_not_a_websocket_one_names_the_one_to_use(
+    server: str, instead: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # The page's address is the one a player has at hand: it is refused before connecting.
+    for run in (
+        lambda: play_main(["play", "--server", server]),
+        lambda: bot_main(AlwaysCall(), ["--server", server]),
+    ):
+        assert _status(run) == 2
+        said = capfd.readouterr().err
+        assert f"argument --server: must be a ws:// or wss:// address, such as {instead}" in said
+        assert "Traceback" not in said
+
+
 def _status(run: Callable[[], int]) -> int | str | None:
     """The exit status ``run`` returns, or the one argparse exits with."""
     try:

@@ -26,6 +26,7 @@ from qiuqiu.cli.arguments import (
     chips,
     hand_count,
     player_name,
+    server_url,
     table_id,
 )
 from qiuqiu.cli.errors import BotFailed, ClientError
@@ -44,7 +45,12 @@ def parser() -> argparse.ArgumentParser:
         description="Play QiuQiu. Without --server, a server runs inside this process "
         "(its accounts last as long as it does).",
     )
-    cmd.add_argument("--server", metavar="URL", help="a running server, e.g. ws://127.0.0.1:8765")
+    cmd.add_argument(
+        "--server",
+        type=server_url,
+        metavar="URL",
+        help="a running server, e.g. ws://127.0.0.1:8765",
+    )
     cmd.add_argument(
         "--name", type=player_name, default=_default_name(), help="your name at the table"
     )

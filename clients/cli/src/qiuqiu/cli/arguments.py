@@ -7,6 +7,8 @@ import argparse
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
+from websockets.exceptions import InvalidURI
+from websockets.uri import parse_uri
 
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol.common import MAX_CHIPS, PlayerName, TableId
@@ -92,6 +94,21 @@ def _valid(adapter: TypeAdapter[str], text: str) -> str:
     except ValidationError as error:
         said = error.errors()[0]["msg"].removeprefix("Value error, ")
         raise argparse.ArgumentTypeError(f"{said[:1].lower()}{said[1:]} (got {text!r})") from None
+
+
+def server_url(text: str) -> str:
+    """``--server``'s type: a WebSocket address. The page's address (``http://``) is
+    the one a player has at hand, so the error names the one to use instead."""
+    try:
+        parse_uri(text)
+    except InvalidURI:
+        scheme, colon, rest = text.partition("://")
+        web = {"http": "ws", "https": "wss"}.get(scheme.lower())
+        instead = f"{web}://{rest}" if colon and web else "ws://127.0.0.1:8765"
+        raise argparse.ArgumentTypeError(
+            f"must be a ws:// or wss:// address, such as {instead} (got {text!r})"
+        ) from None
+    return text
 
 
 def chips(text: str) -> int:

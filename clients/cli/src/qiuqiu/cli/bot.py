@@ -43,6 +43,7 @@ from qiuqiu.cli.arguments import (
     chips,
     hand_count,
     player_name,
+    server_url,
     table_id,
     table_options,
 )
@@ -559,7 +560,9 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     """Run ``bot`` from the command line and print its :class:`Summary` as JSON:
     what an example bot's ``if __name__ == "__main__"`` calls."""
     parser = argparse.ArgumentParser(description=(type(bot).__doc__ or "").split("\n")[0])
-    parser.add_argument("--server", default="ws://127.0.0.1:8765", help="(%(default)s)")
+    parser.add_argument(
+        "--server", type=server_url, default="ws://127.0.0.1:8765", help="(%(default)s)"
+    )
     parser.add_argument(
         "--name", type=player_name, default=type(bot).__name__, help="(%(default)s)"
     )
