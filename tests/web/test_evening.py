@@ -779,3 +779,34 @@ async def test_a_rebuy_after_the_table_closed_opens_one_like_it_without_an_error
         )
     finally:
         await server.stop()
+
+
+async def test_a_watcher_is_told_who_cuts_the_hands_and_when_they_are_cutting(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    async with connect(server.url) as ws:
+        hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Host"}
+        await ws.send(json.dumps(hello))
+        options = {"dealer_bot": False, "manual_split": True}
+        await ws.send(json.dumps({"type": "create_table", "id": 2, "options": options}))
+        created = json.loads(await ws.recv())
+        while created["type"] != "table_created":
+            created = json.loads(await ws.recv())
+    table_id = created["table"]["table_id"]
+    # Bo and Cy check and call, and leave their cuts to the turn's time-out.
+    async with (
+        socket_player(server, "Bo", table_id, 500),
+        socket_player(server, "Cy", table_id, 500),
+    ):
+        dee = await open_player()
+        page = dee.page
+        await sign_in(page, "Dee")
+        await page.locator(f".table-row[data-table-id='{table_id}'] [data-action=watch]").click()
+        await expect(page.locator(".center")).to_contain_text("cutting", timeout=HAND_LIMIT * 1000)
+        await expect(page.locator(".actions")).to_have_text(
+            "Waiting for the players to cut their hands…"
+        )
+        # The table says who cuts, as the lobby's row did.
+        await expect(page.locator(".table-title .stakes")).to_have_text(
+            "Ante 10 · Bet 10+ · 1 round · players cut their own hands · 30 s turns"
+        )

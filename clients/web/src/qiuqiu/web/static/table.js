@@ -131,8 +131,12 @@ export class TableView {
       `Ante ${o.ante}`,
       `Bet ${o.min_bet}${o.max_bet ? `–${o.max_bet}` : "+"}`,
       o.betting_rounds === 2 ? "2 rounds" : "1 round",
+      // What the lobby said of the table, still said once at it.
+      o.max_raises != null && `${counted(o.max_raises, "raise")} a round`,
+      o.manual_split && "players cut their own hands",
+      o.tie_rule === "split" && "equal hands split",
       `${o.turn_seconds} s turns`,
-    ];
+    ].filter(Boolean);
     this.bar.replaceChildren(
       h("button", { class: "ghost", type: "button", onclick: () => this.actions.lobby(), text: "← Lobby" }),
       h(
@@ -349,6 +353,8 @@ export class TableView {
       let text = "";
       if (!online) text = "Reconnecting… your seat is kept meanwhile.";
       else if (hand && hand.actor !== null) text = `Waiting for ${state.name(hand.actor)}…`;
+      // Cutting has no one seat to act, which left this panel empty.
+      else if (hand?.phase === "cutting") text = `Waiting for the ${state.you === null ? "players" : "others"} to cut their hands…`;
       else if (hand?.phase === "ended" || !hand) text = state.you === null ? "Waiting for the next hand." : "The next hand starts soon.";
       this.panel.replaceChildren(h("p", { class: "waiting", text }));
       return;
