@@ -124,6 +124,11 @@ async def test_a_whole_hand_against_the_dealer_bot_is_played_by_clicks_and_its_d
     await expect(page.locator(".seat.me")).to_have_class("seat me actor")
     await expect(page.locator(f"{MY_TURN} .timer-text")).to_have_text(re.compile(r"^\d+ s$"))
     await expect(page.locator(".center .turn")).to_have_text("Your turn")
+    # What a screen reader is told of each seat: who, what part, how many chips.
+    felt = page.get_by_role("group", name="table", exact=True)
+    await expect(felt.get_by_role("group", name="Ann (you), 490 chips, to act")).to_be_visible()
+    dealer = "Dealer, the dealer bot, on the button, 9,990 chips"
+    await expect(felt.get_by_role("group", name=dealer, exact=True)).to_be_visible()
     await page.screenshot(path=screenshot("hand"))
 
     await play_hand([page], 1)

@@ -45,7 +45,7 @@ export class TableView {
   constructor(actions) {
     this.actions = actions;
     this.bar = h("header", { class: "table-bar" });
-    this.felt = h("div", { class: "felt", "aria-label": "table" });
+    this.felt = h("div", { class: "felt", role: "group", "aria-label": "table" });
     this.mine = h("section", { class: "mine", "aria-label": "your tiles" });
     this.panel = h("section", { class: "actions", "aria-live": "polite" });
     this.result = h("section", { class: "result", "aria-live": "polite" });
@@ -242,9 +242,20 @@ export class TableView {
       tiles = h("div", { class: "seat-tiles" }, dominoRow(Array(seat.tileCount).fill(null), { size: "sm" }));
     }
     const value = seat.tiles.length === 4 && seat.category ? handValue(seat.category, (seat.cut ?? bestCut(seat.tiles)).values) : null;
+    // Read out as one group: its bare text alone was "Dealer D bot 9,990".
+    const said = [
+      isMe ? `${seat.name} (you)` : seat.name,
+      seat.isBot && "the dealer bot",
+      hand?.button === seat.seat && "on the button",
+      `${chips(seat.stack)} chips`,
+      seat.bet > 0 && `bet ${chips(seat.bet)} this round`,
+      seat.folded ? "folded" : seat.allIn && "all in",
+      !seat.connected && "away",
+      isActor && "to act",
+    ].filter(Boolean);
     return h(
       "div",
-      { class: classes.join(" "), dataset: { seat: String(seat.seat) } },
+      { class: classes.join(" "), dataset: { seat: String(seat.seat) }, role: "group", "aria-label": said.join(", ") },
       h(
         "div",
         { class: "seat-head" },
