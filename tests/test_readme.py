@@ -3,13 +3,11 @@
 import doctest
 import itertools
 import re
-import subprocess
 from pathlib import Path
 
 from qiuqiu.cli.__main__ import parser
 from qiuqiu.protocol import PROTOCOL_VERSION, decode_client
 from qiuqiu.protocol import client as cmd
-from tests.cli.conftest import QIUQIU
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -56,18 +54,3 @@ def test_every_flag_of_qiuqiu_play_is_a_row_of_the_readmes_table() -> None:
     flags = [flag for action in play._actions for flag in action.option_strings]
     missing = [f for f in flags if f.startswith("--") and f"`{f}" not in rows and f != "--help"]
     assert not missing
-
-
-def test_the_readme_table_of_qiuqiu_play_flags_has_every_flag() -> None:
-    text = README.read_text()
-    start = text.index("| `qiuqiu play` flag |")
-    # The table ends at its first line that is not a row: a row after a paragraph
-    # shows as text, not in the table.
-    table = text[start : text.index("\n\n", start)]
-    flag = r"--[a-z][a-z-]+"
-    cells = [row.split(" | ")[0] for row in table.splitlines()]
-    in_table = {found for cell in cells for found in re.findall(flag, cell)}
-    usage = subprocess.run(
-        [str(QIUQIU), "play", "--help"], capture_output=True, text=True, check=True
-    ).stdout
-    assert set(re.findall(flag, usage)) - {"--help"} <= in_table
