@@ -28,7 +28,6 @@ from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
-from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
