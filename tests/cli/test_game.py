@@ -583,9 +583,17 @@ def test_a_disconnection_of_an_unknown_seat_is_harmless() -> None:
 
 def test_a_closed_table_has_no_hand_and_nothing_to_do() -> None:
     state = played_to(wire.TurnStarted, 1)
-    state.apply(wire.TableClosed(**at(8), reason="server stopping"))
+    state.apply(wire.TableClosed(**at(8), reason="server stopping", table_seed="ab" * 32))
     assert state.closed
     assert state.hand is None
+    assert state.legal is None
+
+
+def test_a_table_that_moved_to_another_server_is_not_closed() -> None:
+    # No seed: it goes on elsewhere, and the snapshot after the reconnect says how.
+    state = played_to(wire.TurnStarted, 1)
+    state.apply(wire.TableClosed(**at(8), reason="the table moved to another server"))
+    assert not state.closed
     assert state.legal is None
 
 

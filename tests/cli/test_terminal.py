@@ -19,10 +19,13 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from redis.asyncio import Redis
 
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import QIUQIU
 from tests.conftest import free_port
 from tests.server import cheats
@@ -403,3 +406,31 @@ class _Collect:
 
     def flush(self) -> None:
         pass
+
+
+async def test_a_table_that_moved_to_another_server_is_found_again_and_played_on(
+    redis_url: str, config_dir: Path
+) -> None:
+    """Ann's server stalled past the table's lease (here its lease is taken at Redis,
+    as an adopter does, and lapses for her server to adopt the table again): it says
+    the table moved and closes her connection with 1012. The client used to take the
+    table for closed and wait for nothing while her seat, away, paid its antes."""
+    store = await RedisStore.from_url(redis_url)
+    server = QiuQiuServer(ServerConfig(port=0, lease=0.3, hand_pause=0.0), store=store)
+    await server.start()
+    try:
+        child = spawn(config_dir, "--server", server.url, "--turn-seconds", "30", *SMALL)
+        await child.expect(WELCOME, async_=True)
+        await child.expect(TURN, async_=True)
+        (table_id,) = server.lobby.tables
+        async with Redis.from_url(redis_url) as raw:
+            fence = await raw.incr(f"qiuqiu:fence:{table_id}")
+            await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+        await child.expect("The table moved to another server: reconnecting", async_=True)
+        await child.expect(TURN, async_=True)
+        child.sendline("check" if "check" in matched(child) else "call")
+        await leave(child)
+        assert "Traceback" not in await finished(child)
+    finally:
+        await server.stop()
+        await store.close()

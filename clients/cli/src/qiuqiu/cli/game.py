@@ -183,6 +183,11 @@ class TableState:
             self.seats[event.seat].connected = isinstance(event, wire.PlayerReconnected)
 
     def _table_closed(self, event: wire.TableClosed) -> None:
+        if event.table_seed is None:
+            # Moved to another server, not closed: the seat is there, and the snapshot
+            # after the reconnect (the server closes this connection for it) tells all.
+            self.legal = None
+            return
         self.closed, self.hand, self.legal = True, None, None
 
     def _hand_started(self, event: wire.HandStarted) -> None:

@@ -230,6 +230,8 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
             )
         case wire.PlayerReconnected(seat=seat):
             return Text(f"{name(seat)} is back.")
+        case wire.TableClosed(table_seed=None):
+            return Text("The table moved to another server: reconnecting to the seat there.")
         case wire.TableClosed(reason=reason):
             closed = Text(f"The table closed: {reason}.", "bold red")
             deals = state.deals
