@@ -273,7 +273,7 @@ async def test_logs_are_one_json_object_a_line_naming_the_table_and_hand() -> No
     assert ended[0]["table"] == table_id
     assert ended[0]["hand"] == 1
     assert ended[0]["level"] == "INFO"
-    assert ended[0]["pot"] > 0
+    assert ended[0]["won"] > 0
     assert ended[0]["winners"]
     closed = next(e for e in entries if "closed:" in e["message"])
     assert closed["table"] == table_id

@@ -277,9 +277,10 @@ class QiuQiuServer:
             left = [t.table_id for t in tables if not t.closed]
             if left:
                 log.warning(
-                    "stopped with %d tables not closed (the store did not answer); "
+                    "stopped with %d %s not closed (the store did not answer); "
                     "the next start voids their hands with every chip back",
                     len(left),
+                    "table" if len(left) == 1 else "tables",
                     extra={"tables": left},
                 )
         for table in tables:

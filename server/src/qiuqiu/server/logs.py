@@ -78,11 +78,12 @@ def hand_result(hand: HandRecord) -> str:
 
 
 def hand_fields(hand: HandRecord) -> dict[str, Any]:
-    """A hand's end as fields of its log record: voided, the pot, the winning seats."""
+    """A hand's end as fields of its log record: voided, the winning seats and the chips
+    they won from the others (not the pot: their own chips in it come back to them)."""
     before = dict(hand.stacks_before)
     net = {seat: after - before[seat] for seat, after in hand.stacks_after}
     return {
         "voided": hand.voided,
-        "pot": sum(-n for n in net.values() if n < 0),
+        "won": sum(-n for n in net.values() if n < 0),
         "winners": [seat for seat, n in net.items() if n > 0],
     }
