@@ -478,7 +478,9 @@ def test_the_command_has_no_flags_for_what_the_arena_has_not(
     with pytest.raises(SystemExit) as refused:
         main(["arena", CALLER, "dealer", *flag])
     assert refused.value.code == 2
-    assert f"unrecognized arguments: {flag[0]}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"unrecognized arguments: {flag[0]}" in err
+    assert err.startswith("usage: qiuqiu arena "), "the arena's flags, not the top command's"
 
 
 def test_two_bot_files_of_one_name_are_two_bots(tmp_path: Path) -> None:

@@ -66,6 +66,7 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument(
         "--new-account", action="store_true", help="do not resume the account saved for --server"
     )
+    cmd.set_defaults(command_parser=cmd)
     add_arena(commands)
     return top
 
@@ -80,7 +81,11 @@ def _default_name() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args, unknown = parser().parse_known_args(argv)
+    if unknown:
+        # Said by the command's own parser: its usage, not the top one's, names the
+        # flags it has.
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "arena":
         try:
             return run_arena(args)

@@ -47,6 +47,7 @@ def add_arena(commands: Any) -> None:
     )
     cmd.add_argument("--json", action="store_true", help="one JSON object per match")
     add_table_options(cmd, served=False)
+    cmd.set_defaults(command_parser=cmd)
 
 
 def run_arena(args: argparse.Namespace) -> int:
