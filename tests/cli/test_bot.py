@@ -10,6 +10,7 @@ import logging
 import random
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -417,3 +418,32 @@ async def test_a_bot_back_after_the_grace_period_finds_its_seat_given_up_and_sto
 
 async def hand_ended(server: QiuQiuServer, table_id: str) -> bool:
     return len(await server.store.table_hands(table_id)) >= 1
+
+
+class Journal(Bot):
+    """Keeps a journal of its turns in storage of its thread's own, made at its first
+    turn (as an sqlite3 connection is bound to the thread that opened it)."""
+
+    def __init__(self) -> None:
+        self.mine = threading.local()
+        self.threads: set[int] = set()
+        self.kept = 0
+
+    def decide(self, turn: Turn) -> Action:
+        self.threads.add(threading.get_ident())
+        journal = getattr(self.mine, "journal", None)
+        if journal is None:
+            journal = self.mine.journal = []
+        journal.append((turn.hand_id, turn.pot))
+        self.kept = len(journal)
+        return Check() if turn.legal.check else Call()
+
+
+async def test_every_turn_of_a_play_is_decided_in_one_thread(server: QiuQiuServer) -> None:
+    bot = Journal()
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(SMALL, buy_in=500)
+        summary = await asyncio.wait_for(play(bot, conn, table.table_id, HANDS), PATIENCE)
+    assert summary.hands >= HANDS
+    assert threading.get_ident() not in bot.threads, "not the loop's: the loop must not wait"
+    assert bot.kept >= HANDS, "what the first turn made in its thread serves every turn"

@@ -28,9 +28,10 @@ import contextlib
 import inspect
 import json
 import logging
+import queue
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -310,6 +311,14 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     the table fails its check (a hand's tiles as it ends, or every deck when ``table_closed``
     reveals the seed), after standing the seat up: a bot plays on at a server
     caught cheating only if its writer catches the exception and sits down again."""
+    thinker = _Thinker(bot)
+    try:
+        return await _play(thinker, conn, table_id, hands)
+    finally:
+        thinker.stop()
+
+
+async def _play(thinker: _Thinker, conn: Connection, table_id: str, hands: int | None) -> Summary:
     summary = Summary()
     acted: set[TurnKey] = set()
     held: tuple[TurnKey, cmd.TableAction] | None = None
@@ -424,7 +433,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
         if turn is not None and key is not None and key not in acted:
             acted.add(key)
             try:
-                action = await _answer_in_thread(bot, turn)
+                action = await thinker.answer(turn)
             except BotFailed:
                 await _stand_up(conn, table_id)
                 raise
@@ -446,33 +455,52 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     return summary
 
 
-async def _answer_in_thread(bot: Bot, turn: Turn) -> Action | Split:
-    """:func:`answer` in a thread: a bot that thinks for a while must not stop the
-    connection answering the server's keepalive pings meanwhile. A daemon thread, not
-    the loop's executor, whose threads are waited for as the loop and the process end:
-    Ctrl-C in the middle of a long thought would wait for the thought."""
-    loop = asyncio.get_running_loop()
-    answered: asyncio.Future[Action | Split] = loop.create_future()
+class _Thinker:
+    """The one thread that asks the bot every turn of a :func:`play`.
 
-    def settle(outcome: Action | Split | BaseException) -> None:
-        if answered.done():  # given up on: the play was cancelled meanwhile
-            return
-        if isinstance(outcome, BaseException):
-            answered.set_exception(outcome)
-        else:
-            answered.set_result(outcome)
+    Not the loop's: a bot that thinks for a while must not stop the connection
+    answering the server's keepalive pings meanwhile. One and the same each turn: what
+    a bot makes at a turn bound to its thread (an sqlite3 connection) serves it at
+    the next. A daemon, not the loop's executor, whose threads are waited for as the
+    loop and the process end: Ctrl-C in the middle of a long thought would wait for
+    the thought."""
 
-    def think() -> None:
-        outcome: Action | Split | BaseException
-        try:
-            outcome = answer(bot, turn, type(bot).__name__)
-        except BaseException as raised:  # the loop's side raises it, whatever it is
-            outcome = raised
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(settle, outcome)
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self._asked: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        threading.Thread(target=self._think, name="bot-decide", daemon=True).start()
 
-    threading.Thread(target=think, name="bot-decide", daemon=True).start()
-    return await answered
+    def _think(self) -> None:
+        while (ask := self._asked.get()) is not None:
+            ask()
+
+    def stop(self) -> None:
+        self._asked.put(None)
+
+    async def answer(self, turn: Turn) -> Action | Split:
+        """The bot's :func:`answer` to ``turn``, given in the thread."""
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[Action | Split] = loop.create_future()
+
+        def settle(outcome: Action | Split | BaseException) -> None:
+            if answered.done():  # given up on: the play was cancelled meanwhile
+                return
+            if isinstance(outcome, BaseException):
+                answered.set_exception(outcome)
+            else:
+                answered.set_result(outcome)
+
+        def ask() -> None:
+            outcome: Action | Split | BaseException
+            try:
+                outcome = answer(self.bot, turn, type(self.bot).__name__)
+            except BaseException as raised:  # the loop's side raises it, whatever it is
+                outcome = raised
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(settle, outcome)
+
+        self._asked.put(ask)
+        return await answered
 
 
 async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
