@@ -280,6 +280,27 @@ def test_an_answer_that_is_no_action_stops_the_command_naming_the_bot(
     assert len(err.strip().splitlines()) == 1, err
 
 
+def test_a_bot_without_a_decide_of_its_own_is_told_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "misspelt.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from qiuqiu.cli.bot import Action, Bot, Check, Turn
+
+
+            class Misspelt(Bot):
+                def decied(self, turn: Turn) -> Action:
+                    return Check()
+            """
+        )
+    )
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
+    err = capsys.readouterr().err
+    assert "Misspelt has no decide(self, turn) of its own" in err, err
+
+
 def test_a_decide_written_async_is_named_as_the_mistake_it_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -142,7 +142,9 @@ class Bot:
     """Subclass and write :meth:`decide`; the rest has sensible defaults."""
 
     def decide(self, turn: Turn) -> Action:
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} has no decide(self, turn) of its own: a bot writes one"
+        )
 
     def cut(self, turn: Turn) -> Split:
         """How to cut the four tiles when the table lets players choose: the best cut."""
