@@ -447,3 +447,11 @@ async def test_every_turn_of_a_play_is_decided_in_one_thread(server: QiuQiuServe
     assert summary.hands >= HANDS
     assert threading.get_ident() not in bot.threads, "not the loop's: the loop must not wait"
     assert bot.kept >= HANDS, "what the first turn made in its thread serves every turn"
+
+
+async def test_a_bots_class_given_for_the_bot_is_refused_before_it_sits_down(
+    server: QiuQiuServer,
+) -> None:
+    with pytest.raises(TypeError, match=r"AlwaysCall is a bot's class: give a bot, AlwaysCall\(\)"):
+        await run(AlwaysCall, server.url, name="Ann", hands=1)  # type: ignore[arg-type]
+    assert not server.lobby.tables

@@ -313,6 +313,7 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     the table fails its check (a hand's tiles as it ends, or every deck when ``table_closed``
     reveals the seed), after standing the seat up: a bot plays on at a server
     caught cheating only if its writer catches the exception and sits down again."""
+    _check_is_a_bot(bot)
     thinker = _Thinker(bot)
     try:
         return await _play(thinker, conn, table_id, hands)
@@ -457,6 +458,13 @@ async def _play(thinker: _Thinker, conn: Connection, table_id: str, hands: int |
     return summary
 
 
+def _check_is_a_bot(bot: object) -> None:
+    """Refuse a bot's class given for the bot, before it sits down under the name
+    ``type`` to fail at its first turn."""
+    if isinstance(bot, type) and issubclass(bot, Bot):
+        raise TypeError(f"{bot.__name__} is a bot's class: give a bot, {bot.__name__}()")
+
+
 class _Thinker:
     """The one thread that asks the bot every turn of a :func:`play`.
 
@@ -553,6 +561,7 @@ async def run(
     then check the table's whole shuffle if it has closed (as a table does when
     its last player leaves). Raises :class:`~qiuqiu.protocol.DealTampered` if a
     deal fails its check."""
+    _check_is_a_bot(bot)
     async with await Connection.open(url, name=name) as conn:
         if table_id is None:
             table, _ = await conn.open_table(options or TableOptions(), buy_in)
