@@ -19,7 +19,7 @@ import pytest
 
 from qiuqiu.cli.bot import leave, play
 from qiuqiu.cli.connection import Connection
-from qiuqiu.cli.errors import ServerRefused
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -134,7 +134,8 @@ async def test_a_live_server_takes_over_the_tables_of_one_that_died_and_the_play
     await until(a_few_hands_dealt)
     dying.send_signal(signal.SIGKILL)
     await dying.wait()
-    await asyncio.wait_for(playing, WAIT)  # the connection is gone and does not come back
+    with pytest.raises(ConnectionLost, match="gone for good"):
+        await asyncio.wait_for(playing, WAIT)  # the connection is gone and does not come back
 
     # The same account on the other server: seated again as soon as its lease is taken.
     again = await Connection.open(f"ws://127.0.0.1:{living_port}", token=tokens[0])
