@@ -85,7 +85,9 @@ class Lobby:
     async def open_account(self, name: str) -> tuple[Account, str]:
         """A new account with the starting balance, and its resume token."""
         if name.casefold() == BOT_NAME.casefold():
-            raise Refused(ErrorCode.RESERVED_NAME, f"{name!r} is the dealer bot's name")
+            raise Refused(
+                ErrorCode.RESERVED_NAME, f"{name!r} is the dealer bot's name: choose another"
+            )
         token = secrets.token_urlsafe(32)
         account = await self.store.create_account(
             f"a{secrets.token_hex(6)}", name, token_hash(token), self.starting_balance
