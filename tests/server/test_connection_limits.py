@@ -199,3 +199,14 @@ async def test_a_client_that_does_not_read_is_closed_with_1008(
         await assert_the_others_carry_on(server, connect_client, bystander, turn)
     finally:
         victim.transport.abort()
+
+
+async def test_the_server_pings_as_protocol_md_says(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """A ping every 20 s; one left unanswered 20 s closes the connection with 1011
+    (websockets' keepalive). Waiting that out takes 40 s, so the settings are read."""
+    client = await connect_client()
+    await client.hello()
+    (outbox,) = server._outboxes
+    assert (outbox.connection.ping_interval, outbox.connection.ping_timeout) == (20, 20)
