@@ -888,3 +888,26 @@ def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_ha
     hers = next(s for s in snapshot.table.seats if s.seat == 0)
     assert hers.in_hand, "the same player at the same seat keeps its part in the hand"
     assert hers.tiles is not None
+
+
+def test_a_table_closed_while_a_buy_in_is_written_seats_that_player_then_cashes_it_out() -> None:
+    """The buy-in's chips are on their way when the server starts to stop: refusing it
+    then (table_closed, "nothing changed") was untrue, and the write's end found no
+    buy-in to seat, so the chips stayed in a table that was gone."""
+    h = opened(dealer_bot=False)
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 300, None, "ann-sits")
+    buy_in = h.core.next_write()
+    assert buy_in is not None
+    assert buy_in.kind is WriteKind.BUY_IN
+    h.do(h.core.close, "the server is shutting down")
+    h.written(buy_in)
+    h.write(WriteKind.CLOSE)
+    assert state(h) is TableState.CLOSED
+    assert chips(h) == 0
+    assert h.balances["ann"] == 1000
+    assert not [m for m in ann.got if isinstance(m, wire.Error)]
+    assert [t for t in ann.types() if t in ("table_joined", "table_left")] == [
+        "table_joined",
+        "table_left",
+    ]

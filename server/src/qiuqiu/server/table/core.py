@@ -164,8 +164,11 @@ class TableCore(HandFlow):
         if self._closing is not None or self.state is TableState.CLOSED:
             return
         self._closing = reason
-        while self._buy_ins:
-            buy_in = self._buy_ins.popleft()
+        # The buy-in being written stays: its chips are on their way to the seat, which
+        # the close then cashes out like any other.
+        kept = int(self._writing is not None and self._writing.kind is WriteKind.BUY_IN)
+        while len(self._buy_ins) > kept:
+            buy_in = self._buy_ins.pop()
             self._deliver(buy_in.viewer, self._error(buy_in.ref, ErrorCode.TABLE_CLOSED, reason))
         self._refuse_seed_changes(None, ErrorCode.TABLE_CLOSED, reason)
         for timer in (TURN, NEXT_HAND, DESERTED):
