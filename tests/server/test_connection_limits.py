@@ -7,6 +7,7 @@ connection with a proper close code, and the other tables play on.
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -199,6 +200,41 @@ async def test_a_client_that_does_not_read_is_closed_with_1008(
         await assert_the_others_carry_on(server, connect_client, bystander, turn)
     finally:
         victim.transport.abort()
+
+
+BIG_LOBBY = FAST.model_copy(update={"rate": 1e6, "burst": 10**6, "starting_balance": 10**7})
+TABLES = 1_500
+"""Some 690 kB of lobby: more than the 512 KiB the server lets wait unread."""
+
+
+@pytest.mark.parametrize("config", [BIG_LOBBY])
+async def test_a_client_that_reads_a_reply_over_the_unread_limit_is_not_closed(
+    server: QiuQiuServer, config: ServerConfig
+) -> None:
+    """A lobby of 1,500 tables lists in some 690 kB, more than a socket takes at once
+    across the internet: the reply waits in the server, read as it goes. Small
+    socket buffers at both ends stand in for such a link; the client reads, and must
+    not be closed as one that does not."""
+    host = await connect(server.url)
+    await raw_send(host, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Host"})
+    await raw_until(host, lambda m: m["type"] == "welcome")
+    for n in range(TABLES):
+        await raw_send(host, {"type": "create_table", "id": n, "buy_in": 100})
+        await raw_until(host, lambda m: m["type"] == "table_joined")
+    link = socket.socket()
+    link.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    link.connect(("127.0.0.1", server.port))
+    reader = await connect(server.url, sock=link, max_size=None)
+    await raw_send(reader, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Rea"})
+    await raw_until(reader, lambda m: m["type"] == "welcome")
+    (outbox,) = (o for o in server._outboxes if o.connection.remote_address == link.getsockname())
+    outbox.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    for n in range(2):
+        await raw_send(reader, {"type": "list_tables", "id": n})
+        listing = await raw_until(reader, lambda m: m["type"] == "table_list")
+        assert len(listing["tables"]) == TABLES
+    await reader.close()
+    await host.close()
 
 
 async def test_the_server_pings_as_protocol_md_says(

@@ -45,8 +45,8 @@ from qiuqiu.server.table import Random, TableTimings
 log = logging.getLogger(__name__)
 
 UNREAD_BYTES = 512 * 1024
-"""Bytes waiting to be written to one client (beyond what its socket holds) before
-it counts as not reading."""
+"""Bytes waiting to be written to one client (beyond what its socket holds, and
+beyond the largest message among them) before it counts as not reading."""
 
 FLUSH_TIMEOUT = 2.0
 """At most, seconds a stopping server gives clients to take their last messages."""
@@ -96,11 +96,17 @@ class Outbox:
         self.is_shut = False
         self._due = False
         """Whether a flush is scheduled for what is waiting in the protocol object."""
+        self._largest = 0
+        """The largest message that may still be waiting: a reply bigger than the limit
+        (a lobby of a thousand tables) waits while a client that reads takes it in, on
+        a link slower than the server; it is what comes on top that counts as unread."""
 
     def send(self, frame: str) -> None:
         if self.is_shut or self.protocol.state is not State.OPEN:
             return  # the connection is going or gone: there is nobody to write to
-        self.protocol.send_text(frame.encode())
+        data = frame.encode()
+        self._largest = max(self._largest, len(data))
+        self.protocol.send_text(data)
         if not self._due:
             self._due = True
             self.loop.call_soon(self.flush)
@@ -113,7 +119,10 @@ class Outbox:
         if not data or self.is_shut or self.transport.is_closing():
             return
         self.transport.write(b"".join(data))
-        if self.transport.get_write_buffer_size() > UNREAD_BYTES:
+        waiting = self.transport.get_write_buffer_size()
+        # What waits is less than the largest message once that one is being read.
+        self._largest = min(self._largest, waiting)
+        if waiting - self._largest > UNREAD_BYTES:
             self.close(CloseCode.POLICY_VIOLATION, "too many unread messages")
 
     def close(self, code: int, reason: str) -> None:
