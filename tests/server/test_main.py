@@ -30,6 +30,7 @@ from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Account
 from tests.conftest import free_port, own_redis
 from tests.server.processes import listening, until
+from qiuqiu.server.store import Account, MemoryStore
 
 LISTENING = re.compile(rb"listening on (ws://[^\s\"]+)")
 
@@ -310,6 +311,28 @@ async def test_two_stops_at_once_stop_the_server_once(caplog: pytest.LogCaptureF
     said = [r.getMessage() for r in caplog.records if r.name == "qiuqiu.server.gateway"]
     assert sum(m.startswith("stopping") for m in said) == 1
     assert said.count("stopped") == 1
+
+
+async def test_a_table_opened_while_the_server_stops_is_closed_with_the_others() -> None:
+    """A client that sent many create_table messages just before the stop: those read
+    after it began opened tables the stop never closed, their players' chips left in
+    the store and their table_joined never followed by a table_left."""
+    store = MemoryStore()
+    config = ServerConfig(port=0, rate=1e6, burst=10**6, starting_balance=10**6)
+    server = QiuQiuServer(config, store=store)
+    await server.start()
+    async with connect(server.url) as ws:
+        await ws.send(json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "Ann"}))
+        await ws.recv()
+        for n in range(300):
+            await ws.send(json.dumps({"type": "create_table", "id": n, "buy_in": 100}))
+        await asyncio.sleep(0.05)
+        await server.stop()
+        got = [json.loads(frame) async for frame in ws]
+    assert await store.tables() == ()
+    assert sum((await store.balances()).values()) == 0
+    joined = sum(m["type"] == "table_joined" for m in got)
+    assert sum(m["type"] == "table_left" for m in got) == joined
 
 
 def test_the_server_freezes_what_start_up_made_out_of_the_collectors_sight() -> None:

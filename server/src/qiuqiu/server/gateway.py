@@ -40,7 +40,7 @@ from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
 from qiuqiu.server.store import MemoryStore, Store
-from qiuqiu.server.table import Random, TableTimings
+from qiuqiu.server.table import Random, Table, TableTimings
 
 log = logging.getLogger(__name__)
 
@@ -277,13 +277,21 @@ class QiuQiuServer:
         """Close every table within the stop deadline. One that cannot be written (the
         store away, the lease lost) is left as the store has it: the next host reopens
         it, voiding a hand in play with every chip back."""
-        tables = list(self.lobby.tables.values())
-        closing = [asyncio.ensure_future(t.close()) for t in tables]
-        if closing:
-            _, pending = await asyncio.wait(closing, timeout=seconds)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        tables: dict[str, Table] = {}
+        # A message read before the stop may still be opening a table: each round
+        # closes those the one before it did not see.
+        while loop.time() < until and (
+            fresh := [t for t in self.lobby.tables.values() if t.table_id not in tables]
+        ):
+            tables.update((t.table_id, t) for t in fresh)
+            closing = [asyncio.ensure_future(t.close()) for t in fresh]
+            _, pending = await asyncio.wait(closing, timeout=until - loop.time())
             for task in pending:
                 task.cancel()
-            left = [t.table_id for t in tables if not t.closed]
+        if tables:
+            left = [t.table_id for t in tables.values() if not t.closed]
             if left:
                 log.warning(
                     "stopped with %d %s not closed (the store did not answer); "
@@ -292,7 +300,7 @@ class QiuQiuServer:
                     "table" if len(left) == 1 else "tables",
                     extra={"tables": left},
                 )
-        for table in tables:
+        for table in tables.values():
             table.stop_work()
             await table.wait_tasks()
 
@@ -308,8 +316,10 @@ class QiuQiuServer:
         log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
             async for frame in connection:
-                if flooded:
-                    continue  # read on, so the closing handshake is not stuck behind the flood
+                if flooded or self._stopping:
+                    # Read on, so the closing handshake is not stuck behind the frames;
+                    # a stopping server begins nothing, and says so by closing with 1001.
+                    continue
                 if not bucket.take():
                     flooded = True
                     outbox.close(CloseCode.POLICY_VIOLATION, "too many messages")
