@@ -501,7 +501,7 @@ export class TableView {
     return h(
       "div",
       { class: "cuts" },
-      h("p", { text: special ? `You hold ${special}: it wins as a special hand however you cut it.` : "Cut your hand into two pairs. The cut you pick is final." }),
+      h("p", { text: special ? `You hold ${special}: it wins however you cut it.` : "Cut into two pairs; your pick is final." }),
       options.map((o, i) =>
         h(
           "button",
