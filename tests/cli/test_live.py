@@ -165,24 +165,28 @@ async def test_ascii_means_every_character_on_screen(
     assert screen.text().isascii()
 
 
-async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_same_table(
-    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
-) -> None:
-    screen = Screen("bust", play(config_dir, server, "--buy-in", "100"), height=60)
-    screens.append(screen)
-    table_id = (await screen.wait_for(r"Table (t\w+): 2 seats")).group(1)
+async def go_bust(screen: Screen) -> None:
+    """Everything in, whenever it may: a bet of all it has, or a call, until broke."""
     async with asyncio.timeout(PATIENCE * 4):
         while "You're out of chips" not in (text := screen.text()):
             turn = re.search(TURN, text)
             if turn is None:
                 await asyncio.sleep(0.1)
                 continue
-            # Everything in, whenever it may: a bet of all it has, or a call.
             asked = turn_of(text)
             screen.type(f"bet {turn.group(3)}" if turn.group(3) else "call")
             async with asyncio.timeout(PATIENCE):
                 while turn_of(screen.text()) == asked:
                     await asyncio.sleep(0.05)
+
+
+async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_same_table(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("bust", play(config_dir, server, "--buy-in", "100"), height=60)
+    screens.append(screen)
+    table_id = (await screen.wait_for(r"Table (t\w+): 2 seats")).group(1)
+    await go_bust(screen)
     events = screen.text()
     showdown, lost, bust = (
         events.rindex("Showdown:"),
@@ -284,3 +288,25 @@ async def test_who_waits_alone_is_told_why_and_who_joins_is_told_the_rules(
         screen.type("quit")
     for screen in (opener, joiner):
         await screen.wait_for("EXIT=0")
+
+
+async def test_a_rebuy_refused_at_a_new_table_leaves_the_client_playing(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("rebuy", play(config_dir, server, "--buy-in", "100"), height=60)
+    screens.append(screen)
+    table_id = (await screen.wait_for(r"Table (t\w+): 2 seats")).group(1)
+    await go_bust(screen)
+    # The table closes when its grace period runs out with nobody buying in again.
+    async with asyncio.timeout(PATIENCE):
+        while table_id in server.lobby.tables:
+            await asyncio.sleep(0.1)
+    # More than the balance left (900): the new table like the last refuses the buy-in.
+    screen.type("rebuy 950")
+    await screen.wait_for(rf"Table {table_id} has closed: opening one like it\.")
+    await screen.wait_for(r"Refused \(insufficient_balance\)")
+    screen.type("rebuy 100")
+    await screen.wait_for(r"You sat down again at table t\w+ with 100 chips\.")
+    screen.type("quit")
+    await screen.wait_for("EXIT=0")
+    assert "qiuqiu: " not in screen.text()

@@ -396,15 +396,19 @@ class Terminal:
             self.say(Text("You still have chips here: rebuy is for after losing them.", "red"))
             return
         try:
-            joined = await self.conn.join_table(self.table_id, amount)
-            table_id = joined.table_id
+            try:
+                joined = await self.conn.join_table(self.table_id, amount)
+                table_id = joined.table_id
+            except ServerRefused as refused:
+                if refused.code not in ("unknown_table", "table_closed"):
+                    raise
+                self.say(Text(f"Table {self.table_id} has closed: opening one like it.", "dim"))
+                # Refused there too (a buy-in above the balance) it is said, not fatal.
+                table, _ = await self.conn.open_table(options, amount)
+                table_id = table.table_id
         except ServerRefused as refused:
-            if refused.code not in ("unknown_table", "table_closed"):
-                self.say(Text(f"Refused ({refused.code}): {refused.message}", "red"))
-                return
-            table, _ = await self.conn.open_table(options, amount)
-            table_id = table.table_id
-            self.say(Text(f"Table {self.table_id} has closed: opened {table_id} like it.", "dim"))
+            self.say(Text(f"Refused ({refused.code}): {refused.message}", "red"))
+            return
         except ConnectionLost:
             self.say(Text("Not connected; try again in a moment.", "red"))
             return
