@@ -202,7 +202,7 @@ async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_sam
     await screen.wait_for("EXIT=0")
 
 
-async def test_help_is_whole_on_an_80x24_terminal(
+async def test_help_is_whole_on_an_80x24_terminal_and_no_prompt_outlives_the_client(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]
 ) -> None:
     screen = Screen("help", play(config_dir, server, "--turn-seconds", "60"), width=80, height=24)
@@ -215,6 +215,8 @@ async def test_help_is_whole_on_an_80x24_terminal(
     assert not missing, screen.text()
     screen.type("quit")
     await screen.wait_for("EXIT=0")
+    # Gone, the client leaves no prompt behind that looks as if it still listened.
+    assert "> _\nEXIT=0" not in screen.text()
 
 
 async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_tile_whole(

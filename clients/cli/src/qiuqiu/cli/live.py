@@ -46,6 +46,7 @@ class LiveView:
         self.events: deque[Text] = deque(maxlen=EVENT_LINES)
         self.typed = ""
         self.hint = Text("")
+        self._closed = False
         self._live = Live(
             console=console,
             get_renderable=self.picture,
@@ -60,6 +61,10 @@ class LiveView:
         return self
 
     def __exit__(self, *_: object) -> None:
+        # The last picture stays on the terminal: without the prompt, which would look
+        # as if the client still listened after it has gone.
+        self._closed = True
+        self._live.refresh()
         self._live.stop()
 
     def add(self, renderable: RenderableType) -> None:
@@ -105,7 +110,8 @@ class LiveView:
         latest = Text("\n").join(list(self.events)[-room:])
         shown = self.console.render_lines(latest, pad=False)[-room:]
         parts.append(Text("\n").join(_joined(segments) for segments in shown))
-        parts.append(Text.assemble(("> ", "bold"), self.typed, ("_", "blink")))
+        if not self._closed:
+            parts.append(Text.assemble(("> ", "bold"), self.typed, ("_", "blink")))
         return Group(*parts)
 
 
