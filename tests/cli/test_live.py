@@ -312,3 +312,20 @@ async def test_a_rebuy_refused_at_a_new_table_leaves_the_client_playing(
     screen.type("quit")
     await screen.wait_for("EXIT=0")
     assert "qiuqiu: " not in screen.text()
+
+
+async def test_out_of_chips_with_less_than_a_buy_in_left_is_not_offered_a_rebuy(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    # The whole balance on the table: busting leaves nothing to buy in again with.
+    screen = Screen("broke", play(config_dir, server, "--buy-in", "1000"), height=60)
+    screens.append(screen)
+    await go_bust(screen)
+    said = " ".join(screen.text().split())
+    assert (
+        "You're out of chips. Your balance is 0, less than this table's least buy-in "
+        "(100): there is no rebuying here, so quit to leave."
+    ) in said, said
+    assert "type rebuy" not in said
+    screen.type("quit")
+    await screen.wait_for("EXIT=0")

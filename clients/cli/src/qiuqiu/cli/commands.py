@@ -21,7 +21,7 @@ Commands:
   bet N, raise N      bet N chips; raise this round's bet to N in all
   split [A-B C-D]     where players cut their own hands: tile A-B and tile C-D
                       make one pair, the other two the other (alone: best cut)
-  rebuy [N]           after losing every chip: buy in again here (N chips, 500)
+  rebuy [N]           after a bust: buy in again here (N chips; else up to 500)
   seed [TEXT]         your own part of every shuffle here from the next hand on
                       (1-64 letters, digits, _ or -; alone: the one in use)
   help, quit          this list; leave (your stack goes back to your balance)
@@ -86,7 +86,7 @@ def read(line: str, state: TableState | None) -> Command:
             return Rebuy()
         if len(args) == 1 and args[0].isascii() and args[0].isdigit() and len(args[0]) < 16:
             return Rebuy(int(args[0]))
-        return Refusal("say how much: rebuy N (or rebuy for 500)")
+        return Refusal("say how much: rebuy N (or rebuy alone for 500, or all you have if less)")
     if verb in ("seed", "/seed"):
         return _seed(line.split()[1:])
     if verb not in ACTIONS:

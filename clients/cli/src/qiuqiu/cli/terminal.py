@@ -264,12 +264,17 @@ class Terminal:
                 return True
             case wire.TableLeft(table_id=self.table_id, balance=balance, cashed_out=0, ref=None):
                 self.balance = balance
-                self.busted = self.last_options
+                self.busted = options = self.last_options
+                offer = self.rebuy_default()
                 self.say(
                     Text(
                         f"You're out of chips. Your balance is {balance}: type rebuy to buy in "
-                        f"again at this table with {DEFAULT_REBUY} (rebuy N for another amount), "
-                        "or quit.",
+                        f"again at this table with {offer} (rebuy N for another amount), "
+                        "or quit."
+                        if offer is not None
+                        else f"You're out of chips. Your balance is {balance}, less than this "
+                        f"table's least buy-in ({options.min_buy_in}): there is no rebuying "
+                        "here, so quit to leave.",
                         "bold yellow",
                     )
                 )
@@ -373,7 +378,8 @@ class Terminal:
             case Help():
                 self.say(HELP)
             case Rebuy(amount=amount):
-                await self.rebuy(DEFAULT_REBUY if amount is None else amount)
+                default = self.rebuy_default()
+                await self.rebuy((default or DEFAULT_REBUY) if amount is None else amount)
             case Seed(client_seed=seed):
                 await self.seed(seed)
             case Nothing():
@@ -389,6 +395,14 @@ class Terminal:
             case action:
                 await self.act(action)
         return True
+
+    def rebuy_default(self) -> int | None:
+        """What ``rebuy`` alone buys in with: 500, or all the balance if less, within
+        the table's range; ``None`` when the balance cannot reach its least buy-in."""
+        options = self.busted
+        if options is None or self.balance < options.min_buy_in:
+            return None
+        return max(options.min_buy_in, min(DEFAULT_REBUY, self.balance, options.max_buy_in))
 
     async def rebuy(self, amount: int) -> None:
         options = self.busted
