@@ -733,6 +733,10 @@ async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
         )
         assert not cut_short
         await expect(page.locator(".bust-title")).to_have_text("You're out of chips")
+        # No "next hand soon": none comes for Ann unless she buys in again.
+        await expect(page.locator(".center .phase")).to_have_text(
+            f"Hand #{last['hand_id']} is over"
+        )
         assert not frames_of(ann, "table_closed")
         await page.click("[data-action=rebuy]")
         await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
