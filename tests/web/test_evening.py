@@ -814,3 +814,29 @@ async def test_a_watcher_is_told_who_cuts_the_hands_and_when_they_are_cutting(
         await expect(page.locator(".table-title .stakes")).to_have_text(
             "Ante 10 · Bet 10+ · 1 round · players cut their own hands · 30 s turns"
         )
+
+
+async def test_on_a_phone_your_turn_with_four_tiles_shows_their_best_cut_above_the_panel(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player(PHONE, phone=True)
+    page = ann.page
+    await sign_in(page, "Ann")
+    await page.select_option("select[name=betting_rounds]", "2")
+    await open_table(page)
+    # Check or call until a turn of the second round, the fourth tile in hand.
+    async with asyncio.timeout(HAND_LIMIT * 2):
+        while not (
+            await page.locator(MY_TURN).count()
+            and await page.locator(".mine .mine-tiles .domino.face").count() == 4
+        ):
+            button = page.locator(CHECK_OR_CALL).first
+            if await button.count():
+                await button.tap()
+            await asyncio.sleep(0.05)
+    best = rank(Hand(parse_tiles(" ".join(await my_tiles(page))))).pairs
+    values = page.locator(".seat.me .pair-value")
+    await expect(values).to_have_text([str(v) for v in best])
+    panel_top = await page.locator(MY_TURN).evaluate("p => p.getBoundingClientRect().top")
+    bottoms = await values.evaluate_all("vs => vs.map((v) => v.getBoundingClientRect().bottom)")
+    assert all(0 < bottom <= panel_top for bottom in bottoms), (bottoms, panel_top)

@@ -233,7 +233,9 @@ export class TableView {
       won && "winner",
     ].filter(Boolean);
     let tiles = null;
-    if (seat.tiles.length === 4 && (hand?.phase === "showdown" || hand?.phase === "ended" || !isMe)) {
+    // Your own four as their best cut too, each pair's value under it: on a phone the
+    // turn's panel covers the box below the felt that says it.
+    if (seat.tiles.length === 4) {
       const cut = seat.cut ?? bestCut(seat.tiles);
       tiles = h("div", { class: "seat-tiles shown" }, cutView(cut.pairs, cut.values, { size: "sm" }));
     } else if (seat.tiles.length) {
