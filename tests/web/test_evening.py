@@ -231,6 +231,10 @@ async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_s
         )
         await expect(page.locator(".result .why")).to_contain_text("Bo won")
         await expect(page.locator(".bust-title")).to_have_text("You're out of chips")
+        # The most offered is what the balance holds (900), not the table's 10,000.
+        await expect(page.locator(".bust p")).to_contain_text(
+            "Your balance is 900. Buy in again at this table (100 to 900)"
+        )
         await expect(page.locator(".role")).to_have_text("Out of chips")
         await page.screenshot(path=screenshot("bust"))
 

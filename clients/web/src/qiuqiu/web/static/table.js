@@ -411,7 +411,7 @@ export class TableView {
       "div",
       { class: "bust" },
       h("strong", { class: "bust-title", text: "You're out of chips" }),
-      h("p", { class: "muted", text: can ? `Your balance is ${chips(this.balance)}. Buy in again at this table (${chips(o.min_buy_in)} to ${chips(o.max_buy_in)})${state.closed ? ": it has closed, so a new one like it opens" : ""}, or go back to the lobby.` : `Your balance is ${chips(this.balance)}, less than this table's ${chips(o.min_buy_in)} buy-in.` }),
+      h("p", { class: "muted", text: can ? `Your balance is ${chips(this.balance)}. Buy in again at this table (${chips(o.min_buy_in)} to ${chips(most)})${state.closed ? ": it has closed, so a new one like it opens" : ""}, or go back to the lobby.` : `Your balance is ${chips(this.balance)}, less than this table's ${chips(o.min_buy_in)} buy-in.` }),
       h(
         "div",
         { class: "buttons" },
