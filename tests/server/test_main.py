@@ -27,10 +27,9 @@ from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import Account
+from qiuqiu.server.store import Account, MemoryStore
 from tests.conftest import free_port, own_redis
 from tests.server.processes import listening, until
-from qiuqiu.server.store import Account, MemoryStore
 
 LISTENING = re.compile(rb"listening on (ws://[^\s\"]+)")
 
