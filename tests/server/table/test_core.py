@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from qiuqiu.engine import Hand, rank
 from qiuqiu.protocol import ErrorCode, TableOptions, fairness
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -239,6 +240,28 @@ def test_a_cutting_phase_that_waited_for_the_store_gets_its_whole_time_again() -
     assert TURN not in h.timers
     h.do(h.core.store_changed, True)
     assert h.timers[TURN] == h.core.options.turn_seconds
+
+
+def test_a_snapshot_shows_the_cut_a_seat_declared_to_that_seat_alone() -> None:
+    """A player who comes back at a cutting phase sees the cut it declared; the other
+    seat sees neither the cut nor the tiles until the showdown."""
+    h, ann, bob = duel(manual_split=True)
+    h.do(h.core.act, actor(h), action(cmd.Check, h))
+    h.do(h.core.act, actor(h), action(cmd.Check, h))
+    hand = h.core.hand
+    assert hand is not None
+    assert hand.phase.name == "CUTTING"
+    ann_seat = h.core.seats[next(n for n, s in h.core.seats.items() if s.account_id == "ann")]
+    cut = rank(Hand(hand.seats[ann_seat.seat].tiles)).cut
+    (a, b), (c, d) = cut.high_pair, cut.low_pair
+    pairs = ((str(a), str(b)), (str(c), str(d)))
+    h.do(h.core.act, "ann", action(cmd.DeclareCut, h, pairs=pairs))
+    mine = {s.seat: s for s in h.core.snapshot(ann, None).table.seats}[ann_seat.seat]
+    assert mine.cut is not None
+    assert (mine.cut.pairs, mine.cut.values) == (pairs, cut.pairs)
+    theirs = {s.seat: s for s in h.core.snapshot(bob, None).table.seats}[ann_seat.seat]
+    assert theirs.cut is None
+    assert theirs.tiles is None
 
 
 def test_a_table_not_sure_of_its_lease_plays_nothing_until_it_is_again() -> None:

@@ -51,7 +51,8 @@ from qiuqiu.protocol.errors import ErrorCode
 
 class SeatView(Message):
     """One seat as a given viewer sees it. ``tiles`` is set only for the viewer's
-    own seat (and for everyone once shown down); ``tile_count`` always."""
+    own seat (and for everyone once shown down); ``tile_count`` always. ``cut`` is
+    the cut the seat declared at a ``manual_split`` table, seen as its tiles are."""
 
     seat: SeatNumber
     name: str
@@ -65,6 +66,7 @@ class SeatView(Message):
     tile_count: int = 0
     tiles: tuple[TileText, ...] | None = None
     openings: tuple[Opening, ...] | None = None
+    cut: CutView | None = None
 
 
 class HandView(Message):

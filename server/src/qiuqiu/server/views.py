@@ -19,7 +19,7 @@ from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
 from qiuqiu.protocol import LegalActions
 from qiuqiu.protocol import server as wire
-from qiuqiu.protocol.common import MessageId, Opening, SeatAmount, SeatSeed
+from qiuqiu.protocol.common import CutView, MessageId, Opening, SeatAmount, SeatSeed
 from qiuqiu.protocol.fairness import SealedDeck
 from qiuqiu.server.frames import BOOL, Frame, amounts_text, free_text, ints_text, plain_strings
 
@@ -247,6 +247,11 @@ def _type_field(kind: type[wire.HandEvent]) -> str:
     return f'{{"type":"{kind.model_fields["type"].default}",'
 
 
+def cut_view(cut: Cut) -> CutView:
+    """:func:`cut_text`'s model, read back from it: one translation of a cut."""
+    return CutView.model_validate_json(cut_text(cut))
+
+
 def cut_text(cut: Cut) -> str:
     (a, b), (c, d) = cut.high_pair, cut.low_pair
     high, low = cut.pairs
@@ -311,6 +316,7 @@ def seat_views(
                     "tile_count": len(s.tiles),
                     "tiles": tiles_text(s.tiles) if visible else None,
                     "openings": made.openings(s.tiles) if visible else None,
+                    "cut": cut_view(s.cut) if visible and s.cut is not None else None,
                 }
             )
         )
