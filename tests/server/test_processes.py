@@ -187,3 +187,55 @@ async def test_a_player_leaving_two_tables_hosted_elsewhere_is_away_at_both(
         while away != set(tables):
             away.add((await bo.expect("player_disconnected"))["table_id"])
         await bo.close()
+
+
+async def test_a_server_stopped_beside_another_leaves_it_its_tables_and_nobody_loses_a_seat(
+    redis_url: str, servers: Servers
+) -> None:
+    """A rolling restart: the process hosting Xia's and Yan's table is stopped (SIGTERM)
+    while the other runs. It leaves the table to the other, which adopts it (the hand in
+    play voided, every chip back); Yan, on the other process, plays on without standing
+    up, and Xia, whose connection the stop closed, comes back to her seat there."""
+    store = await RedisStore.from_url(redis_url)
+    ports = free_port(), free_port()
+    stopping, staying = [await servers.start(port) for port in ports]
+    here, there = (f"ws://127.0.0.1:{port}" for port in ports)
+    tokens: list[str] = []
+    xia = await Connection.open(here, name="Xia", on_token=tokens.append, reconnect=False)
+    yan = await Connection.open(there, name="Yan")
+    created = await xia.request(cmd.CreateTable(options=HEADS_UP, buy_in=500), wire.TableCreated)
+    table_id = created.table.table_id
+    await yan.request(cmd.JoinTable(table_id=table_id, buy_in=500), wire.TableJoined)
+    xia_playing = asyncio.create_task(play(Caller(), xia, table_id))
+    yan_playing = asyncio.create_task(play(Caller(), yan, table_id))
+
+    async def dealt(at_least: int) -> bool:
+        return (await hands_dealt(store, [table_id]))[table_id] >= at_least
+
+    await until(lambda: dealt(3))
+    old_host = await store.table_host(table_id)
+    assert await servers.stop(stopping) == 0
+    await asyncio.gather(xia_playing, return_exceptions=True)  # its connection is gone
+
+    async def adopted() -> bool:
+        return await store.table_host(table_id) not in (None, old_host)
+
+    await until(adopted)
+    back = await Connection.open(there, token=tokens[0])
+    assert back.welcome is not None
+    assert back.welcome.tables == (table_id,), "Xia's seat was kept"
+    xia_playing = asyncio.create_task(play(Caller(), back, table_id))
+    so_far = (await hands_dealt(store, [table_id]))[table_id]
+    await until(lambda: dealt(so_far + 3))
+    assert not yan_playing.done(), "Yan was stood up"
+    for player in (xia_playing, yan_playing):
+        player.cancel()
+    balances = await asyncio.gather(leave(back, table_id), leave(yan, table_id))
+    for conn in (back, yan):
+        await conn.close()
+    assert await servers.stop(staying) == 0
+    assert await chips_in_redis(store) == 0
+    hands = await store.table_hands(table_id)
+    for conn, balance in zip((back, yan), balances, strict=True):
+        assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
+    await store.close()

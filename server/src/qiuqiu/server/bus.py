@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,9 @@ class Bus(Protocol):
         ``lost`` is called if it could not be sent (Redis away), ``unheard`` if it was
         sent and no process listened (the process is gone, so nobody has it)."""
 
+    async def listening(self) -> int:
+        """How many processes listen, this one included; 0 if that cannot be known."""
+
     async def stop(self) -> None:
         """Send what is queued (for a moment at most), then stop listening."""
 
@@ -85,6 +89,13 @@ class RedisBus:
         unheard: Callable[[], None] | None = None,
     ) -> None:
         self._outbox.put_nowait((self._channel(process), json.dumps(message), lost, unheard))
+
+    async def listening(self) -> int:
+        try:
+            ((_, count),) = await self._redis.pubsub_numsub(self._channel(ALL))
+        except RedisError:
+            return 0
+        return int(count)
 
     async def stop(self) -> None:
         with contextlib.suppress(TimeoutError):

@@ -237,7 +237,6 @@ class QiuQiuServer:
             await self._stopped.wait()
             return
         self._stopping = True
-        log.info("stopping: voiding hands in play and closing connections")
         self._server.close(close_connections=False)
         # The whole stop keeps to the deadline: the tables get most of it, and what
         # follows (messages flushed, connections closed) the rest, each step cut short
@@ -248,8 +247,13 @@ class QiuQiuServer:
         def left(share: float = 1.0) -> float:
             return max(0.0, (deadline - loop.time()) * share)
 
-        # The leases are kept until every table is closed: closing them writes to them.
-        await self._close_tables(left(TABLES_SHARE))
+        if await self._others_listening(left(0.1)):
+            log.info("stopping: leaving the tables to the other servers, closing connections")
+            await self._hand_over_tables(left(TABLES_SHARE))
+        else:
+            log.info("stopping: voiding hands in play and closing connections")
+            # The leases are kept until every table is closed: closing them writes to them.
+            await self._close_tables(left(TABLES_SHARE))
         if self._keeper is not None:
             self._keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -272,6 +276,30 @@ class QiuQiuServer:
         self.pauses.stop()
         self._stopped.set()
         log.info("stopped")
+
+    async def _others_listening(self, seconds: float) -> bool:
+        """Whether other processes share the store and hear this one now."""
+        if self.relay is None or not self.lobby.tables:
+            return False
+        try:
+            async with asyncio.timeout(seconds):
+                return await self.relay.bus.listening() > 1
+        except TimeoutError:
+            return False
+
+    async def _hand_over_tables(self, seconds: float) -> None:
+        """Leave every table for the other processes, as the store has it: one adopts
+        each, voiding a hand in play with every chip back and keeping every seat, and
+        the players seated here reconnect to it (1012). The leases are let go at once,
+        so that nobody waits for them to run out."""
+        tables = list(self.lobby.tables.values())
+        for table in tables:
+            table.hand_over()
+            await table.wait_tasks()
+        releasing = (self.store.release_table(t.table_id) for t in tables)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await asyncio.gather(*releasing, return_exceptions=True)
 
     async def _close_tables(self, seconds: float) -> None:
         """Close every table within the stop deadline. One that cannot be written (the

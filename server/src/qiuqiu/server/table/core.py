@@ -185,6 +185,13 @@ class TableCore(HandFlow):
         self.state = TableState.CLOSED
         self._forget_everyone()
 
+    def hand_over(self) -> None:
+        """The process is stopping and another shares the store: stop here without a
+        word or a write. That one adopts the table as the store has it (a hand in play
+        voided, every chip back, every seat kept), as if this process had died."""
+        self.state = TableState.CLOSED
+        self._forget_everyone()
+
     def lease_certain(self, sure: bool) -> None:
         """Whether this process is sure it still holds the table's lease (rule 6)."""
         if sure is self.sure:

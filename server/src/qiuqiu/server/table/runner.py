@@ -82,6 +82,7 @@ class Table:
         self._writer: asyncio.Task[None] | None = None
         self._opened: asyncio.Future[None] | None = None
         self._closed = asyncio.Event()
+        self._handed_over = False
         self.health.listen(self._store_changed)
         self.core.store_up = self.health.up
 
@@ -212,6 +213,14 @@ class Table:
         again if it is now (rule 6 in :mod:`.core`)."""
         if not self.core.sure and not self.closed:
             self._input(lambda: None)
+
+    def hand_over(self) -> None:
+        """Stop hosting the table, for another process to adopt (see
+        :meth:`TableCore.hand_over`); the caller releases the lease."""
+        if not self.closed:
+            self._handed_over = True
+            self.stop_work()
+            self._input(self.core.hand_over)
 
     def abandon(self) -> None:
         """Stop hosting the table without writing to it: another process hosts it now."""
@@ -374,7 +383,9 @@ class Table:
         self._cancel_background()
         if self._opened is not None and not self._opened.done():
             self._opened.set_exception(LeaseLost(self.table_id))
-        if self.core.closing_reason is None:
+        if self._handed_over:
+            self.log.info("left for another server to adopt: this one is stopping")
+        elif self.core.closing_reason is None:
             self.log.warning("closed: %s", MOVED)  # lost to another process
         else:
             self.log.info("closed: %s", self.core.closing_reason)
