@@ -7,6 +7,7 @@ It asserts what was measured and reported, never how fast or how big.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -28,8 +29,10 @@ def test_a_tiny_connections_run_reports_idle_memory_and_players_beside_the_echo(
     report = json.loads(capsys.readouterr().out)
     idle, players = report["connections"]["idle"], report["connections"]["players"]
     assert idle["clients"] == 30
-    assert idle["server_kib"] > 0
-    assert idle["echo_kib"] > 0
+    # Thirty clients' memory is within what a process's resident size moves by on its
+    # own (a collection, an arena given back): measured and reported, of either sign.
+    assert math.isfinite(idle["server_kib"])
+    assert math.isfinite(idle["echo_kib"])
     assert (players["tables"], players["clients"]) == (2, 8)
     for who in ("server", "echo"):
         assert players[who]["actions"] > 0, who
