@@ -79,11 +79,6 @@ BOT_NAME = "Dealer"
 
 MOVED = "the table moved to another server: reconnect to go on playing"
 NOBODY_SAT = "nobody sat down"
-UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
-IN_DOUBT = (
-    "the server is making sure it still hosts this table (it lost touch with its storage"
-    " for longer than the table's lease); nothing changed: send it again in a moment"
-)
 
 
 class TableCore(HandFlow):
@@ -191,24 +186,6 @@ class TableCore(HandFlow):
         voided, every chip back, every seat kept), as if this process had died."""
         self.state = TableState.CLOSED
         self._forget_everyone()
-
-    def lease_certain(self, sure: bool) -> None:
-        """Whether this process is sure it still holds the table's lease (rule 6)."""
-        if sure is self.sure:
-            return
-        self.sure = sure
-        if sure:
-            self._turn_again()
-        else:
-            self._stop_turn_clock()
-
-    def store_changed(self, up: bool) -> None:
-        self.store_up = up
-        if up:
-            self._turn_again()
-            self._schedule_hand()
-        else:
-            self._stop_turn_clock()
 
     # -- requests ----------------------------------------------------------------------
 
@@ -428,11 +405,3 @@ class TableCore(HandFlow):
     def _verify_open(self) -> None:
         if self._closing is not None or self.state in (TableState.CLOSING, TableState.CLOSED):
             raise Refused(ErrorCode.TABLE_CLOSED, f"table {self.table_id} is closing")
-
-    def _verify_store(self) -> None:
-        if not self.store_up:
-            raise Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
-
-    def _verify_sure(self) -> None:
-        if not self.sure:
-            raise Refused(ErrorCode.STORE_UNAVAILABLE, IN_DOUBT)

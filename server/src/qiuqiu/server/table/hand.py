@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from qiuqiu import engine
 from qiuqiu.engine import HandState, Phase
+from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol.common import MessageId
+from qiuqiu.server.errors import Refused
 from qiuqiu.server.table.audience import NEXT_HAND, TURN, Arm, Disarm, TableState, Timer
 from qiuqiu.server.table.deal import cut_for
 from qiuqiu.server.table.ledger import Ledger
@@ -19,6 +21,13 @@ from qiuqiu.server.views import HandWire, Publication
 
 CUTTING = -1
 """The log length in the turn timer's key during a cutting phase, which has one deadline."""
+
+
+UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
+IN_DOUBT = (
+    "the server is making sure it still hosts this table (it lost touch with its storage"
+    " for longer than the table's lease); nothing changed: send it again in a moment"
+)
 
 
 class HandFlow(Ledger):
@@ -129,6 +138,34 @@ class HandFlow(Ledger):
             self._arm(TURN, self.options.turn_seconds)
         else:
             self._turn_waits = True
+
+    def store_changed(self, up: bool) -> None:
+        """The store went away, or answers again."""
+        self.store_up = up
+        if up:
+            self._turn_again()
+            self._schedule_hand()
+        else:
+            self._stop_turn_clock()
+
+    def lease_certain(self, sure: bool) -> None:
+        """Whether this process is sure it still holds the table's lease (rule 6 in
+        :mod:`.core`)."""
+        if sure is self.sure:
+            return
+        self.sure = sure
+        if sure:
+            self._turn_again()
+        else:
+            self._stop_turn_clock()
+
+    def _verify_store(self) -> None:
+        if not self.store_up:
+            raise Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+
+    def _verify_sure(self) -> None:
+        if not self.sure:
+            raise Refused(ErrorCode.STORE_UNAVAILABLE, IN_DOUBT)
 
     def _stop_turn_clock(self) -> None:
         """The store went away, or the lease is in doubt: the turn in play waits."""
