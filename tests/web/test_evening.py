@@ -236,6 +236,12 @@ async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_s
             "Your balance is 900. Buy in again at this table (100 to 900)"
         )
         await expect(page.locator(".role")).to_have_text("Out of chips")
+        # Bo's shove was more than Ann had: what she could not match came back to him,
+        # and with chips in front of him again he is not all in.
+        assert frames_of(ann, "bet_returned")
+        bo = page.locator(".seat", has_text="Bo")
+        await expect(bo).to_contain_text("1,100")
+        await expect(bo.locator(".tag.allin")).to_have_count(0)
         await page.screenshot(path=screenshot("bust"))
 
         await page.fill("input[name=rebuy]", "200")

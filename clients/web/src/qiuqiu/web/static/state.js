@@ -72,7 +72,9 @@ export class TableState {
         bet: seat.bet,
         inHand: seat.in_hand,
         folded: seat.folded,
-        allIn: seat.all_in,
+        // The server's flag stays set once the seat went all in; chips it got back since
+        // (a stake nobody matched) are in front of it again.
+        allIn: seat.all_in && seat.stack === 0,
         tileCount: seat.tile_count,
         tiles: seat.tiles ?? [],
         awayUntil: seat.connected ? null : Date.now(),
@@ -278,6 +280,8 @@ export class TableState {
           seat.stack += e.amount;
           seat.bet = Math.max(0, seat.bet - e.amount);
           hand.pot -= e.amount;
+          // Chips back in front of it: whatever it staked, it is not all in now.
+          seat.allIn = false;
         }
         this.note(`${e.amount} unmatched went back to ${who}.`, "dim");
         break;
