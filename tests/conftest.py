@@ -25,7 +25,7 @@ import redis
 
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
+from qiuqiu.server.memory_store import MemoryStore
 
 BROWSER_DRIVER_MISSING = importlib.util.find_spec("playwright") is None and not os.environ.get("CI")
 """The browser tests need the `browser` dependency group, which `uv run` alone does not

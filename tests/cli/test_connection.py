@@ -21,8 +21,9 @@ from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import MemoryStore, TableRecord
+from qiuqiu.server.store import TableRecord
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, chip_total
 from tests.server.processes import Servers, listening, until

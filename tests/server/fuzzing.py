@@ -41,7 +41,7 @@ from qiuqiu.protocol.client import AnyClientMessage
 from qiuqiu.server import views
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
+from qiuqiu.server.memory_store import MemoryStore
 from tests.server.conftest import WAIT, Client, chip_total, my_turn
 
 T = TypeVar("T")

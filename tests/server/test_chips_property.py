@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
+from qiuqiu.server.memory_store import MemoryStore
 from tests.server.conftest import FAST, Client, chip_total
 
 CONFIG = FAST.model_copy(update={"rate": 1e6, "burst": 1_000_000, "grace": 0.2})

@@ -16,8 +16,9 @@ from websockets.exceptions import InvalidStatus
 
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import MemoryStore, TableCommit
+from qiuqiu.server.store import TableCommit
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, Client, at_bot_table, my_turn
 from tests.server.processes import listening, until

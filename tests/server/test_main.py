@@ -26,8 +26,9 @@ from qiuqiu.server.collector import freeze_start_up_heap
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import Account, MemoryStore
+from qiuqiu.server.store import Account
 from tests.conftest import free_port, own_redis
 from tests.server.processes import listening, until
 

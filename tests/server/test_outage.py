@@ -18,7 +18,8 @@ from websockets.asyncio.client import connect
 
 from qiuqiu.server.errors import StoreUnavailable
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore, Store, TableCommit
+from qiuqiu.server.memory_store import MemoryStore
+from qiuqiu.server.store import Store, TableCommit
 from tests.server.conftest import FAST, Client, chip_total, my_turn
 
 Connect = Callable[[], Awaitable[Client]]

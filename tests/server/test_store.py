@@ -31,13 +31,13 @@ from hypothesis import strategies as st
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import (
     HISTORY_LENGTH,
     HOUSE,
     Account,
     HandRecord,
-    MemoryStore,
     SeatRecord,
     Store,
     TableCommit,

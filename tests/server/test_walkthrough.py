@@ -26,7 +26,7 @@ from websockets.asyncio.client import connect
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
+from qiuqiu.server.memory_store import MemoryStore
 
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 SECTION = "## A whole hand, frame by frame"

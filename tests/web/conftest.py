@@ -34,7 +34,7 @@ from qiuqiu.engine import Hand, Tile
 from qiuqiu.protocol import fairness
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
+from qiuqiu.server.memory_store import MemoryStore
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

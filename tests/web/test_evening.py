@@ -28,7 +28,7 @@ from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.store import MemoryStore
+from qiuqiu.server.memory_store import MemoryStore
 from tests.web.conftest import (
     DESKTOP,
     PHONE,

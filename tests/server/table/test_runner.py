@@ -9,7 +9,7 @@ import random
 import pytest
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.store import MemoryStore
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.table import Table
 
 

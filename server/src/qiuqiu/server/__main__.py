@@ -14,8 +14,9 @@ from qiuqiu.server import collector, logs, loops
 from qiuqiu.server.config import ServerConfig, parse_config
 from qiuqiu.server.errors import StoreRefused, StoreUnavailable, StrategiesUnreadable
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.store import MemoryStore, Store
+from qiuqiu.server.store import Store
 
 
 async def run(config: ServerConfig) -> None:

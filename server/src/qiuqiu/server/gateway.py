@@ -34,12 +34,13 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
 from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.pauses import PauseWatch
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.relay import Relay
 from qiuqiu.server.session import Session
-from qiuqiu.server.store import MemoryStore, Store
+from qiuqiu.server.store import Store
 from qiuqiu.server.table import Random, Table, TableTimings
 
 log = logging.getLogger(__name__)
