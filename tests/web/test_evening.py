@@ -720,10 +720,13 @@ async def go_bust(page: Page) -> None:
             await asyncio.sleep(0.05)
 
 
-async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
-    open_player: OpenPlayer,
-) -> None:
-    config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=30.0)
+@asynccontextmanager
+async def busted_at_a_dealer_bot_table(
+    open_player: OpenPlayer, grace: float
+) -> AsyncIterator[tuple[QiuQiuServer, Player, str]]:
+    """Ann, on a server of her own, opens a dealer-bot table with 100 chips and plays
+    them all in until she is out; the server, Ann and the table."""
+    config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=grace)
     server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(7))
     await server.start()
     try:
@@ -734,6 +737,16 @@ async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
         await page.fill("input[name=buy_in]", "100")
         table_id = await open_table(page)
         await go_bust(page)
+        yield server, ann, table_id
+    finally:
+        await server.stop()
+
+
+async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
+    open_player: OpenPlayer,
+) -> None:
+    async with busted_at_a_dealer_bot_table(open_player, grace=30.0) as (_, ann, table_id):
+        page = ann.page
         last = frames_of(ann, "showdown")[-1]
         await expect(page.locator(".result")).to_have_attribute("data-hand", str(last["hand_id"]))
         await expect(page.locator(".result .shown-hand")).to_have_count(2)
@@ -752,24 +765,13 @@ async def test_busting_at_a_dealer_bot_table_keeps_it_open_for_the_rebuy(
         await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
         assert frames_of(ann, "table_joined")[-1]["table_id"] == table_id
         assert len(frames_of(ann, "table_created")) == 1
-    finally:
-        await server.stop()
 
 
 async def test_a_rebuy_after_the_table_closed_opens_one_like_it_without_an_error(
     open_player: OpenPlayer,
 ) -> None:
-    config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=1.0)
-    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(7))
-    await server.start()
-    try:
-        ann = await open_player()
+    async with busted_at_a_dealer_bot_table(open_player, grace=1.0) as (server, ann, table_id):
         page = ann.page
-        await page.goto(f"http://127.0.0.1:{server.port}/")
-        await sign_in(page, "Ann")
-        await page.fill("input[name=buy_in]", "100")
-        table_id = await open_table(page)
-        await go_bust(page)
         # Nobody buys in within the grace period: the table closes behind the offer.
         async with connect(server.url) as ws, asyncio.timeout(HAND_LIMIT):
             hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Lookout"}
@@ -791,8 +793,6 @@ async def test_a_rebuy_after_the_table_closed_opens_one_like_it_without_an_error
         await expect(page.locator(".toast-item").first).to_have_text(
             f"Table {table_id} has closed: you sit down at a new one like it."
         )
-    finally:
-        await server.stop()
 
 
 async def test_a_watcher_is_told_who_cuts_the_hands_and_when_they_are_cutting(
