@@ -847,17 +847,22 @@ def test_a_seat_taken_after_a_hand_shows_nothing_of_the_hand_its_last_player_fol
     assert not cats.in_hand, "Cat was not in that hand"
 
 
+def table_left_refs_once_the_hand_ends(h: Harness, watcher: Watcher) -> list[object]:
+    """Check the hand to its end and write it: the ``ref`` of each ``table_left`` that
+    ``watcher`` got."""
+    while state(h) is TableState.PLAYING:
+        h.do(h.core.act, actor(h), action(cmd.Check, h))
+    h.write(WriteKind.HAND_END)
+    return [m.ref for m in watcher.got if isinstance(m, wire.TableLeft)]
+
+
 def test_a_leave_asked_twice_in_a_hand_is_answered_once_and_the_repeat_refused() -> None:
     h, ann, _ = duel()
     h.do(h.core.leave, "ann", ann, "first")
     with pytest.raises(Refused) as refused:
         h.core.leave("ann", ann, "again")
     assert refused.value.code is ErrorCode.ALREADY_LEAVING
-    while state(h) is TableState.PLAYING:
-        h.do(h.core.act, actor(h), action(cmd.Check, h))
-    h.write(WriteKind.HAND_END)
-    left = [m for m in ann.got if isinstance(m, wire.TableLeft)]
-    assert [m.ref for m in left] == ["first"]
+    assert table_left_refs_once_the_hand_ends(h, ann) == ["first"]
 
 
 def test_a_leave_asked_before_a_reconnect_is_answered_without_the_old_connections_id() -> None:
@@ -865,11 +870,7 @@ def test_a_leave_asked_before_a_reconnect_is_answered_without_the_old_connection
     h.do(h.core.leave, "ann", ann, "first")
     back = Watcher("ann again")
     h.do(h.core.reconnect, "ann", back)
-    while state(h) is TableState.PLAYING:
-        h.do(h.core.act, actor(h), action(cmd.Check, h))
-    h.write(WriteKind.HAND_END)
-    left = [m for m in back.got if isinstance(m, wire.TableLeft)]
-    assert [m.ref for m in left] == [None]
+    assert table_left_refs_once_the_hand_ends(h, back) == [None]
 
 
 def test_a_leave_asked_again_after_a_reconnect_is_the_one_table_left_answers() -> None:
@@ -883,11 +884,7 @@ def test_a_leave_asked_again_after_a_reconnect_is_the_one_table_left_answers() -
     with pytest.raises(Refused) as refused:
         h.core.leave("ann", back, "third")
     assert refused.value.code is ErrorCode.ALREADY_LEAVING
-    while state(h) is TableState.PLAYING:
-        h.do(h.core.act, actor(h), action(cmd.Check, h))
-    h.write(WriteKind.HAND_END)
-    left = [m for m in back.got if isinstance(m, wire.TableLeft)]
-    assert [m.ref for m in left] == ["second"]
+    assert table_left_refs_once_the_hand_ends(h, back) == ["second"]
 
 
 def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_hand_s_end() -> None:
