@@ -87,6 +87,21 @@ async def seen(client: Client, found: Callable[[dict[str, Any]], bool]) -> dict[
     return next(filter(found, client.frames))
 
 
+async def check_or_call(client: Client, table_id: str, snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Play the client's turn at ``table_id`` (the snapshot's, or the next one) by
+    checking or calling; the event the action made."""
+    table = snapshot["table"]
+    if table.get("legal") is None:
+        turn = await client.wait(turn_at(table_id))
+        hand_id, legal = turn["hand_id"], turn["legal"]
+    else:
+        hand_id, legal = table["hand"]["hand_id"], table["legal"]
+    action = "check" if legal["check"] else "call"
+    played = await answer(client, action, table_id=table_id, hand_id=hand_id)
+    assert played["type"] == {"check": "checked", "call": "called"}[action], played
+    return played
+
+
 async def test_a_live_connection_moved_to_another_process_keeps_its_seat_playable(
     servers: Servers,
 ) -> None:
@@ -110,15 +125,7 @@ async def test_a_live_connection_moved_to_another_process_keeps_its_seat_playabl
     snapshot = await moved.reply("request_snapshot", table_id=table_id)
     assert snapshot["type"] == "table_snapshot", snapshot
 
-    table = snapshot["table"]
-    if table.get("legal") is None:
-        turn = await moved.wait(turn_at(table_id))
-        hand_id, legal = turn["hand_id"], turn["legal"]
-    else:
-        hand_id, legal = table["hand"]["hand_id"], table["legal"]
-    action = "check" if legal["check"] else "call"
-    played = await answer(moved, action, table_id=table_id, hand_id=hand_id)
-    assert played["type"] == {"check": "checked", "call": "called"}[action], played
+    played = await check_or_call(moved, table_id, snapshot)
     after = await moved.wait(lambda m: m.get("table_id") == table_id and m["seq"] > played["seq"])
     assert after["type"] != "table_closed", after
 
@@ -635,13 +642,5 @@ async def test_a_player_on_a_host_that_stalled_past_its_lease_reconnects_and_pla
     back, welcome = await resume(here, token)
     assert table_id in welcome["tables"], welcome
     snapshot = await back.wait(lambda m: m["type"] == "table_snapshot")
-    table = snapshot["table"]
-    if table.get("legal") is None:
-        turn = await back.wait(turn_at(table_id))
-        hand_id, legal = turn["hand_id"], turn["legal"]
-    else:
-        hand_id, legal = table["hand"]["hand_id"], table["legal"]
-    action = "check" if legal["check"] else "call"
-    played = await answer(back, action, table_id=table_id, hand_id=hand_id)
-    assert played["type"] == {"check": "checked", "call": "called"}[action], played
+    await check_or_call(back, table_id, snapshot)
     await back.close()
