@@ -436,6 +436,14 @@ def test_an_unmatched_bet_goes_back_to_its_owner() -> None:
     assert state.hand.pot == 1000
 
 
+def test_a_seat_that_gets_unmatched_chips_back_is_no_longer_all_in() -> None:
+    state = played_to(wire.Called)
+    state.seats[BOT].all_in = True  # as if its raise had been every chip it had
+    returned = next(m for m in whole_hand() if isinstance(m, wire.BetReturned))
+    assert state.apply(returned) is Applied.APPLIED
+    assert not state.seats[BOT].all_in
+
+
 def test_the_end_of_a_betting_round_clears_the_bets_and_keeps_the_pot() -> None:
     state = played_to(wire.BettingRoundEnded)
     assert state.hand is not None

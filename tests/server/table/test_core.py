@@ -910,6 +910,35 @@ def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_ha
     assert hers.tiles is not None
 
 
+def test_a_seat_whose_unmatched_chips_came_back_is_not_all_in_in_a_snapshot() -> None:
+    """The bot shoves 90 at Ann's 50: its 40 nobody matched come back to it, and the
+    snapshot no longer says it put every chip in."""
+    h = opened(min_buy_in=50, max_buy_in=100)
+    ann = Watcher("ann")
+    seated(h, "ann", ann, 60)
+    h.fire(NEXT_HAND)
+    h.write(WriteKind.HAND_START)
+    while state(h) is TableState.PLAYING:
+        hand = h.core.hand
+        assert hand is not None
+        assert hand.actor is not None
+        legal = hand.legal_actions(hand.actor)
+        who = h.core.seats[hand.actor].account_id
+        if who == HOUSE and legal.bet is not None:
+            move: cmd.TableAction = action(cmd.Bet, h, amount=legal.bet.high)
+        elif legal.call is not None:
+            move = action(cmd.Call, h)
+        else:
+            move = action(cmd.Check, h)
+        h.do(h.core.act, who, move)
+    h.write(WriteKind.HAND_END)
+    returned = [m for m in ann.got if isinstance(m, wire.BetReturned)]
+    assert [(m.seat, m.amount) for m in returned] == [(h.core.bot_seat, 40)]
+    bot = next(s for s in h.core.snapshot(ann, None).table.seats if s.seat == h.core.bot_seat)
+    assert bot.stack > 0
+    assert not bot.all_in
+
+
 def test_a_table_closed_while_a_buy_in_is_written_seats_that_player_then_cashes_it_out() -> None:
     """The buy-in's chips are on their way when the server starts to stop: refusing it
     then (table_closed, "nothing changed") was untrue, and the write's end found no

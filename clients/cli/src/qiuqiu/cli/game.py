@@ -258,6 +258,7 @@ class TableState:
             s = self.seats[event.seat]
             s.stack += event.amount
             s.bet = max(0, s.bet - event.amount)
+            s.all_in = False  # chips in front of it again: whatever it staked
             hand.pot -= event.amount
 
     def _betting_round_ended(self, event: wire.BettingRoundEnded) -> None:

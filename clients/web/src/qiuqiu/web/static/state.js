@@ -72,9 +72,7 @@ export class TableState {
         bet: seat.bet,
         inHand: seat.in_hand,
         folded: seat.folded,
-        // The server's flag stays set once the seat went all in; chips it got back since
-        // (a stake nobody matched) are in front of it again.
-        allIn: seat.all_in && seat.stack === 0,
+        allIn: seat.all_in,
         tileCount: seat.tile_count,
         tiles: seat.tiles ?? [],
         awayUntil: seat.connected ? null : Date.now(),
