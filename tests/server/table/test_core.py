@@ -737,26 +737,32 @@ def test_every_write_reserves_seqs_above_the_current_one() -> None:
     assert write.commit.table.seq == h.core.seq + SEQ_WINDOW
 
 
+def play_a_shove(h: Harness, account: str) -> Write:
+    """Play the hand dealt: ``account`` bets all it may at its first chance, everyone
+    else checks or calls; its end written."""
+    while state(h) is TableState.PLAYING:
+        hand = h.core.hand
+        assert hand is not None
+        assert hand.actor is not None
+        legal = hand.legal_actions(hand.actor)
+        who = h.core.seats[hand.actor].account_id
+        if legal.bet is not None and who == account:
+            move: cmd.TableAction = action(cmd.Bet, h, amount=legal.bet.high)
+        elif legal.call is not None:
+            move = action(cmd.Call, h)
+        else:
+            move = action(cmd.Check, h)
+        h.do(h.core.act, who, move)
+    return h.write(WriteKind.HAND_END)
+
+
 def play_all_in_hands_until_bust(h: Harness, account: str) -> None:
     """``account`` shoves every hand against the bot, who calls: within a few hands it
     is bust (each is about a coin flip, and a win only doubles a short stack)."""
     for _ in range(60):
         h.fire(NEXT_HAND)
         h.write(WriteKind.HAND_START)
-        while state(h) is TableState.PLAYING:
-            hand = h.core.hand
-            assert hand is not None
-            assert hand.actor is not None
-            legal = hand.legal_actions(hand.actor)
-            who = h.core.seats[hand.actor].account_id
-            if legal.bet is not None and who == account:
-                move: cmd.TableAction = action(cmd.Bet, h, amount=legal.bet.high)
-            elif legal.call is not None:
-                move = action(cmd.Call, h)
-            else:
-                move = action(cmd.Check, h)
-            h.do(h.core.act, who, move)
-        write = h.write(WriteKind.HAND_END)
+        write = play_a_shove(h, account)
         if write.seats:
             return
     raise AssertionError(f"{account} never went bust")
@@ -918,20 +924,7 @@ def test_a_seat_whose_unmatched_chips_came_back_is_not_all_in_in_a_snapshot() ->
     seated(h, "ann", ann, 60)
     h.fire(NEXT_HAND)
     h.write(WriteKind.HAND_START)
-    while state(h) is TableState.PLAYING:
-        hand = h.core.hand
-        assert hand is not None
-        assert hand.actor is not None
-        legal = hand.legal_actions(hand.actor)
-        who = h.core.seats[hand.actor].account_id
-        if who == HOUSE and legal.bet is not None:
-            move: cmd.TableAction = action(cmd.Bet, h, amount=legal.bet.high)
-        elif legal.call is not None:
-            move = action(cmd.Call, h)
-        else:
-            move = action(cmd.Check, h)
-        h.do(h.core.act, who, move)
-    h.write(WriteKind.HAND_END)
+    play_a_shove(h, HOUSE)
     returned = [m for m in ann.got if isinstance(m, wire.BetReturned)]
     assert [(m.seat, m.amount) for m in returned] == [(h.core.bot_seat, 40)]
     bot = next(s for s in h.core.snapshot(ann, None).table.seats if s.seat == h.core.bot_seat)
