@@ -4,8 +4,8 @@ It feeds the core one input at a time and carries out what the core asks
 (docs/ARCHITECTURE.md, "The table"):
 
 - it delivers the core's messages, in order, to viewers that never block;
-- it arms and disarms the core's timers with ``loop.call_later``, and so runs
-  the dealer bot's answers (:meth:`Table.later`), all cancelled when it stops;
+- it arms and disarms the core's timers, and runs the dealer bot's answers
+  (:meth:`Table.later`), all cancelled when it stops (:mod:`.background`);
 - it makes the core's writes, one at a time, in a writer task of its own, so
   no request ever waits on the store inside the table. A write that meets
   :class:`StoreUnavailable` is retried, the same commit, with capped
@@ -19,13 +19,11 @@ because the core changes only between awaits, and none needs a lock.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
 import logging
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, cast
+from typing import cast
 
 from qiuqiu.engine import HandState
 from qiuqiu.protocol import ErrorCode, TableOptions
@@ -36,6 +34,7 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
 from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
+from qiuqiu.server.table.background import Background
 from qiuqiu.server.table.core import MOVED, TableCore
 from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.hand import UNAVAILABLE
@@ -76,10 +75,7 @@ class Table:
         self._once_sent: list[Callable[[], None]] = []
         self._bot: FrameViewer | None = None
         self._on_hand_ended, self._on_error = on_hand_ended, on_error
-        self._handles: dict[Timer, asyncio.TimerHandle] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._later: dict[int, asyncio.TimerHandle] = {}
-        self._numbers = itertools.count()
+        self._background = Background(TableLog(log, self.core))
         self._writer: asyncio.Task[None] | None = None
         self._opened: asyncio.Future[None] | None = None
         self._closed = asyncio.Event()
@@ -164,7 +160,7 @@ class Table:
             case cmd.LeaveTable() if core.seat_of(account_id) is None:
                 if viewer not in core.spectators:
                     raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
-                self.spawn(self._stop_watching(account_id, viewer, message))
+                self._background.spawn(self._stop_watching(account_id, viewer, message))
             case cmd.LeaveTable():
                 self._input(lambda: core.leave(account_id, viewer, message.id))
             case cmd.WatchTable():
@@ -232,21 +228,15 @@ class Table:
         """Stop writing, timing and every background task: the process is stopping."""
         if self._writer is not None:
             self._writer.cancel()
-        self._cancel_background()
-
-    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` in the background until the table closes."""
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
+        self._background.cancel()
 
     def later(self, delay: float, work: Callable[[], None]) -> None:
-        """Run ``work`` in ``delay`` seconds unless the table closes first: a timer, where
-        a task would cost more than the dealer bot's whole turn."""
-        number = next(self._numbers)
-        self._later[number] = asyncio.get_running_loop().call_later(
-            delay, self._run_later, number, work
-        )
+        """Run ``work`` in ``delay`` seconds unless the table closes first."""
+        self._background.later(delay, work)
+
+    async def wait_tasks(self) -> None:
+        """Let the background work that was cancelled finish unwinding."""
+        await self._background.wait()
 
     # -- inside ------------------------------------------------------------------------
 
@@ -272,19 +262,15 @@ class Table:
             sent, self._once_sent = self._once_sent, []
             for then in sent:
                 then()
-        loop = asyncio.get_running_loop()
         for change in timers:
-            handle = self._handles.pop(change.timer, None)
-            if handle is not None:
-                handle.cancel()
             if isinstance(change, Arm):
-                self._handles[change.timer] = loop.call_later(
-                    change.seconds, self._fire, change.timer
-                )
+                self._background.arm(change.timer, change.seconds, self._fire)
+            else:
+                self._background.disarm(change.timer)
         if self.closed:
             self._shut()
         elif self._writer is None and (write := self.core.next_write()) is not None:
-            self._writer = loop.create_task(self._write(write))
+            self._writer = asyncio.get_running_loop().create_task(self._write(write))
 
     def _new_bot(self) -> FrameViewer | None:
         return (
@@ -292,11 +278,7 @@ class Table:
         )
 
     def _fire(self, timer: Timer) -> None:
-        self._handles.pop(timer, None)
-        try:
-            self._input(lambda: self.core.fire(timer))
-        except Exception:
-            self.log.exception("timer %s failed", timer)
+        self._input(lambda: self.core.fire(timer))
 
     async def _write(self, first: Write) -> None:
         """Make the core's writes one after another, for as long as it has one."""
@@ -381,7 +363,7 @@ class Table:
         self._closed.set()
         self._bot = None  # the bot holds the table: a closed one must go with its last reference
         self.health.ignore(self._store_changed)
-        self._cancel_background()
+        self._background.cancel()
         if self._opened is not None and not self._opened.done():
             self._opened.set_exception(LeaseLost(self.table_id))
         if self._handed_over:
@@ -392,31 +374,3 @@ class Table:
             self.log.info("closed: %s", self.core.closing_reason)
         if self._on_closed is not None:
             self._on_closed(self)
-
-    def _cancel_background(self) -> None:
-        """Disarm every timer and cancel every background task and later work."""
-        for handle in self._handles.values():
-            handle.cancel()
-        self._handles.clear()
-        for task in list(self._tasks):
-            task.cancel()
-        for handle in self._later.values():
-            handle.cancel()
-        self._later.clear()
-
-    def _run_later(self, number: int, work: Callable[[], None]) -> None:
-        del self._later[number]
-        try:
-            work()
-        except Exception:
-            self.log.exception("background work failed")
-
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.log.error("background work failed", exc_info=task.exception())
-
-    async def wait_tasks(self) -> None:
-        """Let the background work that was cancelled finish unwinding."""
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -1,0 +1,87 @@
+"""What a table runs besides its inputs, all stopped together when it stops.
+
+- the core's timers (a turn's clock, the next hand, a deserted table), armed
+  and disarmed as the core asks;
+- work for later (the dealer bot's answers): a timer each, where a task would
+  cost more than the bot's whole turn;
+- background tasks (a spectator leaving reads its balance first).
+
+Work that raises is logged, never raised into the event loop: one table's
+failure must not reach another's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from qiuqiu.server.logs import TableLog
+from qiuqiu.server.table.audience import Timer
+
+
+class Background:
+    def __init__(self, log: TableLog) -> None:
+        self._log = log
+        self._timers: dict[Timer, asyncio.TimerHandle] = {}
+        self._later: dict[int, asyncio.TimerHandle] = {}
+        self._numbers = itertools.count()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def arm(self, timer: Timer, seconds: float, fire: Callable[[Timer], None]) -> None:
+        """Run ``fire(timer)`` in ``seconds``, in place of the same timer armed before."""
+        self.disarm(timer)
+        self._timers[timer] = asyncio.get_running_loop().call_later(
+            seconds, self._fire, timer, fire
+        )
+
+    def disarm(self, timer: Timer) -> None:
+        handle = self._timers.pop(timer, None)
+        if handle is not None:
+            handle.cancel()
+
+    def later(self, delay: float, work: Callable[[], None]) -> None:
+        number = next(self._numbers)
+        self._later[number] = asyncio.get_running_loop().call_later(
+            delay, self._run_later, number, work
+        )
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def cancel(self) -> None:
+        """Disarm every timer, drop the work for later and cancel every task."""
+        for handle in (*self._timers.values(), *self._later.values()):
+            handle.cancel()
+        self._timers.clear()
+        self._later.clear()
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def wait(self) -> None:
+        """Let the tasks that were cancelled finish unwinding."""
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _fire(self, timer: Timer, fire: Callable[[Timer], None]) -> None:
+        del self._timers[timer]
+        try:
+            fire(timer)
+        except Exception:
+            self._log.exception("timer %s failed", timer)
+
+    def _run_later(self, number: int, work: Callable[[], None]) -> None:
+        del self._later[number]
+        try:
+            work()
+        except Exception:
+            self._log.exception("background work failed")
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._log.error("background work failed", exc_info=task.exception())
