@@ -473,7 +473,7 @@ def test_a_table_adopted_after_a_player_missed_hands_tells_it_every_one_of_them(
     hands, record = played_away(h, ENDS_KEPT + 2)
     assert record.hand_open
     assert [s.missed_since for s in record.seats] == [1, 0]
-    assert TableCore.hands_to_tell(record) == len(hands) + 1
+    assert record.hands_to_tell() == len(hands) + 1
     adopter = Harness(dealer_bot=False)
     adopter.do(adopter.core.adopt, record, None, hands)
     adopter.write(WriteKind.HAND_END)

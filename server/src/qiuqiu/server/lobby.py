@@ -29,7 +29,7 @@ from qiuqiu.server.frames import Frame, table_list
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.store import Account, Store, TableRecord
-from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableCore, TableTimings, Viewer
+from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ class Lobby:
             hands = (
                 ()
                 if record is None
-                else await self.store.table_hands(table_id, TableCore.hands_to_tell(record))
+                else await self.store.table_hands(table_id, record.hands_to_tell())
             )
             # The reads may have taken longer than the lease (a stalled store), and another
             # process may host the table now: it is hosted here only if the lease still is.

@@ -98,6 +98,13 @@ class TableRecord:
     def without_seat(self, number: int) -> TableRecord:
         return replace(self, seats=tuple(s for s in self.seats if s.seat != number))
 
+    def hands_to_tell(self) -> int:
+        """How many of the table's last hands a process adopting it reads to tell its
+        players how they ended: back to the first one a seat's player missed while away,
+        and at least the last."""
+        missed = [s.missed_since for s in self.seats if s.missed_since]
+        return min(HISTORY_LENGTH, max(1, self.hand_id - min(missed, default=self.hand_id) + 1))
+
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:

@@ -60,7 +60,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
-from qiuqiu.server.store import HISTORY_LENGTH, HOUSE, HandRecord, TableRecord
+from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
 from qiuqiu.server.table.audience import (
     DESERTED,
     NEXT_HAND,
@@ -102,8 +102,8 @@ class TableCore(HandFlow):
         come back; a hand that was in play is voided, its chips where they were before it,
         and whoever comes back is told so before anything else. Of the last ``hands``
         (finished, oldest first), whoever comes back is told again how the last one ended
-        and how every one it missed while away ended (:meth:`hands_to_tell` says
-        which to read): the host may have died before they reached it, and a client that
+        and how every one it missed while away ended (:meth:`TableRecord.hands_to_tell`
+        says which to read): the host may have died before they reached it, and a client that
         saw one ignores it by its ``seq``. A hand an earlier host voided on adopting is
         not told again (its record has no event)."""
         self.hand_id, self.seq = record.hand_id, record.seq
@@ -145,13 +145,6 @@ class TableCore(HandFlow):
                 WriteKind.HAND_END,
                 self._commit(hand=HandRecord.voided_in(record), hand_open=False),
             )
-
-    @staticmethod
-    def hands_to_tell(record: TableRecord) -> int:
-        """How many of the table's last hands :meth:`adopt` needs: back to the first one
-        a seat's player missed while away, and at least the last."""
-        missed = [s.missed_since for s in record.seats if s.missed_since]
-        return min(HISTORY_LENGTH, max(1, record.hand_id - min(missed, default=record.hand_id) + 1))
 
     def close(self, reason: str) -> None:
         """Void the hand in play (every chip back to who put it in), cash every seat out
