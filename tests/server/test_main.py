@@ -560,3 +560,34 @@ def test_a_host_that_cannot_be_listened_on_is_one_line_and_exit_status_2(
     status, lines, _ = failed_start("--host", host, "--port", "0")
     assert status == 2
     assert lines == [f"qiuqiu-server: {said}: pick another with --host or QIUQIU_HOST"]
+
+
+async def test_a_misspelt_variable_is_a_warning_naming_the_setting_it_looks_like() -> None:
+    # It was ignored without a word: a server meant for Redis ran in memory.
+    env = {**os.environ, "QIUQIU_REDIS_ULR": "redis://nowhere", "QIUQIU_CONFIG_DIR": "/tmp"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "qiuqiu.server",
+        "--port",
+        "0",
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    before: list[str] = []
+    try:
+        async with asyncio.timeout(20):
+            while not LISTENING.search(line := await proc.stderr.readline()):
+                before.append(line.decode())
+    finally:
+        proc.kill()
+        await proc.wait()
+    warned = [json.loads(line) for line in before if "QIUQIU_" in line]
+    assert [(w["level"], w["message"]) for w in warned] == [
+        (
+            "WARNING",
+            "QIUQIU_REDIS_ULR is not a setting of qiuqiu-server and is ignored;"
+            " did you mean QIUQIU_REDIS_URL?",
+        )
+    ]

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
+import os
 import signal
 import socket
 import sys
 from collections.abc import Sequence
 
 from qiuqiu.server import collector, logs, loops
-from qiuqiu.server.config import ServerConfig, parse_config
+from qiuqiu.server.config import ServerConfig, parse_config, unknown_variables
 from qiuqiu.server.errors import StoreRefused, StoreUnavailable, StrategiesUnreadable
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Store
+
+log = logging.getLogger("qiuqiu.server")
 
 
 async def run(config: ServerConfig) -> None:
@@ -53,6 +57,8 @@ async def serve(config: ServerConfig, store: Store) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
+    for line in unknown_variables(os.environ):
+        log.warning(line)
     try:
         loops.run(run(config), config.loop)
     except OSError as error:

@@ -10,8 +10,9 @@ settings is checked against them by a test.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,6 +22,8 @@ from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource
 from qiuqiu.server import collector, loops
 
 ENV_PREFIX = "QIUQIU_"
+CLIENT_VARIABLES = frozenset({"QIUQIU_CONFIG_DIR"})
+"""The clients' variables (``qiuqiu play`` keeps its tokens where one says)."""
 
 
 class ServerConfig(BaseSettings):
@@ -259,6 +262,22 @@ def parse_config(argv: Sequence[str] | None = None) -> ServerConfig:
             # pydantic's "Value error, " says nothing the operator can use.
             problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
         parser.error("; ".join(problems))
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """A line for each ``QIUQIU_*`` variable in ``environ`` that is no setting, naming the
+    setting it most looks like: a misspelt variable is otherwise ignored without a word,
+    and a server meant for Redis runs in memory. The clients' own variable is left out:
+    it may well be set in the shell that starts a server."""
+    settings = [env_name(name) for name in ServerConfig.model_fields]
+    lines = []
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX) or name in settings or name in CLIENT_VARIABLES:
+            continue
+        close = difflib.get_close_matches(name, settings, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        lines.append(f"{name} is not a setting of qiuqiu-server and is ignored{hint}")
+    return lines
 
 
 def secret_hidden(value: str | None) -> str | None:
