@@ -131,6 +131,25 @@ async def test_the_message_past_the_burst_closes_that_connection_with_1008(
     await assert_the_others_carry_on(server, connect_client, bystander, turn)
 
 
+@pytest.mark.parametrize("config", [pytest.param(NO_REFILL, id="a bucket that never refills")])
+async def test_a_flood_of_pings_closes_that_connection_with_1008(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    """``websockets`` answers each ping with a pong by itself, read or not: uncounted,
+    a client that sends pings and never reads grew the server by tens of megabytes
+    a second. A ping counts as a message."""
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    victim = await seated_victim(server)
+    for n in range(config.burst):
+        await victim.ping(f"p{n}")
+    await raw_send(victim, {"type": "list_tables", "id": "after-the-pings"})
+    with pytest.raises(ConnectionClosed) as closed:
+        await raw_until(victim, lambda m: m.get("ref") == "after-the-pings")
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
+    await assert_the_others_carry_on(server, connect_client, bystander, turn)
+
+
 async def test_a_flood_at_the_default_rate_closes_that_connection_with_1008(
     server: QiuQiuServer, connect_client: Connect, config: ServerConfig
 ) -> None:

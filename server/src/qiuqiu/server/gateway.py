@@ -5,7 +5,8 @@ that writes without waiting (so a table never waits on a slow client), and a
 token bucket. The gateway alone decides when a connection must go:
 
 - a frame over ``max_frame`` bytes: closed with 1009 by ``websockets`` itself;
-- more messages than the rate limit allows: closed with 1008;
+- more messages than the rate limit allows: closed with 1008 (a ping or a pong
+  counts as a message: each one costs the server a frame read and a pong written);
 - a client that does not read its messages (:class:`~qiuqiu.server.outbox.Outbox`):
   closed with 1008;
 - the server stopping: hands in play are voided with every chip refunded,
@@ -22,11 +23,13 @@ import logging
 import secrets
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import CloseCode
+from websockets.frames import CloseCode, Frame, Opcode
+from websockets.protocol import Event
 
 from qiuqiu.server import loops, strategy
 from qiuqiu.server.config import ServerConfig
@@ -285,17 +288,23 @@ class QiuQiuServer:
             self.relay.sessions[session.session_id] = session
         bucket = TokenBucket(self.config.rate, self.config.burst)
         flooded = False
+
+        def allowed() -> bool:
+            nonlocal flooded
+            if not flooded and not bucket.take():
+                flooded = True
+                outbox.close(CloseCode.POLICY_VIOLATION, "too many messages")
+            return not flooded
+
+        if isinstance(connection, _Connection):
+            connection.control_frame = allowed
         peer = _peer(connection)
         log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
             async for frame in connection:
-                if flooded or self._stopping:
+                if self._stopping or not allowed():
                     # Read on, so the closing handshake is not stuck behind the frames;
                     # a stopping server begins nothing, and says so by closing with 1001.
-                    continue
-                if not bucket.take():
-                    flooded = True
-                    outbox.close(CloseCode.POLICY_VIOLATION, "too many messages")
                     continue
                 if await session.receive(frame):
                     bucket.refund()
@@ -327,8 +336,26 @@ class _Connection(ServerConnection):
     their tracebacks stay, without the frames' variables. docs/upstream/websockets.md
     is the report for ``websockets``."""
 
+    control_frame: Callable[[], bool] | None = None
+    """Asked, at each ping and pong the client sends, whether the connection may send
+    one more message: ``websockets`` answers a ping by itself, read or not, so a flood
+    of them must count like any other message, or it would cost the server without
+    limit."""
+
+    def process_event(self, event: Event) -> None:
+        if (
+            isinstance(event, Frame)
+            and event.opcode in (Opcode.PING, Opcode.PONG)
+            and self.control_frame is not None
+            and not self.control_frame()
+        ):
+            # websockets answers pings until the close times out: read no more of them.
+            self.transport.pause_reading()
+        super().process_event(event)
+
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
+        self.control_frame = None  # the gateway's closure holds this connection
         protocol = self.protocol
         # At the end of the stream (fed by the call above) nothing steps it again.
         protocol.parser.close()
