@@ -3,6 +3,7 @@ names are cleaned before anyone sees them, and an account has one connection."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from collections.abc import Callable
@@ -16,7 +17,8 @@ from qiuqiu.protocol.common import NAME_LENGTH
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
-from tests.server.conftest import FAST, Client, at_bot_table, chip_total, my_turn
+from tests.server.conftest import FAST, WAIT, Client, at_bot_table, chip_total, my_turn
+from tests.server.faulty_store import Fault, FaultPlan, FaultyStore
 
 Connect = Callable[[], Any]
 
@@ -153,3 +155,54 @@ async def test_an_account_has_one_connection_and_a_newer_one_closes_the_older_wi
     await again.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
     await again.expect("checked", table_id=turn["table_id"])
     assert (await my_turn(again, turn["table_id"]))["hand_id"] >= turn["hand_id"]
+
+
+async def test_two_hellos_with_one_token_at_once_leave_one_connection_on_any_process(
+    redis_url: str,
+) -> None:
+    """Two hellos with Ann's token reach one process at once, the first slowed after
+    it has claimed the account in Redis: the claims must move the seats, and close
+    the older connection, in the order Redis took them. Else the first, finishing
+    last, closed the second here while Redis named the second as Ann's connection,
+    and a third hello on another process closed only that one: the first stayed
+    open beside the third, two live connections of one account."""
+    # seated_tables' 2nd call is the first token hello's, made once it has claimed.
+    plan = FaultPlan((Fault("seated_tables", call=2, mode="stall", stall=1.0),))
+    slowed = await FaultyStore.open(redis_url, plan)
+    other_store = await RedisStore.from_url(redis_url)
+    here, there = QiuQiuServer(FAST, store=slowed), QiuQiuServer(FAST, store=other_store)
+    await here.start()
+    await there.start()
+    opened: list[Client] = []
+
+    async def connect_to(server: QiuQiuServer) -> Client:
+        opened.append(Client(await connect(server.url)))
+        return opened[-1]
+
+    try:
+        ann = await connect_to(here)
+        welcome = await ann.hello("Ann")
+        token, claim = welcome["token"], f"qiuqiu:connection:{welcome['account_id']}"
+        async with Redis.from_url(redis_url, decode_responses=True) as raw:
+            held = await raw.get(claim)
+            first, second = await connect_to(here), await connect_to(here)
+            await first.send("hello", version=PROTOCOL_VERSION, token=token)
+            async with asyncio.timeout(WAIT):
+                while await raw.get(claim) == held:
+                    await asyncio.sleep(0.01)
+        await second.reply("hello", version=PROTOCOL_VERSION, token=token)
+        await first.expect("welcome")
+        third = await connect_to(there)
+        await third.reply("hello", version=PROTOCOL_VERSION, token=token)
+        for older in (ann, first, second):
+            await older.closed()
+            assert older.connection.close_code == 4000
+        listed = await third.reply("list_tables")
+        assert listed["type"] == "table_list"
+    finally:
+        for client in opened:
+            await client.close()
+        for server in (here, there):
+            await server.stop()
+        await slowed.close()
+        await other_store.close()

@@ -11,11 +11,12 @@ keeps them and adopts the tables whose server died).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -81,6 +82,8 @@ class Lobby:
     """The tables of this process where each account sits, in the order it sat down."""
     _sitting: dict[str, frozenset[str]] = field(default_factory=dict, init=False)
     """Who sits at each table of this process, as :attr:`_seated` has it."""
+    _arrivals: dict[str, tuple[asyncio.Lock, int]] = field(default_factory=dict, init=False)
+    """Each account's hellos under way here: the lock they take turns at, and how many."""
 
     async def open_account(self, name: str) -> tuple[Account, str]:
         """A new account with the starting balance, and its resume token."""
@@ -110,6 +113,24 @@ class Lobby:
 
     def count(self, error: wire.Error) -> None:
         self.metrics.errors.labels(error.code).inc()
+
+    @contextlib.asynccontextmanager
+    async def arriving(self, account_id: str) -> AsyncIterator[None]:
+        """One hello of an account at a time in this process, from its claim on the
+        account's connection in the store to its seats moved: each then closes the
+        connection it took over, here or on another process, in the order the store
+        took the claims, so the last to claim is the one left open."""
+        lock, waiting = self._arrivals.get(account_id, (asyncio.Lock(), 0))
+        self._arrivals[account_id] = lock, waiting + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, waiting = self._arrivals[account_id]
+            if waiting == 1:
+                del self._arrivals[account_id]
+            else:
+                self._arrivals[account_id] = lock, waiting - 1
 
     def attach(self, account_id: str, connection: Connection) -> None:
         """Make ``connection`` the account's one session, closing the one before it."""

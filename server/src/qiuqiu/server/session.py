@@ -278,6 +278,10 @@ class Session:
             account, token = await self.lobby.open_account(hello.name)
         else:
             raise Refused(ErrorCode.NAME_REQUIRED, "say hello with a name, or with your token")
+        async with self.lobby.arriving(account.account_id):
+            await self._arrive(account, token, hello.id)
+
+    async def _arrive(self, account: Account, token: str | None, ref: MessageId | None) -> None:
         store, previous = self.lobby.store, None
         if self.relay is not None:
             holder = f"{self.relay.owner}:{self.session_id}"
@@ -298,7 +302,7 @@ class Session:
                 self.remote_tables[table_id] = ""  # reattached when its new host says so
         self.deliver(
             wire.Welcome(
-                ref=hello.id,
+                ref=ref,
                 version=PROTOCOL_VERSION,
                 account_id=account.account_id,
                 name=account.name,
