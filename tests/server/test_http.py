@@ -148,9 +148,23 @@ async def test_metrics_count_closed_connections_by_close_code(
     await until(lambda: _closed_with(server, "1009"))
 
 
-async def _closed_with(server: QiuQiuServer, code: str) -> bool:
+async def test_metrics_count_a_close_code_of_the_clients_own_as_other(
+    server: QiuQiuServer,
+) -> None:
+    """A client chooses its close code: each one its own label would let any client
+    add some two thousand series to the metrics."""
+    for code in (3000, 4321, 4999):
+        async with connect(server.url) as client:
+            await client.close(code)
+    await until(lambda: _closed_with(server, "other", 3))
     _, _, body = await get(server, "/metrics")
-    return samples(body).get(("qiuqiu_connections_closed_total", (("code", code),)), 0) >= 1
+    closed = [labels for name, labels in samples(body) if name.endswith("closed_total")]
+    assert {dict(labels)["code"] for labels in closed} == {"other"}
+
+
+async def _closed_with(server: QiuQiuServer, code: str, times: int = 1) -> bool:
+    _, _, body = await get(server, "/metrics")
+    return samples(body).get(("qiuqiu_connections_closed_total", (("code", code),)), 0) >= times
 
 
 async def test_healthz_reflects_a_lost_redis_and_its_return(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
-from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.lobby import TAKEN_OVER, Lobby
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.outbox import Outbox
@@ -315,7 +315,7 @@ class QiuQiuServer:
             log.info(
                 "connection from %s closed (%d)", peer, code, extra={"peer": peer, "code": code}
             )
-            self.metrics.closes.labels(str(code)).inc()
+            self.metrics.closes.labels(close_label(code)).inc()
             self._outboxes.discard(outbox)
             outbox.shut()
             if self.relay is not None:
@@ -369,6 +369,16 @@ class _Connection(ServerConnection):
 def _peer(connection: ServerConnection) -> str:
     address = connection.remote_address
     return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else "?"
+
+
+KNOWN_CLOSES = frozenset({*CloseCode, TAKEN_OVER})
+"""The close codes the metrics count one by one: RFC 6455's and the server's own."""
+
+
+def close_label(code: int) -> str:
+    """A client may close with any code from 3000 to 4999: counted each under its own
+    label, a client could add two thousand series to the metrics."""
+    return str(code) if code in KNOWN_CLOSES else "other"
 
 
 def first_close_code(connection: ServerConnection) -> int:
