@@ -560,8 +560,11 @@ def test_names_in_hello_are_cleaned_and_an_invisible_one_is_refused() -> None:
 # -- message_id ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ref", [7, 0, 2**53, "a", "x" * 64])
+@pytest.mark.parametrize("ref", [7, 0, 2**53, "a", "x" * 64, "a\u0001", "tab\there", "\u2028"])
 def test_message_id_finds_the_id_of_a_frame_that_is_not_a_valid_message(ref: object) -> None:
+    # Any id a valid message may carry, unprintable characters included: its reply
+    # names it, so the error for the same id in a frame that is not valid must too.
+    assert decode_client(json.dumps({"type": "list_tables", "id": ref})).id == ref
     assert message_id(bet(id=ref, amount="10")) == ref
     assert message_id(json.dumps({"type": "nope", "id": ref})) == ref
 

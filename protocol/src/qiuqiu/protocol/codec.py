@@ -44,7 +44,7 @@ def message_id(frame: str | bytes) -> MessageId | None:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     ref = data.get("id") if isinstance(data, dict) else None
-    if isinstance(ref, str) and 0 < len(ref) <= 64 and ref.isprintable():
+    if isinstance(ref, str) and 0 < len(ref) <= 64:
         try:
             ref.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate cannot be sent back
