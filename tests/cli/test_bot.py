@@ -455,3 +455,14 @@ async def test_a_bots_class_given_for_the_bot_is_refused_before_it_sits_down(
     with pytest.raises(TypeError, match=r"AlwaysCall is a bot's class: give a bot, AlwaysCall\(\)"):
         await run(AlwaysCall, server.url, name="Ann", hands=1)  # type: ignore[arg-type]
     assert not server.lobby.tables
+
+
+async def test_a_table_seed_drawn_again_once_the_players_seed_is_in_is_caught(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.recommitted():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(DealTampered, match="seed commitment changed") as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+    assert caught.value.table_id == table.table_id

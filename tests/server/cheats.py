@@ -13,6 +13,11 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
 - :func:`chosen_deck`: the server deals a deck of its choosing (every tile in
   canonical order, so the first seat holds ``0-0 1-0 1-1``), sealed with salts
   of its own. Every opening checks; caught once the table's seed is revealed.
+- :func:`recommitted`: once a player's seed is in, the server draws the table's seed
+  again (as one grinding it for a deck it likes would) and shows its new
+  ``seed_commitment`` from then on. Every hand is made from the new seed, which it
+  reveals: caught only by a client that holds the server to the commitment it
+  saw before sending its seed.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from unittest import mock
 
 from qiuqiu.engine import ALL_TILES, Tile
 from qiuqiu.protocol import fairness
+from qiuqiu.server.table.core import TableCore
 from qiuqiu.server.table.deal import Deal
 
 HONEST = Deal.shuffle
@@ -81,4 +87,17 @@ def chosen_deck() -> Iterator[None]:
         return replace(honest, sealed=fairness.seal([str(t) for t in ALL_TILES], salts))
 
     with _dealing(cheat):
+        yield
+
+
+@contextmanager
+def recommitted() -> Iterator[None]:
+    honest = TableCore.sit
+
+    def sit(table: TableCore, *args: Any, **kwargs: Any) -> None:
+        honest(table, *args, **kwargs)
+        if table.hand is None:
+            table.table_seed = secrets.token_hex(32)
+
+    with mock.patch.object(TableCore, "sit", sit):
         yield

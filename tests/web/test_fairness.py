@@ -346,6 +346,29 @@ async def test_a_deck_not_made_from_the_seeds_fails_once_the_table_seed_is_revea
         await page.screenshot(path=screenshot(f"shuffle-check-failed-{cheat.__name__}"))
 
 
+async def test_a_table_seed_drawn_again_once_the_players_seed_is_in_fails_the_table(
+    open_player: OpenPlayer,
+) -> None:
+    """The snapshot after join_table shows the new commitment, and the seed revealed at
+    the close rebuilds every deck: only the commitment seen before the seed was sent
+    (table_created's) shows that the server could have chosen the decks."""
+    with cheats.recommitted():
+        ann = await open_player()
+        page = ann.page
+        await sign_in(page, "Ann")
+        table_id = await open_table(page)
+        await expect(page.locator(".log .bad")).to_contain_text("seed commitment changed")
+        await play_hand([page], 1)
+        await leave(page)
+    (created,) = frames_of(ann, "table_created")
+    (snapshot, *_) = frames_of(ann, "table_snapshot")
+    assert snapshot["table"]["seed_commitment"] != created["table"]["seed_commitment"]
+    failed = page.locator(f".audits .audit.bad[data-table-id='{table_id}']")
+    await expect(failed).to_contain_text(f"SHUFFLE CHECK FAILED at table {table_id}")
+    await expect(failed).to_contain_text("seed commitment changed while it was open")
+    await expect(failed).to_contain_text("Do not trust this server.")
+
+
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:

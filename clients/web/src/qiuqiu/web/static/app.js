@@ -203,9 +203,10 @@ class App {
   snapshot(m) {
     const id = m.table.table_id;
     const before = this.tables.get(id);
-    const ledger = this.ledgers.get(id) ?? new DealLedger(id, m.table.seed_commitment, () => this.seeds.allowed(id));
-    this.ledgers.set(id, ledger);
+    const ledger = this.ledgers.get(id) ?? this.openLedger(id, m.table.seed_commitment);
+    const broke = ledger.committed(m.table.seed_commitment);
     const state = new TableState(m, () => this.redraw(), ledger);
+    if (broke) state.note(`DEAL CHECK FAILED: ${ledger.broken} Do not trust this server.`, "bad");
     if (before) {
       // The log and the last result outlive a reconnect or a rebuy: they are this page's own.
       state.log = before.log;
@@ -350,6 +351,7 @@ class App {
     }
     try {
       const created = await this.conn.request({ type: "create_table", options });
+      this.openLedger(created.table.table_id, created.table.seed_commitment);
       await this.sit(created.table.table_id, buyIn);
     } catch (error) {
       this.refusal(error);
@@ -365,8 +367,31 @@ class App {
     }
   }
 
-  /** `join_table` with a fresh client seed. @param {string} tableId @param {number} buyIn */
+  /**
+   * The ledger of a table's deals, held to `seedCommitment`.
+   * @param {string} tableId @param {string | null | undefined} seedCommitment
+   */
+  openLedger(tableId, seedCommitment) {
+    const ledger = new DealLedger(tableId, seedCommitment ?? "", () => this.seeds.allowed(tableId));
+    this.ledgers.set(tableId, ledger);
+    return ledger;
+  }
+
+  /**
+   * `join_table` with a fresh client seed, once the table's seed commitment is pinned:
+   * the one seen before the server had this seed (the lobby's, asked for if this page
+   * has not seen the table), never the one the snapshot after it shows.
+   * @param {string} tableId @param {number} buyIn
+   */
   async sit(tableId, buyIn) {
+    if (!this.ledgers.has(tableId)) {
+      let listed = this.lobbyTables.find((x) => x.table_id === tableId);
+      if (!listed) {
+        this.lobbyTables = (await this.conn.request({ type: "list_tables" })).tables;
+        listed = this.lobbyTables.find((x) => x.table_id === tableId);
+      }
+      this.openLedger(tableId, listed?.seed_commitment);
+    }
     const seed = this.seeds.joining(tableId);
     try {
       await this.conn.request({ type: "join_table", table_id: tableId, buy_in: buyIn, client_seed: seed });

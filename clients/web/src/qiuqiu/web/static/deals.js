@@ -28,6 +28,23 @@ export class DealLedger {
     this.hands = new Map();
     /** @type {Audit | null} */
     this.audit = null;
+    /** Why no revealed seed can vindicate this table, once something showed it. @type {string | null} */
+    this.broken = null;
+  }
+
+  /**
+   * The table's `seed_commitment` as a snapshot shows it. It must be the one this
+   * ledger opened with: a server that drew its seed again once a player's seed was in
+   * could have picked the decks, and its new seed would rebuild every one of them.
+   * Returns whether this is what first broke the table.
+   * @param {string | null | undefined} seedCommitment
+   */
+  committed(seedCommitment) {
+    if (!seedCommitment || seedCommitment === this.seedCommitment || this.broken) return false;
+    this.broken = this.seedCommitment
+      ? `The table's seed commitment changed while it was open, from ${this.seedCommitment.slice(0, 12)}… to ${seedCommitment.slice(0, 12)}…: its seed was drawn again after the players' seeds were in.`
+      : "The table published no seed commitment before this page sent its seed: the server could have drawn its seed to suit that one.";
+    return true;
   }
 
   /**
@@ -105,6 +122,10 @@ export class DealLedger {
    */
   reveal(tableSeed) {
     if (this.audit) return this.audit;
+    if (this.broken) {
+      this.audit = { ok: false, detail: this.broken };
+      return this.audit;
+    }
     const hands = [...this.hands.values()].sort((a, b) => a.handId - b.handId);
     for (const hand of hands) {
       const verdict = verifyReveal(hand, tableSeed, this.seedCommitment);
