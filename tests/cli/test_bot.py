@@ -466,3 +466,21 @@ async def test_a_table_seed_drawn_again_once_the_players_seed_is_in_is_caught(
             with pytest.raises(DealTampered, match="seed commitment changed") as caught:
                 await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
     assert caught.value.table_id == table.table_id
+
+
+async def test_a_table_listed_without_a_seed_commitment_is_caught_once_the_seed_is_sent(
+    server: QiuQiuServer,
+) -> None:
+    """Bo opens the table, so Ann's client knows it only from the lobby, which lists no
+    commitment: the first one it sees comes with the snapshot after its seed."""
+    async with (
+        await Connection.open(server.url, name="Ann") as conn,
+        await Connection.open(server.url, name="Bo") as bo,
+    ):
+        with cheats.recommitted(unlisted=True):
+            created = await bo.request(cmd.CreateTable(options=SMALL), wire.TableCreated)
+            table_id = created.table.table_id
+            await conn.join_table(table_id, 500)
+            with pytest.raises(DealTampered, match="no seed commitment before") as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table_id, HANDS), PATIENCE)
+    assert caught.value.table_id == table_id

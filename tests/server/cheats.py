@@ -17,7 +17,9 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
   again (as one grinding it for a deck it likes would) and shows its new
   ``seed_commitment`` from then on. Every hand is made from the new seed, which it
   reveals: caught only by a client that holds the server to the commitment it
-  saw before sending its seed.
+  saw before sending its seed. With ``unlisted``, the lobby lists the table with
+  no ``seed_commitment`` (as it does a table from before protocol 2), so that a
+  player who joins from it sees none before its seed goes out.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from unittest import mock
 
 from qiuqiu.engine import ALL_TILES, Tile
 from qiuqiu.protocol import fairness
+from qiuqiu.protocol.server import TableSummary
 from qiuqiu.server.table.core import TableCore
 from qiuqiu.server.table.deal import Deal
 
@@ -91,13 +94,20 @@ def chosen_deck() -> Iterator[None]:
 
 
 @contextmanager
-def recommitted() -> Iterator[None]:
-    honest = TableCore.sit
+def recommitted(unlisted: bool = False) -> Iterator[None]:
+    honest, listed = TableCore.sit, TableCore.summary
 
     def sit(table: TableCore, *args: Any, **kwargs: Any) -> None:
         honest(table, *args, **kwargs)
         if table.hand is None:
             table.table_seed = secrets.token_hex(32)
 
+    def summary(table: TableCore) -> TableSummary:
+        return listed(table).model_copy(update={"seed_commitment": None})
+
     with mock.patch.object(TableCore, "sit", sit):
-        yield
+        if not unlisted:
+            yield
+            return
+        with mock.patch.object(TableCore, "summary", summary):
+            yield

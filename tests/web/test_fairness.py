@@ -369,6 +369,22 @@ async def test_a_table_seed_drawn_again_once_the_players_seed_is_in_fails_the_ta
     await expect(failed).to_contain_text("Do not trust this server.")
 
 
+async def test_a_table_the_lobby_lists_without_a_seed_commitment_fails_once_joined(
+    open_player: OpenPlayer,
+) -> None:
+    with cheats.recommitted(unlisted=True):
+        ann, bo = await open_player(), await open_player()
+        await sign_in(ann.page, "Ann")
+        table_id = await open_table(ann.page, bot=False)
+        await sign_in(bo.page, "Bo")
+        await bo.page.locator(f".table-row[data-table-id='{table_id}'] [data-action=join]").click()
+        await expect(bo.page.locator(".log .bad")).to_contain_text(
+            "no seed commitment before this page sent its seed"
+        )
+    (listed, *_) = frames_of(bo, "table_list")
+    assert [t.get("seed_commitment") for t in listed["tables"]] == [None]
+
+
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:

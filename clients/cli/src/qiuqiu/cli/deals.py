@@ -149,10 +149,20 @@ class TableDeals:
     def committed(self, seed_commitment: str | None) -> None:
         """The table's ``seed_commitment`` as a summary or snapshot shows it: the first
         one seen is the one the revealed seed must match, and it never changes.
-        (A table from before protocol 2 has none, and no seed to reveal.)"""
+        (A table from before protocol 2 has none, and no seed to reveal.) One first
+        seen after this client sent its seed proves nothing: the server may have drawn
+        its seed to suit that one."""
         if seed_commitment is None:
             return
         if self.seed_commitment is None:
+            if self.seed is not None or self.pending_seed is not None:
+                self._fail(
+                    DealTampered(
+                        self.table_id,
+                        None,
+                        "the table showed no seed commitment before this client sent its seed",
+                    )
+                )
             self.seed_commitment = seed_commitment
         elif seed_commitment != self.seed_commitment:
             self._fail(
