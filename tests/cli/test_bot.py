@@ -484,3 +484,12 @@ async def test_a_table_listed_without_a_seed_commitment_is_caught_once_the_seed_
             with pytest.raises(DealTampered, match="no seed commitment before") as caught:
                 await asyncio.wait_for(play(AlwaysCall(), conn, table_id, HANDS), PATIENCE)
     assert caught.value.table_id == table_id
+
+
+async def test_a_dealer_bot_seed_the_server_chose_fails_the_hand(server: QiuQiuServer) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.chosen_bot_seed():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(DealTampered, match="dealer bot") as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+    assert caught.value.hand_id == 1

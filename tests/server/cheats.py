@@ -13,6 +13,10 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
 - :func:`chosen_deck`: the server deals a deck of its choosing (every tile in
   canonical order, so the first seat holds ``0-0 1-0 1-1``), sealed with salts
   of its own. Every opening checks; caught once the table's seed is revealed.
+- :func:`chosen_bot_seed`: at a dealer bot table, the bot's seat lists a seed the
+  server ground, knowing the table's seed and the player's, until the bot holds
+  6-6. Every opening checks and every deck rebuilds from the seeds listed: caught
+  only by a client that holds the bot to the empty seed.
 - :func:`recommitted`: once a player's seed is in, the server draws the table's seed
   again (as one grinding it for a deck it likes would) and shows its new
   ``seed_commitment`` from then on. Every hand is made from the new seed, which it
@@ -24,6 +28,7 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -111,3 +116,21 @@ def recommitted(unlisted: bool = False) -> Iterator[None]:
             return
         with mock.patch.object(TableCore, "summary", summary):
             yield
+
+
+@contextmanager
+def chosen_bot_seed() -> Iterator[None]:
+    def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
+        bot = max(seat for seat, _ in honest.stacks)
+        held = fairness.dealt_positions([seat for seat, _ in honest.stacks], honest.button)[bot]
+        seeds = dict(honest.client_seeds)
+        hand_seed = fairness.hand_seed(table_seed, table_id, honest.hand_id)
+        for tries in itertools.count():
+            seeds[bot] = f"g{tries}"
+            sealed = fairness.derive_deck(hand_seed, seeds)
+            if "6-6" in (sealed.tiles[p] for p in held):
+                return replace(honest, client_seeds=tuple(sorted(seeds.items())), sealed=sealed)
+        raise AssertionError("unreachable")
+
+    with _dealing(cheat):
+        yield

@@ -69,7 +69,11 @@ def tampered(case: dict[str, Any]) -> dict[str, dict[str, Any]]:
     twice = openings[first][0]["tile"]
     doubled = list(case["leaves"])
     doubled[stolen["position"]] = leaf(stolen["position"], twice, stolen["salt"])
+    seeded = [x["seat"] for x in case["client_seeds"] if x["client_seed"]]
+    # Called the dealer bot's, a seat that lists a seed: one the server chose.
+    bot = {"openings": openings, "bot_seat": seeded[-1]} if seeded else None
     return {
+        **({"a dealer bot's seat with a seed": bot} if bot else {}),
         "honest": {"openings": openings, **mine},
         "a tile other than the committed one": opened(first, 0, tile=other),
         "a salt other than the committed one": opened(first, 1, salt="00" * 16),
@@ -110,7 +114,8 @@ CHECK = """async (cases) => {
       commitment: variant.commitment ?? c.commitment, leaves: variant.leaves ?? c.leaves,
       clientSeeds: c.client_seeds,
       openings: new Map(Object.entries(variant.openings).map(([s, os]) => [Number(s), os])),
-      mySeat: variant.my_seat ?? null, mySeeds: variant.my_seeds ?? null, conflicts: [],
+      mySeat: variant.my_seat ?? null, mySeeds: variant.my_seeds ?? null,
+      botSeat: variant.bot_seat ?? null, conflicts: [],
     });
     const verdicts = {};
     for (const [name, variant] of Object.entries(c.variants)) {
@@ -170,7 +175,12 @@ def python_verdict(case: dict[str, Any], variant: dict[str, Any]) -> bool:
         },
     )
     try:
-        verify_hand(hand, my_seat=variant.get("my_seat"), my_seeds=variant.get("my_seeds", ()))
+        verify_hand(
+            hand,
+            my_seat=variant.get("my_seat"),
+            my_seeds=variant.get("my_seeds", ()),
+            bot_seat=variant.get("bot_seat"),
+        )
         verify_reveal(hand, case["table_seed"], case["seed_commitment"])
     except DealTampered:
         return False
@@ -383,6 +393,24 @@ async def test_a_table_the_lobby_lists_without_a_seed_commitment_fails_once_join
         )
     (listed, *_) = frames_of(bo, "table_list")
     assert [t.get("seed_commitment") for t in listed["tables"]] == [None]
+
+
+async def test_a_dealer_bot_seed_the_server_chose_fails_the_hand(
+    open_player: OpenPlayer,
+) -> None:
+    """Every deck rebuilds from the seeds listed: only the bot's seed, which must be
+    empty, shows that the server picked it, knowing the player's."""
+    with cheats.chosen_bot_seed():
+        ann = await open_player()
+        page = ann.page
+        await sign_in(page, "Ann")
+        await open_table(page)
+        await play_until_checked(page, 1)
+        failed = page.locator(".result[data-hand='1'] .verify.bad")
+        await expect(failed).to_contain_text("DEAL CHECK FAILED")
+        await expect(failed).to_contain_text("dealer bot")
+    (started, *_) = frames_of(ann, "hand_started")
+    assert started["client_seeds"][-1]["client_seed"].startswith("g")
 
 
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(

@@ -253,12 +253,20 @@ class HandSeen:
     openings: Mapping[int, Sequence[Opening]]
 
 
-def verify_hand(hand: HandSeen, *, my_seat: int | None = None, my_seeds: Sequence[str] = ()) -> int:
+def verify_hand(
+    hand: HandSeen,
+    *,
+    my_seat: int | None = None,
+    my_seeds: Sequence[str] = (),
+    bot_seat: int | None = None,
+) -> int:
     """Check every tile a client saw against the commitment; raise
     :class:`DealTampered` on the first thing wrong. ``my_seeds`` are the client
     seeds this client may have played the hand with (its last one, and the one
     before while a change is on its way): the server must have listed one of them
-    for ``my_seat``. Returns how many openings were checked."""
+    for ``my_seat``. ``bot_seat``, the dealer bot's, must list the empty seed: any
+    other is one the server chose knowing the players' seeds. Returns how many
+    openings were checked."""
 
     def fail(reason: str) -> DealTampered:
         return DealTampered(hand.table_id, hand.hand_id, reason)
@@ -269,6 +277,8 @@ def verify_hand(hand: HandSeen, *, my_seat: int | None = None, my_seeds: Sequenc
         raise fail("the positions do not hash to the hand's commitment")
     if my_seat is not None and my_seeds and hand.client_seeds.get(my_seat) not in my_seeds:
         raise fail(f"the deal was not made with this client's seed for seat {my_seat}")
+    if bot_seat is not None and hand.client_seeds.get(bot_seat, ""):
+        raise fail(f"the dealer bot's seat {bot_seat} lists a seed, not the empty one")
     where = _positions(tuple(hand.client_seeds), hand.button)
     tiles: dict[str, int] = {}
     checked = 0

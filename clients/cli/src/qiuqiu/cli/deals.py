@@ -96,6 +96,8 @@ class TableDeals:
     table_id: str
     seed_commitment: str | None = None
     """``sha256(table_seed)`` as first published to this client."""
+    bot_seat: int | None = None
+    """The dealer bot's seat, whose seed in every shuffle is the empty one."""
     seed: str | None = None
     """The client seed this seat plays with; ``None`` when this process never sent one."""
     pending_seed: str | None = None
@@ -182,6 +184,7 @@ class TableDeals:
     def snapshot(self, view: wire.TableView) -> None:
         """A snapshot: the commitment again, and the hand in play as far as it has gone."""
         self.committed(view.seed_commitment)
+        self.bot_seat = view.options.seats - 1 if view.options.dealer_bot else None
         hand = view.hand
         if hand is None:
             self._end_unseen()
@@ -230,7 +233,9 @@ class TableDeals:
             check = hand.tampered
         else:
             try:
-                tiles = verify_hand(seen, my_seat=hand.my_seat, my_seeds=hand.my_seeds)
+                tiles = verify_hand(
+                    seen, my_seat=hand.my_seat, my_seeds=hand.my_seeds, bot_seat=self.bot_seat
+                )
                 check = DealChecked(
                     tiles, own_seed=hand.my_seat is not None and bool(hand.my_seeds)
                 )
@@ -267,7 +272,7 @@ class TableDeals:
             seen = hand_seen(played)
             if seen is None:
                 continue
-            verify_hand(seen)
+            verify_hand(seen, bot_seat=self.bot_seat)
             mine = hands.setdefault(seen.hand_id, seen)
             dealt = self.rebuilt.get(seen.hand_id, mine.commitment)
             if (dealt, mine.commitment, dict(mine.client_seeds)) != (

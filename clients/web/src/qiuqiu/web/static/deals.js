@@ -30,6 +30,8 @@ export class DealLedger {
     this.audit = null;
     /** Why no revealed seed can vindicate this table, once something showed it. @type {string | null} */
     this.broken = null;
+    /** The dealer bot's seat, whose seed in every shuffle is the empty one. @type {number | null} */
+    this.botSeat = null;
   }
 
   /**
@@ -66,6 +68,7 @@ export class DealLedger {
       openings: new Map(),
       mySeat: dealt ? mySeat : null,
       mySeeds: dealt ? this.mySeeds() : null,
+      botSeat: this.botSeat,
       conflicts: [],
     });
   }
@@ -76,6 +79,7 @@ export class DealLedger {
    * @param {any} view a snapshot's `table`
    */
   fromSnapshot(view) {
+    this.botSeat = view.options.dealer_bot ? view.options.seats - 1 : null;
     if (!view.hand) return;
     this.start(view.hand, view.you ?? null);
     for (const seat of view.seats) if (seat.tiles) this.open(view.hand.hand_id, seat.seat, seat.openings ?? [], seat.tiles);

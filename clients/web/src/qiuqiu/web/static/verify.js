@@ -216,6 +216,7 @@ export function dealtPositions(dealtSeats, button) {
  * @property {Map<number, Opening[]>} openings by seat: its own, and the hands shown down
  * @property {number | null} mySeat the viewer's seat in this hand, if it played it
  * @property {string[] | null} mySeeds the client seeds it may have played with, or null if it cannot know
+ * @property {number | null} [botSeat] the dealer bot's seat, whose seed is the empty one
  * @property {string[]} conflicts positions opened twice with different contents, said in words
  *
  * @typedef {object} Verdict
@@ -245,6 +246,10 @@ export async function verifyHand(hand) {
   const mine = hand.mySeat === null ? undefined : listed.get(hand.mySeat);
   if (hand.mySeat !== null && hand.mySeeds && (mine === undefined || !hand.mySeeds.includes(mine))) {
     return failed(`The deal lists a client seed for your seat (seat ${hand.mySeat + 1}) that this page never sent: your seed was left out of the shuffle.`);
+  }
+  const bot = hand.botSeat ?? null;
+  if (bot !== null && (listed.get(bot) ?? "") !== "") {
+    return failed(`The deal lists a client seed for the dealer bot (seat ${bot + 1}), whose seed is the empty one: the server chose it, knowing yours.`);
   }
   const where = dealtPositions([...listed.keys()], hand.button);
   /** @type {Map<string, number>} */
