@@ -483,6 +483,9 @@ async def test_a_table_listed_without_a_seed_commitment_is_caught_once_the_seed_
             await conn.join_table(table_id, 500)
             with pytest.raises(DealTampered, match="no seed commitment before") as caught:
                 await asyncio.wait_for(play(AlwaysCall(), conn, table_id, HANDS), PATIENCE)
+        # The seed revealed at the close makes every deck: the shuffle is not verified.
+        with pytest.raises(DealTampered, match="no seed commitment before"):
+            await conn.verify_table(table_id)
     assert caught.value.table_id == table_id
 
 

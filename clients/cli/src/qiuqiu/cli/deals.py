@@ -264,6 +264,8 @@ class TableDeals:
             raise DealTampered(self.table_id, None, "two different seeds were revealed")
         if self.seed_commitment is None:
             raise DealTampered(self.table_id, None, "the seed was revealed, never committed to")
+        if self.tampered is not None and self.tampered.hand_id is None:
+            raise self.tampered  # the commitment itself is not one to rebuild against
         self._end_unseen()
         hands = dict(self.kept)
         for played in history:
