@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 
 from websockets.asyncio.client import connect
 
@@ -187,6 +188,43 @@ async def test_a_player_leaving_two_tables_hosted_elsewhere_is_away_at_both(
         while away != set(tables):
             away.add((await bo.expect("player_disconnected"))["table_id"])
         await bo.close()
+
+
+async def test_a_player_whose_process_is_killed_is_away_then_stood_up_after_the_grace(
+    redis_store: RedisStore, servers: Servers
+) -> None:
+    """Cy, connected to one process, sits at a table the other hosts, and her process is
+    killed (SIGKILL: it sends no word of her going). The host finds her process gone
+    when what it sends her reaches no process: Bo sees her away, then stood up once her
+    grace period is over, with her chips back in her balance, rather than her seat dealt
+    in and its antes taken for as long as the table lasts."""
+    hosting, relaying = free_port(), free_port()
+    await servers.start(hosting, flags=("--grace", "1"))
+    dying = await servers.start(relaying, flags=("--grace", "1"))
+    async with connect(f"ws://127.0.0.1:{hosting}") as socket:
+        bo = Client(socket)
+        await bo.hello("Bo")
+        options = {**TWO_SEATS, "turn_seconds": 0.5}
+        created = await bo.reply("create_table", options=options, buy_in=500)
+        table_id = created["table"]["table_id"]
+        async with connect(f"ws://127.0.0.1:{relaying}") as other:
+            cy = Client(other)
+            cy_id = (await cy.hello("Cy"))["account_id"]
+            joined = await cy.reply("join_table", table_id=table_id, buy_in=500)
+            assert joined["type"] == "table_joined", joined
+            await bo.expect("hand_started", table_id=table_id)
+            dying.send_signal(signal.SIGKILL)
+            await dying.wait()
+            await cy.closed()
+        await bo.expect("player_disconnected", table_id=table_id, seat=joined["seat"])
+        await bo.expect("player_left", table_id=table_id, seat=joined["seat"])
+        await bo.close()
+    assert await chips_in_redis(redis_store) == 0
+    cy_account = await redis_store.account(cy_id)
+    assert cy_account is not None
+    hands = await redis_store.table_hands(table_id)
+    assert cy_account.balance == 1_000 + sum(h.net(cy_id) for h in hands)
+    assert table_id not in await redis_store.seated_tables(cy_id)
 
 
 async def test_a_server_stopped_beside_another_leaves_it_its_tables_and_nobody_loses_a_seat(

@@ -6,7 +6,8 @@ all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
 
 1. Its session sends each message for that table to the host, saying who sent
    it (process, session, account and name): ``command``; and ``reconnect`` or
-   ``gone`` when its connection comes or goes.
+   ``gone`` when its connection comes or goes. A process that dies says nothing:
+   the host learns it when a frame it sends there reaches no process.
 2. The host serves it as if the client were connected there, through a
    :class:`RemoteViewer` that stands for that session: serving is a plain call
    into the table's state machine, which returns at once, so a slow table never
@@ -84,11 +85,14 @@ class RemoteViewer:
     per session and table, so the table can tell it is the same viewer each time, and
     the session's process can tell which host each frame comes from."""
 
-    def __init__(self, relay: Relay, process: str, session_id: str, table_id: str) -> None:
+    def __init__(
+        self, relay: Relay, process: str, session_id: str, table_id: str, account_id: str
+    ) -> None:
         self.relay = relay
         self.process = process
         self.session_id = session_id
         self.table_id = table_id
+        self.account_id = account_id
         self.last_ref: MessageId | None = None
         """The ``ref`` of the last answer sent, to tell whether a command served just now
         was answered already."""
@@ -108,7 +112,7 @@ class RemoteViewer:
             data["table_id"], data["seq"] = frame.table_id, frame.seq
         if frame.ref is not None:
             data["ref"] = self.last_ref = frame.ref
-        self.relay.bus.send(self.process, data)
+        self.relay.bus.send(self.process, data, unheard=partial(self.relay.unheard, self))
 
 
 class Relay:
@@ -230,15 +234,14 @@ class Relay:
     def _serve(self, data: dict[str, Any]) -> None:
         """Do what a session on another process asked of a table hosted here."""
         key = (data["process"], data["session"], data["table_id"])
-        viewer = self._viewers.get(key) or self._viewers.setdefault(key, RemoteViewer(self, *key))
         account_id, table_id = data["account_id"], data["table_id"]
+        viewer = self._viewers.get(key) or self._viewers.setdefault(
+            key, RemoteViewer(self, *key, account_id)
+        )
         table = self.lobby.tables.get(table_id)
         match data["kind"]:
             case "gone":
-                self._viewers.pop(key, None)
-                if table is not None:
-                    table.forget(viewer)
-                    table.disconnect(account_id, viewer)
+                self._gone(viewer)
                 return
             case "reconnect":
                 if table is None:
@@ -271,6 +274,22 @@ class Relay:
                 viewer.process,
                 {"kind": "received", "session": viewer.session_id, "ref": message.id},
             )
+
+    def unheard(self, viewer: RemoteViewer) -> None:
+        """A frame for ``viewer`` reached no process: its process died without a word
+        (SIGKILL, a lost host), so its seat is away from now on, as if it had said
+        ``gone``, and its grace period runs. A process that only stopped listening for a
+        moment asks for its tables again once it listens (:meth:`_resumed`)."""
+        self._gone(viewer)
+
+    def _gone(self, viewer: RemoteViewer) -> None:
+        key = (viewer.process, viewer.session_id, viewer.table_id)
+        if self._viewers.get(key) is viewer:
+            del self._viewers[key]
+        table = self.lobby.tables.get(viewer.table_id)
+        if table is not None:
+            table.forget(viewer)
+            table.disconnect(viewer.account_id, viewer)
 
     def _adopted(self, table_id: str, host: str) -> None:
         self.pending.moved(table_id, host)
