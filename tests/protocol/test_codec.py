@@ -620,3 +620,8 @@ def test_table_options_that_contradict_each_other_or_the_rules_are_refused(
     error = bad(json.dumps({"type": "create_table", "options": options}))
     assert error.code == "invalid_message"
     assert problem in error.message
+
+
+def test_options_that_contradict_each_other_are_refused_in_the_models_own_words() -> None:
+    error = bad(json.dumps({"type": "create_table", "options": {"min_bet": 50, "max_bet": 20}}))
+    assert error.message == "options: max_bet (20) is below min_bet (50)"

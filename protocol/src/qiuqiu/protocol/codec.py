@@ -71,8 +71,10 @@ def _bad_message(error: ValidationError) -> BadMessage:
     for e in error.errors(include_url=False):
         where = e["loc"][1:]
         # An id may be either of two types, and pydantic says why it is neither by the
-        # names of its own two attempts, which mean nothing to a client.
-        problem = BAD_ID if where[:1] == ("id",) else f"{_where(where)}: {e['msg']}"
+        # names of its own two attempts, which mean nothing to a client; and its
+        # "Value error, " before a model's own reason says nothing either.
+        said = e["msg"].removeprefix("Value error, ")
+        problem = BAD_ID if where[:1] == ("id",) else f"{_where(where)}: {said}"
         if problem not in problems:
             problems.append(problem)
     return BadMessage(ErrorCode.INVALID_MESSAGE, "; ".join(problems[:3]))
