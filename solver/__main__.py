@@ -201,14 +201,31 @@ def model_chance(text: str) -> tuple[float, Model]:
         raise argparse.ArgumentTypeError(f"{chance!r} is not a chance, such as 0.01") from None
 
 
+def count(text: str) -> int:
+    """A number of iterations: at least one, since none solves nothing."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more (got {value})")
+    return value
+
+
+TABLE_FLAGS = ("ante", "min_bet", "max_bet", "max_raises", "behind")
+"""What describes a table of one's own: without --out, the shipped stakes are solved."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m solver", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument(
-        "--iterations", type=int, help=f"per solve ({ITERATIONS}; {DEEP_ITERATIONS} deeper)"
+        "--iterations", type=count, help=f"per solve ({ITERATIONS}; {DEEP_ITERATIONS} deeper)"
     )
-    parser.add_argument("--block", type=int, default=50, help="iterations between measurements")
+    parser.add_argument(
+        "--block", type=count, default=50, help="iterations between measurements (50)"
+    )
     parser.add_argument("--only", type=int, help="solve only this depth (antes behind)")
     parser.add_argument("--rounds", type=int, choices=(1, 2), help="betting rounds")
     parser.add_argument("--tie-rule", choices=("highest_tile", "split"), help="tie rule")
@@ -231,14 +248,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     table = parser.add_argument_group("a table's own strategy (with --out)")
     table.add_argument("--out", type=Path, help="solve one table's strategy into this folder")
-    table.add_argument("--ante", type=int, default=ANTE)
+    table.add_argument("--ante", type=int, help=f"({ANTE})")
     table.add_argument("--min-bet", type=int, help="(the ante)")
     table.add_argument("--max-bet", type=int, help="most a bet or raise may add (no limit)")
     table.add_argument("--max-raises", type=int, help="raises a round (no limit)")
-    table.add_argument(
-        "--behind", type=int, default=DEFAULT_DEPTH, help=f"antes behind the ante ({DEFAULT_DEPTH})"
-    )
+    table.add_argument("--behind", type=int, help=f"antes behind the ante ({DEFAULT_DEPTH})")
     args = parser.parse_args(argv)
+    given = [
+        f"--{name.replace('_', '-')}" for name in TABLE_FLAGS if getattr(args, name) is not None
+    ]
+    if args.out is None and given:
+        # Else the shipped strategies would be solved at their own stakes and rewritten.
+        parser.error(f"{', '.join(given)}: the stakes of a table of your own, solved with --out")
+    if args.out is not None and args.only is not None:
+        parser.error("--only picks among the shipped strategies; --out solves a table's own")
+    if args.out is None and not any(
+        args.only in (None, *depths)
+        and args.rounds in (None, rounds)
+        and args.tie_rule in (None, tie_rule)
+        for rounds, tie_rule, depths in SHIPPED
+    ):
+        shipped = "; ".join(
+            f"{rounds} round{'s' * (rounds > 1)}, {tie_rule}: {', '.join(map(str, depths))}"
+            for rounds, tie_rule, depths in SHIPPED
+        )
+        parser.error(f"no shipped strategy is of that depth and game (antes behind: {shipped})")
+    args.ante = ANTE if args.ante is None else args.ante
+    args.behind = DEFAULT_DEPTH if args.behind is None else args.behind
     np.seterr(all="raise", under="ignore")
     if args.equilibrium and args.model:
         parser.error("--equilibrium solves with no models: give it or --model, not both")

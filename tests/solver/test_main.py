@@ -46,6 +46,51 @@ def test_a_bad_model_is_one_clear_error(
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["--iterations", "0"], "argument --iterations: must be 1 or more (got 0)"),
+        (["--iterations", "-5"], "argument --iterations: must be 1 or more (got -5)"),
+        (["--block", "0"], "argument --block: must be 1 or more (got 0)"),
+        (["--only", "49"], "--only picks among the shipped strategies"),
+    ],
+)
+def test_a_count_that_solves_nothing_is_one_clear_error(
+    argv: list[str], error: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--out", str(tmp_path), "--behind", "2", "--iterations", "2", *argv])
+    assert exited.value.code == 2
+    assert error in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["--only", "7"], "no shipped strategy is of that depth and game"),
+        (["--only", "1", "--tie-rule", "split"], "no shipped strategy is of that depth and game"),
+        # Each beside a choice that matches no shipped strategy, so that a command that
+        # ignored it would solve nothing rather than rewrite the shipped files.
+        (
+            ["--ante", "5", "--only", "1", "--tie-rule", "split"],
+            "--ante: the stakes of a table of your own, solved with --out",
+        ),
+        (
+            ["--behind", "3", "--max-bet", "20", "--only", "1", "--tie-rule", "split"],
+            "--max-bet, --behind: the stakes of a table of your own",
+        ),
+    ],
+)
+def test_shipped_strategies_that_are_not_there_or_stakes_without_out_are_refused(
+    argv: list[str], error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--iterations", "2", *argv])
+    assert exited.value.code == 2
+    assert error in capsys.readouterr().err
+
+
 @pytest.mark.long
 def test_a_two_round_tables_own_strategies_include_a_lean_one(tmp_path: Path) -> None:
     argv = ["--out", str(tmp_path), "--rounds", "2", "--behind", "2", "--iterations", "4"]
