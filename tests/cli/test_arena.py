@@ -18,9 +18,9 @@ import pytest
 
 from qiuqiu.cli.__main__ import main
 from qiuqiu.cli.arena import table
-from qiuqiu.cli.arena.match import TABLE_ID, dealt_alike, duplicate_match, half_width, t95
+from qiuqiu.cli.arena.match import TABLE_ID, duplicate_match, half_width, t95, tiles_swapped
 from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant, load_bot
-from qiuqiu.cli.bot import turn_of
+from qiuqiu.cli.bot import Turn, turn_of
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.engine import HandState, TableRules, shuffled_deck
@@ -138,23 +138,23 @@ def test_a_bot_gets_the_turns_a_client_makes_of_the_same_frames_off_the_wire(
     )
     SEEN = bot_module(f"{bot}:Recorder").SEEN
 
-    for player, frames in texts.items():
-        if not isinstance(player, SdkPlayer):
-            continue
+    players = [p for p in texts if isinstance(p, SdkPlayer)]
+    assert len(players) == 2  # one for each half
+    made: list[Turn | None] = []
+    for player in players:
         seat = player.seat
         state = TableState(TABLE_ID, options, seq=0, you=seat)
         state.seats[seat] = SeatState(seat, player.name, False, 500)
         state.seats[1 - seat] = SeatState(1 - seat, "dealer", True, options.max_buy_in)
-        made = []
-        for text in frames:
+        for text in texts[player]:
             message = decode_server(text)
             assert isinstance(message, wire.TableEvent)
             state.apply(message)
             if isinstance(message, wire.TurnStarted) and message.seat == seat:
                 made.append(turn_of(state))
-        given = [turn for turn in SEEN if turn.seat == seat]
-        assert len(given) > 30
-        assert made == given
+    assert len(SEEN) > 60
+    # The halves take turns deal by deal; each half's turns in its own order.
+    assert sorted(made, key=SEEN.index) == SEEN
 
 
 def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
@@ -162,6 +162,7 @@ def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
 ) -> None:
     states: list[TableState] = []
     salts: dict[tuple[int, int, int], str] = {}
+    """By the player's state (one each half), hand and position."""
     deliver = SdkPlayer.deliver_frame
 
     def seen(self: SdkPlayer, frame: Frame) -> None:
@@ -171,7 +172,7 @@ def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
         message = frame.message
         if isinstance(message, wire.TilesDealt) and message.openings:
             for o in message.openings:
-                salts[(self.seat, message.hand_id, o.position)] = o.salt
+                salts[(states.index(self.state), message.hand_id, o.position)] = o.salt
         deliver(self, frame)
 
     monkeypatch.setattr(SdkPlayer, "deliver_frame", seen)
@@ -183,8 +184,8 @@ def test_every_hand_the_arena_deals_passes_the_clients_check_of_the_deal(
         assert len(checks) == 40
         assert all(isinstance(c, DealChecked) and c.tiles >= 3 for c in checks.values())
     # Every position a seat is dealt, hand after hand, is sealed with a salt of its own.
-    for seat in (0, 1):
-        mine = [salt for (at, _, _), salt in salts.items() if at == seat]
+    for half in (0, 1):
+        mine = [salt for (at, _, _), salt in salts.items() if at == half]
         assert len(set(mine)) == len(mine) == 40 * 3
 
 
@@ -529,22 +530,22 @@ def test_the_dealer_beats_the_caller_and_the_ranker_by_more_than_the_old_policy(
 
 
 @pytest.mark.parametrize("rounds", [1, 2])
-def test_against_the_dealer_the_second_half_deals_each_seat_what_it_had(rounds: int) -> None:
-    """The dealer keeps the button, so it moves with the dealer between the halves:
-    the second half's deck must still give each seat the first half's tiles."""
+def test_against_the_dealer_the_second_half_deals_each_seat_what_the_other_had(
+    rounds: int,
+) -> None:
+    """The seats and the button stay as a server has them: only the tiles change hands."""
     rules = TableRules(betting_rounds=rounds)
     deck = shuffled_deck(random.Random(5))
     # Check down both rounds to the showdown: every seat gets its four tiles.
-    for before, after in ((1, 0), (0, 1)):
+    for button in (0, 1):
         tiles = []
-        for button, dealt in ((before, deck), (after, dealt_alike(deck, before, after))):
+        for dealt in (deck, tiles_swapped(deck, button)):
             hand = HandState.start(rules, {0: 500, 1: 500}, button, dealt)
             while hand.actor is not None:
                 hand.check(hand.actor)
             tiles.append({seat: hand.seats[seat].tiles for seat in (0, 1)})
-        assert tiles[0] == tiles[1]
+        assert tiles[1] == {0: tiles[0][1], 1: tiles[0][0]}
         assert all(len(t) == 4 for t in tiles[0].values())
-    assert dealt_alike(deck, 1, 1) == deck
 
 
 def test_the_player_gets_the_dealers_tiles_in_the_second_half(tmp_path: Path) -> None:
@@ -560,6 +561,9 @@ def test_the_player_gets_the_dealers_tiles_in_the_second_half(tmp_path: Path) ->
         held.setdefault(turn.hand_id, set()).add(tuple(map(str, turn.tiles[:3])))
     assert len(held) == 20
     assert all(len(tiles) == 2 for tiles in held.values())
+    # In both halves it sits where a server seats a player against the dealer.
+    assert {turn.seat for turn in SEEN} == {0}
+    assert {tuple(turn.stacks) for turn in SEEN} == {(0, 1)}
 
 
 def test_the_interval_of_few_deals_is_students_not_the_normals() -> None:

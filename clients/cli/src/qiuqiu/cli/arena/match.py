@@ -1,18 +1,19 @@
 """Duplicate matches: every deal played twice, the two bots in each other's seats.
 
-Deal ``k`` is a deck and a button. In its first half bot A sits in seat 0 and
-bot B in seat 1; in the second half they swap, so each bot gets the other's
-tiles and the other's place in the betting order, and the luck of the deal
-cancels. A deal's score for A is the mean of A's chips in its two halves;
+Deal ``k`` is a deck and a button. Between two bots, A sits in seat 0 and B in
+seat 1 in the first half; in the second half they swap, so each bot gets the
+other's tiles and the other's place in the betting order, and the luck of the
+deal cancels. A deal's score for A is the mean of A's chips in its two halves;
 the match reports the mean over deals with a 95% interval (Student's t times
 the standard error of the deal scores, which are independent: 1.96 once the
 deals are many, 12.7 for two), in chips and in antes.
 
-Against the dealer the button stays with the dealer, as the server seats it
-(the player acts first), so only the tiles can change hands: the second half's
-deck is the first's reordered so that each seat is dealt what it was dealt in
-the first half, with the button moved (:func:`dealt_alike`). Between two bots,
-or two dealers, the button alternates with the deals and stays put within one.
+Against the dealer, everything but the tiles is as a server seats it, in both
+halves: the bot in seat 0, the dealer in seat 1 with the button (the player
+acts first). Only the tiles change hands: the second half's deck is the
+first's reordered so that each seat is dealt what the other was
+(:func:`tiles_swapped`). Between two bots, or two dealers, the button
+alternates with the deals and stays put within one.
 
 Every hand starts from fresh stacks: a bot sits down with the buy-in, the
 dealer with the table's ``max_buy_in``, as the server tops it up. Chips are
@@ -134,9 +135,15 @@ def duplicate_match(
     rules = options.rules()
     deck_rng = Random(seed)
     result = MatchResult(a.name, b.name, options.ante, illegal={a.name: 0, b.name: 0})
+    dealer_match = a.is_house != b.is_house
+    if dealer_match:  # the dealer in seat 1 with the button in both halves
+        first = second = (b, a) if a.is_house else (a, b)
+        a_seats = (1, 1) if a.is_house else (0, 0)
+    else:
+        first, second, a_seats = (a, b), (b, a), (0, 1)
     halves = [
-        seat_all((a, b), options, house(), buy_in),
-        seat_all((b, a), options, house(), buy_in),
+        seat_all(first, options, house(), buy_in),
+        seat_all(second, options, house(), buy_in),
     ]
     seq = [0, 0]
     started = time.perf_counter()
@@ -144,9 +151,8 @@ def duplicate_match(
         deck = shuffled_deck(deck_rng)
         seed_hex = deck_rng.randbytes(32).hex()
         chips_for_a = 0
-        first_button = _button(a, b, 0, deal)
+        button = 1 if dealer_match else deal % 2
         for half, (players, stacks, names) in enumerate(halves):
-            button = _button(a, b, half, deal)
             outcome, seq[half] = play_hand(
                 table_id=TABLE_ID,
                 hand_id=deal + 1,
@@ -155,7 +161,7 @@ def duplicate_match(
                 players=players,
                 stacks=stacks,
                 button=button,
-                deck=dealt_alike(deck, first_button, button),
+                deck=tiles_swapped(deck, button) if half and dealer_match else deck,
                 seed=seed_hex,
             )
             total = sum(outcome.net.values())
@@ -163,8 +169,7 @@ def duplicate_match(
                 check(deal, half, total)
             if total != 0:
                 raise AssertionError(f"deal {deal}, half {half}: {total:+d} chips appeared")
-            a_seat = 0 if half == 0 else 1
-            chips_for_a += outcome.net[a_seat]
+            chips_for_a += outcome.net[a_seats[half]]
             for seat, count in outcome.illegal.items():
                 result.illegal[names[seat]] += count
         result.scores.append(chips_for_a / 2)
@@ -172,24 +177,15 @@ def duplicate_match(
     return result
 
 
-def dealt_alike(deck: Sequence[Tile], before: int, after: int) -> Sequence[Tile]:
-    """``deck`` reordered so that, heads-up with the button on seat ``after``, each
-    seat is dealt the tiles it is dealt with the button on ``before``."""
-    if before == after:
-        return deck
-    was, now = dealt_positions((0, 1), before), dealt_positions((0, 1), after)
+def tiles_swapped(deck: Sequence[Tile], button: int) -> Sequence[Tile]:
+    """``deck`` reordered so that, heads-up with the button on seat ``button``, each seat
+    is dealt the tiles the other seat is dealt from ``deck``."""
+    dealt = dealt_positions((0, 1), button)
     out = list(deck)
     for seat in (0, 1):
-        for position, source in zip(now[seat], was[seat], strict=True):
+        for position, source in zip(dealt[seat], dealt[1 - seat], strict=True):
             out[position] = deck[source]
     return out
-
-
-def _button(a: Entrant, b: Entrant, half: int, deal: int) -> int:
-    if a.is_house != b.is_house:
-        a_seat = half
-        return a_seat if a.is_house else 1 - a_seat
-    return deal % 2
 
 
 def seat_all(
