@@ -206,3 +206,63 @@ async def test_two_hellos_with_one_token_at_once_leave_one_connection_on_any_pro
             await server.stop()
         await slowed.close()
         await other_store.close()
+
+
+async def test_a_seat_stays_with_the_newer_of_two_hellos_whatever_order_they_reach_it(
+    redis_url: str,
+) -> None:
+    """Ann's token says hello on the process that does not host her table, which is
+    slowed once it has claimed the account, then on the host. The host seats her again
+    from the newer hello first, and the older one's word reaches it after: it must
+    not take the seat back. Else the older connection, closed by the newer, took the
+    seat away with it: the newer, still open, was told not_at_table at her own table."""
+    # table_host's 1st call on the other process is the older hello's, once it has claimed.
+    plan = FaultPlan((Fault("table_host", call=1, mode="stall", stall=1.0),))
+    host_store = await RedisStore.from_url(redis_url)
+    slowed = await FaultyStore.open(redis_url, plan)
+    here, there = QiuQiuServer(FAST, store=host_store), QiuQiuServer(FAST, store=slowed)
+    await here.start()
+    await there.start()
+    opened: list[Client] = []
+
+    async def connect_to(server: QiuQiuServer) -> Client:
+        opened.append(Client(await connect(server.url)))
+        return opened[-1]
+
+    try:
+        ann, turn = await at_bot_table(lambda: connect_to(here))
+        table_id = turn["table_id"]
+        welcome = next(m for m in ann.frames if m["type"] == "welcome")
+        token, claim = welcome["token"], f"qiuqiu:connection:{welcome['account_id']}"
+        async with Redis.from_url(redis_url, decode_responses=True) as raw:
+            held = await raw.get(claim)
+            older = await connect_to(there)
+            await older.send("hello", version=PROTOCOL_VERSION, token=token)
+            async with asyncio.timeout(WAIT):
+                while await raw.get(claim) == held:
+                    await asyncio.sleep(0.01)
+        newer = await connect_to(here)
+        await newer.reply("hello", version=PROTOCOL_VERSION, token=token)
+        await older.closed()
+        assert older.connection.close_code == 4000
+        async with asyncio.timeout(WAIT):
+            while there._outboxes:  # the older hello has sent the host all it will
+                await asyncio.sleep(0.01)
+        # Messages from one process reach the host in the order they were sent: once a
+        # spectator's watch_table from there is answered, the older hello's word is in.
+        watcher = await connect_to(there)
+        await watcher.hello("Wes")
+        assert (await watcher.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+        snapshot = await newer.reply("request_snapshot", table_id=table_id)
+        assert snapshot["type"] == "table_snapshot", snapshot
+        you = snapshot["table"]["you"]
+        assert snapshot["table"]["seats"][you]["connected"] is True
+        await newer.send("check", table_id=table_id, hand_id=turn["hand_id"])
+        await newer.expect("checked", table_id=table_id)
+    finally:
+        for client in opened:
+            await client.close()
+        for server in (here, there):
+            await server.stop()
+        await host_store.close()
+        await slowed.close()

@@ -164,6 +164,7 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
             "qiuqiu:account:ann",
             "qiuqiu:account:house",
             "qiuqiu:accounts",
+            "qiuqiu:claims",
             "qiuqiu:commit:t1",
             "qiuqiu:connection:ann",
             "qiuqiu:fence:t1",

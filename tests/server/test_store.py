@@ -934,3 +934,13 @@ async def test_no_sequence_of_commits_makes_or_loses_a_chip(
                 if commit.table is None:
                     assert await fresh.acquire_table(table_id, 60)
             assert await chip_audit(fresh) == 0
+
+
+async def test_claims_on_a_connection_are_numbered_in_the_order_the_store_takes_them(
+    store: Store,
+) -> None:
+    first = await store.claim_connection("ann", "p1:s1")
+    second = await store.claim_connection("ann", "p2:s2")
+    other = await store.claim_connection("bob", "p1:s3")
+    assert (first[0], second[0], other[0]) == (None, "p1:s1", None)
+    assert first[1] < second[1] < other[1]

@@ -42,6 +42,9 @@ game, too few to fill the lobby (a table closes when its last player leaves)."""
 
 
 class Connection(Viewer, Protocol):
+    claim: int
+    """The number of its claim on its account's connection (see Store.claim_connection)."""
+
     def close(self, code: int, reason: str) -> None:
         """Close the connection with a close frame; returns at once."""
 
@@ -228,7 +231,7 @@ class Lobby:
         for seat in record.seats:
             session = self.sessions.get(seat.account_id)
             if session is not None:
-                table.reconnect(seat.account_id, session)
+                table.reconnect(seat.account_id, session, session.claim)
 
     async def _let_go(self, table_id: str) -> None:
         """Give up a lease taken for a table this process will not host (the store

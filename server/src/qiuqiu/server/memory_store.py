@@ -39,6 +39,8 @@ class MemoryStore:
         default_factory=lambda: defaultdict(lambda: deque(maxlen=HISTORY_LENGTH))
     )
     _connections: dict[str, str] = field(default_factory=dict)
+    _claims: int = 0
+    """The number of the last claim on an account's connection."""
     _commits: dict[str, str] = field(default_factory=dict)
     """The id of each table's last commit, so a retried one is recognised."""
     _revealed: dict[str, str] = field(default_factory=dict)
@@ -124,10 +126,11 @@ class MemoryStore:
         account_id = self._tokens.get(token_hash)
         return None if account_id is None else self._accounts[account_id]
 
-    async def claim_connection(self, account_id: str, holder: str) -> str | None:
+    async def claim_connection(self, account_id: str, holder: str) -> tuple[str | None, int]:
         previous = self._connections.get(account_id)
         self._connections[account_id] = holder
-        return previous
+        self._claims += 1
+        return previous, self._claims
 
     async def commit(self, commit: TableCommit) -> dict[str, int]:
         table_id = commit.table_id

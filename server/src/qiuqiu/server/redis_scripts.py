@@ -23,7 +23,16 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
   without reading every table
 - ``connection:{account id}``: the account's one connection
   (``owner:session``), the newest to say hello
+- ``claims``: the number of the last claim on an account's connection, one up
+  for each, so that a table seats a player again from the newest of two
 - ``health``: the last process whose health check wrote it, for a minute
+"""
+
+# KEYS: the account's connection, the claims counter. ARGV: the claiming connection
+# (owner:session). Returns the claim's number and the connection it replaces ('' for none).
+CLAIM_CONNECTION = """
+local previous = redis.call('SET', KEYS[1], ARGV[1], 'GET')
+return {redis.call('INCR', KEYS[2]), previous or ''}
 """
 
 # KEYS: the house's account, the accounts set. ARGV: the house's id.

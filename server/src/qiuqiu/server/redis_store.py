@@ -102,6 +102,7 @@ class RedisStore:
         self._orphaned = redis.register_script(scripts.ORPHANED)
         self._open_house = redis.register_script(scripts.OPEN_HOUSE)
         self._create_account = redis.register_script(scripts.CREATE_ACCOUNT)
+        self._claim_connection = redis.register_script(scripts.CLAIM_CONNECTION)
         self._batch = ScriptBatch(redis)
         self._commit = partial(self._batch.run, redis.register_script(scripts.COMMIT))
         self._balances = redis.register_script(scripts.BALANCES)
@@ -188,9 +189,10 @@ class RedisStore:
         return None if account_id is None else await self.account(_text(account_id))
 
     @reachable
-    async def claim_connection(self, account_id: str, holder: str) -> str | None:
-        previous = await self._redis.set(self._key("connection", account_id), holder, get=True)
-        return previous if isinstance(previous, str) else None
+    async def claim_connection(self, account_id: str, holder: str) -> tuple[str | None, int]:
+        keys = [self._key("connection", account_id), self._key("claims")]
+        number, previous = await self._claim_connection(keys=keys, args=[holder])
+        return _text(previous) or None, int(number)
 
     # -- leases ----------------------------------------------------------------------
 

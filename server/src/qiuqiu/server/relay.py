@@ -26,7 +26,10 @@ all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
    the table watch on.
 5. An account has one connection: a newer ``hello`` anywhere closes the older
    one (``taken_over``), after the seats have moved to the new one, so the other
-   players see ``player_reconnected`` and never ``player_disconnected``.
+   players see ``player_reconnected`` and never ``player_disconnected``. The store
+   numbers the hellos' claims, and a table seats the player again only from a
+   claim no older than the last it took: the word of two hellos at once may reach
+   it in either order.
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class Client(Viewer, Protocol):
     """A local session, as the relay needs it."""
 
     session_id: str
+    claim: int
+    """The number of its claim on its account's connection."""
     remote_tables: dict[str, str]
     """The tables hosted elsewhere that this session sits or watches at, with their host."""
     watching: set[str]
@@ -175,6 +180,7 @@ class Relay:
                 "kind": kind,
                 "process": self.owner,
                 "session": client.session_id,
+                "claim": client.claim,
                 "account_id": client.account_id,
                 "name": client.name,
                 "table_id": table_id,
@@ -247,7 +253,8 @@ class Relay:
                 if table is None:
                     return
                 if table.seat_of(account_id) is not None:
-                    table.reconnect(account_id, viewer)
+                    # None from a process older than numbered claims: as it was then.
+                    table.reconnect(account_id, viewer, data.get("claim"))
                 elif data["watching"] and not table.sees(viewer):
                     table.serve(account_id, data["name"], viewer, cmd.WatchTable(table_id=table_id))
                 return

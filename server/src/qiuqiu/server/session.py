@@ -66,6 +66,9 @@ class Session:
         """The tables this session watches, here or elsewhere, by id."""
         self.remote_tables: dict[str, str] = {}
         """Tables hosted by another process that this session sits or watches at."""
+        self.claim = 0
+        """The number of this session's claim on its account's connection (0 without
+        other processes): a table takes its seat back only from a newer claim."""
         self._recent_ids: OrderedDict[MessageId, None] = OrderedDict()
         self._seqs: dict[str, int] = {}
         """The last seq this connection was sent for each table."""
@@ -285,7 +288,7 @@ class Session:
         store, previous = self.lobby.store, None
         if self.relay is not None:
             holder = f"{self.relay.owner}:{self.session_id}"
-            previous = await store.claim_connection(account.account_id, holder)
+            previous, self.claim = await store.claim_connection(account.account_id, holder)
         elsewhere: dict[str, str | None] = {}
         if self.relay is not None:
             for table_id in await store.seated_tables(account.account_id):
@@ -314,7 +317,7 @@ class Session:
             )
         )
         for table in here:
-            table.reconnect(account.account_id, self)
+            table.reconnect(account.account_id, self, self.claim)
         if self.relay is not None:
             for table_id, host in elsewhere.items():
                 if host is not None:

@@ -203,9 +203,10 @@ class Store(Protocol):
 
     async def account_for_token(self, token_hash: str) -> Account | None: ...
 
-    async def claim_connection(self, account_id: str, holder: str) -> str | None:
-        """Make ``holder`` the account's one connection; return the one it replaces.
-        The store orders the claims, so of two at once every process agrees on the last."""
+    async def claim_connection(self, account_id: str, holder: str) -> tuple[str | None, int]:
+        """Make ``holder`` the account's one connection; return the one it replaces, and
+        the claim's number. The store orders the claims, numbering each one up from the
+        last, so of two at once every process agrees on the last."""
 
     async def commit(self, commit: TableCommit) -> dict[str, int]:
         """Write ``commit`` in one step and return the balance of each account it moved

@@ -298,15 +298,21 @@ class TableCore(HandFlow):
             )
         )
 
-    def reconnect(self, account_id: str, viewer: Viewer) -> None:
+    def reconnect(self, account_id: str, viewer: Viewer, claim: int | None = 0) -> None:
         """The seat's player is back, on this connection or another (on any process):
-        the others are told, and ``viewer`` gets the table first."""
-        self._when_settled(lambda: self._reconnected(account_id, viewer))
+        the others are told, and ``viewer`` gets the table first. ``claim`` numbers the
+        connection's claim on its account: two hellos at once on two processes reach the
+        table in either order, and the seat stays with the later claim."""
+        self._when_settled(lambda: self._reconnected(account_id, viewer, claim))
 
-    def _reconnected(self, account_id: str, viewer: Viewer) -> None:
+    def _reconnected(self, account_id: str, viewer: Viewer, claim: int | None) -> None:
         seat = self.seat_of(account_id)
         if seat is None or self.state is TableState.CLOSED:
             return
+        if claim is not None:
+            if claim < seat.claim:
+                return
+            seat.claim = claim
         self._timers.append(Disarm(Timer("grace", account_id)))
         cashing = self._writing is not None and seat.seat in self._writing.seats
         if seat.grace_ran_out and not cashing:

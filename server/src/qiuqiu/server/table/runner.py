@@ -192,8 +192,8 @@ class Table:
     def disconnect(self, account_id: str, viewer: Viewer) -> None:
         self._input(lambda: self.core.disconnect(account_id, viewer))
 
-    def reconnect(self, account_id: str, viewer: Viewer) -> None:
-        self._input(lambda: self.core.reconnect(account_id, viewer))
+    def reconnect(self, account_id: str, viewer: Viewer, claim: int | None = 0) -> None:
+        self._input(lambda: self.core.reconnect(account_id, viewer, claim))
 
     def forget(self, viewer: Viewer) -> None:
         """A spectator's connection closed."""

@@ -39,6 +39,9 @@ class Seat:
     """Chips in front of the seat between hands; in a hand, as it was before it."""
     is_bot: bool = False
     viewer: Viewer | None = None
+    claim: int = 0
+    """The number of the claim on its account of the connection it was last seated
+    again from: one with an older claim does not take it back."""
     connected: bool = True
     leaving: bool = False
     """Stands up (is cashed out) as soon as it is not in a hand."""
