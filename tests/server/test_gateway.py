@@ -24,7 +24,8 @@ from websockets.server import ServerProtocol
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
-from qiuqiu.server.gateway import Outbox, QiuQiuServer, _Connection
+from qiuqiu.server.connections import GatewayConnection
+from qiuqiu.server.gateway import Outbox, QiuQiuServer
 from tests.server.test_http import get, samples
 
 KINDS = (Outbox, ServerConnection, ServerProtocol)
@@ -133,10 +134,10 @@ async def ended_connections_left(connections: type[ServerConnection]) -> tuple[i
 
 
 async def test_websockets_alone_still_leaves_ended_connections_to_the_collector() -> None:
-    """Why the gateway's ``_Connection`` exists (docs/upstream/websockets.md): the same
+    """Why the gateway's ``GatewayConnection`` exists (docs/upstream/websockets.md): the same
     server with it leaves nothing. When the first half fails, ``websockets`` frees its
-    connections itself: drop ``_Connection`` and the report."""
+    connections itself: drop ``GatewayConnection`` and the report."""
     closed, cut = await ended_connections_left(ServerConnection)
     assert closed > 0
     assert cut > 0
-    assert await ended_connections_left(_Connection) == (0, 0)
+    assert await ended_connections_left(GatewayConnection) == (0, 0)

@@ -22,21 +22,24 @@ import contextlib
 import logging
 import secrets
 import time
-import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import CloseCode, Frame, Opcode
-from websockets.protocol import Event
+from websockets.frames import CloseCode
 
 from qiuqiu.server import loops, strategy
 from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.connections import (
+    GatewayConnection,
+    close_label,
+    first_close_code,
+    peer_of,
+)
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
-from qiuqiu.server.lobby import TAKEN_OVER, Lobby
+from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.outbox import Outbox
@@ -156,7 +159,7 @@ class QiuQiuServer:
             compression=None,
             close_timeout=FLUSH_TIMEOUT,
             process_request=self._routes.respond,
-            create_connection=_Connection,
+            create_connection=GatewayConnection,
         )
         if self.relay is not None:
             await self.relay.start()
@@ -296,9 +299,9 @@ class QiuQiuServer:
                 outbox.close(CloseCode.POLICY_VIOLATION, "too many messages")
             return not flooded
 
-        if isinstance(connection, _Connection):
+        if isinstance(connection, GatewayConnection):
             connection.control_frame = allowed
-        peer = _peer(connection)
+        peer = peer_of(connection)
         log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
             async for frame in connection:
@@ -321,70 +324,3 @@ class QiuQiuServer:
             if self.relay is not None:
                 self.relay.sessions.pop(session.session_id, None)
             session.disconnected()
-
-
-class _Connection(ServerConnection):
-    """A connection that, once its socket is gone, breaks the reference cycles
-    ``websockets`` leaves in its protocol, so that reference counting frees it at
-    once, without the collector (and, with ``--gc-freeze``, at all: a frozen cycle is
-    never freed). The protocol's parser is a generator suspended for good after the
-    end of the stream, whose frame holds the protocol; and the exceptions it keeps
-    about how the connection ended (the one that stopped its parser, an EOFError
-    when it dropped, and the one that failed its opening handshake, as a TCP probe
-    that connects and hangs up makes) have tracebacks that hold the parser's frame
-    too. The parser is closed and the tracebacks' frames cleared: the exceptions and
-    their tracebacks stay, without the frames' variables. docs/upstream/websockets.md
-    is the report for ``websockets``."""
-
-    control_frame: Callable[[], bool] | None = None
-    """Asked, at each ping and pong the client sends, whether the connection may send
-    one more message: ``websockets`` answers a ping by itself, read or not, so a flood
-    of them must count like any other message, or it would cost the server without
-    limit."""
-
-    def process_event(self, event: Event) -> None:
-        if (
-            isinstance(event, Frame)
-            and event.opcode in (Opcode.PING, Opcode.PONG)
-            and self.control_frame is not None
-            and not self.control_frame()
-        ):
-            # websockets answers pings until the close times out: read no more of them.
-            self.transport.pause_reading()
-        super().process_event(event)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
-        self.control_frame = None  # the gateway's closure holds this connection
-        protocol = self.protocol
-        # At the end of the stream (fed by the call above) nothing steps it again.
-        protocol.parser.close()
-        kept: tuple[BaseException | None, ...] = (protocol.parser_exc, protocol.handshake_exc)
-        for ended in kept:
-            while ended is not None:
-                traceback.clear_frames(ended.__traceback__)
-                ended = ended.__cause__ or ended.__context__
-
-
-def _peer(connection: ServerConnection) -> str:
-    address = connection.remote_address
-    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else "?"
-
-
-KNOWN_CLOSES = frozenset({*CloseCode, TAKEN_OVER})
-"""The close codes the metrics count one by one: RFC 6455's and the server's own."""
-
-
-def close_label(code: int) -> str:
-    """A client may close with any code from 3000 to 4999: counted each under its own
-    label, a client could add two thousand series to the metrics."""
-    return str(code) if code in KNOWN_CLOSES else "other"
-
-
-def first_close_code(connection: ServerConnection) -> int:
-    """Why a connection ended: the code of the first close frame, whichever side sent
-    it, or 1006 when it dropped without one. Known before the closing handshake ends."""
-    protocol = connection.protocol
-    sent, received = protocol.close_sent, protocol.close_rcvd
-    first = received if protocol.close_rcvd_then_sent else sent or received
-    return CloseCode.ABNORMAL_CLOSURE if first is None else first.code
