@@ -98,6 +98,9 @@ class RemoteViewer:
         self.session_id = session_id
         self.table_id = table_id
         self.account_id = account_id
+        self.heard = 0
+        """How many messages its session's process has sent about this table: a frame
+        that reached no process says it is gone only if none came since it was sent."""
         self.last_ref: MessageId | None = None
         """The ``ref`` of the last answer sent, to tell whether a command served just now
         was answered already."""
@@ -117,7 +120,8 @@ class RemoteViewer:
             data["table_id"], data["seq"] = frame.table_id, frame.seq
         if frame.ref is not None:
             data["ref"] = self.last_ref = frame.ref
-        self.relay.bus.send(self.process, data, unheard=partial(self.relay.unheard, self))
+        unheard = partial(self.relay.unheard, self, self.heard)
+        self.relay.bus.send(self.process, data, unheard=unheard)
 
 
 class Relay:
@@ -244,6 +248,7 @@ class Relay:
         viewer = self._viewers.get(key) or self._viewers.setdefault(
             key, RemoteViewer(self, *key, account_id)
         )
+        viewer.heard += 1
         table = self.lobby.tables.get(table_id)
         match data["kind"]:
             case "gone":
@@ -282,12 +287,14 @@ class Relay:
                 {"kind": "received", "session": viewer.session_id, "ref": message.id},
             )
 
-    def unheard(self, viewer: RemoteViewer) -> None:
-        """A frame for ``viewer`` reached no process: its process died without a word
-        (SIGKILL, a lost host), so its seat is away from now on, as if it had said
-        ``gone``, and its grace period runs. A process that only stopped listening for a
-        moment asks for its tables again once it listens (:meth:`_resumed`)."""
-        self._gone(viewer)
+    def unheard(self, viewer: RemoteViewer, heard: int) -> None:
+        """A frame for ``viewer`` reached no process: unless that process has said
+        something since, it died without a word (SIGKILL, a lost host), so its seat is
+        away from now on, as if it had said ``gone``, and its grace period runs. A
+        process that only stopped listening for a moment asks for its tables again once
+        it listens (:meth:`_resumed`), which seats it again."""
+        if viewer.heard == heard:
+            self._gone(viewer)
 
     def _gone(self, viewer: RemoteViewer) -> None:
         key = (viewer.process, viewer.session_id, viewer.table_id)
