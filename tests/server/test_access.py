@@ -184,11 +184,11 @@ async def test_two_hellos_with_one_token_at_once_leave_one_connection_on_any_pro
         welcome = await ann.hello("Ann")
         token, claim = welcome["token"], f"qiuqiu:connection:{welcome['account_id']}"
         async with Redis.from_url(redis_url, decode_responses=True) as raw:
-            held = await raw.get(claim)
+            held = await raw.lindex(claim, -1)
             first, second = await connect_to(here), await connect_to(here)
             await first.send("hello", version=PROTOCOL_VERSION, token=token)
             async with asyncio.timeout(WAIT):
-                while await raw.get(claim) == held:
+                while await raw.lindex(claim, -1) == held:
                     await asyncio.sleep(0.01)
         await second.reply("hello", version=PROTOCOL_VERSION, token=token)
         await first.expect("welcome")
@@ -235,11 +235,11 @@ async def test_a_seat_stays_with_the_newer_of_two_hellos_whatever_order_they_rea
         welcome = next(m for m in ann.frames if m["type"] == "welcome")
         token, claim = welcome["token"], f"qiuqiu:connection:{welcome['account_id']}"
         async with Redis.from_url(redis_url, decode_responses=True) as raw:
-            held = await raw.get(claim)
+            held = await raw.lindex(claim, -1)
             older = await connect_to(there)
             await older.send("hello", version=PROTOCOL_VERSION, token=token)
             async with asyncio.timeout(WAIT):
-                while await raw.get(claim) == held:
+                while await raw.lindex(claim, -1) == held:
                     await asyncio.sleep(0.01)
         newer = await connect_to(here)
         await newer.reply("hello", version=PROTOCOL_VERSION, token=token)

@@ -22,6 +22,7 @@ from qiuqiu.server.lobby import TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
 from tests.server.conftest import Client
+from tests.server.faulty_store import Fault, FaultPlan
 from tests.server.processes import Caller, Servers, chips_in_redis, hands_dealt, until
 
 HEADS_UP = TableOptions(seats=2, dealer_bot=False, turn_seconds=10)
@@ -104,6 +105,32 @@ async def test_the_same_token_on_another_process_takes_the_account_over(
             assert json.loads(await second.recv())["type"] == "table_list"
     for server in started:
         assert await servers.stop(server) == 0
+
+
+async def test_a_takeover_whose_claim_was_written_but_not_answered_still_closes_the_older(
+    servers: Servers,
+) -> None:
+    """Wu is connected to one process. His token says hello on the other, whose claim of
+    the account's connection is written but its answer lost (Redis slow, a connection
+    cut): that hello is refused, store_unavailable. His client tries again on a new
+    connection, which is welcomed: the first connection, on the first process, is closed
+    with 4000 all the same, so the account never has two."""
+    first_port, faulty_port = free_port(), free_port()
+    await servers.start(first_port)
+    lost_answer = FaultPlan((Fault("claim_connection", 1, "fail_after"),))
+    await servers.start(faulty_port, plan=lost_answer)
+    hello = {"type": "hello", "version": PROTOCOL_VERSION}
+    async with connect(f"ws://127.0.0.1:{first_port}") as socket:
+        first = Client(socket)
+        token = (await first.reply("hello", version=PROTOCOL_VERSION, name="Wu"))["token"]
+        async with connect(f"ws://127.0.0.1:{faulty_port}") as refused:
+            await refused.send(json.dumps({**hello, "token": token}))
+            assert json.loads(await refused.recv())["code"] == "store_unavailable"
+        async with connect(f"ws://127.0.0.1:{faulty_port}") as second:
+            await second.send(json.dumps({**hello, "token": token}))
+            assert json.loads(await second.recv())["resumed"] is True
+            await first.closed()
+            assert (socket.close_code, socket.close_reason) == (4000, TAKEN_OVER_REASON)
 
 
 async def test_one_action_sent_twice_at_once_through_another_process_is_applied_once(

@@ -184,6 +184,18 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
         assert await raw.get("qiuqiu:version:t1") == "2"
 
 
+async def test_an_accounts_connection_written_before_claims_were_a_list_is_the_first_before(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    """A Redis written by a server that kept only the last connection, as a string."""
+    async with Redis.from_url(redis_url, decode_responses=True) as raw:
+        await raw.set("qiuqiu:connection:ann", "old:session")
+    before, _ = await redis_store.claim_connection("ann", "new:session")
+    assert before == ("old:session",)
+    before, _ = await redis_store.claim_connection("ann", "newer:session")
+    assert before == ("old:session", "new:session")
+
+
 async def test_a_store_keeps_working_after_redis_forgets_its_scripts(
     redis_store: RedisStore, redis_url: str
 ) -> None:

@@ -34,6 +34,7 @@ from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import (
+    CLAIMS_KEPT,
     HISTORY_LENGTH,
     HOUSE,
     Account,
@@ -548,6 +549,20 @@ async def test_the_index_follows_the_moves_and_leaves_the_house_out(store: Store
 # -- tables ----------------------------------------------------------------------------
 
 
+async def test_a_claim_of_a_connection_returns_those_before_it_oldest_first(
+    store: Store,
+) -> None:
+    """Each is kept until it falls off the last few, so a claim whose answer was lost
+    (it never served) does not hide the live connection before it from the next."""
+    holders = [f"process:session-{n}" for n in range(CLAIMS_KEPT + 2)]
+    assert (await store.claim_connection("ann", holders[0]))[0] == ()
+    assert (await store.claim_connection("ann", holders[1]))[0] == (holders[0],)
+    for n in range(2, len(holders)):
+        before, _ = await store.claim_connection("ann", holders[n])
+        assert before == tuple(holders[max(0, n - CLAIMS_KEPT) : n])
+    assert (await store.claim_connection("bo", "process:session-0"))[0] == ()
+
+
 async def test_a_saved_table_is_read_back_as_it_was_saved(store: Store) -> None:
     table = TableRecord(
         "t1",
@@ -942,5 +957,5 @@ async def test_claims_on_a_connection_are_numbered_in_the_order_the_store_takes_
     first = await store.claim_connection("ann", "p1:s1")
     second = await store.claim_connection("ann", "p2:s2")
     other = await store.claim_connection("bob", "p1:s3")
-    assert (first[0], second[0], other[0]) == (None, "p1:s1", None)
+    assert (first[0], second[0], other[0]) == ((), ("p1:s1",), ())
     assert first[1] < second[1] < other[1]

@@ -14,6 +14,7 @@ from qiuqiu.protocol import ErrorCode
 from qiuqiu.server.bus import Bus
 from qiuqiu.server.errors import LeaseLost, Refused
 from qiuqiu.server.store import (
+    CLAIMS_KEPT,
     HISTORY_LENGTH,
     HOUSE,
     Account,
@@ -38,7 +39,7 @@ class MemoryStore:
     _account_hands: defaultdict[str, deque[HandRecord]] = field(
         default_factory=lambda: defaultdict(lambda: deque(maxlen=HISTORY_LENGTH))
     )
-    _connections: dict[str, str] = field(default_factory=dict)
+    _connections: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _claims: int = 0
     """The number of the last claim on an account's connection."""
     _commits: dict[str, str] = field(default_factory=dict)
@@ -126,11 +127,11 @@ class MemoryStore:
         account_id = self._tokens.get(token_hash)
         return None if account_id is None else self._accounts[account_id]
 
-    async def claim_connection(self, account_id: str, holder: str) -> tuple[str | None, int]:
-        previous = self._connections.get(account_id)
-        self._connections[account_id] = holder
+    async def claim_connection(self, account_id: str, holder: str) -> tuple[tuple[str, ...], int]:
+        before = self._connections.get(account_id, ())
+        self._connections[account_id] = (*before, holder)[-CLAIMS_KEPT:]
         self._claims += 1
-        return previous, self._claims
+        return before, self._claims
 
     async def commit(self, commit: TableCommit) -> dict[str, int]:
         table_id = commit.table_id

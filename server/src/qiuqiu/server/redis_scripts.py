@@ -21,18 +21,11 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
 - ``seats:{account id}``: the set of the tables where the account has a seat,
   kept with its buy-ins and cash-outs, so a returning player's tables are found
   without reading every table
-- ``connection:{account id}``: the account's one connection
-  (``owner:session``), the newest to say hello
+- ``connection:{account id}``: a list of the account's last connections
+  (``owner:session``), the newest to say hello last
 - ``claims``: the number of the last claim on an account's connection, one up
   for each, so that a table seats a player again from the newest of two
 - ``health``: the last process whose health check wrote it, for a minute
-"""
-
-# KEYS: the account's connection, the claims counter. ARGV: the claiming connection
-# (owner:session). Returns the claim's number and the connection it replaces ('' for none).
-CLAIM_CONNECTION = """
-local previous = redis.call('SET', KEYS[1], ARGV[1], 'GET')
-return {redis.call('INCR', KEYS[2]), previous or ''}
 """
 
 # KEYS: the house's account, the accounts set. ARGV: the house's id.
@@ -54,6 +47,26 @@ redis.call('SET', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
 return 1
+"""
+
+# KEYS: the account's connections, the claims counter. ARGV: the new one (owner:session),
+# how many to keep. Returns the claim's number and the connections before it, oldest
+# first; each is kept until it falls off the list, so that one whose claim's answer was
+# lost (it never served) cannot hide the live one before it from the next claim. A key
+# from before this was a list (a string, the last connection alone) is taken as a list
+# of one.
+CLAIM_CONNECTION = """
+local before = {}
+if redis.call('TYPE', KEYS[1]).ok == 'string' then
+  before[1] = redis.call('GET', KEYS[1])
+  redis.call('DEL', KEYS[1])
+  redis.call('RPUSH', KEYS[1], before[1])
+else
+  before = redis.call('LRANGE', KEYS[1], 0, -1)
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+return {redis.call('INCR', KEYS[2]), before}
 """
 
 # One table commit, all or nothing.

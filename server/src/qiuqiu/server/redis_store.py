@@ -46,6 +46,7 @@ from qiuqiu.server.redis_batch import ScriptBatch
 from qiuqiu.server.redis_clients import CountedRedis, clients
 from qiuqiu.server.redis_errors import reachable, refuse_evicting, refused_at_start
 from qiuqiu.server.store import (
+    CLAIMS_KEPT,
     HISTORY_LENGTH,
     HOUSE,
     Account,
@@ -189,10 +190,10 @@ class RedisStore:
         return None if account_id is None else await self.account(_text(account_id))
 
     @reachable
-    async def claim_connection(self, account_id: str, holder: str) -> tuple[str | None, int]:
+    async def claim_connection(self, account_id: str, holder: str) -> tuple[tuple[str, ...], int]:
         keys = [self._key("connection", account_id), self._key("claims")]
-        number, previous = await self._claim_connection(keys=keys, args=[holder])
-        return _text(previous) or None, int(number)
+        number, before = await self._claim_connection(keys=keys, args=[holder, CLAIMS_KEPT])
+        return tuple(_text(b) for b in before), int(number)
 
     # -- leases ----------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -195,13 +195,12 @@ class Relay:
             unheard,
         )
 
-    def take_over(self, previous: str | None) -> None:
-        """Close the account's previous connection, if another process has it."""
-        if previous is None:
-            return
-        process, _, session = previous.partition(":")
-        if process != self.owner:
-            self.bus.send(process, {"kind": "taken_over", "session": session})
+    def take_over(self, previous: Sequence[str]) -> None:
+        """Close the account's previous connections that another process has."""
+        for holder in dict.fromkeys(previous):
+            process, _, session = holder.partition(":")
+            if process != self.owner:
+                self.bus.send(process, {"kind": "taken_over", "session": session})
 
     def announce_adopted(self, table_id: str) -> None:
         # Before the lobby seats this process's sessions again: their commands to the old

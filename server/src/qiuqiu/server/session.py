@@ -285,7 +285,8 @@ class Session:
             await self._arrive(account, token, hello.id)
 
     async def _arrive(self, account: Account, token: str | None, ref: MessageId | None) -> None:
-        store, previous = self.lobby.store, None
+        store = self.lobby.store
+        previous: tuple[str, ...] = ()
         if self.relay is not None:
             holder = f"{self.relay.owner}:{self.session_id}"
             previous, self.claim = await store.claim_connection(account.account_id, holder)

@@ -47,6 +47,11 @@ HOUSE = "house"
 HISTORY_LENGTH = 100
 """Finished hands kept per table and per account."""
 
+CLAIMS_KEPT = 4
+"""Connections of an account kept, the newest's included: a claim whose answer was lost
+(Redis too slow, a connection cut) leaves one that never served, and the live one
+before it must still reach the next claim, whatever the client retries in between."""
+
 
 @dataclass(frozen=True, slots=True)
 class Account:
@@ -203,10 +208,12 @@ class Store(Protocol):
 
     async def account_for_token(self, token_hash: str) -> Account | None: ...
 
-    async def claim_connection(self, account_id: str, holder: str) -> tuple[str | None, int]:
-        """Make ``holder`` the account's one connection; return the one it replaces, and
-        the claim's number. The store orders the claims, numbering each one up from the
-        last, so of two at once every process agrees on the last."""
+    async def claim_connection(self, account_id: str, holder: str) -> tuple[tuple[str, ...], int]:
+        """Make ``holder`` the account's one connection; return the last few that claimed
+        it before, oldest first, for their processes to close, and the claim's number.
+        The store orders the claims, numbering each one up from the last, so of two at
+        once every process agrees on the last; and a claim whose answer was lost is kept
+        with those before it, so the next one closes them all."""
 
     async def commit(self, commit: TableCommit) -> dict[str, int]:
         """Write ``commit`` in one step and return the balance of each account it moved
