@@ -536,6 +536,42 @@ def test_a_lost_lease_closes_the_table_here_without_a_write() -> None:
     assert h.core.next_write() is None
 
 
+def codes(watcher: Watcher) -> list[tuple[object, ErrorCode]]:
+    return [(m.ref, m.code) for m in watcher.got if isinstance(m, wire.Error)]
+
+
+def test_a_lost_lease_answers_every_buy_in_and_seed_change_still_waiting() -> None:
+    """Ann's buy-in is being written, Cat's waits behind it, and Bob's seed change waits
+    too, when the renewal finds the table adopted elsewhere: nobody was left without an
+    answer. Ann's may have reached the store first (the adopter has it then); Cat's and
+    Bob's certainly did not."""
+    h = opened(dealer_bot=False, seats=3)
+    bob, ann, cat = Watcher("bob"), Watcher("ann"), Watcher("cat")
+    seated(h, "bob", bob)
+    h.do(h.core.sit, "ann", "Ann", ann, 300, None, "ann-sits")
+    assert h.core.next_write() is not None
+    h.do(h.core.sit, "cat", "Cat", cat, 300, None, "cat-sits")
+    h.do(h.core.set_seed, "bob", bob, "bob-seed", "bob-seeds")
+    h.do(h.core.lease_lost)
+    assert codes(ann) == [("ann-sits", ErrorCode.OUTCOME_UNKNOWN)]
+    assert codes(cat) == [("cat-sits", ErrorCode.TABLE_MOVED)]
+    assert codes(bob) == [("bob-seeds", ErrorCode.TABLE_MOVED)]
+    assert bob.types()[-1] == "table_closed"
+
+
+def test_a_lease_lost_at_a_write_refuses_what_it_wrote_for_certain() -> None:
+    """The store refused the write itself for the lease: nothing of it happened."""
+    h = opened(dealer_bot=False)
+    bob, ann = Watcher("bob"), Watcher("ann")
+    seated(h, "bob", bob)
+    h.do(h.core.set_seed, "bob", bob, "bob-seed", "bob-seeds")
+    assert h.core.next_write() is not None
+    h.do(h.core.sit, "ann", "Ann", ann, 300, None, "ann-sits")
+    h.do(h.core.lease_lost, unwritten=True)
+    assert codes(bob) == [("bob-seeds", ErrorCode.TABLE_MOVED)]
+    assert codes(ann) == [("ann-sits", ErrorCode.TABLE_MOVED)]
+
+
 def test_an_adopted_hand_is_voided_first_and_whoever_comes_back_is_told_so_above_any_seq() -> None:
     options = TableOptions(dealer_bot=False)
     record = TableRecord(

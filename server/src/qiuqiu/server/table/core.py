@@ -78,6 +78,10 @@ from qiuqiu.server.views import Publication
 BOT_NAME = "Dealer"
 
 MOVED = "the table moved to another server: reconnect to go on playing"
+MOVED_WHILE_WRITTEN = (
+    "the table moved to another server while this was being written: reconnect, and its "
+    "snapshot there says whether it was"
+)
 NOBODY_SAT = "nobody sat down"
 
 
@@ -155,10 +159,7 @@ class TableCore(HandFlow):
         # The buy-in being written stays: its chips are on their way to the seat, which
         # the close then cashes out like any other.
         kept = int(self._writing is not None and self._writing.kind is WriteKind.BUY_IN)
-        while len(self._buy_ins) > kept:
-            buy_in = self._buy_ins.pop()
-            self._deliver(buy_in.viewer, self._error(buy_in.ref, ErrorCode.TABLE_CLOSED, reason))
-        self._refuse_seed_changes(None, ErrorCode.TABLE_CLOSED, reason)
+        self._refuse_waiting(ErrorCode.TABLE_CLOSED, reason, kept)
         for timer in (TURN, NEXT_HAND, DESERTED):
             self._timers.append(Disarm(timer))
         if self.state is TableState.STARTING and self.deal is None:
@@ -166,8 +167,19 @@ class TableCore(HandFlow):
         if self.playing and self.hand is not None:
             self._after(self.hand.void(), reason=reason)
 
-    def lease_lost(self) -> None:
-        """Another process hosts the table now: stop, and say so to everyone here."""
+    def lease_lost(self, unwritten: bool = False) -> None:
+        """Another process hosts the table now: stop, and say so to everyone here. A
+        buy-in or seed change not yet written is refused; the one being written is
+        ``outcome_unknown`` (it may have reached the store first, and the adopter has
+        it), unless the store refused that very write for the lease (``unwritten``)."""
+        writing, self._writing = self._writing, None
+        unsure = ErrorCode.TABLE_MOVED if unwritten else ErrorCode.OUTCOME_UNKNOWN
+        if writing is not None and writing.kind is WriteKind.BUY_IN:
+            buy_in = self._buy_ins.popleft()
+            self._deliver(buy_in.viewer, self._error(buy_in.ref, unsure, MOVED_WHILE_WRITTEN))
+        for change in () if writing is None else writing.seeds:
+            self._deliver(change.viewer, self._error(change.ref, unsure, MOVED_WHILE_WRITTEN))
+        self._refuse_waiting(ErrorCode.TABLE_MOVED, MOVED)
         self._held.clear()
         self._publish(Publication.of(self._closed_event(MOVED, None)))
         self.state = TableState.CLOSED

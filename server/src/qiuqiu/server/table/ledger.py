@@ -178,6 +178,14 @@ class Ledger(Audience):
             )
             self._deliver(change.viewer, confirmed)
 
+    def _refuse_waiting(self, code: ErrorCode, why: str, kept: int = 0) -> None:
+        """Refuse the buy-ins waiting past the first ``kept``, and every seed change not
+        yet written: none of them reached the store."""
+        while len(self._buy_ins) > kept:
+            buy_in = self._buy_ins.pop()
+            self._deliver(buy_in.viewer, self._error(buy_in.ref, code, why))
+        self._refuse_seed_changes(None, code, why)
+
     def _refuse_seed_changes(self, accounts: set[str] | None, code: ErrorCode, why: str) -> None:
         """Drop the seed changes not yet written of ``accounts`` (``None``: everyone's)."""
         kept: list[SeedChange] = []

@@ -219,10 +219,11 @@ class Table:
             self.stop_work()
             self._input(self.core.hand_over)
 
-    def abandon(self) -> None:
-        """Stop hosting the table without writing to it: another process hosts it now."""
+    def abandon(self, unwritten: bool = False) -> None:
+        """Stop hosting the table without writing to it: another process hosts it now
+        (``unwritten``: the store refused the write in flight for that)."""
         if not self.closed:
-            self._input(self.core.lease_lost)
+            self._input(lambda: self.core.lease_lost(unwritten))
 
     def stop_work(self) -> None:
         """Stop writing, timing and every background task: the process is stopping."""
@@ -301,7 +302,7 @@ class Table:
                 return
             except LeaseLost:
                 self.health.answered()
-                self.abandon()
+                self.abandon(unwritten=True)
                 return
             except StoreUnavailable as error:
                 self.health.failed(error)
