@@ -368,6 +368,9 @@ async def test_a_table_seed_drawn_again_once_the_players_seed_is_in_fails_the_ta
         await sign_in(page, "Ann")
         table_id = await open_table(page)
         await expect(page.locator(".log .bad")).to_contain_text("seed commitment changed")
+        await expect(page.locator(".fairness .audit.bad")).to_contain_text(
+            "seed commitment changed while it was open"
+        )
         await play_hand([page], 1)
         await leave(page)
     (created,) = frames_of(ann, "table_created")

@@ -781,11 +781,13 @@ function verdictView(result) {
 export function auditView(ledger) {
   const n = ledger.hands.size;
   const table = { tableId: ledger.tableId };
-  if (!ledger.audit) {
+  // A table already broken fails its rebuild whatever seed it reveals: said at once.
+  const audit = ledger.audit ?? (ledger.broken ? { ok: false, detail: ledger.broken } : null);
+  if (!audit) {
     if (!n) return null;
     return h("div", { class: "audit pending", dataset: table, text: `${counted(n, "hand")} kept: the whole shuffle of each is rebuilt when the table closes and reveals its seed.` });
   }
-  const { ok, detail } = ledger.audit;
+  const { ok, detail } = audit;
   return h(
     "div",
     { class: `audit verify ${ok ? "ok" : "bad"}`, role: ok ? "status" : "alert", dataset: table },
