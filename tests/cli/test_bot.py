@@ -496,3 +496,12 @@ async def test_a_dealer_bot_seed_the_server_chose_fails_the_hand(server: QiuQiuS
             with pytest.raises(DealTampered, match="dealer bot") as caught:
                 await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
     assert caught.value.hand_id == 1
+
+
+async def test_a_seed_listed_for_a_seat_not_dealt_in_fails_the_hand(server: QiuQiuServer) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.phantom_seat():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(DealTampered, match="other seats than those dealt in") as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+    assert caught.value.hand_id == 1

@@ -17,6 +17,12 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
   server ground, knowing the table's seed and the player's, until the bot holds
   6-6. Every opening checks and every deck rebuilds from the seeds listed: caught
   only by a client that holds the bot to the empty seed.
+- :func:`phantom_seat`: ``hand_started`` lists, besides the seats dealt in, a seat
+  nobody sits at with a seed the server ground until the dealer bot holds 6-6,
+  and each seat is dealt, and opened, the positions the deal order gives it with
+  that seat counted in. Every opening checks and every deck rebuilds from the
+  seeds listed: caught only by a client that holds the seeds listed to the seats
+  of ``stacks``.
 - :func:`recommitted`: once a player's seed is in, the server draws the table's seed
   again (as one grinding it for a deck it likes would) and shows its new
   ``seed_commitment`` from then on. Every hand is made from the new seed, which it
@@ -133,4 +139,37 @@ def chosen_bot_seed() -> Iterator[None]:
         raise AssertionError("unreachable")
 
     with _dealing(cheat):
+        yield
+
+
+def _listed_positions(deal: Deal) -> dict[int, tuple[int, ...]]:
+    return fairness.dealt_positions([seat for seat, _ in deal.client_seeds], deal.button)
+
+
+@contextmanager
+def phantom_seat() -> Iterator[None]:
+    def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
+        seats = [seat for seat, _ in honest.stacks]
+        phantom, bot = max(seats) + 1, max(seats)
+        hand_seed = fairness.hand_seed(table_seed, table_id, honest.hand_id)
+        for tries in itertools.count():
+            seeds = {**dict(honest.client_seeds), phantom: f"g{tries}"}
+            listed = replace(honest, client_seeds=tuple(sorted(seeds.items())))
+            sealed = fairness.derive_deck(hand_seed, seeds)
+            if "6-6" in (sealed.tiles[p] for p in _listed_positions(listed)[bot]):
+                return replace(listed, sealed=sealed)
+        raise AssertionError("unreachable")
+
+    def dealt(deal: Deal) -> tuple[Tile, ...]:
+        # The engine deals by the seats of stacks: each gets the tiles at its listed positions.
+        listed = _listed_positions(deal)
+        engine = fairness.dealt_positions([seat for seat, _ in deal.stacks], deal.button)
+        tiles: list[str | None] = [None] * len(deal.sealed.tiles)
+        for seat, positions in engine.items():
+            for at, p in zip(positions, listed[seat], strict=True):
+                tiles[at] = deal.sealed.tiles[p]
+        rest = iter(t for t in deal.sealed.tiles if t not in tiles)
+        return tuple(Tile.parse(t if t is not None else next(rest)) for t in tiles)
+
+    with _dealing(cheat), mock.patch.object(Deal, "deck", property(dealt)):
         yield

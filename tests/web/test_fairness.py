@@ -416,6 +416,24 @@ async def test_a_dealer_bot_seed_the_server_chose_fails_the_hand(
     assert started["client_seeds"][-1]["client_seed"].startswith("g")
 
 
+async def test_a_seed_listed_for_a_seat_not_dealt_in_fails_the_hand(
+    open_player: OpenPlayer,
+) -> None:
+    """Every opening sits where the seats listed put it, and every deck rebuilds from
+    the seeds listed: only the seats of stacks show the one nobody plays."""
+    with cheats.phantom_seat():
+        ann = await open_player()
+        page = ann.page
+        await sign_in(page, "Ann")
+        await open_table(page)
+        await play_until_checked(page, 1)
+        failed = page.locator(".result[data-hand='1'] .verify.bad")
+        await expect(failed).to_contain_text("DEAL CHECK FAILED")
+        await expect(failed).to_contain_text(
+            "lists client seeds for seats 1, 2, 3, but deals in seats 1, 2"
+        )
+
+
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:

@@ -178,6 +178,7 @@ class TableDeals:
             started.commitment,
             started.leaves,
             started.client_seeds,
+            [entry.seat for entry in started.stacks],
             you if you in {entry.seat for entry in started.stacks} else None,
         )
 
@@ -196,6 +197,7 @@ class TableDeals:
             hand.commitment,
             hand.leaves,
             hand.client_seeds,
+            [entry.seat for entry in hand.stacks],
             view.you if me is not None and me.in_hand else None,
         )
         for seat in view.seats:
@@ -302,6 +304,7 @@ class TableDeals:
         commitment: str,
         leaves: Sequence[str],
         client_seeds: Sequence[SeatSeed],
+        dealt: Sequence[int],
         my_seat: int | None,
     ) -> None:
         if not self.checking:
@@ -326,6 +329,13 @@ class TableDeals:
             my_seat,
             my_seeds if my_seat is not None else (),
         )
+        if sorted(entry.seat for entry in client_seeds) != sorted(dealt):
+            # A seed for a seat nobody plays is one the server chose, knowing the others.
+            self._hand.tampered = DealTampered(
+                self.table_id,
+                hand_id,
+                "the client seeds are listed for other seats than those dealt in",
+            )
 
     def _end_unseen(self) -> None:
         """A hand whose end this client missed is checked as far as it was seen."""

@@ -52,12 +52,14 @@ export class DealLedger {
   /**
    * A hand began. `mySeat` is this page's seat if it was dealt in.
    * @param {{hand_id: number, button: number, commitment: string, leaves: string[],
-   *          client_seeds: {seat: number, client_seed: string}[]}} started
+   *          stacks: {seat: number}[], client_seeds: {seat: number, client_seed: string}[]}} started
    * @param {number | null} mySeat
    */
   start(started, mySeat) {
     if (this.hands.has(started.hand_id)) return;
     const dealt = started.client_seeds.some((x) => x.seat === mySeat);
+    const seats = (/** @type {{seat: number}[]} */ list) => list.map((x) => x.seat + 1).sort((a, b) => a - b).join(", ");
+    const listed = seats(started.client_seeds), dealtIn = seats(started.stacks);
     this.hands.set(started.hand_id, {
       tableId: this.tableId,
       handId: started.hand_id,
@@ -69,7 +71,8 @@ export class DealLedger {
       mySeat: dealt ? mySeat : null,
       mySeeds: dealt ? this.mySeeds() : null,
       botSeat: this.botSeat,
-      conflicts: [],
+      // A seed for a seat nobody plays is one the server chose, knowing the others.
+      conflicts: listed === dealtIn ? [] : [`The deal lists client seeds for seats ${listed}, but deals in seats ${dealtIn}: the server chose the others.`],
     });
   }
 
