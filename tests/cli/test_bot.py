@@ -505,3 +505,15 @@ async def test_a_seed_listed_for_a_seat_not_dealt_in_fails_the_hand(server: QiuQ
             with pytest.raises(DealTampered, match="other seats than those dealt in") as caught:
                 await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
     assert caught.value.hand_id == 1
+
+
+async def test_a_button_the_server_chose_at_a_dealer_bot_table_fails_the_hand(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.chosen_button():
+            table, joined = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(DealTampered, match="not the button") as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 40), PATIENCE)
+    assert caught.value.table_id == table.table_id
+    assert joined.seat == 0

@@ -176,14 +176,18 @@ def test_an_honest_hand_verifies_live_and_after_the_reveal() -> None:
     f.verify_reveal(seen, TABLE_SEED, f.seed_commitment(TABLE_SEED))
 
 
-def test_a_seed_listed_for_the_dealer_bot_is_caught() -> None:
-    """The bot adds the empty seed: a seat it holds that lists another is one the server
-    chose knowing the players' seeds, though the deck rebuilds from it."""
-    _, seen = honest()
-    assert f.verify_hand(seen, bot_seat=1) == 8, "seat 1 lists the empty seed"
-    with pytest.raises(DealTampered, match="dealer bot"):
-        f.verify_hand(seen, bot_seat=3)
-    f.verify_reveal(seen, TABLE_SEED, f.seed_commitment(TABLE_SEED))
+def test_a_dealer_bot_off_the_button_or_with_a_seed_is_caught() -> None:
+    """The bot is the button and adds the empty seed. A seed listed for it is one the
+    server chose knowing the players', though the deck rebuilds from it; a bot off the
+    button was given the positions of a seat the server chose."""
+    _, seen = honest(seeds={**SEEDS, BUTTON: ""})
+    assert f.verify_hand(seen, bot_seat=BUTTON) == 8
+    with pytest.raises(DealTampered, match="is not the button"):
+        f.verify_hand(seen, bot_seat=1)
+    _, seeded = honest()
+    with pytest.raises(DealTampered, match="lists a seed"):
+        f.verify_hand(seeded, bot_seat=BUTTON)
+    f.verify_reveal(seeded, TABLE_SEED, f.seed_commitment(TABLE_SEED))
 
 
 def test_a_hand_kept_without_its_leaves_is_held_to_its_commitment_at_the_reveal() -> None:

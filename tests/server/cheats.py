@@ -17,6 +17,10 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
   server ground, knowing the table's seed and the player's, until the bot holds
   6-6. Every opening checks and every deck rebuilds from the seeds listed: caught
   only by a client that holds the bot to the empty seed.
+- :func:`chosen_button`: at a dealer bot table, the server makes the player the
+  button whenever that gives the bot the better cut, so that the bot is dealt
+  the positions of the first seat to act. The deck is the honest one, and every
+  opening checks: caught only by a client that holds the bot to the button.
 - :func:`phantom_seat`: ``hand_started`` lists, besides the seats dealt in, a seat
   nobody sits at with a seed the server ground until the dealer bot holds 6-6,
   and each seat is dealt, and opened, the positions the deal order gives it with
@@ -42,7 +46,7 @@ from dataclasses import replace
 from typing import Any
 from unittest import mock
 
-from qiuqiu.engine import ALL_TILES, Tile
+from qiuqiu.engine import ALL_TILES, Hand, Tile, rank
 from qiuqiu.protocol import fairness
 from qiuqiu.protocol.server import TableSummary
 from qiuqiu.server.table.core import TableCore
@@ -172,4 +176,21 @@ def phantom_seat() -> Iterator[None]:
         return tuple(Tile.parse(t if t is not None else next(rest)) for t in tiles)
 
     with _dealing(cheat), mock.patch.object(Deal, "deck", property(dealt)):
+        yield
+
+
+@contextmanager
+def chosen_button() -> Iterator[None]:
+    def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
+        seats = [seat for seat, _ in honest.stacks]
+        bot = max(seats)
+
+        def bots_hand(button: int) -> tuple[int, int]:
+            held = fairness.dealt_positions(seats, button)[bot]
+            ranked = rank(Hand(tuple(Tile.parse(honest.sealed.tiles[p]) for p in held)))
+            return ranked.strength, ranked.tiebreak
+
+        return replace(honest, button=max(seats, key=bots_hand))
+
+    with _dealing(cheat):
         yield

@@ -434,6 +434,25 @@ async def test_a_seed_listed_for_a_seat_not_dealt_in_fails_the_hand(
         )
 
 
+async def test_a_button_the_server_chose_at_a_dealer_bot_table_fails_the_hand(
+    open_player: OpenPlayer,
+) -> None:
+    """The deck is the honest one: only the button shows that the server gave the bot
+    the better of the two hands it deals."""
+    with cheats.chosen_button():
+        ann = await open_player()
+        page = ann.page
+        await sign_in(page, "Ann")
+        await open_table(page)
+        for hand_id in range(1, 40):
+            await play_until_checked(page, hand_id)
+            (started,) = [f for f in frames_of(ann, "hand_started") if f["hand_id"] == hand_id]
+            if started["button"] == 0:
+                break
+        failed = page.locator(f".result[data-hand='{hand_id}'] .verify.bad")
+        await expect(failed).to_contain_text("is not the button")
+
+
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:

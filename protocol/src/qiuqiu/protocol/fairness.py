@@ -264,9 +264,10 @@ def verify_hand(
     :class:`DealTampered` on the first thing wrong. ``my_seeds`` are the client
     seeds this client may have played the hand with (its last one, and the one
     before while a change is on its way): the server must have listed one of them
-    for ``my_seat``. ``bot_seat``, the dealer bot's, must list the empty seed: any
-    other is one the server chose knowing the players' seeds. Returns how many
-    openings were checked."""
+    for ``my_seat``. ``bot_seat``, the dealer bot's, must list the empty seed (any
+    other is one the server chose knowing the players' seeds) and be the button (or
+    the server could give the bot whichever seat's positions hold the better hand).
+    Returns how many openings were checked."""
 
     def fail(reason: str) -> DealTampered:
         return DealTampered(hand.table_id, hand.hand_id, reason)
@@ -279,6 +280,8 @@ def verify_hand(
         raise fail(f"the deal was not made with this client's seed for seat {my_seat}")
     if bot_seat is not None and hand.client_seeds.get(bot_seat, ""):
         raise fail(f"the dealer bot's seat {bot_seat} lists a seed, not the empty one")
+    if bot_seat is not None and hand.button != bot_seat:
+        raise fail(f"the dealer bot's seat {bot_seat} is not the button")
     where = _positions(tuple(hand.client_seeds), hand.button)
     tiles: dict[str, int] = {}
     checked = 0

@@ -97,7 +97,7 @@ class TableDeals:
     seed_commitment: str | None = None
     """``sha256(table_seed)`` as first published to this client."""
     bot_seat: int | None = None
-    """The dealer bot's seat, whose seed in every shuffle is the empty one."""
+    """The dealer bot's seat: the button of every hand, with the empty seed."""
     seed: str | None = None
     """The client seed this seat plays with; ``None`` when this process never sent one."""
     pending_seed: str | None = None

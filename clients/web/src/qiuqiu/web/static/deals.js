@@ -30,7 +30,7 @@ export class DealLedger {
     this.audit = null;
     /** Why no revealed seed can vindicate this table, once something showed it. @type {string | null} */
     this.broken = null;
-    /** The dealer bot's seat, whose seed in every shuffle is the empty one. @type {number | null} */
+    /** The dealer bot's seat: the button of every hand, with the empty seed. @type {number | null} */
     this.botSeat = null;
   }
 

@@ -216,7 +216,7 @@ export function dealtPositions(dealtSeats, button) {
  * @property {Map<number, Opening[]>} openings by seat: its own, and the hands shown down
  * @property {number | null} mySeat the viewer's seat in this hand, if it played it
  * @property {string[] | null} mySeeds the client seeds it may have played with, or null if it cannot know
- * @property {number | null} [botSeat] the dealer bot's seat, whose seed is the empty one
+ * @property {number | null} [botSeat] the dealer bot's seat: the button, with the empty seed
  * @property {string[]} conflicts positions opened twice with different contents, said in words
  *
  * @typedef {object} Verdict
@@ -250,6 +250,9 @@ export async function verifyHand(hand) {
   const bot = hand.botSeat ?? null;
   if (bot !== null && (listed.get(bot) ?? "") !== "") {
     return failed(`The deal lists a client seed for the dealer bot (seat ${bot + 1}), whose seed is the empty one: the server chose it, knowing yours.`);
+  }
+  if (bot !== null && hand.button !== bot) {
+    return failed(`The dealer bot (seat ${bot + 1}) is not the button: the server chose which seat's tiles the bot got.`);
   }
   const where = dealtPositions([...listed.keys()], hand.button);
   /** @type {Map<string, number>} */
