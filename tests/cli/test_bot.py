@@ -517,3 +517,12 @@ async def test_a_button_the_server_chose_at_a_dealer_bot_table_fails_the_hand(
                 await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 40), PATIENCE)
     assert caught.value.table_id == table.table_id
     assert joined.seat == 0
+
+
+async def test_a_hand_number_the_server_skipped_fails_the_next_hand(server: QiuQiuServer) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.skipped_hand():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(DealTampered, match="skipped") as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 40), PATIENCE)
+    assert caught.value.table_id == table.table_id

@@ -21,6 +21,10 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
   button whenever that gives the bot the better cut, so that the bot is dealt
   the positions of the first seat to act. The deck is the honest one, and every
   opening checks: caught only by a client that holds the bot to the button.
+- :func:`skipped_hand`: at a dealer bot table, the server deals the next hand's deck
+  instead, numbered as the next hand, whenever it gives the bot the better cut. The
+  deck is the honest one for its number, and every opening checks: caught only by
+  a client that holds the hands it sees to consecutive numbers.
 - :func:`phantom_seat`: ``hand_started`` lists, besides the seats dealt in, a seat
   nobody sits at with a seed the server ground until the dealer bot holds 6-6,
   and each seat is dealt, and opened, the positions the deal order gives it with
@@ -179,18 +183,30 @@ def phantom_seat() -> Iterator[None]:
         yield
 
 
+def _bots_hand(deal: Deal) -> tuple[int, int]:
+    """How good the hand the dealer bot (the last seat) gets from ``deal`` is."""
+    seats = [seat for seat, _ in deal.stacks]
+    held = fairness.dealt_positions(seats, deal.button)[max(seats)]
+    ranked = rank(Hand(tuple(Tile.parse(deal.sealed.tiles[p]) for p in held)))
+    return ranked.strength, ranked.tiebreak
+
+
 @contextmanager
 def chosen_button() -> Iterator[None]:
     def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
         seats = [seat for seat, _ in honest.stacks]
-        bot = max(seats)
+        return max((replace(honest, button=seat) for seat in seats), key=_bots_hand)
 
-        def bots_hand(button: int) -> tuple[int, int]:
-            held = fairness.dealt_positions(seats, button)[bot]
-            ranked = rank(Hand(tuple(Tile.parse(honest.sealed.tiles[p]) for p in held)))
-            return ranked.strength, ranked.tiebreak
+    with _dealing(cheat):
+        yield
 
-        return replace(honest, button=max(seats, key=bots_hand))
+
+@contextmanager
+def skipped_hand() -> Iterator[None]:
+    def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
+        stacks, seeds = dict(honest.stacks), dict(honest.client_seeds)
+        args = (table_seed, table_id, honest.hand_id + 1, honest.button, stacks, seeds)
+        return max((honest, HONEST(*args)), key=_bots_hand)
 
     with _dealing(cheat):
         yield

@@ -453,6 +453,26 @@ async def test_a_button_the_server_chose_at_a_dealer_bot_table_fails_the_hand(
         await expect(failed).to_contain_text("is not the button")
 
 
+async def test_a_hand_number_the_server_skipped_fails_the_next_hand(
+    open_player: OpenPlayer,
+) -> None:
+    with cheats.skipped_hand():
+        ann = await open_player()
+        page = ann.page
+        await sign_in(page, "Ann")
+        await open_table(page)
+        # The first hand cannot show a skip: the page saw no hand before it.
+        ids: list[int] = []
+        async with asyncio.timeout(HAND_LIMIT * 40):
+            while len(ids) < 2 or ids[-1] == ids[-2] + 1:
+                while len(started := frames_of(ann, "hand_started")) == len(ids):
+                    await asyncio.sleep(0.05)
+                ids.append(started[len(ids)]["hand_id"])
+                await play_until_checked(page, ids[-1])
+        failed = page.locator(f".result[data-hand='{ids[-1]}'] .verify.bad")
+        await expect(failed).to_contain_text(f"skipped from hand #{ids[-2]} to hand #{ids[-1]}")
+
+
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:

@@ -120,6 +120,9 @@ class TableDeals:
     """``False`` where this client made the deals itself (the arena): no hand is kept or
     checked, and every hand's check is ``None``."""
     _hand: _HandInPlay | None = None
+    _last_hand: int | None = None
+    """The last hand seen start, or in a snapshot: the next ``hand_started`` must be
+    the one after it, or the server could deal whichever hand's deck suits it."""
 
     # -- seeds ------------------------------------------------------------------------
 
@@ -172,6 +175,7 @@ class TableDeals:
             )
 
     def start_hand(self, started: wire.HandStarted, you: int | None) -> None:
+        last, self._last_hand = self._last_hand, started.hand_id
         self._take_hand(
             started.hand_id,
             started.button,
@@ -181,12 +185,18 @@ class TableDeals:
             [entry.seat for entry in started.stacks],
             you if you in {entry.seat for entry in started.stacks} else None,
         )
+        hand = self._hand
+        if last is not None and started.hand_id != last + 1 and hand is not None:
+            hand.tampered = DealTampered(
+                self.table_id, started.hand_id, f"the server skipped from hand {last} to this one"
+            )
 
     def snapshot(self, view: wire.TableView) -> None:
         """A snapshot: the commitment again, and the hand in play as far as it has gone."""
         self.committed(view.seed_commitment)
         self.bot_seat = view.options.seats - 1 if view.options.dealer_bot else None
         hand = view.hand
+        self._last_hand = None if hand is None else hand.hand_id
         if hand is None:
             self._end_unseen()
             return

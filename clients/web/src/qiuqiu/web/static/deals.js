@@ -32,6 +32,11 @@ export class DealLedger {
     this.broken = null;
     /** The dealer bot's seat: the button of every hand, with the empty seed. @type {number | null} */
     this.botSeat = null;
+    /**
+     * The last hand seen start, or in a snapshot: the next one must be the one after it,
+     * or the server could deal whichever hand's deck suits it. @type {number | null}
+     */
+    this.lastHand = null;
   }
 
   /**
@@ -56,7 +61,10 @@ export class DealLedger {
    * @param {number | null} mySeat
    */
   start(started, mySeat) {
+    const last = this.lastHand;
+    this.lastHand = started.hand_id;
     if (this.hands.has(started.hand_id)) return;
+    const skipped = last !== null && started.hand_id !== last + 1;
     const dealt = started.client_seeds.some((x) => x.seat === mySeat);
     const seats = (/** @type {{seat: number}[]} */ list) => list.map((x) => x.seat + 1).sort((a, b) => a - b).join(", ");
     const listed = seats(started.client_seeds), dealtIn = seats(started.stacks);
@@ -72,7 +80,10 @@ export class DealLedger {
       mySeeds: dealt ? this.mySeeds() : null,
       botSeat: this.botSeat,
       // A seed for a seat nobody plays is one the server chose, knowing the others.
-      conflicts: listed === dealtIn ? [] : [`The deal lists client seeds for seats ${listed}, but deals in seats ${dealtIn}: the server chose the others.`],
+      conflicts: [
+        ...(listed === dealtIn ? [] : [`The deal lists client seeds for seats ${listed}, but deals in seats ${dealtIn}: the server chose the others.`]),
+        ...(skipped ? [`The server skipped from hand #${last} to hand #${started.hand_id}: it could deal whichever hand's deck suited it.`] : []),
+      ],
     });
   }
 
@@ -83,6 +94,7 @@ export class DealLedger {
    */
   fromSnapshot(view) {
     this.botSeat = view.options.dealer_bot ? view.options.seats - 1 : null;
+    this.lastHand = null; // a snapshot may come after hands this page missed
     if (!view.hand) return;
     this.start(view.hand, view.you ?? null);
     for (const seat of view.seats) if (seat.tiles) this.open(view.hand.hand_id, seat.seat, seat.openings ?? [], seat.tiles);
