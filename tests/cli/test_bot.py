@@ -526,3 +526,21 @@ async def test_a_hand_number_the_server_skipped_fails_the_next_hand(server: QiuQ
             with pytest.raises(DealTampered, match="skipped") as caught:
                 await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 40), PATIENCE)
     assert caught.value.table_id == table.table_id
+
+
+async def test_a_button_the_server_chose_at_a_table_of_players_fails_the_hand(
+    server: QiuQiuServer,
+) -> None:
+    """The button moves to the next seat dealt in: a server that gives it to whichever
+    seat makes the last seat's hand the best is caught from the second hand on."""
+    async with (
+        await Connection.open(server.url, name="Ann") as ann,
+        await Connection.open(server.url, name="Bo") as bo,
+    ):
+        with cheats.chosen_button():
+            table, _ = await ann.open_table(SMALL.model_copy(update={"dealer_bot": False}), 500)
+            await bo.join_table(table.table_id, 500)
+            hands = [play(AlwaysCall(), conn, table.table_id, 40) for conn in (ann, bo)]
+            with pytest.raises(DealTampered, match="button moved") as caught:
+                await asyncio.wait_for(asyncio.gather(*hands), PATIENCE)
+    assert caught.value.table_id == table.table_id

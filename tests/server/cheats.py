@@ -17,10 +17,11 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
   server ground, knowing the table's seed and the player's, until the bot holds
   6-6. Every opening checks and every deck rebuilds from the seeds listed: caught
   only by a client that holds the bot to the empty seed.
-- :func:`chosen_button`: at a dealer bot table, the server makes the player the
-  button whenever that gives the bot the better cut, so that the bot is dealt
-  the positions of the first seat to act. The deck is the honest one, and every
-  opening checks: caught only by a client that holds the bot to the button.
+- :func:`chosen_button`: the server gives the button to whichever seat makes the
+  last seat's hand (the dealer bot's, at its table) the best, so that it is
+  dealt the positions it likes. The deck is the honest one, and every opening
+  checks: caught only by a client that holds the bot to the button, and the
+  button of a table of players to the next seat dealt in.
 - :func:`skipped_hand`: at a dealer bot table, the server deals the next hand's deck
   instead, numbered as the next hand, whenever it gives the bot the better cut. The
   deck is the honest one for its number, and every opening checks: caught only by

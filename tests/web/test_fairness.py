@@ -473,6 +473,34 @@ async def test_a_hand_number_the_server_skipped_fails_the_next_hand(
         await expect(failed).to_contain_text(f"skipped from hand #{ids[-2]} to hand #{ids[-1]}")
 
 
+async def test_a_button_the_server_chose_at_a_table_of_players_fails_the_hand(
+    open_player: OpenPlayer,
+) -> None:
+    """At two seats the button goes back and forth: a server that gives it to whichever
+    seat makes seat 2's hand the best is caught at the first hand it breaks that."""
+    with cheats.chosen_button():
+        ann, bo = await open_player(), await open_player()
+        await sign_in(ann.page, "Ann")
+        table_id = await open_table(ann.page, bot=False)
+        await sign_in(bo.page, "Bo")
+        await bo.page.locator(f".table-row[data-table-id='{table_id}'] [data-action=join]").click()
+        buttons: list[int] = []
+        async with asyncio.timeout(HAND_LIMIT * 40):
+            while len(buttons) < 2 or buttons[-1] != buttons[-2]:
+                while len(started := frames_of(ann, "hand_started")) == len(buttons):
+                    await asyncio.sleep(0.05)
+                buttons.append(started[len(buttons)]["button"])
+                checked = f".result[data-hand='{len(buttons)}'] .verify:not(.pending)"
+                while not await ann.page.locator(checked).count():
+                    for page in (ann.page, bo.page):
+                        if await (button := page.locator(CHECK_OR_CALL).first).count():
+                            await button.click()
+                    await asyncio.sleep(0.05)
+        failed = ann.page.locator(f".result[data-hand='{len(buttons)}'] .verify.bad")
+        seat = buttons[-1] + 1
+        await expect(failed).to_contain_text(f"button moved from seat {seat} to seat {seat}")
+
+
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:

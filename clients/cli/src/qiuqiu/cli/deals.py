@@ -120,9 +120,9 @@ class TableDeals:
     """``False`` where this client made the deals itself (the arena): no hand is kept or
     checked, and every hand's check is ``None``."""
     _hand: _HandInPlay | None = None
-    _last_hand: int | None = None
-    """The last hand seen start, or in a snapshot: the next ``hand_started`` must be
-    the one after it, or the server could deal whichever hand's deck suits it."""
+    _last_hand: tuple[int, int] | None = None
+    """The number and button of the last hand seen start, or in a snapshot, which the
+    next ``hand_started`` must follow (see :meth:`_out_of_turn`)."""
 
     # -- seeds ------------------------------------------------------------------------
 
@@ -175,7 +175,7 @@ class TableDeals:
             )
 
     def start_hand(self, started: wire.HandStarted, you: int | None) -> None:
-        last, self._last_hand = self._last_hand, started.hand_id
+        last, self._last_hand = self._last_hand, (started.hand_id, started.button)
         self._take_hand(
             started.hand_id,
             started.button,
@@ -186,17 +186,30 @@ class TableDeals:
             you if you in {entry.seat for entry in started.stacks} else None,
         )
         hand = self._hand
-        if last is not None and started.hand_id != last + 1 and hand is not None:
-            hand.tampered = DealTampered(
-                self.table_id, started.hand_id, f"the server skipped from hand {last} to this one"
-            )
+        wrong = None if last is None else self._out_of_turn(last, started)
+        if wrong is not None and hand is not None:
+            hand.tampered = DealTampered(self.table_id, started.hand_id, wrong)
+
+    def _out_of_turn(self, last: tuple[int, int], started: wire.HandStarted) -> str | None:
+        """Why ``started`` cannot come after the hand numbered and buttoned ``last``. A
+        deck is fixed by its hand's number, and the button says which seat gets which
+        positions of it: a server free to choose either could choose the hands."""
+        number, button = last
+        if started.hand_id != number + 1:
+            return f"the server skipped from hand {number} to this one"
+        if self.bot_seat is None:  # the bot's seat is always the button (verify_hand)
+            seats = sorted(entry.seat for entry in started.stacks)
+            moved = next((seat for seat in seats if seat > button), seats[0])
+            if started.button != moved:
+                return f"the button moved from seat {button} to {started.button}, not to {moved}"
+        return None
 
     def snapshot(self, view: wire.TableView) -> None:
         """A snapshot: the commitment again, and the hand in play as far as it has gone."""
         self.committed(view.seed_commitment)
         self.bot_seat = view.options.seats - 1 if view.options.dealer_bot else None
         hand = view.hand
-        self._last_hand = None if hand is None else hand.hand_id
+        self._last_hand = None if hand is None else (hand.hand_id, hand.button)
         if hand is None:
             self._end_unseen()
             return

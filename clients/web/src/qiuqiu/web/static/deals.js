@@ -33,8 +33,8 @@ export class DealLedger {
     /** The dealer bot's seat: the button of every hand, with the empty seed. @type {number | null} */
     this.botSeat = null;
     /**
-     * The last hand seen start, or in a snapshot: the next one must be the one after it,
-     * or the server could deal whichever hand's deck suits it. @type {number | null}
+     * The last hand seen start, or in a snapshot, which the next one must follow (see
+     * outOfTurn). @type {{handId: number, button: number} | null}
      */
     this.lastHand = null;
   }
@@ -62,9 +62,9 @@ export class DealLedger {
    */
   start(started, mySeat) {
     const last = this.lastHand;
-    this.lastHand = started.hand_id;
+    this.lastHand = { handId: started.hand_id, button: started.button };
     if (this.hands.has(started.hand_id)) return;
-    const skipped = last !== null && started.hand_id !== last + 1;
+    const wrong = last && this.outOfTurn(last, started);
     const dealt = started.client_seeds.some((x) => x.seat === mySeat);
     const seats = (/** @type {{seat: number}[]} */ list) => list.map((x) => x.seat + 1).sort((a, b) => a - b).join(", ");
     const listed = seats(started.client_seeds), dealtIn = seats(started.stacks);
@@ -82,9 +82,28 @@ export class DealLedger {
       // A seed for a seat nobody plays is one the server chose, knowing the others.
       conflicts: [
         ...(listed === dealtIn ? [] : [`The deal lists client seeds for seats ${listed}, but deals in seats ${dealtIn}: the server chose the others.`]),
-        ...(skipped ? [`The server skipped from hand #${last} to hand #${started.hand_id}: it could deal whichever hand's deck suited it.`] : []),
+        ...(wrong ? [wrong] : []),
       ],
     });
+  }
+
+  /**
+   * Why `started` cannot come after `last`. A deck is fixed by its hand's number, and
+   * the button says which seat gets which positions of it: a server free to choose
+   * either could choose the hands.
+   * @param {{handId: number, button: number}} last
+   * @param {{hand_id: number, button: number, stacks: {seat: number}[]}} started
+   * @returns {string | null}
+   */
+  outOfTurn(last, started) {
+    if (started.hand_id !== last.handId + 1) {
+      return `The server skipped from hand #${last.handId} to hand #${started.hand_id}: it could deal whichever hand's deck suited it.`;
+    }
+    if (this.botSeat !== null) return null; // the bot's seat is always the button (verifyHand)
+    const seats = started.stacks.map((x) => x.seat).sort((a, b) => a - b);
+    const moved = seats.find((x) => x > last.button) ?? seats[0];
+    if (started.button === moved) return null;
+    return `The button moved from seat ${last.button + 1} to seat ${started.button + 1}, not to seat ${moved + 1}: the server chose which seat got which tiles.`;
   }
 
   /**
