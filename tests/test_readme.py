@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from qiuqiu.cli.__main__ import parser
+from qiuqiu.cli.bot import Summary
 from qiuqiu.protocol import PROTOCOL_VERSION, decode_client
 from qiuqiu.protocol import client as cmd
 
@@ -54,3 +55,9 @@ def test_every_flag_of_qiuqiu_play_is_a_row_of_the_readmes_table() -> None:
     flags = [flag for action in play._actions for flag in action.option_strings]
     missing = [f for f in flags if f.startswith("--") and f"`{f}" not in rows and f != "--help"]
     assert not missing
+
+
+def test_the_readme_names_every_field_of_the_json_summary() -> None:
+    (row,) = [line for line in README.read_text().splitlines() if line.startswith("| `--json` |")]
+    named = re.findall(r"`(\w+)`", row.split("JSON object", 1)[1])
+    assert named == list(Summary().as_dict())

@@ -110,6 +110,27 @@ def test_auto_needs_a_hand_or_more(
 
 
 @pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--auto", "x"), "argument --auto: 'x' is not a whole number"),
+        (("--buy-in", "5k"), "argument --buy-in: '5k' is not a whole number"),
+    ],
+)
+def test_a_count_that_is_not_a_number_is_said_in_words(
+    flags: tuple[str, ...], said: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert _status(lambda: play_main(["play", *flags])) == 2
+    assert said in capfd.readouterr().err
+
+
+def test_json_without_auto_is_refused(capfd: pytest.CaptureFixture[str]) -> None:
+    # Else the game is played with all of its output on standard error and nothing,
+    # not even a summary, on standard output.
+    assert _status(lambda: play_main(["play", "--server", "ws://127.0.0.1:9", "--json"])) == 2
+    assert "--json needs --auto" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize(
     ("server", "instead"),
     [
         ("http://127.0.0.1:8765/", "ws://127.0.0.1:8765/"),

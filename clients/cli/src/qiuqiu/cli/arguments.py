@@ -111,9 +111,18 @@ def server_url(text: str) -> str:
     return text
 
 
+def whole_number(text: str) -> int:
+    """``int(text)``, refused in words rather than in argparse's, which name the function
+    that read it ("invalid hand_count value")."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
 def chips(text: str) -> int:
     """``--buy-in``'s type: a whole number of chips, 1 or more, that a stack can hold."""
-    amount = int(text)  # argparse turns a ValueError into "invalid chips value"
+    amount = whole_number(text)
     if not 1 <= amount <= MAX_CHIPS:
         raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CHIPS:,} chips (got {amount})")
     return amount
@@ -121,7 +130,7 @@ def chips(text: str) -> int:
 
 def hand_count(text: str) -> int:
     """A number of hands to play: 1 or more."""
-    hands = int(text)  # argparse turns a ValueError into "invalid hand_count value"
+    hands = whole_number(text)
     if hands < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more (got {hands})")
     return hands
