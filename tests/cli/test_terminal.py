@@ -333,7 +333,9 @@ async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
         host.kill()
         await host.wait()
         await child.expect(
-            r"The hand was called off \(the server hosting the table stopped", async_=True
+            r"The hand was called off \(the server hosting the table stopped\); every chip "
+            r"went back\.",
+            async_=True,
         )
         await bo.close()
         await leave(child)

@@ -28,7 +28,8 @@ SEQ_WINDOW = 1_000_000
 """Seqs each write reserves above the current one, so that a table adopted after its
 host died counts on above any seq that host sent."""
 
-LOST = "the server hosting the table stopped; every chip is back where it was"
+LOST = "the server hosting the table stopped"
+"""Why only: hand_voided itself says every chip went back, and the clients say so."""
 LEFT = "your seat stood up before its new seed was written: it dealt no hand"
 
 
