@@ -2,6 +2,7 @@
 
 import importlib
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,27 @@ def test_the_engine_imports_nothing_but_the_standard_library() -> None:
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("folder", "module", "named"),
+    [
+        ("tests/web", "playwright", "tests/web: Playwright"),
+        ("tests/solver", "numpy", "tests/solver: numpy"),
+    ],
+)
+def test_a_folder_named_on_the_command_line_without_its_group_is_left_out_saying_why(
+    folder: str, module: str, named: str
+) -> None:
+    # `uv run pytest tests/web` in a fresh clone, before `uv sync --all-groups` (the
+    # browser page's README gives that command): it was an ImportError.
+    argv = ["-n0", "-p", "no:cacheprovider", folder]
+    code = f"import sys, pytest; sys.modules[{module!r}] = None; sys.exit(pytest.main({argv}))"
+    env = {k: v for k, v in os.environ.items() if k != "CI" and not k.startswith("PYTEST")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, said
+    assert f"skipped, not installed ({named}): uv sync --all-groups" in said
+    assert "Error" not in said

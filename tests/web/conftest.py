@@ -21,14 +21,23 @@ from unittest import mock
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import (
-    Browser,
-    BrowserContext,
-    Page,
-    ViewportSize,
-    WebSocket,
-    async_playwright,
-)
+
+try:
+    from playwright.async_api import (
+        Browser,
+        BrowserContext,
+        Page,
+        ViewportSize,
+        WebSocket,
+        async_playwright,
+    )
+except ModuleNotFoundError:
+    # tests/conftest.py leaves this folder out of a whole run without the browser group,
+    # and says so in the header; named on the command line (`pytest tests/web`), this
+    # file is loaded all the same, and its tests are left out here.
+    if os.environ.get("CI"):
+        raise
+    collect_ignore_glob = ["test_*.py"]
 
 from qiuqiu.engine import Hand, Tile
 from qiuqiu.protocol import fairness
