@@ -373,7 +373,16 @@ def test_a_dealer_misnamed_is_told_what_a_contestant_is(
 ) -> None:
     assert main(["arena", "dealer:solved", CALLER]) == 2
     err = capsys.readouterr().err
-    assert "'dealer' or 'dealer:threshold'" in err, err
+    assert "no dealer 'dealer:solved' (a contestant is a bot file, 'dealer' or" in err, err
+
+
+def test_a_file_without_a_bot_says_so_rather_than_to_name_one_of_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    assert main(["arena", str(tmp_path / "empty.py"), "dealer"]) == 2
+    err = capsys.readouterr().err
+    assert "empty.py defines no bot: a class of its own that subclasses Bot" in err, err
 
 
 def test_a_file_that_is_not_python_is_refused_saying_so(

@@ -95,8 +95,10 @@ def load_bot(spec: str) -> Bot:
     path, class_name = bot_file(spec)
     file = Path(path)
     if not file.is_file():
+        # "dealer:solved" reads as the file "dealer" and its class "solved".
+        missing = f"no dealer {spec!r}" if path == DEALER else f"no bot file {path!r}"
         raise ValueError(
-            f"no bot file {path!r} (a contestant is a bot file, {DEALER!r} or {THRESHOLD_DEALER!r})"
+            f"{missing} (a contestant is a bot file, {DEALER!r} or {THRESHOLD_DEALER!r})"
         )
     # One module per file and content, not per name: two bots may both be someone's
     # "bot.py", and a bot mended in the same process (a notebook, a test) is read again.
@@ -131,7 +133,9 @@ def load_bot(spec: str) -> Bot:
         if class_name not in bots:
             raise ValueError(f"{path} defines no bot class {class_name!r}")
         bot_class = bots[class_name]
-    elif len(bots) != 1:
+    elif not bots:
+        raise ValueError(f"{path} defines no bot: a class of its own that subclasses Bot")
+    elif len(bots) > 1:
         raise ValueError(f"{path} defines {len(bots)} bot classes: name one, as {path}:Name")
     else:
         (bot_class,) = bots.values()
