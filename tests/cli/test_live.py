@@ -327,5 +327,9 @@ async def test_out_of_chips_with_less_than_a_buy_in_left_is_not_offered_a_rebuy(
         "(100): there is no rebuying here, so quit to leave."
     ) in said, said
     assert "type rebuy" not in said
+    # Typed all the same, it is told why, not refused for a sum it never named.
+    screen.type("rebuy")
+    await screen.wait_for(r"there is no rebuying here\.\n")
+    assert "not enough for" not in screen.text()
     screen.type("quit")
     await screen.wait_for("EXIT=0")

@@ -377,6 +377,15 @@ class Terminal:
                 return False
             case Help():
                 self.say(HELP)
+            case Rebuy(amount=None) if self.busted is not None and self.rebuy_default() is None:
+                # Else it asked for 500, and the refusal named a sum nobody chose.
+                self.say(
+                    Text(
+                        f"Your balance is {self.balance}, less than this table's least "
+                        f"buy-in ({self.busted.min_buy_in}): there is no rebuying here.",
+                        "red",
+                    )
+                )
             case Rebuy(amount=amount):
                 default = self.rebuy_default()
                 await self.rebuy((default or DEFAULT_REBUY) if amount is None else amount)
