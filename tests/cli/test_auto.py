@@ -88,6 +88,15 @@ async def test_piped_output_is_plain_text_with_a_readable_summary(
     assert "Balance:" in out
 
 
+async def test_the_summary_of_one_hand_speaks_of_one_hand(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    out = await qiuqiu("play", "--server", server.url, "--auto", "1")
+    assert "Played 1 hand: " in out
+    assert "Deals verified: 1 of 1." in out
+    assert "The table's shuffle verified: 1 hand rebuilt from the revealed seed." in out
+
+
 async def test_the_embedded_server_plays_without_any_server_running(config_dir: Path) -> None:
     # Small bets: the embedded dealer bot draws from the OS, and a run of luck must not
     # end the seat before its five hands.

@@ -128,10 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"net {summary.net:+d} chips. Balance: {summary.balance}."
             )
             console.print(f"Deals verified: {summary.verified} of {summary.hands}.", style="green")
-            if summary.shuffle_verified is not None:
+            if (rebuilt := summary.shuffle_verified) is not None:
                 console.print(
-                    f"The table's shuffle verified: {summary.shuffle_verified} hands rebuilt "
-                    "from the revealed seed.",
+                    f"The table's shuffle verified: {rebuilt} hand{'s' * (rebuilt != 1)} "
+                    "rebuilt from the revealed seed.",
                     style="green",
                 )
     return 0
