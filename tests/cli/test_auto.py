@@ -110,13 +110,17 @@ async def test_the_embedded_server_plays_without_any_server_running(config_dir: 
 async def test_an_unreachable_server_is_one_clear_line_and_exit_status_1(
     config_dir: Path,
 ) -> None:
-    out = await qiuqiu("play", "--server", "ws://127.0.0.1:9", "--auto", "1", status=1)
-    assert "cannot connect to ws://127.0.0.1:9" in out
+    out, err = await qiuqiu_both("play", "--server", "ws://127.0.0.1:9", "--auto", "1", status=1)
+    assert "cannot connect to ws://127.0.0.1:9" in err
+    assert not out, "standard output may be a file of results"
 
 
 async def test_impossible_table_options_are_refused_before_connecting(config_dir: Path) -> None:
-    out = await qiuqiu("play", "--min-bet", "50", "--max-bet", "20", "--auto", "1", status=2)
-    assert "max_bet (20) is below min_bet (50)" in out
+    out, err = await qiuqiu_both(
+        "play", "--min-bet", "50", "--max-bet", "20", "--auto", "1", status=2
+    )
+    assert "max_bet (20) is below min_bet (50)" in err
+    assert not out
 
 
 async def test_auto_json_is_one_json_document_that_json_tool_reads(

@@ -101,20 +101,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
+    # Why the command stopped goes where argparse's own refusals go, and not into a file
+    # that standard output was sent to.
+    errors = Console(highlight=False, emoji=False, stderr=True)
     try:
         options = PlayOptions.from_args(args, console)
     except ValueError as error:
-        console.print(f"qiuqiu: {error}", style="red")
+        errors.print(f"qiuqiu: {error}", style="red")
         return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("websockets").setLevel(logging.ERROR)
     try:
         summary = asyncio.run(play(options, console))
     except ClientError as error:
-        console.print(f"qiuqiu: {error}", style="bold red")
+        errors.print(f"qiuqiu: {error}", style="bold red")
         return 1
     except DealTampered as tampered:
-        console.print(render.tampered(tampered))
+        errors.print(render.tampered(tampered))
         return 3
     except KeyboardInterrupt:
         return 130
