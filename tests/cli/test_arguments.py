@@ -123,6 +123,14 @@ def test_a_count_that_is_not_a_number_is_said_in_words(
     assert said in capfd.readouterr().err
 
 
+def test_a_table_to_join_at_the_embedded_server_is_refused(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # It was 'unknown_table' from a server started for nothing, status 1.
+    assert _status(lambda: play_main(["play", "--table", "t1234abcd"])) == 2
+    assert "--table needs --server" in capfd.readouterr().err
+
+
 def test_json_without_auto_is_refused(capfd: pytest.CaptureFixture[str]) -> None:
     # Else the game is played with all of its output on standard error and nothing,
     # not even a summary, on standard output.

@@ -50,6 +50,10 @@ class PlayOptions:
         table = table_options(args)
         if args.no_bot and args.server is None and args.table is None:
             raise ValueError("--no-bot needs --server: at the embedded server you would sit alone")
+        if args.table is not None and args.server is None:
+            raise ValueError(
+                "--table needs --server: the embedded server has no table but the one it opens"
+            )
         if args.json and args.auto is None:
             raise ValueError("--json needs --auto: it is the summary of the hands the bot plays")
         if args.table is None:
