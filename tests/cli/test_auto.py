@@ -79,6 +79,21 @@ async def test_the_next_run_continues_the_same_account_from_the_saved_token(
     assert len(await server.store.account_hands(account.account_id)) == 5
 
 
+async def test_a_name_asked_for_beside_a_saved_account_of_another_name_is_said_unused(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    await qiuqiu("play", "--server", server.url, "--name", "Ann", "--auto", "1", *SMALL)
+    out = await qiuqiu("play", "--server", server.url, "--name", "Bo", "--auto", "1", *SMALL)
+    assert "Welcome back, Ann." in out
+    assert (
+        f"--name Bo is not used: this is the account saved for {server.url}, named Ann "
+        "(--new-account opens one named Bo)."
+    ) in " ".join(out.split())
+    # Without --name, the login name says nothing against the saved one.
+    out = await qiuqiu("play", "--server", server.url, "--auto", "1", *SMALL)
+    assert "is not used" not in out
+
+
 async def test_piped_output_is_plain_text_with_a_readable_summary(
     server: QiuQiuServer, config_dir: Path
 ) -> None:

@@ -51,9 +51,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="a running server, e.g. ws://127.0.0.1:8765",
     )
-    cmd.add_argument(
-        "--name", type=player_name, default=_default_name(), help="your name at the table"
-    )
+    cmd.add_argument("--name", type=player_name, help="your name at the table (your login name)")
     cmd.add_argument(
         "--table", type=table_id, metavar="ID", help="join this table instead of opening one"
     )
@@ -101,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
+    args.name_given, args.name = args.name is not None, args.name or _default_name()
     # Why the command stopped goes where argparse's own refusals go, and not into a file
     # that standard output was sent to.
     errors = Console(highlight=False, emoji=False, stderr=True)

@@ -35,6 +35,8 @@ from qiuqiu.server.gateway import QiuQiuServer
 class PlayOptions:
     server: str | None
     name: str
+    name_given: bool
+    """``--name`` was typed: a saved account with another name is worth a word."""
     table_id: str | None
     buy_in: int
     table: TableOptions
@@ -64,6 +66,7 @@ class PlayOptions:
         return cls(
             server=args.server,
             name=args.name,
+            name_given=args.name_given,
             table_id=args.table,
             buy_in=args.buy_in,
             table=table,
@@ -127,6 +130,16 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
     welcome = conn.welcome
     greeting = "Welcome back" if welcome.resumed else "Welcome"
     console.print(Text(f"{greeting}, {welcome.name}. Your balance is {welcome.balance} chips."))
+    if welcome.resumed and options.name_given and welcome.name != options.name:
+        # A token resumes an account as it is: the server has no renaming.
+        console.print(
+            Text(
+                f"--name {options.name} is not used: this is the account saved for "
+                f"{options.server}, named {welcome.name} (--new-account opens one named "
+                f"{options.name}).",
+                "yellow",
+            )
+        )
     if options.table_id in welcome.tables or (options.table_id is None and welcome.tables):
         table_id = options.table_id or welcome.tables[0]
         console.print(Text(f"You are still seated at table {table_id}: carrying on.", "dim"))
