@@ -85,10 +85,11 @@ async def test_a_name_asked_for_beside_a_saved_account_of_another_name_is_said_u
     await qiuqiu("play", "--server", server.url, "--name", "Ann", "--auto", "1", *SMALL)
     out = await qiuqiu("play", "--server", server.url, "--name", "Bo", "--auto", "1", *SMALL)
     assert "Welcome back, Ann." in out
+    # One line, however long: piped output is read line by line.
     assert (
         f"--name Bo is not used: this is the account saved for {server.url}, named Ann "
         "(--new-account opens one named Bo)."
-    ) in " ".join(out.split())
+    ) in out.splitlines()
     # Without --name, the login name says nothing against the saved one.
     out = await qiuqiu("play", "--server", server.url, "--auto", "1", *SMALL)
     assert "is not used" not in out
@@ -127,6 +128,7 @@ async def test_an_unreachable_server_is_one_clear_line_and_exit_status_1(
 ) -> None:
     out, err = await qiuqiu_both("play", "--server", "ws://127.0.0.1:9", "--auto", "1", status=1)
     assert "cannot connect to ws://127.0.0.1:9" in err
+    assert len(err.splitlines()) == 1, "one line, however long"
     assert not out, "standard output may be a file of results"
 
 

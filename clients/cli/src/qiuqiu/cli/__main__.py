@@ -99,10 +99,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
+    # Piped, an event is one line however long, not cut at rich's 80 columns: a file or
+    # a program reads lines, and a terminal wraps them itself.
+    console.soft_wrap = not console.is_terminal
     args.name_given, args.name = args.name is not None, args.name or _default_name()
     # Why the command stopped goes where argparse's own refusals go, and not into a file
     # that standard output was sent to.
     errors = Console(highlight=False, emoji=False, stderr=True)
+    errors.soft_wrap = not errors.is_terminal
     try:
         options = PlayOptions.from_args(args, console)
     except ValueError as error:
