@@ -292,6 +292,23 @@ async def test_a_swapped_tile_is_shown_loudly_as_the_hand_ends(
     assert "Traceback" not in await finished(child)
 
 
+async def test_a_bust_in_the_hand_being_left_ends_the_session(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    """Ctrl-D as the hand starts, a hand the player's ante puts all in, and loses. The
+    client waited for a rebuy with no more input to read, and never ended."""
+    # Seat 0 holds positions 0, 1, 2 and 6, the dealer bot 3, 4, 5 and 7: 9-1 to 9-9.
+    mine, dealers = ["6-1", "4-2", "3-1", "2-1"], ["6-3", "0-0", "5-4", "5-5"]
+    with cheats.chosen_deck([*mine[:3], *dealers[:3], mine[3], dealers[3]]):
+        child = spawn(config_dir, "--server", server.url, "--ante", "600", "--buy-in", "500")
+        await child.expect("You put in the ante of 500", async_=True)
+        child.sendeof()
+        await child.expect(r"You left the table\. Your balance is 500\.", async_=True)
+        # The chosen deck is no shuffle of the seeds: its check fails loudly at the close.
+        await child.expect(pexpect.EOF, async_=True)
+    assert "This session: 1 hand, won 0, lost 1, net -500" in str(child.before)
+
+
 @pytest.mark.parametrize(
     "cheat", [cheats.chosen_deck, cheats.ignored_client_seeds], ids=["chosen-deck", "ignored-seeds"]
 )

@@ -39,13 +39,14 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
   saw before sending its seed. With ``unlisted``, the lobby lists the table with
   no ``seed_commitment`` (as it does a table from before protocol 2), so that a
   player who joins from it sees none before its seed goes out.
+  With ``first``, those tiles lead the deck: a test deals the hands it needs.
 """
 
 from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any
@@ -104,10 +105,13 @@ def ignored_client_seeds() -> Iterator[None]:
 
 
 @contextmanager
-def chosen_deck() -> Iterator[None]:
+def chosen_deck(first: Sequence[str] = ()) -> Iterator[None]:
+    leading = [Tile.parse(tile) for tile in first]
+    tiles = [str(t) for t in [*leading, *(t for t in ALL_TILES if t not in leading)]]
+
     def cheat(honest: Deal, table_seed: str, table_id: str) -> Deal:
         salts = [secrets.token_hex(fairness.SALT_BYTES) for _ in ALL_TILES]
-        return replace(honest, sealed=fairness.seal([str(t) for t in ALL_TILES], salts))
+        return replace(honest, sealed=fairness.seal(tiles, salts))
 
     with _dealing(cheat):
         yield

@@ -262,7 +262,9 @@ class Terminal:
             case wire.TableJoined(balance=balance):
                 self.balance = balance  # the buy-in is out of it
                 return True
-            case wire.TableLeft(table_id=self.table_id, balance=balance, cashed_out=0, ref=None):
+            case wire.TableLeft(
+                table_id=self.table_id, balance=balance, cashed_out=0, ref=None
+            ) if self._leave_id is None:
                 self.balance = balance
                 self.busted = options = self.last_options
                 offer = self.rebuy_default()
@@ -280,6 +282,8 @@ class Terminal:
                 )
                 return True
             case wire.TableLeft(table_id=self.table_id, balance=balance):
+                # Also a bust while leaving: no rebuy to offer, and no more input to
+                # wait for (the leave that follows it is refused: the seat is gone).
                 self.balance = balance
                 self.say(Text(f"You left the table. Your balance is {balance}.", "bold"))
                 self._left = True
