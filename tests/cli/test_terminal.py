@@ -163,8 +163,8 @@ def test_commands_from_a_file_or_from_dev_null_are_read_to_their_end(
 def test_a_piped_script_plays_each_move_on_its_own_turn_in_order(
     config_dir: Path, end: str
 ) -> None:
-    # Read all at once before the first deal, each move used to be refused ("it is not
-    # your turn") and the quit after them taken at once.
+    # Read all at once before the first deal, each move waits for its own turn rather
+    # than being refused ("it is not your turn"), and the quit after them waits too.
     done = subprocess.run(
         [str(QIUQIU), "play", "--name", "Ann", "--plain", "--turn-seconds", "5"],
         input="check\n" * 3 + end,
@@ -432,8 +432,8 @@ async def test_a_table_that_moved_to_another_server_is_found_again_and_played_on
 ) -> None:
     """Ann's server stalled past the table's lease (here its lease is taken at Redis,
     as an adopter does, and lapses for her server to adopt the table again): it says
-    the table moved and closes her connection with 1012. The client used to take the
-    table for closed and wait for nothing while her seat, away, paid its antes."""
+    the table moved and closes her connection with 1012. A client that took the table
+    for closed would wait for nothing while her seat, away, paid its antes."""
     store = await RedisStore.from_url(redis_url)
     server = QiuQiuServer(ServerConfig(port=0, lease=0.3, hand_pause=0.0), store=store)
     await server.start()

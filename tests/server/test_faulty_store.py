@@ -69,7 +69,7 @@ async def test_a_run_of_faults_ends_and_a_stall_calls_redis_at_last(
 
 def test_a_plan_names_only_methods_of_the_store_protocol() -> None:
     with pytest.raises(ValueError, match="no method"):
-        Fault("move_chips", 1, "fail")  # a method the Protocol no longer has
+        Fault("move_chips", 1, "fail")  # a method the Protocol does not have
     plan = FaultPlan((Fault("commit", 3, "stall", count=2, stall=1.5),))
     assert FaultPlan.from_json(plan.to_json()) == plan
 

@@ -742,7 +742,7 @@ async def test_a_dealer_bot_topped_up_to_the_largest_buy_in_plays_hands_to_their
     answered: set[int] = set()
     async with asyncio.timeout(4 * WAIT):
         while sum(m["type"] == "hand_ended" for m in client.frames) < 10:
-            # With the bug, the error in the log is all there is to wait for.
+            # Should an amount overflow, the error in the log is all there is to wait for.
             errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
             assert errors == []
             for turn in [

@@ -612,9 +612,9 @@ async def test_a_player_on_a_host_that_stalled_past_its_lease_reconnects_and_pla
     servers: Servers, redis_store: RedisStore
 ) -> None:
     """Ann's table moves while its host, which she is connected to, is frozen. When it
-    wakes up, it must not keep her connection as if nothing moved: it used to, so her
-    client heard nothing more while the adopter, counting her away, took her ante
-    each hand and cashed her out after the grace period. Her connection is closed
+    wakes up, it must not keep her connection as if nothing moved, or her client
+    would hear nothing more while the adopter, counting her away, takes her ante
+    each hand and cashes her out after the grace period. Her connection is closed
     with 1012 (restart), as any client reconnects after, and she plays on there."""
     here, there = free_port(), free_port()
     host = await servers.start(here)

@@ -954,7 +954,7 @@ def test_a_rebuy_s_snapshot_shows_the_chips_each_seat_has_now_not_at_the_last_ha
 
 def test_a_seat_whose_unmatched_chips_came_back_is_not_all_in_in_a_snapshot() -> None:
     """The bot shoves 90 at Ann's 50: its 40 nobody matched come back to it, and the
-    snapshot no longer says it put every chip in."""
+    snapshot does not say it put every chip in."""
     h = opened(min_buy_in=50, max_buy_in=100)
     ann = Watcher("ann")
     seated(h, "ann", ann, 60)

@@ -10,8 +10,8 @@ It cannot see another seat's tiles because nothing it is given holds them. What
 it plays is :func:`qiuqiu.server.house.policy.decide`, sampled with the
 operating system's CSPRNG.
 
-It does not ask the table for a snapshot on each turn, as it once did: building
-one took a tenth of what the bot's turn cost the server.
+It does not ask the table for a snapshot on each turn: building one costs a
+tenth of what the bot's turn costs the server.
 """
 
 from __future__ import annotations

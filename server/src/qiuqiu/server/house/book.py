@@ -167,7 +167,7 @@ def header_stakes(header: dict[str, Any]) -> Stakes:
 
 
 def load(path: Path) -> Solved:
-    # One call, not a GzipFile's reads: at start this was a fifth of the book's load.
+    # One call, not a GzipFile's reads: those cost a fifth of the book's load at start.
     line, _, weights = gzip.decompress(path.read_bytes()).partition(b"\n")
     header = json.loads(line)
     if header.get("format") != FORMAT:

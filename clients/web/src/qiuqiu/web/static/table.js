@@ -244,7 +244,7 @@ export class TableView {
       tiles = h("div", { class: "seat-tiles" }, dominoRow(Array(seat.tileCount).fill(null), { size: "sm" }));
     }
     const value = seat.tiles.length === 4 && seat.category ? handValue(seat.category, (seat.cut ?? bestCut(seat.tiles)).values) : null;
-    // Read out as one group: its bare text alone was "Dealer D bot 9,990".
+    // Read out as one group: its bare text alone reads "Dealer D bot 9,990".
     const said = [
       isMe ? `${seat.name} (you)` : seat.name,
       seat.isBot && "the dealer bot",
