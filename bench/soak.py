@@ -88,7 +88,7 @@ from bench.soak_report import (
 )
 from qiuqiu.cli.bot import Bot, play
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.redis_store import RedisStore
@@ -525,7 +525,8 @@ class Soak:
                 await asyncio.sleep(0.25)
                 continue
             except ServerRefused as refused:
-                if refused.code in ("not_seated", "not_at_table", "unknown_table"):
+                gone = (ErrorCode.NOT_SEATED, ErrorCode.NOT_AT_TABLE, ErrorCode.UNKNOWN_TABLE)
+                if refused.code in gone:
                     return None
                 raise
             return left.balance

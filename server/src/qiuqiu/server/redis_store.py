@@ -296,9 +296,9 @@ class RedisStore:
         if outcome == "lease_lost":
             self._forget(table_id)
             raise LeaseLost(table_id)
-        if outcome == "unknown_account":
+        if outcome == ErrorCode.UNKNOWN_ACCOUNT:
             raise Refused(ErrorCode.UNKNOWN_ACCOUNT, f"there is no account {rest[0]}")
-        if outcome == "insufficient_balance":
+        if outcome == ErrorCode.INSUFFICIENT_BALANCE:
             account_id, balance = rest
             amount = sum(n for a, n in commit.moves if a == account_id)
             raise Refused(

@@ -38,6 +38,7 @@ from qiuqiu.protocol import (
     PROTOCOL_VERSION,
     BadMessage,
     DealTampered,
+    ErrorCode,
     TableOptions,
     decode_server,
     encode,
@@ -258,7 +259,7 @@ class Connection:
             try:
                 return await self.request(join, wire.TableJoined)
             except ServerRefused as refused:
-                if refused.code != "table_moving":
+                if refused.code != ErrorCode.TABLE_MOVING:
                     raise
                 log.info("joining table %s: %s; trying again", table_id, refused.message)
             await asyncio.sleep(wait)
@@ -373,7 +374,7 @@ class Connection:
             reply = decode_server(await self._ws.recv())
             if isinstance(reply, wire.Welcome):
                 return reply
-            if isinstance(reply, wire.Error) and reply.code != "unknown_token":
+            if isinstance(reply, wire.Error) and reply.code != ErrorCode.UNKNOWN_TOKEN:
                 raise ServerRefused(reply.code, reply.message)
         assert isinstance(reply, wire.Error)
         raise ServerRefused(reply.code, reply.message)
@@ -514,8 +515,8 @@ class Connection:
                 # Tried again: a server whose Redis was away may not know the token until
                 # it has written back what it holds (store_unavailable says so, an
                 # unknown token may not).
-                if refused.code in ("store_unavailable", "unknown_token"):
-                    unknown = refused.code == "unknown_token"
+                if refused.code in (ErrorCode.STORE_UNAVAILABLE, ErrorCode.UNKNOWN_TOKEN):
+                    unknown = refused.code == ErrorCode.UNKNOWN_TOKEN
                     log.info("reconnecting: %s", refused)
                     continue
                 return f"{reason}; the server refused to resume: {refused}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import traceback
 
+from qiuqiu.protocol import ErrorCode
+
 
 class ClientError(Exception):
     """The root of every error this package raises."""
@@ -16,7 +18,7 @@ class ConnectionLost(ClientError):
 class ServerRefused(ClientError):
     """The server said no (an ``error`` message): ``code`` for programs, ``message`` for people."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message

@@ -54,7 +54,7 @@ from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
-from qiuqiu.protocol import DealTampered, TableOptions
+from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
@@ -427,7 +427,7 @@ class Terminal:
                 joined = await self.conn.join_table(self.table_id, amount)
                 table_id = joined.table_id
             except ServerRefused as refused:
-                if refused.code not in ("unknown_table", "table_closed"):
+                if refused.code not in (ErrorCode.UNKNOWN_TABLE, ErrorCode.TABLE_CLOSED):
                     raise
                 self.say(Text(f"Table {self.table_id} has closed: opening one like it.", "dim"))
                 # Refused there too (a buy-in above the balance) it is said, not fatal.
