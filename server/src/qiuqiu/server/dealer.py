@@ -22,7 +22,6 @@ from typing import Any
 
 from qiuqiu import engine
 from qiuqiu.engine import Hand, Tile, rank
-from qiuqiu.protocol import LegalActions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
@@ -68,7 +67,7 @@ class DealerBot:
         match message:
             case wire.TurnStarted(seat=seat, legal=legal) if seat == self.seat and legal:
                 self._turn = message
-                self.table.later(self._delay, partial(self._bet, message, legal))
+                self.table.later(self._delay, partial(self._bet, message))
             case wire.CuttingStarted(seats=seats) if self.seat in seats:
                 self.table.later(self._delay, partial(self._cut, message.hand_id))
             case wire.HandEvent():
@@ -83,7 +82,7 @@ class DealerBot:
         mine = next(s for s in self.table.snapshot(self).table.seats if s.seat == self.seat)
         return tuple(Tile.parse(t) for t in mine.tiles or ())
 
-    def _bet(self, turn: wire.TurnStarted, legal: LegalActions) -> None:
+    def _bet(self, turn: wire.TurnStarted) -> None:
         if self._turn is not turn:
             return  # the timer played the turn while the bot was thinking
         try:
