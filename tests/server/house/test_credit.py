@@ -21,7 +21,7 @@ from qiuqiu.cli.arena.table import play_hands
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house.credit import MIN_HANDS, Credit, Z
-from qiuqiu.server.house.record import HandRecord
+from qiuqiu.server.house.record import SeenHand
 
 EXAMPLES = Path(__file__).parents[3] / "clients" / "examples"
 RISK = 25.0
@@ -70,7 +70,7 @@ def test_luck_alone_is_rarely_risked_and_gifts_are() -> None:
 
 
 @dataclass
-class Counting(HandRecord):
+class Counting(SeenHand):
     """A record that also keeps, for each hand, the house's result, what its base
     strategy was sure of (``None`` where it played none) and whether it leaned."""
 

@@ -3,7 +3,7 @@
 It is a :class:`~qiuqiu.server.table.Viewer` like any connection, and plays as
 a client bot does: it keeps the hand's record (its own tiles from its own copies
 of ``tiles_dealt`` and ``fourth_tile_dealt``, every seat's stack and ante, each
-check, bet, call, raise and fold) in a :class:`~qiuqiu.server.house.record.HandRecord`,
+check, bet, call, raise and fold) in a :class:`~qiuqiu.server.house.record.SeenHand`,
 answers a ``turn_started`` that names it from that record and what the message
 carries (the pot, its ``legal`` actions), and sends an ordinary action message.
 It cannot see another seat's tiles because nothing it is given holds them. What
@@ -27,7 +27,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.house.policy import decide
-from qiuqiu.server.house.record import OBSERVED, HandRecord
+from qiuqiu.server.house.record import OBSERVED, SeenHand
 from qiuqiu.server.store import HOUSE
 from qiuqiu.server.strategy import Decision
 from qiuqiu.server.table import Table
@@ -46,7 +46,7 @@ class DealerBot:
     def __init__(self, table: Table, seat: int) -> None:
         self.table = table
         self.seat = seat
-        self._record = HandRecord(seat)
+        self._record = SeenHand(seat)
         self._rng = table.rng
         """The server's (``secrets.SystemRandom`` when serving), so a test that seeds the
         server's deals gets the same bot."""

@@ -1,7 +1,7 @@
 """What one seat has seen of the hand in play, kept from the wire messages it gets.
 
 The dealer bot on the server and the dealer in the arena feed the same
-messages to a :class:`HandRecord`; :meth:`HandRecord.situation` turns it and
+messages to a :class:`SeenHand`; :meth:`SeenHand.situation` turns it and
 a ``turn_started`` into the :class:`Situation` the house's policy decides from.
 Nothing here can hold another seat's tiles: a seat's copy of ``tiles_dealt``
 carries only its own.
@@ -94,7 +94,7 @@ class Situation:
 
 
 @dataclass
-class HandRecord:
+class SeenHand:
     """One seat's record of the hand in play (see the module docstring)."""
 
     seat: int
@@ -215,23 +215,23 @@ class HandRecord:
         return self._rules[1]
 
 
-_LEARN: dict[type[wire.HandEvent], Callable[[HandRecord, Any], None]] = {
-    wire.AnteTaken: HandRecord._ante_taken,
-    wire.TilesDealt: HandRecord._tiles_dealt,
-    wire.FourthTileDealt: HandRecord._fourth_tile_dealt,
-    wire.BettingRoundStarted: HandRecord._betting_round_started,
-    wire.Checked: HandRecord._checked,
-    wire.Folded: HandRecord._folded,
-    wire.BetPlaced: HandRecord._bet_placed,
-    wire.Called: HandRecord._called,
-    wire.Raised: HandRecord._raised,
-    wire.HandEnded: HandRecord._hand_ended,
+_LEARN: dict[type[wire.HandEvent], Callable[[SeenHand, Any], None]] = {
+    wire.AnteTaken: SeenHand._ante_taken,
+    wire.TilesDealt: SeenHand._tiles_dealt,
+    wire.FourthTileDealt: SeenHand._fourth_tile_dealt,
+    wire.BettingRoundStarted: SeenHand._betting_round_started,
+    wire.Checked: SeenHand._checked,
+    wire.Folded: SeenHand._folded,
+    wire.BetPlaced: SeenHand._bet_placed,
+    wire.Called: SeenHand._called,
+    wire.Raised: SeenHand._raised,
+    wire.HandEnded: SeenHand._hand_ended,
 }
 """What each kind of the hand's events teaches the record; ``hand_started`` starts one."""
 _NEW_COMPANY: frozenset[type[wire.Reply]] = frozenset({wire.PlayerSeated, wire.PlayerLeft})
 """Seats taken or given up: the house's credit was another player's."""
 OBSERVED: frozenset[type[wire.Reply]] = frozenset({wire.HandStarted, *_LEARN, *_NEW_COMPANY})
-"""The messages a :class:`HandRecord` learns from: it may skip reading any other."""
+"""The messages a :class:`SeenHand` learns from: it may skip reading any other."""
 
 
 def engine_legal(legal: LegalActions) -> engine.LegalActions:

@@ -7,7 +7,7 @@ same code, and its :class:`~qiuqiu.cli.bot.Turn` comes from
 Only the SDK's check of each deal is left out, since the arena sealed the deals
 itself (a bot never sees that check). The house reads the same frames as the
 server's dealer bot, the kinds its
-:class:`~qiuqiu.server.house.record.HandRecord` learns from, and decides with
+:class:`~qiuqiu.server.house.record.SeenHand` learns from, and decides with
 the same function.
 """
 
@@ -32,7 +32,7 @@ from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.house import policy
-from qiuqiu.server.house.record import OBSERVED, HandRecord
+from qiuqiu.server.house.record import OBSERVED, SeenHand
 from qiuqiu.server.strategy import Decision, prepare
 
 DEALER = "dealer"
@@ -186,7 +186,7 @@ class HousePlayer:
         self.name = name
         self.seat = seat
         self.options = options
-        self.record = HandRecord(seat)
+        self.record = SeenHand(seat)
         self.rng = rng
         self.solved = solved
 
