@@ -20,7 +20,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import HOUSE, HandRecord, SeatRecord, TableRecord
-from qiuqiu.server.table import TableCore, TableState, TableTimings
+from qiuqiu.server.table import TableCore, TablePhase, TableTimings
 from qiuqiu.server.table.audience import DESERTED, ENDS_KEPT, NEXT_HAND, TURN, Arm, Timer
 from qiuqiu.server.table.core import NOBODY_SAT
 from qiuqiu.server.table.ledger import SEQ_WINDOW, Write, WriteKind
@@ -137,7 +137,7 @@ def actor(h: Harness) -> str:
     return h.core.seats[hand.actor].account_id
 
 
-def state(h: Harness) -> TableState:
+def state(h: Harness) -> TablePhase:
     """Read afresh each time (mypy would take one read for the next)."""
     return h.core.state
 
@@ -153,7 +153,7 @@ def chips(h: Harness) -> int:
 def test_a_dealer_bot_table_opens_with_one_write_that_funds_the_bot_from_the_house() -> None:
     h = Harness()
     h.do(h.core.open, Watcher("bot"))
-    assert state(h) is TableState.OPENING
+    assert state(h) is TablePhase.OPENING
     write = h.core.next_write()
     assert write is not None
     assert write.kind is WriteKind.OPEN
@@ -162,7 +162,7 @@ def test_a_dealer_bot_table_opens_with_one_write_that_funds_the_bot_from_the_hou
     assert [s.account_id for s in write.commit.table.seats] == [HOUSE]
     assert h.core.next_write() is None, "one write at a time"
     h.written(write)
-    assert state(h) is TableState.WAITING
+    assert state(h) is TablePhase.WAITING
     assert chips(h) == 0
 
 
@@ -226,7 +226,7 @@ def test_no_turn_runs_out_while_the_store_is_away_and_it_starts_again_once_it_is
         turns = [m for m in watcher.got if isinstance(m, wire.TurnStarted)]
         assert [h.core.seats[t.seat].account_id for t in turns] == [waiting]
     h.do(h.core.act, waiting, action(cmd.Call, h))
-    assert state(h) is TableState.SETTLING
+    assert state(h) is TablePhase.SETTLING
 
 
 def test_a_cutting_phase_that_waited_for_the_store_gets_its_whole_time_again() -> None:
@@ -322,7 +322,7 @@ def test_a_hand_is_seen_only_once_its_start_is_written() -> None:
     seated(h, "bob", bob)
     ann.take()
     h.fire(NEXT_HAND)
-    assert state(h) is TableState.STARTING
+    assert state(h) is TablePhase.STARTING
     write = h.core.next_write()
     assert write is not None
     assert write.kind is WriteKind.HAND_START
@@ -335,7 +335,7 @@ def test_a_hand_is_seen_only_once_its_start_is_written() -> None:
     assert snapshot.table.hand is None, "no commitment shown before it is written"
     ann.take()
     h.written(write)
-    assert state(h) is TableState.PLAYING
+    assert state(h) is TablePhase.PLAYING
     assert ann.types()[:2] == ["hand_started", "ante_taken"]
     assert "turn_started" in ann.types()
     assert TURN in h.timers
@@ -348,7 +348,7 @@ def test_a_hands_end_is_told_only_once_its_one_commit_is_written() -> None:
     h.do(h.core.act, first, action(cmd.Bet, h, amount=50))
     second = actor(h)
     h.do(h.core.act, second, action(cmd.Call, h))
-    assert state(h) is TableState.SETTLING
+    assert state(h) is TablePhase.SETTLING
     caller = ann if second == "ann" else bob
     assert "called" not in caller.types(), "the call ended the hand: it waits for the write"
     write = h.core.next_write()
@@ -369,7 +369,7 @@ def test_a_hands_end_is_told_only_once_its_one_commit_is_written() -> None:
 
 def test_a_bust_seat_is_cashed_out_in_the_hands_own_commit_after_its_showdown() -> None:
     h, ann, bob = duel()
-    while state(h) is TableState.PLAYING:
+    while state(h) is TablePhase.PLAYING:
         who = actor(h)
         legal = h.core.hand.legal_actions(h.core.seat_of(who).seat)  # type: ignore[union-attr]
         if legal.bet is not None:
@@ -401,7 +401,7 @@ def test_a_leaver_is_played_at_once_without_a_time_out_and_paid_at_the_hands_end
     assert "turn_timed_out" not in names
     assert names[-1] in ("checked", "turn_started")
     # The other seat plays on; the hand ends with the leaver folded or checked down.
-    while state(h) is TableState.PLAYING:
+    while state(h) is TablePhase.PLAYING:
         h.do(h.core.act, actor(h), action(cmd.Check, h))
     write = h.write(WriteKind.HAND_END)
     assert h.core.seats.get(write.seats[0]) is None
@@ -441,7 +441,7 @@ def played_away(h: Harness, hands: int) -> tuple[list[HandRecord], TableRecord]:
     played = []
     table: TableRecord | None = None
     for _ in range(hands):
-        while state(h) is TableState.PLAYING:
+        while state(h) is TablePhase.PLAYING:
             h.fire(TURN)
         hand = h.write(WriteKind.HAND_END).commit.hand
         assert hand is not None
@@ -519,7 +519,7 @@ def test_closing_mid_hand_voids_it_then_cashes_everyone_out_and_then_says_so() -
     write = h.write(WriteKind.CLOSE)
     assert write.commit.table is None
     assert ann.types() == ["table_left", "table_closed"]
-    assert state(h) is TableState.CLOSED
+    assert state(h) is TablePhase.CLOSED
     assert h.core.next_write() is None
     assert chips(h) == 0
     with pytest.raises(Refused) as refused:
@@ -532,7 +532,7 @@ def test_a_lost_lease_closes_the_table_here_without_a_write() -> None:
     ann.take()
     h.do(h.core.lease_lost)
     assert ann.types() == ["table_closed"]
-    assert state(h) is TableState.CLOSED
+    assert state(h) is TablePhase.CLOSED
     assert h.core.next_write() is None
 
 
@@ -617,7 +617,7 @@ def test_an_adopted_table_deals_from_its_recorded_seed_with_each_seats_client_se
 
 
 def checked_down(h: Harness) -> None:
-    while state(h) is TableState.PLAYING:
+    while state(h) is TablePhase.PLAYING:
         h.do(h.core.act, actor(h), action(cmd.Check, h))
     h.write(WriteKind.HAND_END)
 
@@ -724,7 +724,7 @@ def test_a_buy_in_written_while_the_hand_end_waits_is_told_after_the_hands_end()
     assert buy_in.kind is WriteKind.BUY_IN, "in flight while the hand is played out"
     h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
     h.do(h.core.act, actor(h), action(cmd.Fold, h))
-    assert state(h) is TableState.SETTLING
+    assert state(h) is TablePhase.SETTLING
     h.written(buy_in)
     assert cy.got == [], "told nothing before the hand's end is"
     assert "cy" in {s.account_id for s in h.core.seats.values()}, "its chips are at the table"
@@ -776,7 +776,7 @@ def test_every_write_reserves_seqs_above_the_current_one() -> None:
 def play_a_shove(h: Harness, account: str) -> Write:
     """Play the hand dealt: ``account`` bets all it may at its first chance, everyone
     else checks or calls; its end written."""
-    while state(h) is TableState.PLAYING:
+    while state(h) is TablePhase.PLAYING:
         hand = h.core.hand
         assert hand is not None
         assert hand.actor is not None
@@ -810,7 +810,7 @@ def test_a_bot_table_whose_last_player_went_bust_waits_for_a_rebuy() -> None:
     seated(h, "ann", ann, 100)
     play_all_in_hands_until_bust(h, "ann")
     assert h.core.seat_of("ann") is None
-    assert state(h) is TableState.WAITING, "the table stays open for a rebuy"
+    assert state(h) is TablePhase.WAITING, "the table stays open for a rebuy"
     assert DESERTED in h.timers
     seated(h, "ann", ann, 100)
     assert DESERTED not in h.timers
@@ -824,7 +824,7 @@ def test_a_bot_table_nobody_buys_into_again_closes_when_its_wait_is_over() -> No
     play_all_in_hands_until_bust(h, "ann")
     h.fire(DESERTED)
     h.write(WriteKind.CLOSE)
-    assert state(h) is TableState.CLOSED
+    assert state(h) is TablePhase.CLOSED
     assert chips(h) == 0
 
 
@@ -835,7 +835,7 @@ def test_a_table_nobody_sits_at_closes_when_its_wait_is_over() -> None:
     h.do(h.core.watch, watcher)
     h.fire(DESERTED)
     h.write(WriteKind.CLOSE)
-    assert state(h) is TableState.CLOSED
+    assert state(h) is TablePhase.CLOSED
     closed = [m for m in watcher.got if isinstance(m, wire.TableClosed)]
     assert [m.reason for m in closed] == [NOBODY_SAT]
 
@@ -852,7 +852,7 @@ def test_a_first_player_stops_the_wait_and_a_refused_one_starts_it_again() -> No
     assert DESERTED in h.timers, "a refused buy-in must not leave the table open for good"
     seated(h, "ann", ann)
     assert DESERTED not in h.timers
-    assert state(h) is TableState.WAITING
+    assert state(h) is TablePhase.WAITING
 
 
 def test_a_table_whose_last_player_leaves_closes_at_once() -> None:
@@ -862,7 +862,7 @@ def test_a_table_whose_last_player_leaves_closes_at_once() -> None:
     h.do(h.core.leave, "ann", ann)
     h.write(WriteKind.CASH_OUT)
     h.write(WriteKind.CLOSE)
-    assert state(h) is TableState.CLOSED
+    assert state(h) is TablePhase.CLOSED
     assert chips(h) == 0
 
 
@@ -892,7 +892,7 @@ def test_a_seat_taken_after_a_hand_shows_nothing_of_the_hand_its_last_player_fol
 def table_left_refs_once_the_hand_ends(h: Harness, watcher: Watcher) -> list[object]:
     """Check the hand to its end and write it: the ``ref`` of each ``table_left`` that
     ``watcher`` got."""
-    while state(h) is TableState.PLAYING:
+    while state(h) is TablePhase.PLAYING:
         h.do(h.core.act, actor(h), action(cmd.Check, h))
     h.write(WriteKind.HAND_END)
     return [m.ref for m in watcher.got if isinstance(m, wire.TableLeft)]
@@ -981,7 +981,7 @@ def test_a_table_closed_while_a_buy_in_is_written_seats_that_player_then_cashes_
     h.do(h.core.close, "the server is shutting down")
     h.written(buy_in)
     h.write(WriteKind.CLOSE)
-    assert state(h) is TableState.CLOSED
+    assert state(h) is TablePhase.CLOSED
     assert chips(h) == 0
     assert h.balances["ann"] == 1000
     assert not [m for m in ann.got if isinstance(m, wire.Error)]

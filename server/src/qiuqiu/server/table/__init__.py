@@ -2,7 +2,7 @@
 :mod:`.ledger` and :mod:`.audience`) and the asyncio runner that carries it out
 (:mod:`.runner`)."""
 
-from qiuqiu.server.table.audience import TableState, TableTimings
+from qiuqiu.server.table.audience import TablePhase, TableTimings
 from qiuqiu.server.table.core import BOT_NAME, MOVED, TableCore
 from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.hand import UNAVAILABLE
@@ -17,7 +17,7 @@ __all__ = [
     "Seat",
     "Table",
     "TableCore",
-    "TableState",
+    "TablePhase",
     "TableTimings",
     "Viewer",
     "verify_buy_in",

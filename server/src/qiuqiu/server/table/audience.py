@@ -25,7 +25,9 @@ from qiuqiu.server.table.seats import Seat, Viewer
 from qiuqiu.server.views import HandWire, Publication, hand_view, legal_view, seat_views
 
 
-class TableState(StrEnum):
+class TablePhase(StrEnum):
+    """Where the table is in its state machine (docs/ARCHITECTURE.md, "The table")."""
+
     OPENING = "opening"
     WAITING = "waiting"
     STARTING = "starting"
@@ -87,7 +89,7 @@ class Audience:
         self._rng, self._clock, self.timings = rng, clock, timings
         self.table_seed = new_table_seed(rng)
         """Every deck of the table derives from it; revealed when the table closes."""
-        self.state = TableState.OPENING
+        self.state = TablePhase.OPENING
         self.seats: dict[int, Seat] = {}
         self.seat_changes = 0
         """Players seated (by a buy-in or by adopting the table) and cashed out so far:
@@ -143,7 +145,7 @@ class Audience:
                 for s in sorted(self.seats.values(), key=lambda s: s.seat)
             ),
             free_seats=self.options.seats - len(self.seats),
-            playing=self.state is TableState.PLAYING,
+            playing=self.state is TablePhase.PLAYING,
         )
 
     def summary_text(self) -> str:

@@ -66,7 +66,7 @@ from qiuqiu.server.table.audience import (
     NEXT_HAND,
     TURN,
     Disarm,
-    TableState,
+    TablePhase,
     Timer,
 )
 from qiuqiu.server.table.deal import engine_action
@@ -124,7 +124,7 @@ class TableCore(HandFlow):
             else:
                 seat.connected = False
                 self._arm(Timer("grace", seat.account_id), self.timings.grace)
-        self.state = TableState.WAITING
+        self.state = TablePhase.WAITING
         if not self._humans():
             self.close("the last player left")  # its host died closing it
         # Told to all, even before a voided one: the dead host may have written a hand's
@@ -144,7 +144,7 @@ class TableCore(HandFlow):
             if number == last:
                 self._adopted_until = self._clock() + self.timings.grace
         if record.hand_open:
-            self.state = TableState.SETTLING
+            self.state = TablePhase.SETTLING
             self._first = Write(
                 WriteKind.HAND_END,
                 self._commit(hand=HandRecord.voided_in(record), hand_open=False),
@@ -153,7 +153,7 @@ class TableCore(HandFlow):
     def close(self, reason: str) -> None:
         """Void the hand in play (every chip back to who put it in), cash every seat out
         and drop the table: each a write, once the write in flight is done."""
-        if self._closing is not None or self.state is TableState.CLOSED:
+        if self._closing is not None or self.state is TablePhase.CLOSED:
             return
         self._closing = reason
         # The buy-in being written stays: its chips are on their way to the seat, which
@@ -162,8 +162,8 @@ class TableCore(HandFlow):
         self._refuse_waiting(ErrorCode.TABLE_CLOSED, reason, kept)
         for timer in (TURN, NEXT_HAND, DESERTED):
             self._timers.append(Disarm(timer))
-        if self.state is TableState.STARTING and self.deal is None:
-            self.state = TableState.WAITING
+        if self.state is TablePhase.STARTING and self.deal is None:
+            self.state = TablePhase.WAITING
         if self.playing and self.hand is not None:
             self._after(self.hand.void(), reason=reason)
 
@@ -182,14 +182,14 @@ class TableCore(HandFlow):
         self._refuse_waiting(ErrorCode.TABLE_MOVED, MOVED)
         self._held.clear()
         self._publish(Publication.of(self._closed_event(MOVED, None)))
-        self.state = TableState.CLOSED
+        self.state = TablePhase.CLOSED
         self._forget_everyone()
 
     def hand_over(self) -> None:
         """The process is stopping and another shares the store: stop here without a
         word or a write. That one adopts the table as the store has it (a hand in play
         voided, every chip back, every seat kept), as if this process had died."""
-        self.state = TableState.CLOSED
+        self.state = TablePhase.CLOSED
         self._forget_everyone()
 
     # -- requests ----------------------------------------------------------------------
@@ -245,7 +245,7 @@ class TableCore(HandFlow):
             )
         seat.leaving, seat.leave_ref, seat.viewer, seat.grace_ran_out = True, ref, viewer, False
         seat.leave_asker = viewer
-        if self.state is TableState.PLAYING and self._in_hand(seat.seat):
+        if self.state is TablePhase.PLAYING and self._in_hand(seat.seat):
             self._after(())
 
     def watch(self, viewer: Viewer, ref: MessageId | None = None) -> None:
@@ -319,7 +319,7 @@ class TableCore(HandFlow):
 
     def _reconnected(self, account_id: str, viewer: Viewer, claim: int | None) -> None:
         seat = self.seat_of(account_id)
-        if seat is None or self.state is TableState.CLOSED:
+        if seat is None or self.state is TablePhase.CLOSED:
             return
         if claim is not None:
             if claim < seat.claim:
@@ -351,13 +351,13 @@ class TableCore(HandFlow):
             case "turn":
                 self._time_out()
             case "next_hand":
-                if self.state is TableState.WAITING and self.store_up and self._ready():
-                    self.state = TableState.STARTING
+                if self.state is TablePhase.WAITING and self.store_up and self._ready():
+                    self.state = TablePhase.STARTING
             case "grace":
                 seat = self.seat_of(timer.account_id)
                 if seat is not None and not seat.connected and not seat.leaving:
                     seat.leaving = seat.grace_ran_out = True
-                    if self.state is TableState.PLAYING and self._in_hand(seat.seat):
+                    if self.state is TablePhase.PLAYING and self._in_hand(seat.seat):
                         self._after(())
             case "deserted":
                 if not self._humans() and not self._buy_ins:
@@ -372,7 +372,7 @@ class TableCore(HandFlow):
             self._reserved = commit.table.seq
         match write.kind:
             case WriteKind.OPEN:
-                self.state = TableState.WAITING
+                self.state = TablePhase.WAITING
             case WriteKind.BUY_IN:
                 self._seated(self._buy_ins.popleft(), balances)
             case WriteKind.HAND_START:
@@ -414,5 +414,5 @@ class TableCore(HandFlow):
     # -- small helpers -----------------------------------------------------------------
 
     def _verify_open(self) -> None:
-        if self._closing is not None or self.state in (TableState.CLOSING, TableState.CLOSED):
+        if self._closing is not None or self.state in (TablePhase.CLOSING, TablePhase.CLOSED):
             raise Refused(ErrorCode.TABLE_CLOSED, f"table {self.table_id} is closing")

@@ -14,7 +14,7 @@ from qiuqiu.engine import HandState, Phase
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
-from qiuqiu.server.table.audience import NEXT_HAND, TURN, Arm, Disarm, TableState, Timer
+from qiuqiu.server.table.audience import NEXT_HAND, TURN, Arm, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import cut_for
 from qiuqiu.server.table.ledger import Ledger
 from qiuqiu.server.views import HandWire, Publication
@@ -37,7 +37,7 @@ class HandFlow(Ledger):
 
     @property
     def playing(self) -> bool:
-        return self.state is TableState.PLAYING
+        return self.state is TablePhase.PLAYING
 
     def _hand_started(self) -> None:
         deal = self.deal
@@ -49,7 +49,7 @@ class HandFlow(Ledger):
         self._wire = HandWire(self.table_id, deal.hand_id, deal.sealed, deal.client_seeds)
         self._dealt = {n: self.seats[n].account_id for n, _ in deal.stacks}
         self._frames = []
-        self.state = TableState.PLAYING
+        self.state = TablePhase.PLAYING
         started = self._wire.started(self._next_seq(), deal.button, deal.stacks)
         self._record(started)
         self._publish(started)
@@ -89,8 +89,8 @@ class HandFlow(Ledger):
             if hand.is_over:
                 self._timers.append(Disarm(TURN))
                 self._turn_key = None
-                if self.state is TableState.PLAYING:
-                    self.state = TableState.SETTLING
+                if self.state is TablePhase.PLAYING:
+                    self.state = TablePhase.SETTLING
                 return
             forced = self._leavers_move(hand)
             if not forced:
@@ -204,7 +204,7 @@ class HandFlow(Ledger):
         self._after(events)
 
     def _schedule_hand(self) -> None:
-        if self.state is TableState.WAITING and self._closing is None and self._ready():
+        if self.state is TablePhase.WAITING and self._closing is None and self._ready():
             self._arm(NEXT_HAND, self.timings.hand_pause if self.hand is not None else 0.0)
 
     def _arm(self, timer: Timer, seconds: float) -> None:

@@ -19,7 +19,7 @@ from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
-from qiuqiu.server.table.audience import Audience, Disarm, TableState, Timer
+from qiuqiu.server.table.audience import Audience, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import Deal
 from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange
 from qiuqiu.server.views import Publication
@@ -127,7 +127,7 @@ class Ledger(Audience):
                 p.public_frame for p in self._held if p.public_frame.kind is wire.HandEnded
             )
             self._ended(hand.hand_id, (a for _, a in hand.accounts), ended)
-        self.deal, self.state = None, TableState.WAITING
+        self.deal, self.state = None, TablePhase.WAITING
         held, self._held = self._held, []
         for publication in held:
             self._publish(publication)
@@ -201,7 +201,7 @@ class Ledger(Audience):
         """Do ``work`` now, or once the hand's end is written if it is being written:
         what it sends must not show an end nobody else has seen yet (rule 2), nor take
         a ``seq`` above the hand's last events while they wait for that write (rule 5)."""
-        if self.state is TableState.SETTLING:
+        if self.state is TablePhase.SETTLING:
             self._deferred.append(work)
         else:
             work()
@@ -234,7 +234,7 @@ class Ledger(Audience):
                 )
                 self._deliver(seat.viewer, left)
         self._publish(Publication.of(self._closed_event(self._closing or "", self.table_seed)))
-        self.state, self.deal = TableState.CLOSED, None
+        self.state, self.deal = TablePhase.CLOSED, None
         self._forget_everyone()
 
     def _forget_everyone(self) -> None:
@@ -248,7 +248,7 @@ class Ledger(Audience):
 
     def next_write(self) -> Write | None:
         """The write to make now, if none is in flight (rule 3); it is in flight then."""
-        if self._writing is not None or self.state is TableState.CLOSED:
+        if self._writing is not None or self.state is TablePhase.CLOSED:
             return None
         write = self._first or self._choose_write()
         self._first, self._writing = None, write
@@ -258,9 +258,9 @@ class Ledger(Audience):
         return [s for s in self.seats.values() if not s.is_bot]
 
     def _choose_write(self) -> Write | None:
-        if self.state is TableState.SETTLING:
+        if self.state is TablePhase.SETTLING:
             return self._end_write()
-        if self._closing is not None and self.state is not TableState.OPENING:
+        if self._closing is not None and self.state is not TablePhase.OPENING:
             return self._close_write()
         if self._buy_ins:
             b = self._buy_ins[0]
@@ -274,7 +274,7 @@ class Ledger(Audience):
         if leavers:
             moves = tuple((self.seats[n].account_id, -self.seats[n].stack) for n in leavers)
             return Write(WriteKind.CASH_OUT, self._commit(moves, drop=leavers), leavers)
-        if self.state is TableState.STARTING:
+        if self.state is TablePhase.STARTING:
             return self._start_write()
         if self.seq > self._reserved - SEQ_WINDOW // 2:
             return Write(WriteKind.RESERVE, self._commit())
@@ -293,7 +293,7 @@ class Ledger(Audience):
     def _start_write(self) -> Write | None:
         ready = self._ready()
         if not ready:
-            self.state = TableState.WAITING
+            self.state = TablePhase.WAITING
             return None
         seeds = {n: self.seats[n].client_seed for n in ready}
         self.deal = Deal.shuffle(
@@ -345,7 +345,7 @@ class Ledger(Audience):
                 events=(),
                 voided=True,
             )
-        self.state = TableState.CLOSING
+        self.state = TablePhase.CLOSING
         moves = tuple((s.account_id, -s.stack) for s in self.seats.values())
         commit = TableCommit(self.table_id, None, moves, record, revealed_seed=self.table_seed)
         return Write(WriteKind.CLOSE, commit, tuple(self.seats))

@@ -33,7 +33,7 @@ from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
-from qiuqiu.server.table.audience import Arm, TableState, TableTimings, Timer
+from qiuqiu.server.table.audience import Arm, TablePhase, TableTimings, Timer
 from qiuqiu.server.table.background import Background
 from qiuqiu.server.table.core import MOVED, TableCore
 from qiuqiu.server.table.deal import Random
@@ -113,7 +113,7 @@ class Table:
 
     @property
     def closed(self) -> bool:
-        return self.core.state is TableState.CLOSED
+        return self.core.state is TablePhase.CLOSED
 
     @property
     def bot_seat(self) -> int | None:
