@@ -348,7 +348,7 @@ def test_strategies_of_the_same_stakes_share_one_tree() -> None:
     assert len(book.leans) == 8
 
 
-EXPLOITERS = Path(__file__).resolve().parents[2] / "bench/exploiters.py"
+EXPLOITERS = Path(__file__).resolve().parents[3] / "bench/exploiters.py"
 
 
 def test_an_all_in_for_less_than_the_trees_smallest_bet_is_called_by_pot_odds() -> None:
