@@ -188,7 +188,7 @@ def seal_salted(tiles: Sequence[str], salts: Sequence[bytes]) -> SealedDeck:
     """:func:`seal` from the salts' bytes, as a deal draws them."""
     sha256 = hashlib.sha256
     # Each leaf as leaf() makes it, its position's byte and its tile's text looked up:
-    # the server seals a deck every hand, and they were a third of the cost.
+    # the server seals a deck every hand, and making them each time costs a third of it.
     digests = [
         sha256(_POSITION[p] + salt + _TILE_ASCII[tile]).digest()
         for p, (salt, tile) in enumerate(zip(salts, tiles, strict=True))

@@ -103,6 +103,6 @@ def _real(action: AbstractAction, located: Located, legal: LegalActions, pot: in
 
 
 def _clamp(amount: int, allowed: ChipRange) -> int:
-    # Comparisons, not min and max: those builtins' calls were a third of a sized move.
+    # Comparisons, not min and max: those builtins' calls cost a third of a sized move.
     low, high = allowed.low, allowed.high
     return low if amount < low else high if amount > high else amount
