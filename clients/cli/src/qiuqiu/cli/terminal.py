@@ -110,7 +110,7 @@ class Terminal:
         """The lines come from a script, not a person: each waits for its turn to come."""
         self._typed: deque[str | None] = deque()
         """Lines read and not yet carried out, in order; ``None`` for the input's end."""
-        self.session = Session()
+        self.tally = Tally()
         self.balance = conn.welcome.balance if conn.welcome else 0
         self.busted: TableOptions | None = None
         """The options of the table that took every chip, while a rebuy is on offer."""
@@ -307,11 +307,11 @@ class Terminal:
             not s.is_bot and s.seat != state.you for s in state.seats.values()
         )
         if isinstance(message, wire.PotAwarded) and state.you in {s.seat for s in message.shares}:
-            self.session.pot_won(message.hand_id, message.amount)
+            self.tally.pot_won(message.hand_id, message.amount)
         if isinstance(message, wire.HandEnded) and state.you is not None:
             net = state.net(state.you)
             if net is not None and state.hand is not None and not state.hand.voided:
-                self.session.record(message.hand_id, net)
+                self.tally.record(message.hand_id, net)
         if isinstance(message, wire.TableSnapshot) and self.table_id not in self._rules_told:
             self._rules_told.add(self.table_id)
             self.say(render.rules(state.options))
@@ -496,7 +496,7 @@ class Terminal:
 
     async def quit(self) -> bool:
         """Ask to stand up; ``False`` when there is nothing to wait for. The hand in play
-        and the ``table_left`` still come as messages, so the session counts every hand
+        and the ``table_left`` still come as messages, so the tally counts every hand
         the seat played, the one it is leaving in too."""
         state = self.state
         if self.busted is not None or state is None:
@@ -516,7 +516,7 @@ class Terminal:
         return True
 
     def say_summary(self) -> None:
-        s = self.session
+        s = self.tally
         # Seated still (the connection gone for good): the balance is not all there is.
         me = None if self.state is None else self.state.me
         at_table = "" if me is None else f" (and {me.stack} still at the table)"
@@ -530,7 +530,7 @@ class Terminal:
         )
 
 
-class Session:
+class Tally:
     """The evening at the table: every hand this player finished, and the biggest pot won."""
 
     def __init__(self) -> None:
