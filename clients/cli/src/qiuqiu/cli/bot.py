@@ -574,13 +574,11 @@ async def run(
         return summary
 
 
-async def check_shuffle(
-    conn: Connection, table_id: str, summary: Summary, patience: float = SHUFFLE_PATIENCE
-) -> None:
+async def check_shuffle(conn: Connection, table_id: str, summary: Summary) -> None:
     """Having left ``table_id``, rebuild its every deck into ``summary`` if it has closed
-    within ``patience`` seconds. Raises :class:`~qiuqiu.protocol.DealTampered`."""
+    within :data:`SHUFFLE_PATIENCE` seconds. Raises :class:`~qiuqiu.protocol.DealTampered`."""
     try:
-        summary.shuffle_verified = await conn.verify_table(table_id, patience)
+        summary.shuffle_verified = await conn.verify_table(table_id, SHUFFLE_PATIENCE)
     except ShuffleNotRevealed as open_still:
         log.info("%s: check it with verify_table once it closes", open_still)
     except ConnectionLost as lost:
