@@ -49,7 +49,7 @@ async def test_the_dealer_bot_plays_a_player_who_always_calls(
         )
 
     # The bot draws its actions from the CSPRNG, so what it wins here is luck as
-    # much as skill: tests/cli/test_arena.py measures that in seeded duplicate
+    # much as skill: tests/cli/arena/test_match.py measures that in seeded duplicate
     # matches. Here: it bets, and every chip it won the caller lost.
     assert bot_bets > HANDS // 10
     assert await chip_total(server) == 0

@@ -153,8 +153,9 @@ class SdkPlayer:
     ) -> None:
         self.name = name
         self.bot = bot
-        # Checking the arena's own deals is the arena's test (tests/cli/test_arena.py), not
-        # a match's work: it would cost a tenth of the match.
+        # Checking the arena's own deals is the arena's test
+        # (tests/cli/arena/test_match.py), not a match's work: it would cost a tenth of
+        # the match.
         unchecked = TableDeals(table_id, checking=False)
         self.state = TableState(table_id, options, seq=0, you=seat, deals_so_far=unchecked)
         self.seat = seat

@@ -21,7 +21,7 @@ from qiuqiu.cli.bot import Turn
 from qiuqiu.protocol import TableOptions
 from tests.cli.conftest import bot_module
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CALLER = str(ROOT / "clients/examples/always_call.py")
 RANKER = str(ROOT / "clients/examples/tile_ranker.py")
 EXPLOITERS = ROOT / "bench/exploiters.py"

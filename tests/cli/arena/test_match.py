@@ -30,7 +30,7 @@ from qiuqiu.server import views
 from qiuqiu.server.frames import Frame
 from tests.cli.conftest import bot_module
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CALLER = str(ROOT / "clients/examples/always_call.py")
 RANKER = str(ROOT / "clients/examples/tile_ranker.py")
 EXPLOITERS = ROOT / "bench/exploiters.py"
