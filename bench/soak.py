@@ -343,7 +343,6 @@ class Soak:
             connections=figure("qiuqiu_connections"),
             tables=figure("qiuqiu_tables"),
             hands=figure("qiuqiu_hands_total"),
-            metrics_rss=figure("process_resident_memory_bytes"),
             scrape_seconds=scrape,
         )
         self.samples.append(sample)

@@ -45,7 +45,6 @@ class Sample:
     connections: int | None = None
     tables: int | None = None
     hands: int | None = None
-    metrics_rss: int | None = None
     scrape_seconds: float = 0.0
     """How long ``/metrics`` took to answer: a stalled event loop shows here first."""
 
