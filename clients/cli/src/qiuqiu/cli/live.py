@@ -45,7 +45,6 @@ class LiveView:
         self.state = state
         self.events: deque[Text] = deque(maxlen=EVENT_LINES)
         self.typed = ""
-        self.hint = Text("")
         self._closed = False
         self._live = Live(
             console=console,
