@@ -199,17 +199,20 @@ def decide(chance: float, *, pot: int, to_call: int, legal: LegalActions) -> Dec
     if legal.check:
         if chance > STRONG and legal.bet is not None:
             size = pot if chance > VERY_STRONG else pot // 2
-            return Decision("bet", _clamp(size, legal.bet))
+            return Decision("bet", clamp(size, legal.bet))
         return Decision("check")
     if legal.call is None:
         raise ValueError("the bot may neither check nor call: it is not its turn to bet")
     if chance > VERY_STRONG and legal.raise_to is not None:
-        return Decision("raise", _clamp(legal.raise_to.low + pot, legal.raise_to))
+        return Decision("raise", clamp(legal.raise_to.low + pot, legal.raise_to))
     # chance > to_call / (pot + to_call), multiplied out so that no division can fail.
     if chance * (pot + to_call) > to_call:
         return Decision("call")
     return Decision("fold")
 
 
-def _clamp(amount: int, allowed: ChipRange) -> int:
-    return max(allowed.low, min(amount, allowed.high))
+def clamp(amount: int, allowed: ChipRange) -> int:
+    """``amount`` brought into ``allowed``: the size the house meant, as the rules let it."""
+    # Comparisons, not min and max: those builtins' calls cost a third of a sized move.
+    low, high = allowed.low, allowed.high
+    return low if amount < low else high if amount > high else amount

@@ -68,10 +68,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from qiuqiu.engine import ALL_TILES, TIE_RULES, ChipRange, TieRule
+from qiuqiu.engine import ALL_TILES, TIE_RULES, TieRule
 from qiuqiu.server.house.holdings import HOLDING_SIZE, HOLDINGS
 from qiuqiu.server.house.record import Move, Situation
-from qiuqiu.server.strategy import Decision, _index
+from qiuqiu.server.strategy import Decision, _index, clamp
 
 if TYPE_CHECKING:
     from qiuqiu.server.house.record import Random
@@ -196,14 +196,14 @@ def decide(situation: Situation, rng: Random) -> Decision:
             return Decision("check")
         if chance >= value and rng.random() >= TRAP:
             size = pot if chance >= strong else pot // 2
-            return Decision("bet", _clamp(size, legal.bet))
+            return Decision("bet", clamp(size, legal.bet))
         if chance < fair / 3 and checked_round and n < 3 and rng.random() < BLUFF / n:
-            return Decision("bet", _clamp(pot // 2, legal.bet))
+            return Decision("bet", clamp(pot // 2, legal.bet))
         return Decision("check")
     to_call = legal.call or 0
     if chance >= strong and legal.raise_to is not None:
         current = max((m.to for m in _this_round(situation)), default=0)
-        return Decision("raise", _clamp(current + pot + to_call, legal.raise_to))
+        return Decision("raise", clamp(current + pot + to_call, legal.raise_to))
     bar = to_call / (pot + to_call) + CALL_MARGIN * (n - 1)
     call_chance = (chance - bar + CALL_BAND) / (2 * CALL_BAND)
     if call_chance >= 1 or (call_chance > 0 and rng.random() < call_chance):
@@ -327,7 +327,3 @@ def _against(beat: Sequence[float], ranges: list[Weights]) -> float:
 
 def _this_round(situation: Situation) -> list[Move]:
     return [m for m in situation.moves if m.round == situation.round]
-
-
-def _clamp(amount: int, allowed: ChipRange) -> int:
-    return max(allowed.low, min(amount, allowed.high))
