@@ -97,7 +97,7 @@ def prepare(strategies: str | None = None) -> None:
 
     with collector.paused():
         for tie_rule in TIE_RULES:
-            _index(tie_rule)
+            showdown_index(tie_rule)
         shipped = book()
         if strategies is not None:
             added = shipped.add(Path(strategies))
@@ -138,7 +138,7 @@ def _doubled_wins(mask: int, tie_rule: TieRule) -> int:
     only one holding all four, is neither above nor below itself. Each term is a
     bisect into a presorted list, so a hand costs 15 look-ups, not 10,626 compares.
     """
-    keys, holding = _index(tie_rule)
+    keys, holding = showdown_index(tie_rule)
     key = keys[mask]
     below = above = 0
     for shared in _proper_submasks(mask):
@@ -150,7 +150,7 @@ def _doubled_wins(mask: int, tie_rule: TieRule) -> int:
 
 
 @cache
-def _index(tie_rule: TieRule) -> tuple[dict[int, int], dict[int, list[int]]]:
+def showdown_index(tie_rule: TieRule) -> tuple[dict[int, int], dict[int, list[int]]]:
     """Each hand's key, and for every set of 0 to 3 tiles the sorted keys of the hands holding it.
 
     A key is the dense rank of what decides a showdown under ``tie_rule``, so one

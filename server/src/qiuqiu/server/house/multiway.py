@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING
 from qiuqiu.engine import ALL_TILES, TIE_RULES, TieRule
 from qiuqiu.server.house.holdings import HOLDING_SIZE, HOLDINGS
 from qiuqiu.server.house.record import Move, Situation
-from qiuqiu.server.strategy import Decision, _index, clamp
+from qiuqiu.server.strategy import Decision, clamp, showdown_index
 
 if TYPE_CHECKING:
     from qiuqiu.server.house.record import Random
@@ -116,7 +116,7 @@ def prepare() -> None:
 
 @cache
 def tables(tie_rule: TieRule) -> Tables:
-    key = _index(tie_rule)[0]
+    key = showdown_index(tie_rule)[0]
     hands = sorted(key, key=key.__getitem__)
     keys = max(key.values()) + 1
     # A hand's strength: the share of all hands it beats, a split counting half.
