@@ -21,7 +21,6 @@ import contextlib
 import os
 import stat
 import sys
-import time
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
@@ -52,7 +51,7 @@ from qiuqiu.cli.connection import (
 )
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
-from qiuqiu.cli.live import LiveView
+from qiuqiu.cli.live import LiveView, now_ms
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions
 from qiuqiu.protocol import client as cmd
@@ -568,7 +567,3 @@ class Tally:
 def _turn_key(state: TableState) -> tuple[int, int | None] | None:
     """Which turn it is: each has its own deadline."""
     return None if state.hand is None else (state.hand.hand_id, state.hand.deadline_ms)
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
