@@ -159,9 +159,9 @@ def play_out(state: HandState, rng: random.Random) -> int:
         if roll < 0.03:
             state.time_out(seat)
         elif legal.raise_to is not None and roll < 0.15:
-            state.raise_to(seat, rng.randint(legal.raise_to.low, legal.raise_to.high))
+            state.raise_to(seat, rng.randint(legal.raise_to.min, legal.raise_to.max))
         elif legal.bet is not None and roll < 0.35:
-            state.bet(seat, rng.randint(legal.bet.low, legal.bet.high))
+            state.bet(seat, rng.randint(legal.bet.min, legal.bet.max))
         elif legal.fold and roll < 0.45:
             state.fold(seat)
         elif legal.check:

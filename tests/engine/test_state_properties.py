@@ -138,10 +138,10 @@ def random_table(rng: random.Random) -> Table:
 def pick(chips: ChipRange, rng: random.Random) -> int:
     roll = rng.random()
     if roll < 0.3:
-        return chips.low
+        return chips.min
     if roll < 0.5:
-        return chips.high
-    return rng.randint(chips.low, chips.high)
+        return chips.max
+    return rng.randint(chips.min, chips.max)
 
 
 def random_move(state: HandState, rng: random.Random, void_chance: float) -> Move:
@@ -302,7 +302,7 @@ def check_legal_actions(state: HandState, seat: int) -> None:
         assert not state.can_bet(seat, rules.min_bet)
         assert not state.can_bet(seat, s.stack)
     else:
-        low, high = legal.bet.low, legal.bet.high
+        low, high = legal.bet.min, legal.bet.max
         assert current == 0
         assert 1 <= low <= high <= s.stack
         assert low == min(rules.min_bet, s.stack)
@@ -317,7 +317,7 @@ def check_legal_actions(state: HandState, seat: int) -> None:
         assert not state.can_raise_to(seat, current + rules.min_bet)
         assert not state.can_raise_to(seat, all_in_to)
     else:
-        low, high = legal.raise_to.low, legal.raise_to.high
+        low, high = legal.raise_to.min, legal.raise_to.max
         assert current > 0
         assert current < low <= high <= all_in_to
         assert low - current >= rules.min_bet or low == high == all_in_to

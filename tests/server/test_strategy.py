@@ -213,10 +213,10 @@ def test_every_decision_is_legal_and_deterministic(
             assert legal.fold
         case Decision("bet", int(amount)):
             assert legal.bet is not None
-            assert legal.bet.low <= amount <= legal.bet.high
+            assert legal.bet.min <= amount <= legal.bet.max
         case Decision("raise", int(to)):
             assert legal.raise_to is not None
-            assert legal.raise_to.low <= to <= legal.raise_to.high
+            assert legal.raise_to.min <= to <= legal.raise_to.max
         case _:
             pytest.fail(f"not a well-formed decision: {decision}")
 

@@ -99,9 +99,9 @@ def random_move(hand: HandState, rng: random.Random) -> None:
     if legal.call is not None:
         moves.append(lambda: hand.call(actor))
     if (bet := legal.bet) is not None:
-        moves.append(lambda: hand.bet(actor, rng.randint(bet.low, bet.high)))
+        moves.append(lambda: hand.bet(actor, rng.randint(bet.min, bet.max)))
     if (raise_to := legal.raise_to) is not None:
-        moves.append(lambda: hand.raise_to(actor, rng.randint(raise_to.low, raise_to.high)))
+        moves.append(lambda: hand.raise_to(actor, rng.randint(raise_to.min, raise_to.max)))
     rng.choice(moves)()
 
 
@@ -390,7 +390,7 @@ def test_legal_view_carries_every_engine_legal_action_over_as_it_is(
     for wire_range, engine_range in ((view.bet, legal.bet), (view.raise_to, legal.raise_to)):
         assert (wire_range is None) == (engine_range is None)
         if wire_range is not None and engine_range is not None:
-            assert (wire_range.min, wire_range.max) == (engine_range.low, engine_range.high)
+            assert (wire_range.min, wire_range.max) == (engine_range.min, engine_range.max)
 
 
 def publications(hand: HandState) -> list[Publication]:

@@ -204,10 +204,10 @@ def random_action(hand: HandState, seat: int, rng: random.Random) -> Move:
         hand.fold(seat)
     elif kind == "bet":
         assert legal.bet is not None
-        hand.bet(seat, rng.randint(legal.bet.low, legal.bet.high))
+        hand.bet(seat, rng.randint(legal.bet.min, legal.bet.max))
     else:
         assert legal.raise_to is not None
-        hand.raise_to(seat, rng.randint(legal.raise_to.low, legal.raise_to.high))
+        hand.raise_to(seat, rng.randint(legal.raise_to.min, legal.raise_to.max))
     after = hand.seats[seat]
     added = before.stack - after.stack
     return Move(seat, kind, number, added, after.round_bet, after.stack == 0)  # type: ignore[arg-type]

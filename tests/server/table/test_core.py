@@ -373,7 +373,7 @@ def test_a_bust_seat_is_cashed_out_in_the_hands_own_commit_after_its_showdown() 
         who = actor(h)
         legal = h.core.hand.legal_actions(h.core.seat_of(who).seat)  # type: ignore[union-attr]
         if legal.bet is not None:
-            h.do(h.core.act, who, action(cmd.Bet, h, amount=legal.bet.high))
+            h.do(h.core.act, who, action(cmd.Bet, h, amount=legal.bet.max))
         else:
             h.do(h.core.act, who, action(cmd.Call, h))
     write = h.core.next_write()
@@ -783,7 +783,7 @@ def play_a_shove(h: Harness, account: str) -> Write:
         legal = hand.legal_actions(hand.actor)
         who = h.core.seats[hand.actor].account_id
         if legal.bet is not None and who == account:
-            move: cmd.TableAction = action(cmd.Bet, h, amount=legal.bet.high)
+            move: cmd.TableAction = action(cmd.Bet, h, amount=legal.bet.max)
         elif legal.call is not None:
             move = action(cmd.Call, h)
         else:

@@ -126,10 +126,11 @@ class SeatState:
 
 @dataclass(frozen=True, slots=True)
 class ChipRange:
-    """Every whole amount from ``low`` to ``high`` is allowed."""
+    """Every whole amount from ``min`` to ``max`` is allowed (the wire's ``ChipRange``
+    names them alike)."""
 
-    low: int
-    high: int
+    min: int
+    max: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -654,17 +655,17 @@ def _verify_chips(amount: object) -> None:
 def _verify_in_range(amount: int, allowed: ChipRange, all_in: int, what: str) -> None:
     # Over both the table's limit and the stack, the limit is what to name: the stack
     # is not the most the seat may put in then.
-    if amount > allowed.high and allowed.high < all_in:
+    if amount > allowed.max and allowed.max < all_in:
         raise IllegalAction(
-            f"{what}_too_large", f"the largest {what} is {allowed.high}, not {amount}"
+            f"{what}_too_large", f"the largest {what} is {allowed.max}, not {amount}"
         )
     if amount > all_in:
         raise IllegalAction(
             "not_enough_chips", f"you can {what} to at most {all_in} (all in), not {amount}"
         )
-    if amount < allowed.low:
+    if amount < allowed.min:
         raise IllegalAction(
-            f"{what}_too_small", f"the smallest {what} is {allowed.low}, not {amount}"
+            f"{what}_too_small", f"the smallest {what} is {allowed.min}, not {amount}"
         )
 
 

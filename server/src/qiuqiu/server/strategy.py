@@ -204,7 +204,7 @@ def decide(chance: float, *, pot: int, to_call: int, legal: LegalActions) -> Dec
     if legal.call is None:
         raise ValueError("the bot may neither check nor call: it is not its turn to bet")
     if chance > VERY_STRONG and legal.raise_to is not None:
-        return Decision("raise", clamp(legal.raise_to.low + pot, legal.raise_to))
+        return Decision("raise", clamp(legal.raise_to.min + pot, legal.raise_to))
     # chance > to_call / (pot + to_call), multiplied out so that no division can fail.
     if chance * (pot + to_call) > to_call:
         return Decision("call")
@@ -214,5 +214,5 @@ def decide(chance: float, *, pot: int, to_call: int, legal: LegalActions) -> Dec
 def clamp(amount: int, allowed: ChipRange) -> int:
     """``amount`` brought into ``allowed``: the size the house meant, as the rules let it."""
     # Comparisons, not min and max: those builtins' calls cost a third of a sized move.
-    low, high = allowed.low, allowed.high
-    return low if amount < low else high if amount > high else amount
+    least, most = allowed.min, allowed.max
+    return least if amount < least else most if amount > most else amount

@@ -263,10 +263,10 @@ def legal_text(legal: engine.LegalActions) -> str | None:
     if not legal.any:
         return None
     call = "" if legal.call is None else f',"call":{legal.call}'
-    bet = "" if legal.bet is None else f',"bet":{{"min":{legal.bet.low},"max":{legal.bet.high}}}'
+    bet = "" if legal.bet is None else f',"bet":{{"min":{legal.bet.min},"max":{legal.bet.max}}}'
     raise_to = legal.raise_to
     raised = (
-        "" if raise_to is None else f',"raise_to":{{"min":{raise_to.low},"max":{raise_to.high}}}'
+        "" if raise_to is None else f',"raise_to":{{"min":{raise_to.min},"max":{raise_to.max}}}'
     )
     return (
         f'{{"check":{BOOL[legal.check]},"fold":{BOOL[legal.fold]}{call}{bet}{raised}'
