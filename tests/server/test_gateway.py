@@ -25,8 +25,7 @@ from websockets.server import ServerProtocol
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.connections import GatewayConnection
-from qiuqiu.server.gateway import Outbox, QiuQiuServer
-from qiuqiu.server.gateway import QiuQiuServer, _Connection
+from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.outbox import Outbox
 from tests.server.test_http import get, samples
 
