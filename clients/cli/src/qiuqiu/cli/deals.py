@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import ValidationError
 
-from qiuqiu.protocol import DealTampered
+from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import Opening, SeatSeed
 from qiuqiu.protocol.fairness import HandSeen, verify_hand, verify_reveal
@@ -207,7 +207,7 @@ class TableDeals:
     def snapshot(self, view: wire.TableView) -> None:
         """A snapshot: the commitment again, and the hand in play as far as it has gone."""
         self.committed(view.seed_commitment)
-        self.bot_seat = view.options.seats - 1 if view.options.dealer_bot else None
+        self.bot_seat = dealer_seat(view.options)
         hand = view.hand
         self._last_hand = None if hand is None else (hand.hand_id, hand.button)
         if hand is None:
@@ -397,3 +397,8 @@ def hand_seen(played: wire.PlayedHand) -> HandSeen | None:
         client_seeds={entry.seat: entry.client_seed for entry in started.client_seeds},
         openings=openings,
     )
+
+
+def dealer_seat(options: TableOptions) -> int | None:
+    """Where the dealer bot sits at a table of ``options`` (the last seat), if it has one."""
+    return options.seats - 1 if options.dealer_bot else None

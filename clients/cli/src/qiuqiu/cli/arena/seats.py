@@ -24,7 +24,7 @@ from random import Random
 from typing import Protocol, cast
 
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, answer, turn_of
-from qiuqiu.cli.deals import TableDeals
+from qiuqiu.cli.deals import TableDeals, dealer_seat
 from qiuqiu.cli.errors import BotFailed
 from qiuqiu.cli.game import Applied, SeatState, TableState
 from qiuqiu.engine import Hand, rank
@@ -156,7 +156,7 @@ class SdkPlayer:
         # Checking the arena's own deals is the arena's test
         # (tests/cli/arena/test_match.py), not a match's work: it would cost a tenth of
         # the match.
-        unchecked = TableDeals(table_id, checking=False)
+        unchecked = TableDeals(table_id, bot_seat=dealer_seat(options), checking=False)
         self.state = TableState(table_id, options, seq=0, you=seat, deals_so_far=unchecked)
         self.seat = seat
 
