@@ -125,8 +125,11 @@ def test_a_value_that_does_not_fit_is_a_clear_error_naming_where_it_came_from(
 
 
 @asynccontextmanager
-async def server_process(*flags: str) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
-    """``qiuqiu-server --port 0`` with ``flags``, and the URL it listens on."""
+async def server_process(
+    *flags: str, env: dict[str, str] | None = None, said: list[str] | None = None
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    """``qiuqiu-server --port 0`` with ``flags`` (and ``env`` beside the environment),
+    and the URL it listens on; ``said`` gets the lines of stderr before that."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -134,14 +137,15 @@ async def server_process(*flags: str) -> AsyncIterator[tuple[asyncio.subprocess.
         "--port",
         "0",
         *flags,
-        env={**os.environ, "QIUQIU_HAND_PAUSE": "0"},
+        env={**os.environ, "QIUQIU_HAND_PAUSE": "0", **(env or {})},
         stderr=asyncio.subprocess.PIPE,
     )
     try:
         assert proc.stderr is not None
         async with asyncio.timeout(20):
-            while not (found := LISTENING.search(await proc.stderr.readline())):
-                pass
+            while not (found := LISTENING.search(line := await proc.stderr.readline())):
+                if said is not None:
+                    said.append(line.decode())
         yield proc, found.group(1).decode()
     finally:
         if proc.returncode is None:
@@ -564,25 +568,10 @@ def test_a_host_that_cannot_be_listened_on_is_one_line_and_exit_status_2(
 
 async def test_a_misspelt_variable_is_a_warning_naming_the_setting_it_looks_like() -> None:
     # It was ignored without a word: a server meant for Redis ran in memory.
-    env = {**os.environ, "QIUQIU_REDIS_ULR": "redis://nowhere", "QIUQIU_CONFIG_DIR": "/tmp"}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "qiuqiu.server",
-        "--port",
-        "0",
-        env=env,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert proc.stderr is not None
     before: list[str] = []
-    try:
-        async with asyncio.timeout(20):
-            while not LISTENING.search(line := await proc.stderr.readline()):
-                before.append(line.decode())
-    finally:
-        proc.kill()
-        await proc.wait()
+    env = {"QIUQIU_REDIS_ULR": "redis://nowhere", "QIUQIU_CONFIG_DIR": "/tmp"}
+    async with server_process(env=env, said=before):
+        pass
     warned = [json.loads(line) for line in before if "QIUQIU_" in line]
     assert [(w["level"], w["message"]) for w in warned] == [
         (
