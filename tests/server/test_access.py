@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.asyncio import Redis
@@ -157,6 +159,56 @@ async def test_an_account_has_one_connection_and_a_newer_one_closes_the_older_wi
     assert (await my_turn(again, turn["table_id"]))["hand_id"] >= turn["hand_id"]
 
 
+@dataclass
+class TwoProcesses:
+    """Two servers on one Redis, one of them on a store that fails as told, and every
+    client connected to either, closed at the end."""
+
+    redis_url: str
+    here: QiuQiuServer
+    there: QiuQiuServer
+    opened: list[Client] = field(default_factory=list)
+
+    async def connect_to(self, server: QiuQiuServer) -> Client:
+        self.opened.append(Client(await connect(server.url)))
+        return self.opened[-1]
+
+    async def hello_claimed(self, client: Client, token: str, account_id: str) -> None:
+        """Say hello with ``token`` on ``client``, and return once its claim on the
+        account's connection is in Redis (its answer may still be on its way)."""
+        claim = f"qiuqiu:connection:{account_id}"
+        async with Redis.from_url(self.redis_url, decode_responses=True) as raw:
+            held = await raw.lindex(claim, -1)
+            await client.send("hello", version=PROTOCOL_VERSION, token=token)
+            async with asyncio.timeout(WAIT):
+                while await raw.lindex(claim, -1) == held:
+                    await asyncio.sleep(0.01)
+
+
+@asynccontextmanager
+async def two_processes(
+    redis_url: str, plan: FaultPlan, *, slowed: str
+) -> AsyncIterator[TwoProcesses]:
+    """``slowed`` ("here" or "there") is the server whose store follows ``plan``."""
+    faulty = await FaultyStore.open(redis_url, plan)
+    plain = await RedisStore.from_url(redis_url)
+    here, there = (faulty, plain) if slowed == "here" else (plain, faulty)
+    servers = TwoProcesses(
+        redis_url, QiuQiuServer(FAST, store=here), QiuQiuServer(FAST, store=there)
+    )
+    for server in (servers.here, servers.there):
+        await server.start()
+    try:
+        yield servers
+    finally:
+        for client in servers.opened:
+            await client.close()
+        for server in (servers.here, servers.there):
+            await server.stop()
+        await faulty.close()
+        await plain.close()
+
+
 async def test_two_hellos_with_one_token_at_once_leave_one_connection_on_any_process(
     redis_url: str,
 ) -> None:
@@ -168,44 +220,22 @@ async def test_two_hellos_with_one_token_at_once_leave_one_connection_on_any_pro
     open beside the third, two live connections of one account."""
     # seated_tables' 2nd call is the first token hello's, made once it has claimed.
     plan = FaultPlan((Fault("seated_tables", call=2, mode="stall", stall=1.0),))
-    slowed = await FaultyStore.open(redis_url, plan)
-    other_store = await RedisStore.from_url(redis_url)
-    here, there = QiuQiuServer(FAST, store=slowed), QiuQiuServer(FAST, store=other_store)
-    await here.start()
-    await there.start()
-    opened: list[Client] = []
-
-    async def connect_to(server: QiuQiuServer) -> Client:
-        opened.append(Client(await connect(server.url)))
-        return opened[-1]
-
-    try:
-        ann = await connect_to(here)
+    async with two_processes(redis_url, plan, slowed="here") as servers:
+        here, there = servers.here, servers.there
+        ann = await servers.connect_to(here)
         welcome = await ann.hello("Ann")
-        token, claim = welcome["token"], f"qiuqiu:connection:{welcome['account_id']}"
-        async with Redis.from_url(redis_url, decode_responses=True) as raw:
-            held = await raw.lindex(claim, -1)
-            first, second = await connect_to(here), await connect_to(here)
-            await first.send("hello", version=PROTOCOL_VERSION, token=token)
-            async with asyncio.timeout(WAIT):
-                while await raw.lindex(claim, -1) == held:
-                    await asyncio.sleep(0.01)
+        token = welcome["token"]
+        first, second = await servers.connect_to(here), await servers.connect_to(here)
+        await servers.hello_claimed(first, token, welcome["account_id"])
         await second.reply("hello", version=PROTOCOL_VERSION, token=token)
         await first.expect("welcome")
-        third = await connect_to(there)
+        third = await servers.connect_to(there)
         await third.reply("hello", version=PROTOCOL_VERSION, token=token)
         for older in (ann, first, second):
             await older.closed()
             assert older.connection.close_code == 4000
         listed = await third.reply("list_tables")
         assert listed["type"] == "table_list"
-    finally:
-        for client in opened:
-            await client.close()
-        for server in (here, there):
-            await server.stop()
-        await slowed.close()
-        await other_store.close()
 
 
 async def test_a_seat_stays_with_the_newer_of_two_hellos_whatever_order_they_reach_it(
@@ -218,30 +248,15 @@ async def test_a_seat_stays_with_the_newer_of_two_hellos_whatever_order_they_rea
     seat away with it: the newer, still open, was told not_at_table at her own table."""
     # table_host's 1st call on the other process is the older hello's, once it has claimed.
     plan = FaultPlan((Fault("table_host", call=1, mode="stall", stall=1.0),))
-    host_store = await RedisStore.from_url(redis_url)
-    slowed = await FaultyStore.open(redis_url, plan)
-    here, there = QiuQiuServer(FAST, store=host_store), QiuQiuServer(FAST, store=slowed)
-    await here.start()
-    await there.start()
-    opened: list[Client] = []
-
-    async def connect_to(server: QiuQiuServer) -> Client:
-        opened.append(Client(await connect(server.url)))
-        return opened[-1]
-
-    try:
-        ann, turn = await at_bot_table(lambda: connect_to(here))
+    async with two_processes(redis_url, plan, slowed="there") as servers:
+        here, there = servers.here, servers.there
+        ann, turn = await at_bot_table(lambda: servers.connect_to(here))
         table_id = turn["table_id"]
         welcome = next(m for m in ann.frames if m["type"] == "welcome")
-        token, claim = welcome["token"], f"qiuqiu:connection:{welcome['account_id']}"
-        async with Redis.from_url(redis_url, decode_responses=True) as raw:
-            held = await raw.lindex(claim, -1)
-            older = await connect_to(there)
-            await older.send("hello", version=PROTOCOL_VERSION, token=token)
-            async with asyncio.timeout(WAIT):
-                while await raw.lindex(claim, -1) == held:
-                    await asyncio.sleep(0.01)
-        newer = await connect_to(here)
+        token = welcome["token"]
+        older = await servers.connect_to(there)
+        await servers.hello_claimed(older, token, welcome["account_id"])
+        newer = await servers.connect_to(here)
         await newer.reply("hello", version=PROTOCOL_VERSION, token=token)
         await older.closed()
         assert older.connection.close_code == 4000
@@ -250,7 +265,7 @@ async def test_a_seat_stays_with_the_newer_of_two_hellos_whatever_order_they_rea
                 await asyncio.sleep(0.01)
         # Messages from one process reach the host in the order they were sent: once a
         # spectator's watch_table from there is answered, the older hello's word is in.
-        watcher = await connect_to(there)
+        watcher = await servers.connect_to(there)
         await watcher.hello("Wes")
         assert (await watcher.reply("watch_table", table_id=table_id))["type"] == "table_watched"
         snapshot = await newer.reply("request_snapshot", table_id=table_id)
@@ -259,10 +274,3 @@ async def test_a_seat_stays_with_the_newer_of_two_hellos_whatever_order_they_rea
         assert snapshot["table"]["seats"][you]["connected"] is True
         await newer.send("check", table_id=table_id, hand_id=turn["hand_id"])
         await newer.expect("checked", table_id=table_id)
-    finally:
-        for client in opened:
-            await client.close()
-        for server in (here, there):
-            await server.stop()
-        await host_store.close()
-        await slowed.close()
