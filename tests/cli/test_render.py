@@ -313,6 +313,26 @@ def test_a_pot_says_why_it_was_won(mine: str, theirs: str, why: str) -> None:
     assert line(awarded, state).startswith(f"You win the pot of 140: {why}")
 
 
+def test_a_pot_only_its_winner_could_win_is_said_to_go_back() -> None:
+    # An ante of 600 over a stack of 500: the 100 nobody matched is a pot of its own.
+    state = table()
+    assert state.hand is not None
+    state.hand.shown = (shown(ME, "6-1 4-2 3-1 2-1"), shown(BOT, "6-3 0-0 5-4 5-5"))
+    awarded = wire.PotAwarded(
+        table_id="t1",
+        seq=5,
+        hand_id=3,
+        amount=100,
+        eligible=(BOT,),
+        shares=(SeatAmount(seat=BOT, amount=100),),
+    )
+    assert line(awarded, state) == "Dealer took 100 back: no one else could win it."
+    # A pot every seat in it shares is split, not taken back.
+    both = (SeatAmount(seat=ME, amount=50), SeatAmount(seat=BOT, amount=50))
+    split = awarded.model_copy(update={"eligible": (ME, BOT), "shares": both})
+    assert line(split, state).startswith("You (50) and Dealer (50) split the pot of 100")
+
+
 def test_a_hand_ends_with_what_it_meant_for_you_and_a_voided_one_is_not_called_verified() -> None:
     ended = wire.HandEnded(table_id="t1", seq=6, hand_id=3, stacks=())
     state = table(check=DealChecked(tiles=4, own_seed=True))

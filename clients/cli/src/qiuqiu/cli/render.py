@@ -324,13 +324,20 @@ def award(
     """Who took a pot, and why: the winner's hand against the best one it beat."""
     winners = [s.seat for s in shares]
     names = " and ".join(who(state, seat) for seat in winners)
+    shown = {entry.seat: entry for entry in state.hand.shown} if state.hand else {}
+    if shown and len(eligible) == 1 and list(eligible) == winners:
+        # A side pot of one seat's chips nobody matched (an ante over an all-in stack):
+        # nothing was won from anyone, as the page says too.
+        return Text.assemble(
+            (names, "bold green"),
+            f" took {amount} back: no one else could win it.",
+        )
     if len(winners) > 1:
         names = " and ".join(f"{who(state, s.seat)} ({s.amount})" for s in shares)
         line = Text.assemble((names, "bold green"), " split the pot of ", (str(amount), "bold"))
     else:
         verb = "win" if winners[0] == state.you else "wins"
         line = Text.assemble((names, "bold green"), f" {verb} the pot of ", (str(amount), "bold"))
-    shown = {entry.seat: entry for entry in state.hand.shown} if state.hand else {}
     rivals = [shown[seat] for seat in eligible if seat not in winners and seat in shown]
     if winners[0] not in shown:
         line.append(": everyone else folded" if not shown and len(winners) == 1 else "")
