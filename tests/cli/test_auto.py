@@ -95,6 +95,19 @@ async def test_a_name_asked_for_beside_a_saved_account_of_another_name_is_said_u
     assert "is not used" not in out
 
 
+async def test_a_new_account_says_it_replaces_the_saved_one(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    await qiuqiu("play", "--server", server.url, "--auto", "1", *SMALL)
+    saved = json.loads((config_dir / "tokens.json").read_text())[server.url]
+    out = await qiuqiu("play", "--server", server.url, "--new-account", "--auto", "1", *SMALL)
+    assert (
+        f"--new-account: the account saved for {server.url} will no longer be resumed from "
+        f"here; its token in {config_dir / 'tokens.json'} is replaced by the new one's."
+    ) in out.splitlines()
+    assert json.loads((config_dir / "tokens.json").read_text())[server.url] != saved
+
+
 async def test_piped_output_is_plain_text_with_a_readable_summary(
     server: QiuQiuServer, config_dir: Path
 ) -> None:

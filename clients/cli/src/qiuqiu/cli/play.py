@@ -97,7 +97,17 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
             tokens = None
         else:
             tokens = TokenFile(config_dir())
-        token = tokens.load(url) if tokens and options.resume else None
+        saved = tokens.load(url) if tokens else None
+        token = saved if options.resume else None
+        if tokens and saved and not options.resume:
+            # One token a server: the new account's takes the saved one's place.
+            console.print(
+                Text(
+                    f"--new-account: the account saved for {url} will no longer be resumed "
+                    f"from here; its token in {tokens.path} is replaced by the new one's.",
+                    "yellow",
+                )
+            )
         conn = await Connection.open(
             url,
             name=options.name,
