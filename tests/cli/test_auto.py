@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -106,6 +107,23 @@ async def test_a_new_account_says_it_replaces_the_saved_one(
         f"here; its token in {config_dir / 'tokens.json'} is replaced by the new one's."
     ) in out.splitlines()
     assert json.loads((config_dir / "tokens.json").read_text())[server.url] != saved
+
+
+async def test_a_name_with_accents_on_an_ascii_only_output_is_written_without_them(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # It was a UnicodeEncodeError at the welcome, the first line: --ascii, the default
+    # where the output cannot encode more, covered only the game's own lines.
+    process = await asyncio.create_subprocess_exec(
+        QIUQIU,
+        *("play", "--server", server.url, "--name", "Àñn Bé", "--auto", "1", *SMALL),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    out, err = await asyncio.wait_for(process.communicate(), RUN_LIMIT)
+    assert process.returncode == 0, err.decode()
+    assert "Welcome, Ann Be. Your balance is 1000 chips." in out.decode("ascii")
 
 
 async def test_piped_output_is_plain_text_with_a_readable_summary(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
+from qiuqiu.cli import render
 from qiuqiu.cli.arguments import check_buy_in, check_joining, table_options
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle
 from qiuqiu.cli.bot import play as play_bot
@@ -101,12 +102,14 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
         token = saved if options.resume else None
         if tokens and saved and not options.resume:
             # One token a server: the new account's takes the saved one's place.
-            console.print(
+            say(
+                console,
+                options,
                 Text(
                     f"--new-account: the account saved for {url} will no longer be resumed "
                     f"from here; its token in {tokens.path} is replaced by the new one's.",
                     "yellow",
-                )
+                ),
             )
         conn = await Connection.open(
             url,
@@ -139,36 +142,62 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
     assert conn.welcome is not None
     welcome = conn.welcome
     greeting = "Welcome back" if welcome.resumed else "Welcome"
-    console.print(Text(f"{greeting}, {welcome.name}. Your balance is {welcome.balance} chips."))
+    say(
+        console,
+        options,
+        Text(f"{greeting}, {welcome.name}. Your balance is {welcome.balance} chips."),
+    )
     if welcome.resumed and options.name_given and welcome.name != options.name:
         # A token resumes an account as it is: the server has no renaming.
-        console.print(
+        say(
+            console,
+            options,
             Text(
                 f"--name {options.name} is not used: this is the account saved for "
                 f"{options.server}, named {welcome.name} (--new-account opens one named "
                 f"{options.name}).",
                 "yellow",
-            )
+            ),
         )
     if options.table_id in welcome.tables or (options.table_id is None and welcome.tables):
         table_id = options.table_id or welcome.tables[0]
-        console.print(Text(f"You are still seated at table {table_id}: carrying on.", "dim"))
+        say(
+            console, options, Text(f"You are still seated at table {table_id}: carrying on.", "dim")
+        )
         return table_id
     if options.table_id is not None:
         joined = await conn.join_table(options.table_id, options.buy_in)
-        console.print(f"You sat down at table {joined.table_id} with {joined.buy_in} chips.")
+        say(
+            console,
+            options,
+            Text(f"You sat down at table {joined.table_id} with {joined.buy_in} chips."),
+        )
         return joined.table_id
     table, _ = await conn.open_table(options.table, options.buy_in)
-    console.print(
-        f"Table {table.table_id}: {table.options.seats} seats, ante {table.options.ante}, "
-        f"{options.buy_in} chips to play with."
+    say(
+        console,
+        options,
+        Text(
+            f"Table {table.table_id}: {table.options.seats} seats, ante {table.options.ante}, "
+            f"{options.buy_in} chips to play with."
+        ),
     )
     if table.free_seats > 1:  # counted before this player sat down
-        console.print(
-            f"Others join with: qiuqiu play --server {conn.url} --table {table.table_id}",
-            style="dim",
+        say(
+            console,
+            options,
+            Text(
+                f"Others join with: qiuqiu play --server {conn.url} --table {table.table_id}",
+                "dim",
+            ),
         )
     return table.table_id
+
+
+def say(console: Console, options: PlayOptions, text: Text) -> None:
+    """A line before the game, in ASCII where the terminal cannot take more (a name, a
+    folder, an address may hold anything), as the game's own lines are."""
+    console.print(text if options.unicode else render.ascii_only(text))
 
 
 @contextlib.asynccontextmanager
