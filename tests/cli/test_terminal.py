@@ -402,6 +402,39 @@ async def test_a_server_gone_for_good_is_tried_for_the_grace_period_and_the_chip
         await servers.kill_remaining()
 
 
+async def test_a_server_that_lost_the_account_is_said_to_hold_no_seat_for_it(
+    redis_url: str, config_dir: Path
+) -> None:
+    """The host dies and comes back with its store emptied, as an in-memory server
+    restarts: the token is unknown, so after the grace period the client says the
+    seats are gone, and no longer that its chips will come back or how to claim them."""
+    servers = Servers(redis_url)
+    try:
+        port = free_port()
+        host = await servers.start(port, flags=("--grace", "1"))
+        child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}", "--seats", "3")
+        await child.expect(WELCOME, async_=True)
+        await child.expect(r"Table (t\w+): 3 seats", async_=True)
+        bo = await Connection.open(f"ws://127.0.0.1:{port}", name="Bo", reconnect=False)
+        await bo.join_table(matched(child), 500)
+        await bo.close()
+        await child.expect(r"Bo lost the connection \(1 s to come back\)", async_=True)
+        host.kill()
+        await host.wait()
+        await child.expect("Connection lost", async_=True)
+        async with Redis.from_url(redis_url) as redis:
+            await redis.flushdb()
+        await servers.start(port, flags=("--grace", "1"))
+        await child.expect(words("the server no longer knows this account"), async_=True)
+        await child.expect(pexpect.EOF, async_=True)
+        said = str(child.before)
+        assert "go back to your balance" not in said
+        assert "still at the table" not in said
+        assert re.search(words(r"Balance: 500\."), said), said
+    finally:
+        await servers.kill_remaining()
+
+
 def words(*parts: str) -> str:
     """A pattern of ``parts``' words, whatever spaces, line breaks or styles come between
     them."""

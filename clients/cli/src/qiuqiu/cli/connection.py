@@ -111,6 +111,8 @@ class Closed:
     """The connection is gone for good (``reason``); no more messages come."""
 
     reason: str
+    seats_gone: bool = False
+    """The server no longer knows the account: it holds no seat, and no chip, for it."""
 
 
 Notice = wire.AnyServerMessage | Disconnected | Reconnected | Closed
@@ -385,7 +387,7 @@ class Connection:
             self._fail_pending(reason)
             given_up = await self._come_back(reason)
             if given_up is not None:
-                self._messages.put_nowait(Closed(given_up))
+                self._messages.put_nowait(given_up)
                 return
 
     async def _read_until_closed(self) -> str:
@@ -480,14 +482,14 @@ class Connection:
             if not future.done():
                 future.set_exception(ConnectionLost(f"connection closed: {reason}"))
 
-    async def _come_back(self, reason: str) -> str | None:
+    async def _come_back(self, reason: str) -> Closed | None:
         """Reconnect and resume after the connection closed for ``reason``: ``None``
         once back, else why not."""
         code = int(reason.split()[0])
         if self._closing or not self.reconnect or self.token is None:
-            return reason
+            return Closed(reason)
         if code in FINAL_CLOSE_CODES:
-            return reason
+            return Closed(reason)
         self._messages.put_nowait(Disconnected(reason, self.grace))
         grace = DEFAULT_GRACE if self.grace is None else self.grace
         give_up = time.monotonic() + grace + GRACE_MARGIN
@@ -497,15 +499,18 @@ class Connection:
             delay = next(delays)
             if time.monotonic() + delay > give_up:
                 if unknown:
-                    return (
+                    return Closed(
                         f"{reason}; the server no longer knows this account (its accounts "
                         "were lost, as an in-memory server's are when it restarts), so "
-                        "its seats are gone"
+                        "its seats are gone",
+                        seats_gone=True,
                     )
-                return f"{reason}; no server took the connection back within the grace period"
+                return Closed(
+                    f"{reason}; no server took the connection back within the grace period"
+                )
             await asyncio.sleep(delay)
             if self._closing:
-                return reason
+                return Closed(reason)
             try:
                 welcome = await self._connect(resuming=True)
             except ConnectionLost as lost:
@@ -519,12 +524,12 @@ class Connection:
                     unknown = refused.code == ErrorCode.UNKNOWN_TOKEN
                     log.info("reconnecting: %s", refused)
                     continue
-                return f"{reason}; the server refused to resume: {refused}"
+                return Closed(f"{reason}; the server refused to resume: {refused}")
             if self._closing:
                 # close() ran while this reconnect was under way, and closed the socket
                 # before it: close this one too, or the reader would read it for ever.
                 assert self._ws is not None
                 await self._ws.close()
-                return reason
+                return Closed(reason)
             self._messages.put_nowait(Reconnected(welcome))
             return None

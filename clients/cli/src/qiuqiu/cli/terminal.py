@@ -223,9 +223,9 @@ class Terminal:
         """Show one message; ``False`` when the game is over for this client."""
         state = self.state
         match message:
-            case Closed(reason=reason):
+            case Closed(reason=reason, seats_gone=seats_gone):
                 self.say(Text(f"The connection is closed ({reason}).", "bold red"))
-                me = None if state is None else state.me
+                me = None if state is None or seats_gone else state.me
                 if me is not None:
                     self.say(
                         Text(
@@ -235,7 +235,7 @@ class Terminal:
                             "bold yellow",
                         )
                     )
-                self.say_summary()
+                self.say_summary(seated=not seats_gone)
                 return False
             case Disconnected(reason=reason, grace=grace):
                 ellipsis = "…" if self.unicode else "..."
@@ -514,10 +514,10 @@ class Terminal:
             return False
         return True
 
-    def say_summary(self) -> None:
+    def say_summary(self, *, seated: bool = True) -> None:
         s = self.tally
         # Seated still (the connection gone for good): the balance is not all there is.
-        me = None if self.state is None else self.state.me
+        me = None if self.state is None or not seated else self.state.me
         at_table = "" if me is None else f" (and {me.stack} still at the table)"
         self.say(
             Text(
