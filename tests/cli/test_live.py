@@ -257,7 +257,7 @@ async def test_a_server_stopping_mid_hand_is_told_in_words_not_a_websocket_dump(
     await screen.wait_for("EXIT=0")
     said = " ".join(screen.text().split())
     assert "The hand was called off (the server is shutting down)" in said
-    assert "You left the table. Your balance is 1000." in said
+    assert "The server stood your seat up: 500 chips went back to your balance, now 1000." in said
     assert "the server is shutting down; then sent" not in said, said
     assert "Traceback" not in said
 

@@ -435,6 +435,28 @@ async def test_a_server_that_lost_the_account_is_said_to_hold_no_seat_for_it(
         await servers.kill_remaining()
 
 
+async def test_a_server_that_stops_is_said_to_have_stood_the_seat_up(
+    redis_url: str, config_dir: Path
+) -> None:
+    # It said 'You left the table.', as if the player had typed quit.
+    servers = Servers(redis_url)
+    try:
+        port = free_port()
+        host = await servers.start(port)
+        child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}")
+        await child.expect(WELCOME, async_=True)
+        await child.expect(TURN, async_=True)
+        host.terminate()
+        await child.expect(
+            words(r"The server stood your seat up: 500 chips went back to your balance, now"),
+            async_=True,
+        )
+        await child.expect(pexpect.EOF, async_=True)
+        assert "You left the table" not in str(child.before)
+    finally:
+        await servers.kill_remaining()
+
+
 def words(*parts: str) -> str:
     """A pattern of ``parts``' words, whatever spaces, line breaks or styles come between
     them."""

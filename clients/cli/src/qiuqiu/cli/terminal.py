@@ -280,6 +280,20 @@ class Terminal:
                     )
                 )
                 return True
+            case wire.TableLeft(
+                table_id=self.table_id, balance=balance, cashed_out=chips, ref=None
+            ) if self._leave_id is None:
+                # Nobody here asked: the server stood the seat up (it is stopping).
+                self.balance = balance
+                self.say(
+                    Text(
+                        f"The server stood your seat up: {chips} chips went back to your "
+                        f"balance, now {balance}.",
+                        "bold yellow",
+                    )
+                )
+                self._left = True
+                return False
             case wire.TableLeft(table_id=self.table_id, balance=balance):
                 # Also a bust while leaving: no rebuy to offer, and no more input to
                 # wait for (the leave that follows it is refused: the seat is gone).
