@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 from dataclasses import replace
 from types import FrameType
 from typing import NoReturn
@@ -194,6 +195,26 @@ async def test_an_accounts_connection_written_before_claims_were_a_list_is_the_f
     assert before == ("old:session",)
     before, _ = await redis_store.claim_connection("ann", "newer:session")
     assert before == ("old:session", "new:session")
+
+
+async def test_an_account_opened_on_a_redis_that_lost_its_data_reopens_the_house_and_says_so(
+    redis_store: RedisStore, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis restarted empty under a running server (no append-only file): the house's
+    account went with everything else. The next account's grant opens it again whole,
+    so the audit counts it, and the operator is told, once, what happened."""
+    await redis_store.create_account("ann", "Ann", "hash-of-anns-token", GRANT)
+    async with Redis.from_url(redis_url, decode_responses=True) as raw:
+        await raw.flushdb()
+    await redis_store.create_account("bob", "Bob", "hash-of-bobs-token", GRANT)
+    await redis_store.create_account("cat", "Cat", "hash-of-cats-token", GRANT)
+    balances = await redis_store.balances()
+    assert balances == {HOUSE: -2 * GRANT, "bob": GRANT, "cat": GRANT}
+    house = await redis_store.account(HOUSE)
+    assert house is not None
+    lost = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(lost) == 1
+    assert "lost its data" in lost[0].getMessage()
 
 
 async def test_a_store_keeps_working_after_redis_forgets_its_scripts(

@@ -37,16 +37,24 @@ redis.call('SADD', KEYS[2], ARGV[1])
 
 # KEYS: the account, its token, the house's account, the accounts set.
 # ARGV: id, name, grant, minus the grant (negated by the caller: Lua would hand
-# Redis a large number in exponent form, which HINCRBY refuses).
+# Redis a large number in exponent form, which HINCRBY refuses), the house's id.
+# Returns 0 if the id or token is taken, 1 once made, 2 if the house had to be
+# opened again first: every server opens it at start, so Redis lost its data since.
 CREATE_ACCOUNT = """
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
   return 0
+end
+local made = 1
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('HSET', KEYS[3], 'name', 'House', 'balance', 0)
+  redis.call('SADD', KEYS[4], ARGV[5])
+  made = 2
 end
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'balance', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('HINCRBY', KEYS[3], 'balance', ARGV[4])
-return 1
+return made
 """
 
 # KEYS: the account's connections, the claims counter. ARGV: the new one (owner:session),

@@ -29,6 +29,7 @@ which may stay quiet for as long as it likes.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Container
@@ -56,7 +57,12 @@ from qiuqiu.server.store import (
     with_seeds,
 )
 
+log = logging.getLogger(__name__)
+
 PREFIX = "qiuqiu:"
+
+HOUSE_REOPENED = 2
+"""What creating an account answers when it had to open the house's account again."""
 
 TIMEOUT = 2.0
 """Seconds a call to Redis may take before it counts as Redis being away."""
@@ -175,8 +181,16 @@ class RedisStore:
             self._account_key(HOUSE),
             self._key("accounts"),
         ]
-        if not await self._create_account(keys=keys, args=[account_id, name, grant, -grant]):
+        made = await self._create_account(keys=keys, args=[account_id, name, grant, -grant, HOUSE])
+        if not made:
             raise Refused(ErrorCode.ACCOUNT_EXISTS, f"account {account_id} or its token exists")
+        if made == HOUSE_REOPENED:
+            log.error(
+                "Redis lost its data: the house's account, which every server opens at "
+                "start, was gone (was Redis restarted without its append-only file?); "
+                "every account, table and chip it held before is lost, and the house is "
+                "open again at zero"
+            )
         return Account(account_id, name, grant)
 
     @reachable
