@@ -24,6 +24,8 @@ from typing import Any, Protocol
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from qiuqiu.server.redis_errors import never_sent
+
 log = logging.getLogger(__name__)
 
 ALL = "all"
@@ -52,8 +54,10 @@ class Bus(Protocol):
         unheard: Callable[[], None] | None = None,
     ) -> None:
         """Queue ``message`` for ``process`` (:data:`ALL` for every one); never blocks.
-        ``lost`` is called if it could not be sent (Redis away), ``unheard`` if it was
-        sent and no process listened (the process is gone, so nobody has it)."""
+        ``lost`` is called if it certainly never reached Redis (away), ``unheard`` if it
+        was sent and no process listened (the process is gone, so nobody has it); one
+        that may have reached Redis, its answer lost, is neither: its process may
+        have it."""
 
     async def listening(self) -> int:
         """How many processes listen, this one included; 0 if that cannot be known."""
@@ -119,11 +123,13 @@ class RedisBus:
                 listeners = await self._redis.publish(channel, payload)
                 failing = False
             except Exception as error:
-                # Redis away: the message is lost, as it would be to a dead listener.
                 if not failing:
                     log.warning("could not publish to other processes: %s", error)
                 failing = True
-                if lost is not None:
+                # Lost only if it never reached Redis: one whose answer alone was lost
+                # may be in its process's hands, and a command said to be lost then
+                # applied would be an error for something that happened.
+                if lost is not None and never_sent(error):
                     lost()
                 continue
             if listeners == 0 and unheard is not None:

@@ -52,6 +52,16 @@ def refusing_writes(error: ResponseError) -> bool:
     return isinstance(error, NAMED) or REFUSING_WRITES.search(str(error)) is not None
 
 
+def never_sent(error: BaseException) -> bool:
+    """Whether a call that failed with ``error`` certainly never reached Redis: redis-py
+    says "Error N connecting to host:port" when it could not connect, and a refusal is
+    Redis's own answer. Anything else may have reached Redis, and only its answer was
+    lost (a connection cut mid-reply, a Redis slower than the timeout)."""
+    if isinstance(error, ResponseError):
+        return True
+    return isinstance(error, RedisConnectionError) and " connecting to " in str(error)
+
+
 def reachable(
     method: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
 ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
@@ -64,10 +74,7 @@ def reachable(
             return await method(self, *args, **kwargs)
         except (RedisConnectionError, RedisTimeoutError, TimeoutError, InvalidResponse) as error:
             text = str(error) or type(error).__name__
-            # redis-py says "Error N connecting to host:port" when it could not connect:
-            # then nothing was sent. Anything else may have reached Redis.
-            unsent = isinstance(error, RedisConnectionError) and " connecting to " in text
-            raise StoreUnavailable(text, unsent=unsent) from error
+            raise StoreUnavailable(text, unsent=never_sent(error)) from error
         except ResponseError as error:
             if not refusing_writes(error):
                 raise

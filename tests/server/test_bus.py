@@ -1,0 +1,112 @@
+"""The bus between processes, over a real Redis: what a sender is told of a message."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+from urllib.parse import urlsplit
+
+from qiuqiu.server.bus import RedisBus
+from qiuqiu.server.redis_clients import clients
+
+PREFIX = "test-bus:"
+WAIT = 10.0
+"""Seconds to wait for a message (never a timing assertion)."""
+
+
+class ReplyCutter:
+    """A TCP proxy in front of Redis that passes everything on, but for the answer to
+    the first PUBLISH: it cuts that connection instead, once Redis has the command."""
+
+    def __init__(self, redis_port: int) -> None:
+        self.redis_port = redis_port
+        self.cut = asyncio.Event()
+        self._publishing: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+        self._serving: set[asyncio.Task[Any]] = set()
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for task in self._serving:
+            task.cancel()
+        await asyncio.gather(*self._serving, return_exceptions=True)
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._serving.add(task)
+        upstream_reader, upstream = await asyncio.open_connection("127.0.0.1", self.redis_port)
+        both = (writer, upstream)
+        try:
+            await asyncio.gather(
+                self._pass(reader, upstream, both, towards_redis=True),
+                self._pass(upstream_reader, writer, both, towards_redis=False),
+            )
+        finally:
+            for end in both:
+                end.close()
+                with contextlib.suppress(OSError):
+                    await end.wait_closed()
+
+    async def _pass(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        both: tuple[asyncio.StreamWriter, asyncio.StreamWriter],
+        *,
+        towards_redis: bool,
+    ) -> None:
+        client = both[0]
+        while data := await reader.read(65536):
+            if towards_redis and b"PUBLISH" in data and not self.cut.is_set():
+                self._publishing.add(client)
+            elif not towards_redis and client in self._publishing:
+                self._publishing.discard(client)
+                self.cut.set()
+                break
+            writer.write(data)
+            await writer.drain()
+        for end in both:
+            end.close()
+
+
+async def test_a_message_whose_publish_lost_its_answer_is_not_called_lost(
+    redis_url: str,
+) -> None:
+    """Redis has the message and hands it to the process listening, but the sender's
+    connection is cut before Redis's answer: the message was not lost, so the sender
+    must not say so (its relay would tell the client "nothing changed" of a command
+    that process then applies). Its next message goes out as usual."""
+    address = urlsplit(redis_url)
+    assert address.port is not None
+    cutter = ReplyCutter(address.port)
+    cut_port = await cutter.start()
+    received: list[dict[str, Any]] = []
+    direct, cut = clients(redis_url, 2.0), clients(f"redis://127.0.0.1:{cut_port}/0", 2.0)
+    listening = RedisBus(direct[2], "host", PREFIX)
+    sending = RedisBus(cut[2], "relay", PREFIX)
+    await listening.start(received.append, lambda: None)
+    await sending.start(lambda _: None, lambda: None)
+    lost: list[int] = []
+    try:
+        sending.send("host", {"n": 1}, lost=lambda: lost.append(1))
+        await asyncio.wait_for(cutter.cut.wait(), WAIT)
+        sending.send("host", {"n": 2}, lost=lambda: lost.append(2))
+        async with asyncio.timeout(WAIT):
+            while len(received) < 2:
+                await asyncio.sleep(0.01)
+    finally:
+        await sending.stop()
+        await listening.stop()
+        for client in (*direct, *cut):
+            await client.aclose()
+        await cutter.close()
+    assert received == [{"n": 1}, {"n": 2}]
+    assert lost == []
