@@ -915,6 +915,17 @@ def test_a_leave_asked_before_a_reconnect_is_answered_without_the_old_connection
     assert table_left_refs_once_the_hand_ends(h, back) == [None]
 
 
+def test_a_leave_asked_before_its_own_viewer_was_away_and_back_keeps_its_id() -> None:
+    """A player on another process whose process stopped listening to Redis for a
+    moment: the host took it for away, then its same session asked for the table again.
+    Its connection never changed, so its leave is still answered with its id."""
+    h, ann, _ = duel()
+    h.do(h.core.leave, "ann", ann, "first")
+    h.do(h.core.disconnect, "ann", ann)
+    h.do(h.core.reconnect, "ann", ann)
+    assert table_left_refs_once_the_hand_ends(h, ann) == ["first"]
+
+
 def test_a_leave_asked_again_after_a_reconnect_is_the_one_table_left_answers() -> None:
     """The first request's connection is gone, and its answer with it: the new
     connection asking is not asking twice (already_leaving is per connection)."""

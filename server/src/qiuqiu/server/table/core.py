@@ -338,7 +338,7 @@ class TableCore(HandFlow):
                     )
                 )
             )
-        if seat.viewer is not viewer:
+        if seat.leave_asker is not viewer:
             seat.leave_ref = None  # an id of the connection that asked, not of this one
         seat.viewer = viewer
         self._greet(viewer, account_id)
