@@ -2,7 +2,7 @@
 // one, and the buttons to join or watch.
 
 import { h, chips, counted } from "./dom.js";
-import { auditView } from "./table.js";
+import { auditView } from "./fairview.js";
 
 /**
  * What the view asks of the page.

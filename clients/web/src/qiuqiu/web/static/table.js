@@ -9,6 +9,7 @@ import { dominoRow, cutView } from "./dominoes.js";
 import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
 import { TableState, explainResult } from "./state.js";
 import { newClientSeed, validClientSeed } from "./seeds.js";
+import { auditView, short, verdictView } from "./fairview.js";
 
 /** @typedef {import("./state.js").TableState} TableState */
 /** @typedef {import("./state.js").Seat} Seat */
@@ -757,47 +758,6 @@ function withOwnTiles(event, seat, own) {
 function winnerBadge(won, net) {
   return net === undefined || net === won ? `Wins ${chips(won)}` : `Wins ${chips(won)} · ${net >= 0 ? "+" : "−"}${chips(Math.abs(net))} net`;
 }
-
-/** @param {import("./state.js").Result} result */
-function verdictView(result) {
-  if (result.verifying) return h("div", { class: "verify pending", text: "Checking the deal…" });
-  const verdict = result.verdict;
-  if (!verdict) return null;
-  // A hand this page saw no tile of is not a verified one: nothing was checked yet.
-  const unseen = verdict.ok && !verdict.tilesChecked;
-  return h(
-    "div",
-    { class: `verify ${unseen ? "unseen" : verdict.ok ? "ok" : "bad"}`, role: verdict.ok ? "status" : "alert" },
-    h("strong", { text: unseen ? "Nothing to check yet" : verdict.ok ? "✔ Deal verified" : "✖ DEAL CHECK FAILED" }),
-    h("span", { class: "verify-detail", text: verdict.ok ? ` ${verdict.detail}` : ` ${verdict.detail} Do not trust this server.` }),
-    h("details", {}, h("summary", { text: "Details" }), h("dl", {}, h("dt", { text: "Commitment" }), h("dd", { class: "mono", text: result.commitment }))),
-  );
-}
-
-/**
- * A table's full rebuild: waiting for its seed, done, or failed (loud).
- * @param {import("./deals.js").DealLedger} ledger
- */
-export function auditView(ledger) {
-  const n = ledger.hands.size;
-  const table = { tableId: ledger.tableId };
-  // A table already broken fails its rebuild whatever seed it reveals: said at once.
-  const audit = ledger.audit ?? (ledger.broken ? { ok: false, detail: ledger.broken } : null);
-  if (!audit) {
-    if (!n) return null;
-    return h("div", { class: "audit pending", dataset: table, text: `${counted(n, "hand")} kept: the whole shuffle of each is rebuilt when the table closes and reveals its seed.` });
-  }
-  const { ok, detail } = audit;
-  return h(
-    "div",
-    { class: `audit verify ${ok ? "ok" : "bad"}`, role: ok ? "status" : "alert", dataset: table },
-    h("strong", { text: ok ? `✔ Table ${ledger.tableId}: shuffle rebuilt` : `✖ SHUFFLE CHECK FAILED at table ${ledger.tableId}` }),
-    h("span", { class: "verify-detail", text: ok ? ` ${detail}` : ` ${detail} Do not trust this server.` }),
-  );
-}
-
-/** @param {string} seed */
-const short = (seed) => (seed.length > 16 ? `${seed.slice(0, 16)}…` : seed);
 
 /** Who won the last hand, in one line for the middle of the table. @param {TableState} state */
 function outcome(state) {
