@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Locator, Page, expect
 
 from qiuqiu.protocol.common import Opening
 from qiuqiu.protocol.fairness import (
@@ -262,6 +262,22 @@ async def play_until_checked(page: Page, hand: int) -> None:
             await asyncio.sleep(0.05)
 
 
+async def at_the_bot_table(open_player: OpenPlayer) -> Player:
+    """Ann, signed in and seated at a dealer-bot table of her own."""
+    ann: Player = await open_player()
+    await sign_in(ann.page, "Ann")
+    await open_table(ann.page)
+    return ann
+
+
+async def failed_check(page: Page, hand: int) -> Locator:
+    """Hand ``hand``'s deal check, played until it shows, which must have failed."""
+    await play_until_checked(page, hand)
+    failed = page.locator(f".result[data-hand='{hand}'] .verify.bad")
+    await expect(failed).to_contain_text("DEAL CHECK FAILED")
+    return failed
+
+
 async def leave(page: Page) -> None:
     await page.click(".table-bar .leave")
     await expect(page.locator(".lobby")).to_be_visible()
@@ -322,13 +338,8 @@ async def test_a_tile_other_than_the_committed_one_fails_its_hand_loudly(
     open_player: OpenPlayer,
 ) -> None:
     with cheats.swapped_tile():
-        ann = await open_player()
-        page = ann.page
-        await sign_in(page, "Ann")
-        await open_table(page)
-        await play_until_checked(page, 1)
-        failed = page.locator(".result[data-hand='1'] .verify.bad")
-        await expect(failed).to_contain_text("DEAL CHECK FAILED")
+        page = (await at_the_bot_table(open_player)).page
+        failed = await failed_check(page, 1)
         await expect(failed).to_contain_text("position 27")
         await expect(failed).to_contain_text("Do not trust this server.")
         await expect(page.locator(".log .bad")).to_contain_text("DEAL CHECK FAILED")
@@ -404,14 +415,8 @@ async def test_a_dealer_bot_seed_the_server_chose_fails_the_hand(
     """Every deck rebuilds from the seeds listed: only the bot's seed, which must be
     empty, shows that the server picked it, knowing the player's."""
     with cheats.chosen_bot_seed():
-        ann = await open_player()
-        page = ann.page
-        await sign_in(page, "Ann")
-        await open_table(page)
-        await play_until_checked(page, 1)
-        failed = page.locator(".result[data-hand='1'] .verify.bad")
-        await expect(failed).to_contain_text("DEAL CHECK FAILED")
-        await expect(failed).to_contain_text("dealer bot")
+        ann = await at_the_bot_table(open_player)
+        await expect(await failed_check(ann.page, 1)).to_contain_text("dealer bot")
     (started, *_) = frames_of(ann, "hand_started")
     assert started["client_seeds"][-1]["client_seed"].startswith("g")
 
@@ -422,14 +427,8 @@ async def test_a_seed_listed_for_a_seat_not_dealt_in_fails_the_hand(
     """Every opening sits where the seats listed put it, and every deck rebuilds from
     the seeds listed: only the seats of stacks show the one nobody plays."""
     with cheats.phantom_seat():
-        ann = await open_player()
-        page = ann.page
-        await sign_in(page, "Ann")
-        await open_table(page)
-        await play_until_checked(page, 1)
-        failed = page.locator(".result[data-hand='1'] .verify.bad")
-        await expect(failed).to_contain_text("DEAL CHECK FAILED")
-        await expect(failed).to_contain_text(
+        page = (await at_the_bot_table(open_player)).page
+        await expect(await failed_check(page, 1)).to_contain_text(
             "lists client seeds for seats 1, 2, 3, but deals in seats 1, 2"
         )
 
@@ -440,10 +439,8 @@ async def test_a_button_the_server_chose_at_a_dealer_bot_table_fails_the_hand(
     """The deck is the honest one: only the button shows that the server gave the bot
     the better of the two hands it deals."""
     with cheats.chosen_button():
-        ann = await open_player()
+        ann = await at_the_bot_table(open_player)
         page = ann.page
-        await sign_in(page, "Ann")
-        await open_table(page)
         for hand_id in range(1, 40):
             await play_until_checked(page, hand_id)
             (started,) = [f for f in frames_of(ann, "hand_started") if f["hand_id"] == hand_id]
@@ -457,10 +454,8 @@ async def test_a_hand_number_the_server_skipped_fails_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:
     with cheats.skipped_hand():
-        ann = await open_player()
+        ann = await at_the_bot_table(open_player)
         page = ann.page
-        await sign_in(page, "Ann")
-        await open_table(page)
         # The first hand cannot show a skip: the page saw no hand before it.
         ids: list[int] = []
         async with asyncio.timeout(HAND_LIMIT * 40):
