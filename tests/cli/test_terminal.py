@@ -361,6 +361,25 @@ async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
         await servers.kill_remaining()
 
 
+async def host_killed_at_a_table_of_players(
+    servers: Servers, port: int, config_dir: Path
+) -> pexpect.spawn[str]:
+    """``qiuqiu play`` at a three-seat table on a server holding seats for 1 s, where
+    Bo sat down and went away; then that server is killed, and the client says so."""
+    host = await servers.start(port, flags=("--grace", "1"))
+    child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}", "--seats", "3")
+    await child.expect(WELCOME, async_=True)
+    await child.expect(r"Table (t\w+): 3 seats", async_=True)
+    bo = await Connection.open(f"ws://127.0.0.1:{port}", name="Bo", reconnect=False)
+    await bo.join_table(matched(child), 500)
+    await bo.close()
+    await child.expect(r"Bo lost the connection \(1 s to come back\)", async_=True)
+    host.kill()
+    await host.wait()
+    await child.expect("Connection lost", async_=True)
+    return child
+
+
 async def test_a_server_gone_for_good_is_tried_for_the_grace_period_and_the_chips_explained(
     redis_url: str, config_dir: Path
 ) -> None:
@@ -371,17 +390,7 @@ async def test_a_server_gone_for_good_is_tried_for_the_grace_period_and_the_chip
     servers = Servers(redis_url)
     try:
         port = free_port()
-        host = await servers.start(port, flags=("--grace", "1"))
-        child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}", "--seats", "3")
-        await child.expect(WELCOME, async_=True)
-        await child.expect(r"Table (t\w+): 3 seats", async_=True)
-        bo = await Connection.open(f"ws://127.0.0.1:{port}", name="Bo", reconnect=False)
-        await bo.join_table(matched(child), 500)
-        await bo.close()
-        await child.expect(r"Bo lost the connection \(1 s to come back\)", async_=True)
-        host.kill()
-        await host.wait()
-        await child.expect("Connection lost", async_=True)
+        child = await host_killed_at_a_table_of_players(servers, port, config_dir)
         await child.expect("Your seat is held for 1 s", async_=True)
         await child.expect("The connection is closed", async_=True)
         # Rich wraps a long line at the terminal's width, at any space, styling each line.
@@ -411,17 +420,7 @@ async def test_a_server_that_lost_the_account_is_said_to_hold_no_seat_for_it(
     servers = Servers(redis_url)
     try:
         port = free_port()
-        host = await servers.start(port, flags=("--grace", "1"))
-        child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}", "--seats", "3")
-        await child.expect(WELCOME, async_=True)
-        await child.expect(r"Table (t\w+): 3 seats", async_=True)
-        bo = await Connection.open(f"ws://127.0.0.1:{port}", name="Bo", reconnect=False)
-        await bo.join_table(matched(child), 500)
-        await bo.close()
-        await child.expect(r"Bo lost the connection \(1 s to come back\)", async_=True)
-        host.kill()
-        await host.wait()
-        await child.expect("Connection lost", async_=True)
+        child = await host_killed_at_a_table_of_players(servers, port, config_dir)
         async with Redis.from_url(redis_url) as redis:
             await redis.flushdb()
         await servers.start(port, flags=("--grace", "1"))
