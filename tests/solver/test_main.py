@@ -34,28 +34,13 @@ def test_a_tables_own_strategy_says_what_it_responds_to_and_wins_from_each_model
         ),
         (["--equilibrium", "--model", "example_bot=0.1"], "not both"),
         (["--lean", "--model", "example_bot=0.1"], "not with --equilibrium or --model"),
-    ],
-)
-def test_a_bad_model_is_one_clear_error(
-    argv: list[str], error: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["--out", str(tmp_path), "--behind", "2", "--iterations", "2", *argv])
-    assert exited.value.code == 2
-    assert error in capsys.readouterr().err
-    assert not list(tmp_path.iterdir())
-
-
-@pytest.mark.parametrize(
-    ("argv", "error"),
-    [
         (["--iterations", "0"], "argument --iterations: must be 1 or more (got 0)"),
         (["--iterations", "-5"], "argument --iterations: must be 1 or more (got -5)"),
         (["--block", "0"], "argument --block: must be 1 or more (got 0)"),
         (["--only", "49"], "--only picks among the shipped strategies"),
     ],
 )
-def test_a_count_that_solves_nothing_is_one_clear_error(
+def test_a_bad_model_or_a_count_that_solves_nothing_is_one_clear_error(
     argv: list[str], error: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exited:
