@@ -9,17 +9,18 @@ in its own view (:mod:`qiuqiu.server.views`). Nothing here decides anything.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
 from qiuqiu.engine import HandState
-from qiuqiu.protocol import ErrorCode, TableOptions, encode
+from qiuqiu.protocol import ErrorCode, TableOptions, decode_server, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.protocol.fairness import seed_commitment
 from qiuqiu.server.frames import Frame
+from qiuqiu.server.store import HandRecord
 from qiuqiu.server.table.deal import Random, new_table_seed
 from qiuqiu.server.table.seats import Seat, Viewer
 from qiuqiu.server.views import HandWire, Publication, hand_view, legal_view, seat_views
@@ -236,6 +237,26 @@ class Audience:
             if seat.account_id in dealt and not seat.connected and not seat.is_bot:
                 self._missed.setdefault(seat.account_id, []).append(end)
                 seat.missed_since = seat.missed_since or hand_id
+
+    def _tell_again(self, hands: Sequence[HandRecord]) -> None:
+        """An adopted table's last ``hands`` (finished, oldest first): whoever comes back
+        is told how the last one ended, and each one it missed while away. Told to all,
+        even before a voided one: the dead host may have written a hand's end and the
+        next one's start and died before either reached anyone."""
+        last = hands[-1].hand_id if hands else None
+        for hand in hands:
+            ended = decode_server(hand.events[-1]) if hand.events else None
+            if not isinstance(ended, wire.HandEnded):
+                continue  # voided on adopting: nothing to tell again
+            number = hand.hand_id
+            away = {s.account_id for s in self.seats.values() if 0 < s.missed_since <= number}
+            self._ended(
+                number,
+                [a for _, a in hand.accounts if number == last or a in away],
+                Frame.of(ended),
+            )
+            if number == last:
+                self._adopted_until = self._clock() + self.timings.grace
 
     def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:
         self.spectators[viewer] = None

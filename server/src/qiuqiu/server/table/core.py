@@ -54,12 +54,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from qiuqiu.engine import IllegalAction
-from qiuqiu.protocol import ErrorCode, decode_server
+from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
-from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
 from qiuqiu.server.table.audience import (
     DESERTED,
@@ -104,12 +103,9 @@ class TableCore(HandFlow):
     ) -> None:
         """Reopen a table whose host died. Every player is away, with the grace period to
         come back; a hand that was in play is voided, its chips where they were before it,
-        and whoever comes back is told so before anything else. Of the last ``hands``
-        (finished, oldest first), whoever comes back is told again how the last one ended
-        and how every one it missed while away ended (:meth:`TableRecord.hands_to_tell`
-        says which to read): the host may have died before they reached it, and a client that
-        saw one ignores it by its ``seq``. A hand an earlier host voided on adopting is
-        not told again (its record has no event)."""
+        and whoever comes back is told so before anything else, and how the hands it
+        missed ended (:meth:`_tell_again`, of the ``hands`` that
+        :meth:`TableRecord.hands_to_tell` says to read)."""
         self.hand_id, self.seq = record.hand_id, record.seq
         self._reserved, self._had_players = record.seq, True
         if record.table_seed:
@@ -127,22 +123,7 @@ class TableCore(HandFlow):
         self.state = TablePhase.WAITING
         if not self._humans():
             self.close("the last player left")  # its host died closing it
-        # Told to all, even before a voided one: the dead host may have written a hand's
-        # end and the next one's start and died before either reached anyone.
-        last = hands[-1].hand_id if hands else None
-        for hand in hands:
-            ended = decode_server(hand.events[-1]) if hand.events else None
-            if not isinstance(ended, wire.HandEnded):
-                continue
-            number = hand.hand_id
-            away = {s.account_id for s in self.seats.values() if 0 < s.missed_since <= number}
-            self._ended(
-                number,
-                [a for _, a in hand.accounts if number == last or a in away],
-                Frame.of(ended),
-            )
-            if number == last:
-                self._adopted_until = self._clock() + self.timings.grace
+        self._tell_again(hands)
         if record.hand_open:
             self.state = TablePhase.SETTLING
             self._first = Write(

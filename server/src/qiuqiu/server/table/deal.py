@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,6 +24,18 @@ class Random(Shuffler, Protocol):
 
 def new_table_seed(rng: Random) -> str:
     return f"{rng.getrandbits(256):064x}"
+
+
+def next_button(dealt: Iterable[int], bot_seat: int | None, last: int | None) -> int:
+    """The button of a hand dealing in the seats ``dealt``: the dealer bot at its table,
+    so the player acts first; else the next seat after the ``last`` hand's button, or
+    at a table's first hand the highest, so that it opens with the lowest."""
+    if bot_seat is not None:
+        return bot_seat
+    seats = sorted(dealt)
+    if last is None:
+        return seats[-1]
+    return next((n for n in seats if n > last), seats[0])
 
 
 @dataclass(frozen=True, slots=True)

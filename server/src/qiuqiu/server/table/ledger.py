@@ -20,7 +20,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from qiuqiu.server.table.audience import Audience, Disarm, TablePhase, Timer
-from qiuqiu.server.table.deal import Deal
+from qiuqiu.server.table.deal import Deal, next_button
 from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange
 from qiuqiu.server.views import Publication
 
@@ -296,8 +296,10 @@ class Ledger(Audience):
             self.state = TablePhase.WAITING
             return None
         seeds = {n: self.seats[n].client_seed for n in ready}
+        last = None if self.hand is None else self.hand.button
+        button = next_button(ready, self.bot_seat, last)
         self.deal = Deal.shuffle(
-            self.table_seed, self.table_id, self.hand_id + 1, self._button(ready), ready, seeds
+            self.table_seed, self.table_id, self.hand_id + 1, button, ready, seeds
         )
         return Write(WriteKind.HAND_START, self._commit(hand_id=self.hand_id + 1))
 
@@ -392,15 +394,6 @@ class Ledger(Audience):
         if self.bot_seat is not None and all(self.seats[n].is_bot for n in ready):
             return {}
         return ready
-
-    def _button(self, ready: dict[int, int]) -> int:
-        """At a dealer-bot table the bot is the button, so the player acts first."""
-        if self.bot_seat is not None:
-            return self.bot_seat
-        seats = sorted(ready)
-        if self.hand is None:
-            return seats[-1]  # so the first hand opens with the lowest seat
-        return next((n for n in seats if n > self.hand.button), seats[0])
 
     def _in_hand(self, seat: int) -> bool:
         """Dealt into the hand whose end is not written: its stack is the engine's."""
