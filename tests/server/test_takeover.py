@@ -285,7 +285,7 @@ async def test_a_relayed_command_no_server_heard_is_refused_table_moving_and_the
 @pytest.mark.parametrize(
     "relay_timeout",
     [
-        pytest.param("0.2", id="deadline"),
+        pytest.param("1", id="deadline"),
         pytest.param("600", id="adoption", marks=pytest.mark.long),
     ],
 )
@@ -329,7 +329,8 @@ async def test_a_relayed_leave_answered_at_the_hand_end_is_not_taken_for_silence
     when it ends, with nothing before it."""
     hosting, relaying = free_port(), free_port()
     await servers.start(hosting)
-    await servers.start(relaying, flags=("--relay-timeout", "0.2"))
+    # A deadline short enough for the test, long enough for a busy machine's Redis.
+    await servers.start(relaying, flags=("--relay-timeout", "1"))
     ann = await client_at(hosting)
     await ann.hello("Ann")
     created = await ann.reply("create_table", options={**HEADS_UP, "turn_seconds": 30}, buy_in=500)
@@ -340,7 +341,7 @@ async def test_a_relayed_leave_answered_at_the_hand_end_is_not_taken_for_silence
     turn = await seen(ann, turn_at(table_id))
 
     ref = await bo.send("leave_table", table_id=table_id)
-    await asyncio.sleep(0.6)  # three times the deadline, with Ann to act
+    await asyncio.sleep(3)  # three times the deadline, with Ann to act
     answers = [f for f in bo.frames if f.get("ref") == ref]
     assert answers == [], answers
     await answer(
