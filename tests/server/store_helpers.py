@@ -9,6 +9,8 @@ seat out with no record at all.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.store import HOUSE, Account, SeatRecord, Store, TableCommit, TableRecord
@@ -31,9 +33,19 @@ def seat(number: int, account_id: str, stack: int) -> SeatRecord:
     return SeatRecord(number, account_id, account_id.title(), stack, is_bot=account_id == HOUSE)
 
 
+def with_seat(table: TableRecord, record: SeatRecord) -> TableRecord:
+    """``table`` with ``record`` in its seat, in place of whoever sat there."""
+    others = tuple(s for s in table.seats if s.seat != record.seat)
+    return replace(table, seats=tuple(sorted((*others, record), key=lambda s: s.seat)))
+
+
+def without_seat(table: TableRecord, number: int) -> TableRecord:
+    return replace(table, seats=tuple(s for s in table.seats if s.seat != number))
+
+
 def seated(table_id: str, account_id: str, stack: int) -> TableRecord:
     """A table with ``account_id`` alone on seat 0."""
-    return TableRecord(table_id, OPTIONS).with_seat(seat(0, account_id, stack))
+    return with_seat(TableRecord(table_id, OPTIONS), seat(0, account_id, stack))
 
 
 def saved(table: TableRecord) -> TableCommit:
@@ -44,7 +56,7 @@ def saved(table: TableRecord) -> TableCommit:
 def buy_in(table: TableRecord, sitting: SeatRecord) -> TableCommit:
     """``sitting`` sits down at ``table``, its stack taken from its account's balance."""
     return TableCommit(
-        table.table_id, table.with_seat(sitting), ((sitting.account_id, sitting.stack),)
+        table.table_id, with_seat(table, sitting), ((sitting.account_id, sitting.stack),)
     )
 
 
@@ -53,7 +65,7 @@ def cash_out(table: TableRecord, number: int) -> TableCommit:
     leaving = table.seat(number)
     assert leaving is not None, number
     return TableCommit(
-        table.table_id, table.without_seat(number), ((leaving.account_id, -leaving.stack),)
+        table.table_id, without_seat(table, number), ((leaving.account_id, -leaving.stack),)
     )
 
 

@@ -32,6 +32,7 @@ from tests.server.store_helpers import (
     saved,
     seat,
     seated,
+    with_seat,
 )
 
 HELD = 60.0
@@ -61,7 +62,7 @@ async def test_a_refused_commit_leaves_every_key_in_redis_as_it_was(
     first = sitting_down("t1", "ann", 400)
     await redis_store.commit(first)
     assert first.table is not None
-    table = first.table.with_seat(seat(1, "bob", 400))
+    table = with_seat(first.table, seat(1, "bob", 400))
     await redis_store.commit(buy_in(first.table, seat(1, "bob", 400)))
     before = await dump(redis_url)
     with pytest.raises(Refused, match="insufficient_balance"):

@@ -55,6 +55,8 @@ from tests.server.store_helpers import (
     open_account,
     saved,
     seat,
+    with_seat,
+    without_seat,
 )
 
 STORES = ["memory_store", "redis_store"]
@@ -321,14 +323,14 @@ async def test_a_cash_out_pays_the_whole_stack_back_to_the_balance(store: Store)
     table = TableRecord("t1", OPTIONS)
     for sitting in (seat(0, "ann", 400), seat(1, "bob", 400)):
         await store.commit(buy_in(table, sitting))
-        table = table.with_seat(sitting)
+        table = with_seat(table, sitting)
     # Ann wins 250 of Bob's chips; leaving, she is paid back her whole stack.
-    table = table.with_seat(seat(0, "ann", 650)).with_seat(seat(1, "bob", 150))
+    table = with_seat(with_seat(table, seat(0, "ann", 650)), seat(1, "bob", 150))
     await store.commit(saved(table))
     leaving = cash_out(table, 0)
     assert leaving.moves == (("ann", -650),)
     assert await store.commit(leaving) == {"ann": GRANT + 250}
-    assert await store.table("t1") == table.without_seat(0)
+    assert await store.table("t1") == without_seat(table, 0)
     assert await chip_audit(store) == 0
 
 
@@ -344,7 +346,7 @@ async def test_two_moves_for_one_account_in_one_commit_cannot_overdraw_it(
 ) -> None:
     """Only the house may go below zero, however the chips it moves are split."""
     await open_account(store, "ann")
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 1_200))
+    table = with_seat(TableRecord("t1", OPTIONS), seat(0, "ann", 1_200))
     with pytest.raises(Refused) as refused:
         await store.commit(TableCommit("t1", table, (("ann", 600), ("ann", 600))))
     assert refused.value.code == "insufficient_balance"
@@ -383,7 +385,7 @@ async def at_hand_end(store: Store) -> None:
     table = TableRecord("t1", OPTIONS)
     for sitting in BEFORE.seats:
         await store.commit(buy_in(table, sitting))
-        table = table.with_seat(sitting)
+        table = with_seat(table, sitting)
     assert await store.table("t1") == BEFORE
     assert await chip_audit(store) == 0
 
@@ -406,7 +408,7 @@ async def test_a_hands_end_moves_every_chip_and_keeps_the_hand_in_one_commit(
 def short_of_chips(end: TableCommit) -> TableCommit:
     """Cy sits down in Bob's seat with more than her balance in the same commit."""
     assert end.table is not None
-    table = end.table.with_seat(seat(1, "cy", GRANT + 1))
+    table = with_seat(end.table, seat(1, "cy", GRANT + 1))
     return replace(end, table=table, moves=(*end.moves, ("cy", GRANT + 1)))
 
 
@@ -509,16 +511,16 @@ async def test_the_tables_an_account_sits_at_follow_the_record_of_each_commit(
         seen.append(indexed)
 
     assert await store.seated_tables("ann") == ()
-    one = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 100))
+    one = with_seat(TableRecord("t1", OPTIONS), seat(0, "ann", 100))
     await commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 100)))
-    two = TableRecord("t2", OPTIONS).with_seat(seat(0, "ann", 100))
+    two = with_seat(TableRecord("t2", OPTIONS), seat(0, "ann", 100))
     await commit(buy_in(TableRecord("t2", OPTIONS), seat(0, "ann", 100)))
     await commit(buy_in(two, seat(1, "bob", 100)))
-    two = two.with_seat(seat(1, "bob", 100))
+    two = with_seat(two, seat(1, "bob", 100))
     # A hand starts at t2 (no chips move) and Bob loses everything in it.
     await commit(saved(replace(two, hand_id=1, hand_open=True)))
     lost = hand("t2", 1, {0: "ann", 1: "bob"}, won={0: 100, 1: -100})
-    after = replace(two.without_seat(1).with_seat(seat(0, "ann", 200)), hand_id=1)
+    after = replace(with_seat(without_seat(two, 1), seat(0, "ann", 200)), hand_id=1)
     await commit(TableCommit("t2", after, (("bob", 0),), lost))
     await commit(cash_out(one, 0))
     await commit(dropped(after))
@@ -538,11 +540,11 @@ async def test_the_index_follows_the_moves_and_leaves_the_house_out(store: Store
     house, which seats the dealer bot, sits nowhere."""
     await open_account(store, "ann")
     bot = SeatRecord(2, HOUSE, "Dealer", 1_000, True)
-    table = TableRecord("t1", OPTIONS).with_seat(bot).with_seat(seat(0, "ann", 100))
+    table = with_seat(with_seat(TableRecord("t1", OPTIONS), bot), seat(0, "ann", 100))
     await store.commit(TableCommit("t1", table, ((HOUSE, 1_000), ("ann", 100))))
     assert await store.seated_tables("ann") == ("t1",)
     assert await store.seated_tables(HOUSE) == ()
-    await store.commit(TableCommit("t1", table.without_seat(0), (("ann", -100),)))
+    await store.commit(TableCommit("t1", without_seat(table, 0), (("ann", -100),)))
     assert await store.seated_tables("ann") == ()
 
 
@@ -590,7 +592,7 @@ async def test_saving_a_table_again_replaces_it(store: Store) -> None:
     first = TableRecord("t1", OPTIONS)
     await store.commit(saved(first))
     await store.commit(saved(TableRecord("t2", OPTIONS)))
-    second = first.with_seat(seat(1, "ann", 0))
+    second = with_seat(first, seat(1, "ann", 0))
     await store.commit(saved(second))
     assert await store.table("t1") == second
     by_id = {t.table_id: t for t in await store.tables()}
@@ -747,28 +749,8 @@ def test_an_account_not_in_the_hand_nets_nothing() -> None:
     assert played.net("eve") == 0
 
 
-def test_with_seat_keeps_the_seats_in_seat_order() -> None:
-    table = TableRecord("t1", OPTIONS).with_seat(seat(2, "cy", 300)).with_seat(seat(0, "ann", 100))
-    assert [s.seat for s in table.seats] == [0, 2]
-    table = table.with_seat(seat(1, "bob", 200))
-    assert [s.account_id for s in table.seats] == ["ann", "bob", "cy"]
-
-
-def test_with_seat_replaces_whoever_had_that_seat_and_leaves_the_record_it_came_from() -> None:
-    before = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 100))
-    after = before.with_seat(seat(0, "ann", 250))
-    assert after.seats == (seat(0, "ann", 250),)
-    assert before.seats == (seat(0, "ann", 100),)
-
-
-def test_without_seat_removes_that_seat_only() -> None:
-    table = TableRecord("t1", OPTIONS).with_seat(seat(0, "ann", 100)).with_seat(seat(1, "bob", 200))
-    assert table.without_seat(0).seats == (seat(1, "bob", 200),)
-    assert table.without_seat(5) == table
-
-
 def test_seat_finds_a_seat_by_its_number() -> None:
-    table = TableRecord("t1", OPTIONS).with_seat(seat(1, "bob", 200))
+    table = with_seat(TableRecord("t1", OPTIONS), seat(1, "bob", 200))
     assert table.seat(1) == seat(1, "bob", 200)
     assert table.seat(0) is None
 
@@ -913,12 +895,12 @@ def hand_end_at(table: TableRecord, chips: int) -> TableCommit:
     for s in table.seats:
         if s.account_id == HOUSE and stacks[s.seat] < 400:
             moves.append((HOUSE, 400 - stacks[s.seat]))
-            after = after.with_seat(replace(s, stack=400))
+            after = with_seat(after, replace(s, stack=400))
         elif s.account_id != HOUSE and stacks[s.seat] == 0:
             moves.append((s.account_id, 0))
-            after = after.without_seat(s.seat)
+            after = without_seat(after, s.seat)
         else:
-            after = after.with_seat(replace(s, stack=stacks[s.seat]))
+            after = with_seat(after, replace(s, stack=stacks[s.seat]))
     return TableCommit(table.table_id, after, tuple(moves), finished)
 
 

@@ -96,13 +96,6 @@ class TableRecord:
     def seat(self, number: int) -> SeatRecord | None:
         return next((s for s in self.seats if s.seat == number), None)
 
-    def with_seat(self, record: SeatRecord) -> TableRecord:
-        others = tuple(s for s in self.seats if s.seat != record.seat)
-        return replace(self, seats=tuple(sorted((*others, record), key=lambda s: s.seat)))
-
-    def without_seat(self, number: int) -> TableRecord:
-        return replace(self, seats=tuple(s for s in self.seats if s.seat != number))
-
     def hands_to_tell(self) -> int:
         """How many of the table's last hands a process adopting it reads to tell its
         players how they ended: back to the first one a seat's player missed while away,

@@ -102,7 +102,12 @@ def prepare(strategies: str | None = None) -> None:
         if strategies is not None:
             added = shipped.add(Path(strategies))
             if any(Path(strategies).glob(f"*{SUFFIX}")):
-                log.info("%d more strategies for the dealer bot from %s", len(added), strategies)
+                log.info(
+                    "%d more %s for the dealer bot from %s",
+                    len(added),
+                    "strategy" if len(added) == 1 else "strategies",
+                    strategies,
+                )
             else:
                 # Most likely the wrong folder: the server starts, but says so.
                 log.warning(
