@@ -13,7 +13,10 @@ from tests.server.test_play import Connect, call_or_check, play_hand
 async def three_hands(connect: Connect, name: str) -> tuple[Client, str]:
     client = await connect()
     await client.hello(name)
-    created = await client.reply("create_table", buy_in=500)
+    # Bets and raises capped: a caller of everything could otherwise lose all 500 to the
+    # dealer bot before its third hand (the decks are new every run).
+    options = {"max_bet": 50, "max_raises": 2}
+    created = await client.reply("create_table", options=options, buy_in=500)
     table_id = created["table"]["table_id"]
     for _ in range(3):
         await play_hand(client, table_id, call_or_check)
