@@ -263,10 +263,16 @@ async def play_until_checked(page: Page, hand: int) -> None:
 
 
 async def at_the_bot_table(open_player: OpenPlayer) -> Player:
-    """Ann, signed in and seated at a dealer-bot table of her own."""
+    """Ann, signed in and seated at a dealer-bot table of her own, at stakes where no
+    run of luck busts a caller in the hands a test may play: the decks are random, and
+    a cheating server deals the bot the better hand."""
     ann: Player = await open_player()
     await sign_in(ann.page, "Ann")
+    for name, value in (("ante", "1"), ("min_bet", "1"), ("max_bet", "2")):
+        await ann.page.fill(f".create input[name={name}]", value)
     await open_table(ann.page)
+    (created,) = frames_of(ann, "table_created")
+    assert created["table"]["options"]["max_bet"] == 2
     return ann
 
 
