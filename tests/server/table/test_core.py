@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from qiuqiu.engine import Hand, rank
+from qiuqiu.engine import Hand, HandState, rank
 from qiuqiu.protocol import ErrorCode, TableOptions, fairness
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -229,13 +229,19 @@ def test_no_turn_runs_out_while_the_store_is_away_and_it_starts_again_once_it_is
     assert state(h) is TablePhase.SETTLING
 
 
-def test_a_cutting_phase_that_waited_for_the_store_gets_its_whole_time_again() -> None:
-    h, _, _ = duel(manual_split=True)
+def checked_to_the_cut(h: Harness) -> HandState:
+    """Both seats of a ``manual_split`` duel check: the hand is at its cutting phase."""
     h.do(h.core.act, actor(h), action(cmd.Check, h))
     h.do(h.core.act, actor(h), action(cmd.Check, h))
     hand = h.core.hand
     assert hand is not None
     assert hand.phase.name == "CUTTING"
+    return hand
+
+
+def test_a_cutting_phase_that_waited_for_the_store_gets_its_whole_time_again() -> None:
+    h, _, _ = duel(manual_split=True)
+    checked_to_the_cut(h)
     h.do(h.core.store_changed, False)
     assert TURN not in h.timers
     h.do(h.core.store_changed, True)
@@ -246,11 +252,7 @@ def test_a_snapshot_shows_the_cut_a_seat_declared_to_that_seat_alone() -> None:
     """A player who comes back at a cutting phase sees the cut it declared; the other
     seat sees neither the cut nor the tiles until the showdown."""
     h, ann, bob = duel(manual_split=True)
-    h.do(h.core.act, actor(h), action(cmd.Check, h))
-    h.do(h.core.act, actor(h), action(cmd.Check, h))
-    hand = h.core.hand
-    assert hand is not None
-    assert hand.phase.name == "CUTTING"
+    hand = checked_to_the_cut(h)
     ann_seat = h.core.seats[next(n for n, s in h.core.seats.items() if s.account_id == "ann")]
     cut = rank(Hand(hand.seats[ann_seat.seat].tiles)).cut
     (a, b), (c, d) = cut.high_pair, cut.low_pair
