@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -184,3 +185,28 @@ async def test_a_turn_that_times_out_checks_when_it_can_and_folds_when_it_cannot
     await first.expect("folded", seat=0)
     ended = await first.expect("hand_ended")
     assert {s["seat"]: s["amount"] for s in ended["stacks"]} == {0: 290, 1: 310}
+
+
+async def test_an_action_sent_in_time_beats_a_turn_clock_that_ran_out_while_the_server_stalled(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """A server that stalls (a long collection, a frozen VM) finds, when it wakes, both
+    the turn's clock run out and the player's action waiting to be read: the action
+    was sent in time, so it is the action that counts."""
+    first, second = await connect_client(), await connect_client()
+    await first.hello("First")
+    await second.hello("Second")
+    created = await first.reply(
+        "create_table", options={"dealer_bot": False, "turn_seconds": 0.5}, buy_in=300
+    )
+    table_id = created["table"]["table_id"]
+    await second.reply("join_table", table_id=table_id, buy_in=300)
+
+    turn = await first.wait(lambda m: m["type"] == "turn_started" and "legal" in m)
+    await first.send("check", table_id=table_id, hand_id=turn["hand_id"])
+    # The server shares this event loop: blocking it stalls the server with the check
+    # unread in its socket, until well past the turn's clock.
+    time.sleep(1.0)
+    acted = await first.wait(lambda m: m["type"] in ("checked", "turn_timed_out"))
+    assert acted["type"] == "checked"
+    assert not any(m["type"] == "turn_timed_out" for m in first.frames)

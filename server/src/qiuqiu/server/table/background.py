@@ -1,7 +1,8 @@
 """What a table runs besides its inputs, all stopped together when it stops.
 
 - the core's timers (a turn's clock, the next hand, a deserted table), armed
-  and disarmed as the core asks;
+  and disarmed as the core asks; one that fires after the loop stalled waits
+  a grace once (``STALL_GRACE``), so what was sent in time is read first;
 - work for later (the dealer bot's answers): a timer each, where a task would
   cost more than the bot's whole turn;
 - background tasks (a spectator leaving reads its balance first).
@@ -21,6 +22,14 @@ from typing import Any
 from qiuqiu.server.logs import TableLog
 from qiuqiu.server.table.audience import Timer
 
+STALL = 0.05
+"""Seconds late past which a timer's firing means the loop stalled (a long collection,
+a frozen host), not that it was busy."""
+STALL_GRACE = 0.2
+"""Seconds a timer that fired after a stall waits once more: an action sent in time sits
+unread in a socket (or in Redis's reply) until the loop has turned a few times, and it
+must count before the turn's clock does."""
+
 
 class Background:
     def __init__(self, log: TableLog) -> None:
@@ -34,7 +43,7 @@ class Background:
         """Run ``fire(timer)`` in ``seconds``, in place of the same timer armed before."""
         self.disarm(timer)
         self._timers[timer] = asyncio.get_running_loop().call_later(
-            seconds, self._fire, timer, fire
+            seconds, self._fire, timer, fire, False
         )
 
     def disarm(self, timer: Timer) -> None:
@@ -67,8 +76,12 @@ class Background:
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _fire(self, timer: Timer, fire: Callable[[Timer], None]) -> None:
-        del self._timers[timer]
+    def _fire(self, timer: Timer, fire: Callable[[Timer], None], stalled: bool) -> None:
+        loop = asyncio.get_running_loop()
+        handle = self._timers.pop(timer)
+        if not stalled and loop.time() - handle.when() > STALL:
+            self._timers[timer] = loop.call_later(STALL_GRACE, self._fire, timer, fire, True)
+            return
         try:
             fire(timer)
         except Exception:
