@@ -11,11 +11,12 @@ is then decided ``--repeat`` times by :func:`qiuqiu.server.house.policy.decide`
 (translation, look-up, sampling) and by :func:`~qiuqiu.server.house.policy.threshold`
 (today's policy: its win chance, then the thresholds), after one warm-up pass
 so that both policies' caches are full, as they are on a server that has
-played for a while. Each pass replays each hand's situations in order with a
-fresh :class:`~qiuqiu.server.house.record.Memo` (the house's notes on a hand),
-so every hand pays for its look-ups once, as on the server. The floor is one
-``rng.choices`` over five weights: the sampling the solved policy cannot do
-without.
+played for a while. The solved policy draws from the server's own CSPRNG
+(:mod:`qiuqiu.server.csprng`), as it does when serving. Each pass replays each
+hand's situations in order with a fresh :class:`~qiuqiu.server.house.record.Memo`
+(the house's notes on a hand), so every hand pays for its look-ups once, as on
+the server. The floor is one ``rng.choices`` over five weights: the sampling
+the solved policy cannot do without.
 
 The ``--repeat`` passes are rounds of one pass of each, in turn, so a host whose
 speed drifts slows all three alike; the figures are each one's median over the
@@ -43,6 +44,7 @@ from qiuqiu.cli.arena.table import play_hands
 from qiuqiu.cli.bot import Action, Split
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.csprng import BatchedSystemRandom
 from qiuqiu.server.house import policy
 from qiuqiu.server.house.record import Memo, Situation
 
@@ -104,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     policy.book()
     seen = situations(args.hands, args.seed, args.rounds)
-    rng = random.Random(args.seed)
+    rng = BatchedSystemRandom()
     for s in seen:  # warm both policies' caches
         policy.decide(s, rng)
         policy.threshold(s)

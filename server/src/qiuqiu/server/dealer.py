@@ -48,8 +48,8 @@ class DealerBot:
         self.seat = seat
         self._record = SeenHand(seat)
         self._rng = table.rng
-        """The server's (``secrets.SystemRandom`` when serving), so a test that seeds the
-        server's deals gets the same bot."""
+        """The server's (a ``SystemRandom``, :mod:`qiuqiu.server.csprng`, when serving), so
+        a test that seeds the server's deals gets the same bot."""
         self._turn: wire.TurnStarted | None = None
         """The bot's turn, until an event says it is over (an action, a time-out)."""
         self._delay = min(table.timings.bot_delay, table.options.turn_seconds * TURN_SHARE)

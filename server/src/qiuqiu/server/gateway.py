@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
 from dataclasses import dataclass, field
 
@@ -36,6 +35,7 @@ from qiuqiu.server.connections import (
     first_close_code,
     peer_of,
 )
+from qiuqiu.server.csprng import BatchedSystemRandom
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
@@ -104,7 +104,7 @@ class QiuQiuServer:
         c = self.config
         self.lobby = Lobby(
             self.store,
-            rng or secrets.SystemRandom(),
+            rng or BatchedSystemRandom(),
             TableTimings(hand_pause=c.hand_pause, grace=c.grace, bot_delay=c.bot_delay),
             c.starting_balance,
             c.lease,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
-import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from qiuqiu.cli.game import Applied, SeatState, TableState
 from qiuqiu.engine import Hand, rank
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.csprng import BatchedSystemRandom
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.house import policy
 from qiuqiu.server.house.record import OBSERVED, SeenHand
@@ -228,4 +228,4 @@ def sdk_action(decision: Decision) -> Action:
 
 def house_rng(seed: int | None) -> Random:
     """The house's RNG: seeded for a reproducible run, the CSPRNG otherwise."""
-    return secrets.SystemRandom() if seed is None else Random(seed)
+    return BatchedSystemRandom() if seed is None else Random(seed)
