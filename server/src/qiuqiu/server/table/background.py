@@ -42,8 +42,11 @@ class Background:
     def arm(self, timer: Timer, seconds: float, fire: Callable[[Timer], None]) -> None:
         """Run ``fire(timer)`` in ``seconds``, in place of the same timer armed before."""
         self.disarm(timer)
-        self._timers[timer] = asyncio.get_running_loop().call_later(
-            seconds, self._fire, timer, fire, False
+        loop = asyncio.get_running_loop()
+        # The due time is kept apart: uvloop hands a timer of 0 s back as a plain
+        # handle, which has no ``when``.
+        self._timers[timer] = loop.call_later(
+            seconds, self._fire, timer, fire, loop.time() + seconds
         )
 
     def disarm(self, timer: Timer) -> None:
@@ -76,11 +79,12 @@ class Background:
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _fire(self, timer: Timer, fire: Callable[[Timer], None], stalled: bool) -> None:
+    def _fire(self, timer: Timer, fire: Callable[[Timer], None], due: float | None) -> None:
+        """``due`` is None once the timer has waited its grace after a stall."""
+        del self._timers[timer]
         loop = asyncio.get_running_loop()
-        handle = self._timers.pop(timer)
-        if not stalled and loop.time() - handle.when() > STALL:
-            self._timers[timer] = loop.call_later(STALL_GRACE, self._fire, timer, fire, True)
+        if due is not None and loop.time() - due > STALL:
+            self._timers[timer] = loop.call_later(STALL_GRACE, self._fire, timer, fire, None)
             return
         try:
             fire(timer)
