@@ -257,6 +257,12 @@ async def qiuqiu_run(
             client_cpu=time.process_time() - own,
             rss_growth=sum(rss_bytes(s.pid) for s in servers) - rss_before,
         )
+        if not window.tally.frames_out:
+            # A ratio over no work would read as a target met.
+            raise RuntimeError(
+                f"{kind}: the servers sent nothing in {seconds:.1f} s of play; they stalled or"
+                " failed (run one by hand with the benchmark's flags to see its log)"
+            )
         after = await asyncio.to_thread(Scrape.of, ports)
         sample.pauses = pauses_in(scraped, after)
         if redis_store is not None:

@@ -7,6 +7,7 @@ those are for people reading BENCHMARKS.md, not for the test suite.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -74,3 +75,10 @@ def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
     text = text_report(report)
     assert "duel, Redis, 2 processes" in text
     assert "MISSED" in text or "met" in text
+
+
+def test_a_run_whose_servers_play_nothing_fails_rather_than_report_a_ratio() -> None:
+    # The dealer bot waits a quarter of the benchmark's 600 s turns: no hand moves.
+    run = bench_load.qiuqiu_run("asyncio", "duel", 1, 0.0, 0.3, 0.1, flags=("--bot-delay", "1000"))
+    with pytest.raises(RuntimeError, match="the servers sent nothing"):
+        asyncio.run(run)
