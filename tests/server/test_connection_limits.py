@@ -18,6 +18,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.server.conftest import FAST, WAIT, Client, at_bot_table, chip_total, my_turn
+from tests.server.processes import until
 from tests.server.refusal_helpers import (
     BUY_IN,
     Connect,
@@ -28,6 +29,7 @@ from tests.server.refusal_helpers import (
     raw_until,
     world,
 )
+from tests.server.test_http import get, samples
 
 # -- the victim and the others -------------------------------------------------------------
 
@@ -254,6 +256,38 @@ async def test_a_client_that_reads_a_reply_over_the_unread_limit_is_not_closed(
         assert len(listing["tables"]) == TABLES
     await reader.close()
     await host.close()
+
+
+async def closed_with(server: QiuQiuServer, code: str, times: int) -> bool:
+    """Whether /metrics counts ``times`` connections closed with ``code``."""
+    _, _, body = await get(server, "/metrics")
+    return samples(body).get(("qiuqiu_connections_closed_total", (("code", code),)), 0) == times
+
+
+# -- the time to say hello -----------------------------------------------------------------
+
+SHORT_HELLO = FAST.model_copy(update={"hello_timeout": 2.0})
+"""Long enough for a client that says hello at once to say it on a busy machine."""
+
+
+@pytest.mark.parametrize("config", [pytest.param(SHORT_HELLO, id="hello within 2 s")])
+async def test_a_connection_without_a_successful_hello_in_time_is_closed_with_1008(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    """Idle connections that never said hello held the server's file descriptors for
+    as long as their client liked; a refused hello is no hello either."""
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    silent = await connect(server.url)
+    refused = await connect(server.url)
+    await raw_send(refused, {"type": "hello", "version": PROTOCOL_VERSION + 1, "name": "Old"})
+    error = await raw_until(refused, lambda m: m["type"] == "error")
+    assert error["code"] == "unsupported_version"
+    for connection in (silent, refused):
+        assert await close_code(connection) == CloseCode.POLICY_VIOLATION
+        assert connection.close_reason == "no hello within 2 seconds"
+    await until(lambda: closed_with(server, "1008", 2))
+    # The bystander said hello before either and is past the same deadline: it plays on.
+    await assert_the_others_carry_on(server, connect_client, bystander, turn)
 
 
 async def test_the_server_pings_as_protocol_md_says(

@@ -19,6 +19,7 @@ from playwright.async_api import Page, expect
 from websockets.asyncio.client import ClientConnection, connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.web.conftest import PHONE, Player, screenshot
 
@@ -378,3 +379,20 @@ async def test_a_second_tab_of_the_account_takes_the_game_over_and_the_first_can
     await expect(first.locator(".felt [data-timer]")).to_have_count(1)
     await expect(second.locator("[data-action=take-back]")).to_be_visible()
     await play_hand([first], 1)
+
+
+@pytest.mark.parametrize("config", [ServerConfig(port=0, hello_timeout=1.0)])
+async def test_a_page_left_at_its_sign_in_past_the_hello_timeout_signs_in_all_the_same(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """The server closes a connection that has said no hello in time (1008): the page,
+    waiting for its player to type a name, lets that one go and says hello on a new one."""
+    ann = await open_player()
+    status = ann.page.locator("#status")
+    await expect(status).to_have_attribute("data-status", "need-name")
+    async with asyncio.timeout(HAND_LIMIT):
+        while not ann.sockets[0].is_closed():
+            await asyncio.sleep(0.05)
+    await sign_in(ann.page, "Ann")
+    await expect(status).to_have_attribute("data-status", "online")
+    assert len(ann.sockets) == 2

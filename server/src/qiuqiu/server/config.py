@@ -43,6 +43,12 @@ class ServerConfig(BaseSettings):
     open_timeout: float = Field(
         10.0, gt=0, description="seconds a connection may take to finish its handshake"
     )
+    hello_timeout: float = Field(
+        10.0,
+        gt=0,
+        description="seconds a connection may stay open without a successful hello; "
+        "then it closes with 1008",
+    )
     rate: float = Field(
         20.0, gt=0, description="messages per second a connection may send on average"
     )

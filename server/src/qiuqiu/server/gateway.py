@@ -9,6 +9,8 @@ token bucket. The gateway alone decides when a connection must go:
   counts as a message: each one costs the server a frame read and a pong written);
 - a client that does not read its messages (:class:`~qiuqiu.server.outbox.Outbox`):
   closed with 1008;
+- a connection that has not said ``hello`` within ``hello_timeout``: closed with 1008
+  (an idle connection costs the server a file descriptor, of which it has a limit);
 - the server stopping: hands in play are voided with every chip refunded,
   the last messages are flushed, then every connection is closed with 1001.
   Stopping has a deadline (``stop_timeout``): with the store away, what could
@@ -20,8 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from dataclasses import dataclass, field
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -39,6 +39,7 @@ from qiuqiu.server.csprng import BatchedSystemRandom
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
+from qiuqiu.server.limits import TokenBucket, no_hello_within
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.metrics import Metrics
@@ -57,33 +58,6 @@ FLUSH_TIMEOUT = 2.0
 
 TABLES_SHARE = 0.7
 """The part of the stop deadline the tables may take to close."""
-
-
-@dataclass(slots=True)
-class TokenBucket:
-    """``rate`` messages a second on average, ``burst`` at once."""
-
-    rate: float
-    burst: int
-    tokens: float = 0.0
-    stamp: float = field(default_factory=time.monotonic)
-
-    def __post_init__(self) -> None:
-        self.tokens = self.burst
-
-    def refund(self) -> None:
-        """Give back the token a message took (an action on the seat's own turn:
-        an honest bot at full speed is not a flood)."""
-        self.tokens = min(self.burst, self.tokens + 1)
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 class QiuQiuServer:
@@ -301,6 +275,12 @@ class QiuQiuServer:
 
         if isinstance(connection, GatewayConnection):
             connection.control_frame = allowed
+
+        def unheard() -> None:
+            if session.account is None:
+                outbox.close(CloseCode.POLICY_VIOLATION, no_hello_within(self.config.hello_timeout))
+
+        deadline = asyncio.get_running_loop().call_later(self.config.hello_timeout, unheard)
         peer = peer_of(connection)
         log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
@@ -314,6 +294,7 @@ class QiuQiuServer:
         except ConnectionClosed:
             pass
         finally:
+            deadline.cancel()
             code = first_close_code(connection)
             log.info(
                 "connection from %s closed (%d)", peer, code, extra={"peer": peer, "code": code}

@@ -120,6 +120,9 @@ export class Connection {
   /** Open a new account under `name` (the sign-in form calls this). @param {string} name */
   async identify(name) {
     this.storage.setItem("qiuqiu.name", name);
+    // The server closed the connection that waited for the name (see lost): a new
+    // one says hello with it as soon as it opens.
+    if (!this.ws) return this.open();
     try {
       this.welcomed(await this.request({ type: "hello", version: PROTOCOL_VERSION, name }));
     } catch (error) {
@@ -195,6 +198,9 @@ export class Connection {
     for (const { reject } of this.pending.values()) reject(new Error("connection lost"));
     this.pending.clear();
     this.info.code = code;
+    // The server closes a connection that has not said hello for a while (1008): one
+    // waiting for the player to type a name is let go, and identify opens another.
+    if (this.info.status === "need-name") return;
     const final = FINAL_CLOSES.get(code);
     if (final) {
       this.setStatus("stopped", final);
