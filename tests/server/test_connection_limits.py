@@ -290,6 +290,37 @@ async def test_a_connection_without_a_successful_hello_in_time_is_closed_with_10
     await assert_the_others_carry_on(server, connect_client, bystander, turn)
 
 
+# -- connections from one address ------------------------------------------------------
+
+THREE_PER_ADDRESS = FAST.model_copy(update={"max_connections_per_address": 3})
+
+
+@pytest.mark.parametrize("config", [pytest.param(THREE_PER_ADDRESS, id="three per address")])
+async def test_a_connection_past_the_cap_of_its_address_is_closed_with_1008(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    """One client held connections up to the server's file-descriptor limit. Past the
+    cap its next connection is closed at once; its others, and other addresses, stay."""
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    quiet = await connect_client()
+    await quiet.hello("Qui")
+    third = await connect(server.url)
+    past = await connect(server.url)
+    assert await close_code(past) == CloseCode.POLICY_VIOLATION
+    assert past.close_reason == "too many connections from your address (at most 3)"
+    await until(lambda: closed_with(server, "1008", 1))
+    elsewhere = await connect(server.url, local_addr=("127.0.0.2", 0))
+    await raw_send(elsewhere, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Far"})
+    assert (await raw_until(elsewhere, lambda m: m["type"] == "welcome"))["name"] == "Far"
+    # A connection closed makes room for another from the same address.
+    await third.close()
+    async with asyncio.timeout(WAIT):
+        while len(server._outboxes) > 3:
+            await asyncio.sleep(0.01)
+    await assert_the_others_carry_on(server, connect_client, bystander, turn)
+    await elsewhere.close()
+
+
 async def test_the_server_pings_as_protocol_md_says(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:

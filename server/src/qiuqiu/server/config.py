@@ -49,6 +49,12 @@ class ServerConfig(BaseSettings):
         description="seconds a connection may stay open without a successful hello; "
         "then it closes with 1008",
     )
+    max_connections_per_address: int = Field(
+        256,
+        ge=0,
+        description="open connections one IP address may hold; one more is closed with 1008 "
+        "at once; 0 for no cap (behind a reverse proxy every client has the proxy's address)",
+    )
     rate: float = Field(
         20.0, gt=0, description="messages per second a connection may send on average"
     )

@@ -11,6 +11,8 @@ token bucket. The gateway alone decides when a connection must go:
   closed with 1008;
 - a connection that has not said ``hello`` within ``hello_timeout``: closed with 1008
   (an idle connection costs the server a file descriptor, of which it has a limit);
+- a connection from an address that holds ``max_connections_per_address`` already:
+  closed with 1008 at once;
 - the server stopping: hands in play are voided with every chip refunded,
   the last messages are flushed, then every connection is closed with 1001.
   Stopping has a deadline (``stop_timeout``): with the store away, what could
@@ -39,7 +41,13 @@ from qiuqiu.server.csprng import BatchedSystemRandom
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
-from qiuqiu.server.limits import TokenBucket, no_hello_within
+from qiuqiu.server.limits import (
+    AddressCounts,
+    TokenBucket,
+    address_of,
+    no_hello_within,
+    too_many_from,
+)
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.metrics import Metrics
@@ -103,6 +111,7 @@ class QiuQiuServer:
             self.lobby.on_adopted = self.relay.announce_adopted
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
+        self._addresses = AddressCounts(c.max_connections_per_address)
         self._stopping = False
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
@@ -258,6 +267,19 @@ class QiuQiuServer:
             await table.wait_tasks()
 
     async def _handle(self, connection: ServerConnection) -> None:
+        address = address_of(connection)
+        if not self._addresses.admit(address):
+            log.info("connection from %s refused: too many open from it", peer_of(connection))
+            reason = too_many_from(self.config.max_connections_per_address)
+            await connection.close(CloseCode.POLICY_VIOLATION, reason)
+            self.metrics.closes.labels(close_label(first_close_code(connection))).inc()
+            return
+        try:
+            await self._serve(connection)
+        finally:
+            self._addresses.release(address)
+
+    async def _serve(self, connection: ServerConnection) -> None:
         outbox = Outbox(connection)
         self._outboxes.add(outbox)
         session = Session(self.lobby, outbox.send, outbox.close, self.relay)

@@ -1,10 +1,13 @@
-"""What one client may take of the server: messages at a rate, and time before it
-says who it is (the gateway enforces each)."""
+"""What one client may take of the server: messages at a rate, connections from one
+address, and time before it says who it is (the gateway enforces each)."""
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+
+from websockets.asyncio.server import ServerConnection
 
 
 @dataclass(slots=True)
@@ -32,6 +35,38 @@ class TokenBucket:
             return False
         self.tokens -= 1
         return True
+
+
+class AddressCounts:
+    """The open connections from each address, at most ``cap`` each (0: no cap)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._open: Counter[str] = Counter()
+
+    def admit(self, address: str) -> bool:
+        """Count one more connection from ``address``, unless it holds the most already."""
+        if self.cap and self._open[address] >= self.cap:
+            return False
+        self._open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        """An admitted connection from ``address`` is gone."""
+        self._open[address] -= 1
+        if not self._open[address]:
+            del self._open[address]
+
+
+def address_of(connection: ServerConnection) -> str:
+    """The client's IP address, without its port: what one machine (or one reverse
+    proxy, for every client behind it) connects from."""
+    address = connection.remote_address
+    return str(address[0]) if isinstance(address, tuple) else "?"
+
+
+def too_many_from(cap: int) -> str:
+    return f"too many connections from your address (at most {cap})"
 
 
 def no_hello_within(seconds: float) -> str:

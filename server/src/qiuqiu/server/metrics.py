@@ -51,9 +51,9 @@ class Metrics:
         )
         self.closes = Counter(
             "qiuqiu_connections_closed",
-            "Connections ended, by close code (1008: flood, not reading or no hello in time, "
-            "1009: frame too big, 4000: taken over, 1006: dropped without a close frame; "
-            "other: a code of the client's own).",
+            "Connections ended, by close code (1008: flood, not reading, no hello in time or "
+            "too many from one address, 1009: frame too big, 4000: taken over, 1006: dropped "
+            "without a close frame; other: a code of the client's own).",
             ["code"],
             registry=self.registry,
         )

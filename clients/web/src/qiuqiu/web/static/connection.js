@@ -203,7 +203,8 @@ export class Connection {
     if (this.info.status === "need-name") return;
     const final = FINAL_CLOSES.get(code);
     if (final) {
-      this.setStatus("stopped", final);
+      // 1008 closes for more than one reason (a flood, too many connections): the server's says which.
+      this.setStatus("stopped", code === 1008 && reason ? `The server closed the connection: ${reason}.` : final);
       return;
     }
     const delay = BACKOFF_MS[Math.min(this.info.attempt, BACKOFF_MS.length - 1)];
