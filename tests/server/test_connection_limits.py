@@ -223,9 +223,16 @@ async def test_a_client_that_does_not_read_is_closed_with_1008(
         victim.transport.abort()
 
 
-BIG_LOBBY = FAST.model_copy(update={"rate": 1e6, "burst": 10**6, "starting_balance": 10**7})
 TABLES = 1_500
 """Some 690 kB of lobby: more than the 512 KiB the server lets wait unread."""
+BIG_LOBBY = FAST.model_copy(
+    update={
+        "rate": 1e6,
+        "burst": 10**6,
+        "starting_balance": 10**7,
+        "max_seats_per_account": TABLES,
+    }
+)
 
 
 @pytest.mark.parametrize("config", [BIG_LOBBY])

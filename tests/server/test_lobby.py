@@ -350,3 +350,60 @@ async def test_a_closed_table_is_freed_at_once_and_not_left_to_the_garbage_colle
         assert table() is None
     finally:
         gc.enable()
+
+
+TWO_SEATS = FAST.model_copy(update={"max_seats_per_account": 2})
+
+
+@pytest.mark.parametrize("config", [pytest.param(TWO_SEATS, id="two tables an account")])
+async def test_an_account_sits_at_no_more_tables_than_the_limit(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """One account sat at a thousand tables at once, each dealt in and timing out."""
+    host = await connect_client()
+    await host.hello("Host")
+    other = (await host.reply("create_table", options={"dealer_bot": False}))["table"]
+    client = await connect_client()
+    account_id = (await client.hello())["account_id"]
+    for _ in range(2):
+        assert (await client.reply("create_table", buy_in=100))["type"] == "table_created"
+    tables, balances = set(server.lobby.tables), await server.store.balances()
+    refused = await client.reply("create_table", buy_in=100)
+    assert refused["code"] == "too_many_tables"
+    assert "you sit at 2 tables already" in refused["message"]
+    refused = await client.reply("join_table", table_id=other["table_id"], buy_in=100)
+    assert refused["code"] == "too_many_tables"
+    assert set(server.lobby.tables) == tables
+    assert await server.store.balances() == balances
+    # Leaving one makes room for another.
+    first, _ = server.lobby.seated_at(account_id)
+    await client.send("leave_table", table_id=first.table_id)
+    await client.expect("table_left", table_id=first.table_id)
+    joined = await client.reply("join_table", table_id=other["table_id"], buy_in=100)
+    assert joined["type"] == "table_joined"
+
+
+@pytest.mark.parametrize("config", [pytest.param(TWO_SEATS, id="two tables an account")])
+async def test_joins_sent_all_at_once_seat_an_account_at_no_more_tables_than_the_limit(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """Each join is checked as it comes; the store checks again as it writes the
+    buy-in, so that joins in flight together cannot pass the limit between them."""
+    table_ids = []
+    for name in ("Hal", "Ivy"):
+        host = await connect_client()
+        await host.hello(name)
+        for _ in range(EMPTY_TABLES_PER_ACCOUNT):
+            made = await host.reply("create_table", options={"dealer_bot": False})
+            table_ids.append(made["table"]["table_id"])
+    client = await connect_client()
+    welcome = await client.hello()
+    refs = [await client.send("join_table", table_id=t, buy_in=100) for t in table_ids]
+    answers: dict[int, dict[str, Any]] = {}
+    while len(answers) < len(refs):
+        answer = await client.wait(lambda m: m["type"] in ("table_joined", "error"))
+        answers[answer["ref"]] = answer
+    assert [a["type"] for a in answers.values()].count("table_joined") == 2
+    assert {a.get("code") for a in answers.values() if a["type"] == "error"} == {"too_many_tables"}
+    assert len(server.lobby.seated_at(welcome["account_id"])) == 2
+    assert await chip_total(server) == 0

@@ -322,7 +322,9 @@ async def test_a_table_opened_while_the_server_stops_is_closed_with_the_others()
     after it began opened tables the stop never closed, their players' chips left in
     the store and their table_joined never followed by a table_left."""
     store = MemoryStore()
-    config = ServerConfig(port=0, rate=1e6, burst=10**6, starting_balance=10**6)
+    config = ServerConfig(
+        port=0, rate=1e6, burst=10**6, starting_balance=10**6, max_seats_per_account=300
+    )
     server = QiuQiuServer(config, store=store)
     await server.start()
     async with connect(server.url) as ws:

@@ -106,6 +106,42 @@ async def test_two_hundred_buy_ins_at_once_never_overdraw_and_create_or_lose_no_
     assert await chip_audit(redis_store) == 0
 
 
+async def test_buy_ins_at_once_from_two_processes_never_seat_an_account_past_the_limit(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    """One account sat at a thousand tables at once. Two processes' buy-ins, twenty at
+    once, seat it at the limit and no more; each one past it changes nothing."""
+    await redis_store.create_account("ann", "Ann", token_hash("ann"), GRANT)
+    other = await RedisStore.from_url(redis_url)
+    limit, chips = 3, 10
+
+    async def buy_in_at(n: int) -> str | None:
+        """None for a buy-in made, the code of its refusal otherwise."""
+        store = (redis_store, other)[n % 2]
+        try:
+            assert await store.acquire_table(f"t{n}", HELD)
+            await store.commit(replace(sitting_down(f"t{n}", "ann", chips), seat_limit=limit))
+        except Refused as refused:
+            return refused.code
+        return None
+
+    try:
+        outcomes = await asyncio.gather(*(buy_in_at(n) for n in range(20)))
+    finally:
+        await other.close()
+    assert outcomes.count(None) == limit
+    assert set(outcomes) == {None, "too_many_tables"}
+    seated_at = await redis_store.seated_tables("ann")
+    assert len(seated_at) == limit
+    assert (await redis_store.balances())["ann"] == GRANT - limit * chips
+    assert len(await redis_store.tables()) == limit
+    # More chips at a table where it sits already are no seat more.
+    (table,) = [t for t in await redis_store.tables() if t.table_id == seated_at[0]]
+    rebuy = replace(buy_in(table, seat(1, "ann", chips)), seat_limit=limit)
+    await redis_store.commit(rebuy)
+    assert await chip_audit(redis_store) == 0
+
+
 async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
     redis_store: RedisStore, redis_url: str
 ) -> None:

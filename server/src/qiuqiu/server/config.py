@@ -37,6 +37,12 @@ class ServerConfig(BaseSettings):
         8765, ge=0, le=65535, description="TCP port (0 picks a free one; the log says which)"
     )
     starting_balance: int = Field(1_000, ge=0, description="chips a new account is granted")
+    max_seats_per_account: int = Field(
+        8,
+        ge=1,
+        description="tables one account may sit at at once, on every server sharing the "
+        "store; one more join_table or create_table with a buy_in is refused",
+    )
     max_frame: int = Field(
         4096, ge=256, description="largest frame accepted in bytes; a bigger one closes with 1009"
     )

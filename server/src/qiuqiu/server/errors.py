@@ -24,6 +24,14 @@ class Refused(ServerError):
         self.message = message
 
 
+def too_many_seats(limit: int) -> Refused:
+    """The refusal of a seat to an account that sits at ``limit`` tables already."""
+    return Refused(
+        ErrorCode.TOO_MANY_TABLES,
+        f"you sit at {limit} tables already, the most one account may: leave one first",
+    )
+
+
 class LeaseLost(ServerError):
     """This process no longer holds the table's lease (its own fault: it stalled or
     was cut off longer than the lease lasts). Another process may host the table

@@ -90,6 +90,7 @@ class QiuQiuServer:
             TableTimings(hand_pause=c.hand_pause, grace=c.grace, bot_delay=c.bot_delay),
             c.starting_balance,
             c.lease,
+            seats_per_account=c.max_seats_per_account,
             metrics=self.metrics,
             health=self.health,
         )

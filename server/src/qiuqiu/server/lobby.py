@@ -25,7 +25,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.protocol.fairness import seed_commitment
 from qiuqiu.server.dealer import DealerBot
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseLost, Refused, too_many_seats
 from qiuqiu.server.frames import Frame, table_list
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
@@ -75,6 +75,8 @@ class Lobby:
     starting_balance: int = 1_000
     lease: float = 5.0
     """Seconds a table's lease lasts; renewed three times as often."""
+    seats_per_account: int = 8
+    """The most tables one account may sit at at once, on every process."""
     on_adopted: Callable[[str], None] | None = None
     """Told the id of each table this process adopts from a dead one."""
     metrics: Metrics = field(default_factory=Metrics)
@@ -192,6 +194,7 @@ class Lobby:
             on_hand_ended=self.metrics.hands.inc,
             on_error=self.count,
             created_by=created_by,
+            seat_limit=self.seats_per_account,
         )
 
     def recheck_leases(self) -> None:
@@ -259,6 +262,16 @@ class Lobby:
                 session = self.sessions.get(account_id)
                 if session is not None:
                     session.close(RESTART, MOVED)
+
+    async def verify_seats(self, account_id: str, table_id: str | None = None) -> None:
+        """Refuse a seat at one more table (``table_id``, or a new one) to an account
+        that sits at the most it may already. The store refuses the buy-in too, in the
+        same step as it writes it: this saves a table made for nothing, and a round trip
+        to another process."""
+        seated = {*self._seated.get(account_id, ()), *await self.store.seated_tables(account_id)}
+        seated.discard(table_id or "")
+        if len(seated) >= self.seats_per_account:
+            raise too_many_seats(self.seats_per_account)
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
         account = await self.store.account(account_id)

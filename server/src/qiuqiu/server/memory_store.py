@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server.bus import Bus
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseLost, Refused, too_many_seats
 from qiuqiu.server.store import (
     CLAIMS_KEPT,
     HISTORY_LENGTH,
@@ -152,6 +152,11 @@ class MemoryStore:
                     ErrorCode.INSUFFICIENT_BALANCE,
                     f"your balance is {account.balance} chips, not enough for {owed[account_id]}",
                 )
+            if commit.seat_limit and commit.table is not None:
+                sits = any(s.account_id == account_id for s in commit.table.seats)
+                others = set(await self.seated_tables(account_id)) - {table_id}
+                if sits and account_id != HOUSE and len(others) >= commit.seat_limit:
+                    raise too_many_seats(commit.seat_limit)
         for account_id, amount in commit.moves:
             self._credit(account_id, -amount)
         if commit.table is None:

@@ -85,8 +85,8 @@ return {redis.call('INCR', KEYS[2]), before}
 # [3] this commit's id, [4] the table's JSON ('' drops the table), [5] table id,
 # [6] the number of moves, then for each move: account id, amount, minus the
 # amount, 1 if the balance may go below zero, 1 if the account sits at the table
-# after; then the hand's JSON ('' for none), minus HISTORY_LENGTH, and the seed of
-# the table it drops ('' for none).
+# after; then the hand's JSON ('' for none), minus HISTORY_LENGTH, the most tables an
+# account may sit at (0: no limit), and the seed of the table it drops ('' for none).
 # A refusal is a reply rather than an error, so that it carries the balance.
 COMMIT = """
 local moves = tonumber(ARGV[6])
@@ -113,6 +113,12 @@ for i = 1, moves do
   owed[ARGV[a]] = (owed[ARGV[a]] or 0) + tonumber(ARGV[a + 1])
   if ARGV[a + 3] == '0' and tonumber(balance) < owed[ARGV[a]] then
     return {'insufficient_balance', ARGV[a], balance}
+  end
+  local limit = tonumber(ARGV[#ARGV - 1])
+  if limit > 0 and ARGV[a + 4] == '1'
+      and redis.call('SISMEMBER', KEYS[5 + 2 * i], ARGV[5]) == 0
+      and redis.call('SCARD', KEYS[5 + 2 * i]) >= limit then
+    return {'too_many_tables'}
   end
 end
 local done = {'ok', redis.call('INCR', KEYS[2])}

@@ -185,6 +185,9 @@ class Session:
                 await self._list_hands(message.id, table_id, limit)
             case cmd.CreateTable(options=options, buy_in=buy_in):
                 await self._create_table(message, options, buy_in)
+            case cmd.JoinTable(table_id=table_id):
+                await self.lobby.verify_seats(account_id, table_id)
+                return await self._at_table(account_id, message)
             case _:
                 return await self._at_table(account_id, message)
         return False
@@ -211,6 +214,7 @@ class Session:
             except Refused as refused:
                 raise await self._with_balance(refused) from None
             await self.lobby.verify_balance(account_id, buy_in)
+            await self.lobby.verify_seats(account_id)
         table = await self.lobby.create_table(options, account_id)
         self.deliver(wire.TableCreated(ref=message.id, table=table.summary()))
         if buy_in is not None:

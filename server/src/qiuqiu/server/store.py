@@ -156,6 +156,10 @@ class TableCommit:
     """A finished hand to keep, in the table's and each of its accounts' histories."""
     revealed_seed: str = ""
     """With ``table`` ``None``: the closed table's seed, kept for its hands' readers."""
+    seat_limit: int = 0
+    """The most tables an account seated by this commit may sit at, this one counted
+    (0: no limit): checked with the balance, in the same step, so that no number of
+    buy-ins at once, on however many processes, seats an account past it."""
     commit_id: str = field(default_factory=lambda: secrets.token_hex(8))
 
 
@@ -211,8 +215,9 @@ class Store(Protocol):
     async def commit(self, commit: TableCommit) -> dict[str, int]:
         """Write ``commit`` in one step and return the balance of each account it moved
         chips for. Raises :class:`Refused` (``insufficient_balance``,
-        ``unknown_account``) and changes nothing if a balance is short or an account
-        missing (only the house may go below zero); :class:`LeaseLost` if this store
+        ``unknown_account``, ``too_many_tables``) and changes nothing if a balance is
+        short, an account missing (only the house may go below zero) or one it seats
+        sits at ``seat_limit`` other tables already; :class:`LeaseLost` if this store
         does not hold the table's lease. The same commit again is not applied twice."""
 
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import cast
 
@@ -65,6 +66,7 @@ class Table:
         on_hand_ended: Callable[[], None] | None = None,
         on_error: Callable[[wire.Error], None] | None = None,
         created_by: str = "",
+        seat_limit: int = 0,
     ) -> None:
         self.table_id, self.options, self.store, self.rng = table_id, options, store, rng
         self.timings = timings or TableTimings()
@@ -75,6 +77,8 @@ class Table:
         self._once_sent: list[Callable[[], None]] = []
         self._bot: FrameViewer | None = None
         self._on_hand_ended, self._on_error = on_hand_ended, on_error
+        self.seat_limit = seat_limit
+        """The most tables an account may sit at, this one counted (0: no limit)."""
         self._background = Background(TableLog(log, self.core))
         self._writer: asyncio.Task[None] | None = None
         self._opened: asyncio.Future[None] | None = None
@@ -293,9 +297,12 @@ class Table:
 
     async def _commit(self, write: Write) -> None:
         delay = RETRY_MIN
+        commit = write.commit
+        if write.kind is WriteKind.BUY_IN:
+            commit = replace(commit, seat_limit=self.seat_limit)
         while True:
             try:
-                balances = await self.store.commit(write.commit)
+                balances = await self.store.commit(commit)
             except Refused as refusal:
                 self.health.answered()
                 self._input(partial(self.core.refused, write, refusal))
