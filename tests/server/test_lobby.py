@@ -407,3 +407,33 @@ async def test_joins_sent_all_at_once_seat_an_account_at_no_more_tables_than_the
     assert {a.get("code") for a in answers.values() if a["type"] == "error"} == {"too_many_tables"}
     assert len(server.lobby.seated_at(welcome["account_id"])) == 2
     assert await chip_total(server) == 0
+
+
+TWO_SPECTATORS = FAST.model_copy(update={"max_spectators": 2})
+
+
+@pytest.mark.parametrize("config", [pytest.param(TWO_SPECTATORS, id="two spectators a table")])
+async def test_a_table_takes_no_more_spectators_than_the_limit_and_its_players_are_none(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """Two thousand spectators slowed one table's round trip from 1 ms to 318 ms."""
+    host = await connect_client()
+    await host.hello("Host")
+    made = await host.reply("create_table", options={"seats": 4, "dealer_bot": False}, buy_in=100)
+    table_id = made["table"]["table_id"]
+    table = server.lobby.tables[table_id]
+    ann, bo, cy, dan = [await connect_client() for _ in range(4)]
+    for client, name in ((ann, "Ann"), (bo, "Bo"), (cy, "Cy"), (dan, "Dan")):
+        await client.hello(name)
+    for watcher in (ann, bo):
+        assert (await watcher.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    refused = await cy.reply("watch_table", table_id=table_id)
+    assert refused["code"] == "too_many_spectators"
+    assert len(table.core.spectators) == 2
+    # A full audience keeps no one from sitting down...
+    assert (await dan.reply("join_table", table_id=table_id, buy_in=100))["type"] == "table_joined"
+    # ...and a spectator who sits down is one no more: there is room for another.
+    assert (await ann.reply("join_table", table_id=table_id, buy_in=100))["type"] == "table_joined"
+    assert (await cy.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    assert len(table.core.spectators) == 2
+    assert await chip_total(server) == 0

@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     # Seats.
     ALREADY_SEATED = "already_seated"
     TABLE_FULL = "table_full"
+    TOO_MANY_SPECTATORS = "too_many_spectators"
     SEAT_TAKEN = "seat_taken"
     NO_SUCH_SEAT = "no_such_seat"
     INVALID_BUY_IN = "invalid_buy_in"

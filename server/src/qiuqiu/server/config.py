@@ -43,6 +43,12 @@ class ServerConfig(BaseSettings):
         description="tables one account may sit at at once, on every server sharing the "
         "store; one more join_table or create_table with a buy_in is refused",
     )
+    max_spectators: int = Field(
+        50,
+        ge=0,
+        description="spectators one table takes at once (its players are none of them); "
+        "one more watch_table is refused with too_many_spectators; 0 for no cap",
+    )
     max_frame: int = Field(
         4096, ge=256, description="largest frame accepted in bytes; a bigger one closes with 1009"
     )

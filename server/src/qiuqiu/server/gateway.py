@@ -91,6 +91,7 @@ class QiuQiuServer:
             c.starting_balance,
             c.lease,
             seats_per_account=c.max_seats_per_account,
+            spectators_per_table=c.max_spectators,
             metrics=self.metrics,
             health=self.health,
         )

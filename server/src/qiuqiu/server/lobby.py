@@ -77,6 +77,8 @@ class Lobby:
     """Seconds a table's lease lasts; renewed three times as often."""
     seats_per_account: int = 8
     """The most tables one account may sit at at once, on every process."""
+    spectators_per_table: int = 50
+    """The most spectators one table takes at once (0: no limit)."""
     on_adopted: Callable[[str], None] | None = None
     """Told the id of each table this process adopts from a dead one."""
     metrics: Metrics = field(default_factory=Metrics)
@@ -195,6 +197,7 @@ class Lobby:
             on_error=self.count,
             created_by=created_by,
             seat_limit=self.seats_per_account,
+            spectator_limit=self.spectators_per_table,
         )
 
     def recheck_leases(self) -> None:

@@ -19,6 +19,7 @@ from qiuqiu.protocol import ErrorCode, TableOptions, decode_server, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.protocol.fairness import seed_commitment
+from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HandRecord
 from qiuqiu.server.table.deal import Random, new_table_seed
@@ -84,8 +85,12 @@ class Audience:
         clock: Callable[[], float],
         timings: TableTimings,
         created_by: str = "",
+        spectator_limit: int = 0,
     ) -> None:
         self.table_id, self.options, self.created_by = table_id, options, created_by
+        self.spectator_limit = spectator_limit
+        """The most spectators the table takes at once (0: no limit); its players, who
+        see it from their seats, are none of them."""
         self.rules = options.rules()
         self._rng, self._clock, self.timings = rng, clock, timings
         self.table_seed = new_table_seed(rng)
@@ -258,7 +263,22 @@ class Audience:
             if number == last:
                 self._adopted_until = self._clock() + self.timings.grace
 
+    def _verify_room(self, viewer: Viewer) -> None:
+        """Refuse one more spectator to a table that has as many as it takes: each is
+        sent every event, and a thousand of them slowed the table's play a hundredfold."""
+        limit = self.spectator_limit
+        if limit and viewer not in self.spectators and len(self.spectators) >= limit:
+            raise Refused(
+                ErrorCode.TOO_MANY_SPECTATORS,
+                f"table {self.table_id} has {limit} spectators, the most it takes",
+            )
+
     def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:
+        try:
+            self._verify_room(viewer)  # again: others may have come while this waited
+        except Refused as full:
+            self._deliver(viewer, self._error(ref, full.code, full.message))
+            return
         self.spectators[viewer] = None
         self._deliver(viewer, wire.TableWatched(ref=ref, table_id=self.table_id))
         self._greet(viewer)

@@ -233,6 +233,7 @@ class TableCore(HandFlow):
         self._verify_open()
         if any(s.viewer is viewer for s in self.seats.values()):
             raise Refused(ErrorCode.ALREADY_SEATED, "you are seated here: you see the table")
+        self._verify_room(viewer)
         self._when_settled(lambda: self._watched(viewer, ref))
 
     def unwatch(self, viewer: Viewer) -> bool:

@@ -67,11 +67,14 @@ class Table:
         on_error: Callable[[wire.Error], None] | None = None,
         created_by: str = "",
         seat_limit: int = 0,
+        spectator_limit: int = 0,
     ) -> None:
         self.table_id, self.options, self.store, self.rng = table_id, options, store, rng
         self.timings = timings or TableTimings()
         self.health = health or StoreHealth()
-        self.core = TableCore(table_id, options, rng, time.time, self.timings, created_by)
+        self.core = TableCore(
+            table_id, options, rng, time.time, self.timings, created_by, spectator_limit
+        )
         self._bot_factory, self._on_closed = bot_factory, on_closed
         self._on_seats_changed, self._seat_changes = on_seats_changed, 0
         self._once_sent: list[Callable[[], None]] = []
