@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from websockets.asyncio.client import connect
 
+from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
@@ -140,6 +141,34 @@ async def test_buy_ins_at_once_from_two_processes_never_seat_an_account_past_the
     rebuy = replace(buy_in(table, seat(1, "ann", chips)), seat_limit=limit)
     await redis_store.commit(rebuy)
     assert await chip_audit(redis_store) == 0
+
+
+async def test_an_account_at_the_seat_limit_on_one_process_gets_no_table_on_another(
+    redis_url: str,
+) -> None:
+    """The seats counted are those on every process: the second refuses the table
+    before making it, as it reads them from Redis."""
+    config = FAST.model_copy(update={"max_seats_per_account": 1})
+    stores = [await RedisStore.from_url(redis_url) for _ in range(2)]
+    here, there = (QiuQiuServer(config, store=store) for store in stores)
+    for server in (here, there):
+        await server.start()
+    try:
+        ann = await _client(here)
+        token = (await ann.hello("Ann"))["token"]
+        assert (await ann.reply("create_table", buy_in=100))["type"] == "table_created"
+        await ann.expect("table_joined")
+        again = await _client(there)
+        await again.reply("hello", version=PROTOCOL_VERSION, token=token)
+        refused = await again.reply("create_table", buy_in=100)
+        assert refused["code"] == "too_many_tables"
+        assert there.lobby.tables == {}
+        await again.close()
+    finally:
+        for server in (here, there):
+            await server.stop()
+        for store in stores:
+            await store.close()
 
 
 async def test_a_second_store_on_the_same_redis_sees_what_the_first_wrote(
