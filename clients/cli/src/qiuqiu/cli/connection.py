@@ -71,8 +71,9 @@ GRACE_MARGIN = 10.0
 the drop, and a hand in play keeps the seat until the hand ends."""
 
 FINAL_CLOSE_CODES = frozenset({1000, 1008, 1009, 4000})
-"""Closes that reconnecting cannot mend: a clean close, a flood, an oversize
-frame, or the account taken over by another connection."""
+"""Closes that reconnecting cannot mend: a clean close, a policy of the server's (a
+flood, too many connections from this address), an oversize frame, or the account
+taken over by another connection."""
 
 MOVING_RETRIES = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits before sending again a ``join_table`` refused ``table_moving``: the table's
