@@ -7,6 +7,7 @@ connection with a proper close code, and the other tables play on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 
 import pytest
@@ -326,6 +327,36 @@ async def test_a_connection_past_the_cap_of_its_address_is_closed_with_1008(
             await asyncio.sleep(0.01)
     await assert_the_others_carry_on(server, connect_client, bystander, turn)
     await elsewhere.close()
+
+
+# An hour to finish a handshake: what drops a socket here is the cap, never the timeout.
+THREE_HANDSHAKES = THREE_PER_ADDRESS.model_copy(update={"open_timeout": 3600.0})
+
+
+@pytest.mark.parametrize("config", [pytest.param(THREE_HANDSHAKES, id="three per address")])
+async def test_a_socket_past_the_cap_of_handshakes_under_way_from_its_address_is_dropped(
+    server: QiuQiuServer, connect_client: Connect, config: ServerConfig
+) -> None:
+    """Sockets that never send a request counted against no cap: one client held one
+    each until the handshake timed out, and opened more meanwhile."""
+    bystander, turn = await at_bot_table(connect_client, "Bea")
+    silent = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(3)]
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    async with asyncio.timeout(WAIT):
+        with contextlib.suppress(ConnectionResetError):
+            assert await reader.read() == b""
+    writer.close()
+    elsewhere = await connect(server.url, local_addr=("127.0.0.2", 0))
+    await raw_send(elsewhere, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Far"})
+    await raw_until(elsewhere, lambda m: m["type"] == "welcome")
+    await elsewhere.close()
+    # Gone, the silent sockets make room again.
+    for _, silent_writer in silent:
+        silent_writer.close()
+    async with asyncio.timeout(WAIT):
+        while server._handshakes._open:
+            await asyncio.sleep(0.01)
+    await assert_the_others_carry_on(server, connect_client, bystander, turn)
 
 
 async def test_the_server_pings_as_protocol_md_says(

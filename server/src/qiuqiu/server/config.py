@@ -65,7 +65,8 @@ class ServerConfig(BaseSettings):
         256,
         ge=0,
         description="open connections one IP address may hold; one more is closed with 1008 "
-        "at once; 0 for no cap (behind a reverse proxy every client has the proxy's address)",
+        "at once (and one more socket while as many are in their handshake, dropped); 0 for "
+        "no cap (behind a reverse proxy every client has the proxy's address)",
     )
     rate: float = Field(
         20.0, gt=0, description="messages per second a connection may send on average"

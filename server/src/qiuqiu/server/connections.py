@@ -4,13 +4,16 @@ counts of how each connection ended."""
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.protocol import Event
 
+from qiuqiu.server.limits import AddressCounts, address_of
 from qiuqiu.server.lobby import TAKEN_OVER
 
 
@@ -33,6 +36,32 @@ class GatewayConnection(ServerConnection):
     of them must count like any other message, or it would cost the server without
     limit."""
 
+    def __init__(self, *args: Any, handshakes: AddressCounts | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._handshakes = handshakes
+        """The opening handshakes under way from each address, at most so many each."""
+        self._shaking: str | None = None
+        """The address this connection counts against in them, until its handshake ends."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        if self._handshakes is None:
+            return
+        address = address_of(self)
+        if self._handshakes.admit(address):
+            self._shaking = address
+        else:
+            # Sockets that send no request hold a descriptor each until the handshake
+            # times out, and count as no connection before it: an honest client has
+            # one or two handshakes under way, never hundreds.
+            self.transport.abort()
+
+    def handshaken(self) -> None:
+        """The opening handshake is over: this connection no longer counts as one."""
+        if self._handshakes is not None and self._shaking is not None:
+            self._handshakes.release(self._shaking)
+            self._shaking = None
+
     def process_event(self, event: Event) -> None:
         if (
             isinstance(event, Frame)
@@ -45,6 +74,7 @@ class GatewayConnection(ServerConnection):
         super().process_event(event)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.handshaken()
         super().connection_lost(exc)
         self.control_frame = None  # the gateway's closure holds this connection
         protocol = self.protocol

@@ -12,7 +12,8 @@ token bucket. The gateway alone decides when a connection must go:
 - a connection that has not said ``hello`` within ``hello_timeout``: closed with 1008
   (an idle connection costs the server a file descriptor, of which it has a limit);
 - a connection from an address that holds ``max_connections_per_address`` already:
-  closed with 1008 at once;
+  closed with 1008 at once; one from an address with as many opening handshakes
+  under way, dropped as it connects;
 - the server stopping: hands in play are voided with every chip refunded,
   the last messages are flushed, then every connection is closed with 1001.
   Stopping has a deadline (``stop_timeout``): with the store away, what could
@@ -24,6 +25,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from functools import partial
+from typing import cast
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -114,6 +117,7 @@ class QiuQiuServer:
         self._server: Server | None = None
         self._outboxes: set[Outbox] = set()
         self._addresses = AddressCounts(c.max_connections_per_address)
+        self._handshakes = AddressCounts(c.max_connections_per_address)
         self._stopping = False
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
@@ -144,7 +148,12 @@ class QiuQiuServer:
             compression=None,
             close_timeout=FLUSH_TIMEOUT,
             process_request=self._routes.respond,
-            create_connection=GatewayConnection,
+            # A factory, which websockets takes ("a wrapper or a subclass"), though its
+            # annotation names a class.
+            create_connection=cast(
+                "type[ServerConnection]",
+                partial(GatewayConnection, handshakes=self._handshakes),
+            ),
         )
         if self.relay is not None:
             await self.relay.start()
@@ -269,6 +278,8 @@ class QiuQiuServer:
             await table.wait_tasks()
 
     async def _handle(self, connection: ServerConnection) -> None:
+        if isinstance(connection, GatewayConnection):
+            connection.handshaken()
         address = address_of(connection)
         if not self._addresses.admit(address):
             log.info("connection from %s refused: too many open from it", peer_of(connection))
