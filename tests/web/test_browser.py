@@ -396,3 +396,36 @@ async def test_a_page_left_at_its_sign_in_past_the_hello_timeout_signs_in_all_th
     await sign_in(ann.page, "Ann")
     await expect(status).to_have_attribute("data-status", "online")
     assert len(ann.sockets) == 2
+
+
+CAP = 6
+"""Connections one address may hold: as many as Chromium opens at once to load a page."""
+
+
+@pytest.mark.parametrize(
+    "config", [ServerConfig(port=0, hello_timeout=1.0, max_connections_per_address=CAP)]
+)
+async def test_a_page_refused_for_the_connections_of_its_address_says_so(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """1008 closes more than a flood: the page shows the server's own reason."""
+    ann = await open_player()
+    status = ann.page.locator("#status")
+    await expect(status).to_have_attribute("data-status", "need-name")
+    async with asyncio.timeout(HAND_LIMIT):
+        while not ann.sockets[0].is_closed():
+            await asyncio.sleep(0.05)
+    # Every connection the address may hold is taken before the page opens its next.
+    held = [await connect(server.url) for _ in range(CAP)]
+    for n, connection in enumerate(held):
+        await connection.send(
+            json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": f"H{n}"})
+        )
+        await connection.recv()
+    await ann.page.fill("input[name=name]", "Ann")
+    await ann.page.click("[data-action=enter]")
+    await expect(status).to_have_attribute("data-status", "stopped")
+    reason = "too many connections from your address (at most 6)"
+    await expect(ann.page.locator("#toast")).to_contain_text(reason)
+    for connection in held:
+        await connection.close()
