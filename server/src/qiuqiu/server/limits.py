@@ -38,7 +38,8 @@ class TokenBucket:
 
 
 class AddressCounts:
-    """The open connections from each address, at most ``cap`` each (0: no cap)."""
+    """Connections from each address (open ones, or ones in their handshake), at most
+    ``cap`` each (0: no cap)."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
