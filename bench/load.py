@@ -92,11 +92,12 @@ SERVER_FLAGS = (
     *("--hand-pause", "0", "--bot-delay", "0"),
     *("--rate", "1000000", "--burst", "1000000"),
     *("--starting-balance", str(BUY_IN), "--log-level", "WARNING"),
-    *("--max-connections-per-address", "0"),
+    *("--max-connections-per-address", "0", "--new-accounts-per-address", "0"),
 )
 """No pause between hands and no bot delay, so the server is never waiting on a clock;
-no rate limit, which a closed-loop client would trip; no cap on the connections from
-one address, as thousands of clients connect from each loopback address."""
+no rate limit, which a closed-loop client would trip; no cap on the connections and
+new accounts of one address, as thousands of clients connect from each loopback
+address."""
 
 SECTIONS = ("throughput", "latency", "memory")
 """What a run measures unless told otherwise."""

@@ -192,8 +192,8 @@ class ServerProcess:
             # A bot answers at once and a table deals every 50 ms: far above the
             # rate a person types at, which is what the default limit is for.
             *("--rate", "1000", "--burst", "1000"),
-            # Every bot connects from 127.0.0.1: hundreds of tables hold more than the cap.
-            *("--max-connections-per-address", "0"),
+            # Every bot connects from 127.0.0.1: hundreds of tables hold more than the caps.
+            *("--max-connections-per-address", "0", "--new-accounts-per-address", "0"),
             *self.flags,
             log_path=self.log_path,
         )

@@ -359,6 +359,43 @@ async def test_a_socket_past_the_cap_of_handshakes_under_way_from_its_address_is
     await assert_the_others_carry_on(server, connect_client, bystander, turn)
 
 
+# -- accounts opened from one address ---------------------------------------------------
+
+TWO_ACCOUNTS = FAST.model_copy(update={"new_accounts_per_address": 2})
+
+
+@pytest.mark.parametrize("config", [pytest.param(TWO_ACCOUNTS, id="two accounts an hour")])
+async def test_a_hello_past_the_accounts_of_its_address_is_refused_and_nothing_is_made(
+    server: QiuQiuServer, config: ServerConfig
+) -> None:
+    """One client opened 5,910 accounts in 5 s, each kept for good. Past the allowance
+    a named hello is refused; a hello with a token, and other addresses, still work."""
+    first = await connect(server.url)
+    await raw_send(first, {"type": "hello", "version": PROTOCOL_VERSION, "name": "One"})
+    token = (await raw_until(first, lambda m: m["type"] == "welcome"))["token"]
+    await first.close()
+    second = await connect(server.url)
+    await raw_send(second, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Two"})
+    await raw_until(second, lambda m: m["type"] == "welcome")
+    balances = await server.store.balances()
+
+    third = await connect(server.url)
+    await raw_send(third, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Three"})
+    error = await raw_until(third, lambda m: m["type"] == "error")
+    assert error["code"] == "too_many_accounts"
+    assert "at most 2 an hour" in error["message"]
+    assert await server.store.balances() == balances
+    # The connection stays, and its owner comes back as an account it has.
+    await raw_send(third, {"type": "hello", "version": PROTOCOL_VERSION, "token": token})
+    assert (await raw_until(third, lambda m: m["type"] == "welcome"))["name"] == "One"
+
+    elsewhere = await connect(server.url, local_addr=("127.0.0.2", 0))
+    await raw_send(elsewhere, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Far"})
+    assert (await raw_until(elsewhere, lambda m: m["type"] == "welcome"))["name"] == "Far"
+    for connection in (second, third, elsewhere):
+        await connection.close()
+
+
 async def test_the_server_pings_as_protocol_md_says(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:

@@ -26,6 +26,7 @@ class ErrorCode(StrEnum):
     RESERVED_NAME = "reserved_name"
     UNKNOWN_TOKEN = "unknown_token"
     ACCOUNT_EXISTS = "account_exists"
+    TOO_MANY_ACCOUNTS = "too_many_accounts"
     UNKNOWN_ACCOUNT = "unknown_account"
     DUPLICATE_ID = "duplicate_id"
     # The lobby and the server: ours, not the client's.

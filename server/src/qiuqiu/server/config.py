@@ -68,6 +68,13 @@ class ServerConfig(BaseSettings):
         "at once (and one more socket while as many are in their handshake, dropped); 0 for "
         "no cap (behind a reverse proxy every client has the proxy's address)",
     )
+    new_accounts_per_address: int = Field(
+        100,
+        ge=0,
+        description="accounts one IP address may open an hour (hello with a name), and at "
+        "once; one more is refused with too_many_accounts; 0 for no cap (behind a reverse "
+        "proxy every client has the proxy's address)",
+    )
     rate: float = Field(
         20.0, gt=0, description="messages per second a connection may send on average"
     )

@@ -18,6 +18,10 @@ token bucket. The gateway alone decides when a connection must go:
   the last messages are flushed, then every connection is closed with 1001.
   Stopping has a deadline (``stop_timeout``): with the store away, what could
   not be written is left as it is in the store, for the next start to void.
+
+It also counts the accounts each address opens (``new_accounts_per_address`` an
+hour): one ``hello`` more is refused with ``too_many_accounts``, and the
+connection stays.
 """
 
 from __future__ import annotations
@@ -45,10 +49,12 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.http import Routes
 from qiuqiu.server.leases import LeaseKeeper
 from qiuqiu.server.limits import (
+    AccountAllowance,
     AddressCounts,
     TokenBucket,
     address_of,
     no_hello_within,
+    too_many_accounts_from,
     too_many_from,
 )
 from qiuqiu.server.lobby import Lobby
@@ -118,6 +124,7 @@ class QiuQiuServer:
         self._outboxes: set[Outbox] = set()
         self._addresses = AddressCounts(c.max_connections_per_address)
         self._handshakes = AddressCounts(c.max_connections_per_address)
+        self._new_accounts = AccountAllowance(c.new_accounts_per_address)
         self._stopping = False
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
@@ -288,14 +295,20 @@ class QiuQiuServer:
             self.metrics.closes.labels(close_label(first_close_code(connection))).inc()
             return
         try:
-            await self._serve(connection)
+            await self._serve(connection, address)
         finally:
             self._addresses.release(address)
 
-    async def _serve(self, connection: ServerConnection) -> None:
+    async def _serve(self, connection: ServerConnection, address: str) -> None:
         outbox = Outbox(connection)
         self._outboxes.add(outbox)
-        session = Session(self.lobby, outbox.send, outbox.close, self.relay)
+
+        def may_open_account() -> str | None:
+            if self._new_accounts.take(address):
+                return None
+            return too_many_accounts_from(self.config.new_accounts_per_address)
+
+        session = Session(self.lobby, outbox.send, outbox.close, self.relay, may_open_account)
         if self.relay is not None:
             self.relay.sessions[session.session_id] = session
         bucket = TokenBucket(self.config.rate, self.config.burst)

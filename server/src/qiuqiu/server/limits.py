@@ -1,5 +1,6 @@
-"""What one client may take of the server: messages at a rate, connections from one
-address, and time before it says who it is (the gateway enforces each)."""
+"""What one client may take of the server: messages at a rate, connections and new
+accounts from one address, and time before it says who it is (the gateway enforces
+each)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,11 @@ class TokenBucket:
         """Give back the token a message took (an action on the seat's own turn:
         an honest bot at full speed is not a flood)."""
         self.tokens = min(self.burst, self.tokens + 1)
+
+    def whole(self) -> bool:
+        """Whether the bucket is full again: it may as well be made anew."""
+        elapsed = time.monotonic() - self.stamp
+        return self.tokens + elapsed * self.rate >= self.burst
 
     def take(self) -> bool:
         now = time.monotonic()
@@ -59,6 +65,35 @@ class AddressCounts:
             del self._open[address]
 
 
+class AccountAllowance:
+    """New accounts each address may open: ``per_hour`` at once, and ``per_hour`` more
+    an hour (0: no cap). Accounts are kept for good, so a client opening them in a
+    loop would fill the store."""
+
+    KEPT = 4096
+    """Addresses remembered before those whose allowance is whole again are dropped."""
+
+    def __init__(self, per_hour: int) -> None:
+        self.per_hour = per_hour
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def take(self, address: str) -> bool:
+        """Count one more account opened from ``address``, unless its allowance is spent."""
+        if not self.per_hour:
+            return True
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            if len(self._buckets) >= self.KEPT:
+                self._forget_whole()
+            bucket = self._buckets[address] = TokenBucket(self.per_hour / 3600, self.per_hour)
+        return bucket.take()
+
+    def _forget_whole(self) -> None:
+        for address, bucket in list(self._buckets.items()):
+            if bucket.whole():
+                del self._buckets[address]
+
+
 def address_of(connection: ServerConnection) -> str:
     """The client's IP address, without its port: what one machine (or one reverse
     proxy, for every client behind it) connects from."""
@@ -68,6 +103,13 @@ def address_of(connection: ServerConnection) -> str:
 
 def too_many_from(cap: int) -> str:
     return f"too many connections from your address (at most {cap})"
+
+
+def too_many_accounts_from(per_hour: int) -> str:
+    return (
+        f"too many new accounts from your address (at most {per_hour} an hour):"
+        " say hello with your token"
+    )
 
 
 def no_hello_within(seconds: float) -> str:

@@ -55,9 +55,12 @@ class Session:
         send: Callable[[str], None],
         close: Callable[[int, str], None],
         relay: Relay | None = None,
+        may_open_account: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.lobby = lobby
         self.relay = relay
+        self._may_open_account = may_open_account
+        """None if this connection may open one more account; else why not."""
         self._send = send
         self._close = close
         self.session_id = secrets.token_hex(8)
@@ -282,6 +285,9 @@ class Session:
         if hello.token is not None:
             account = await self.lobby.resume_account(hello.token)
         elif hello.name is not None:
+            refusal = self._may_open_account()
+            if refusal is not None:
+                raise Refused(ErrorCode.TOO_MANY_ACCOUNTS, refusal)
             account, token = await self.lobby.open_account(hello.name)
         else:
             raise Refused(ErrorCode.NAME_REQUIRED, "say hello with a name, or with your token")
