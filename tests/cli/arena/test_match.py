@@ -616,3 +616,16 @@ def test_a_colon_in_a_bots_folder_is_the_paths_not_a_class_names(tmp_path: Path)
     bot.write_text(Path(CALLER).read_text())
     assert entrant(str(bot)).name == "caller"
     assert entrant(f"{bot}:AlwaysCall").name == "AlwaysCall"
+
+
+@pytest.mark.parametrize("hands", ["5", "4001"])
+def test_a_count_of_hands_no_whole_deals_make_is_refused_naming_those_that_are(
+    hands: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each deal is played twice: asked for an odd count, the arena would otherwise play
+    # one hand fewer than the bot writer asked for.
+    assert main(["arena", CALLER, "dealer", "--hands", hands]) == 2
+    n = int(hands)
+    err = capsys.readouterr().err
+    assert f"--hands {hands} is not a whole number of duplicate deals" in err
+    assert f"ask for {n - 1:,} or {n + 1:,}" in err

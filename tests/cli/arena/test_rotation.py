@@ -146,3 +146,13 @@ def test_the_command_plays_a_rotated_table(capsys: pytest.CaptureFixture[str]) -
 def test_the_command_wants_one_contestant_a_seat(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "dealer", CALLER, "--seats", "3"]) == 2
     assert "needs 3 contestants" in capsys.readouterr().err
+
+
+def test_a_count_of_hands_no_whole_rotated_deals_make_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["arena", "dealer", CALLER, CALLER, "--seats", "3", "--hands", "31"]
+    assert main(args) == 2
+    assert "--hands 31 is not a whole number of deals, each played 3 times: ask for 30 or 33" in (
+        capsys.readouterr().err
+    )

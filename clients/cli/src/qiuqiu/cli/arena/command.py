@@ -25,6 +25,8 @@ from qiuqiu.protocol import TableOptions
 from qiuqiu.server.collector import PYTHON_THRESHOLD, freeze_start_up_heap
 from qiuqiu.server.strategy import prepare
 
+DEFAULT_HANDS = 10_000
+
 
 def add_arena(commands: Any) -> None:
     cmd = commands.add_parser(
@@ -38,7 +40,10 @@ def add_arena(commands: Any) -> None:
     )
     cmd.add_argument("contestants", nargs="+", metavar="BOT", help="two or more contestants")
     cmd.add_argument(
-        "--hands", type=int, default=10_000, help="hands per match, both halves (%(default)s)"
+        "--hands",
+        type=int,
+        help=f"hands per match, every half or rotation counted: a whole number of deals "
+        f"({DEFAULT_HANDS:,}, or the multiple of --seats just below it)",
     )
     cmd.add_argument("--buy-in", type=int, default=500, help="a bot's stack each hand (500)")
     cmd.add_argument("--seed", type=int, default=1, help="seeds the deals (%(default)s)")
@@ -53,10 +58,14 @@ def add_arena(commands: Any) -> None:
 def run_arena(args: argparse.Namespace) -> int:
     if len(args.contestants) < 2:
         raise ValueError("the arena needs two contestants or more")
-    if args.hands < 4:
-        raise ValueError("--hands must be at least 4 (two duplicate deals)")
     options = table_options(args)
     check_buy_in(args.buy_in, options)
+    if args.hands is None:
+        args.hands = DEFAULT_HANDS - DEFAULT_HANDS % options.seats
+    if options.seats == 2:
+        if args.hands < 4:
+            raise ValueError("--hands must be at least 4 (two duplicate deals)")
+        _check_whole_deals(args.hands, 2, "duplicate deals, each played twice")
     entrants = _named([entrant(spec) for spec in args.contestants])
     if any(e.is_house for e in entrants):
         prepare()
@@ -106,6 +115,7 @@ def _run_rotation(args: argparse.Namespace, options: TableOptions, entrants: lis
         )
     if args.hands < 2 * options.seats:
         raise ValueError(f"--hands must be at least {2 * options.seats} (two rotated deals)")
+    _check_whole_deals(args.hands, options.seats, f"deals, each played {options.seats} times")
     house_seed = args.house_seed
     result = rotation_match(
         entrants,
@@ -123,6 +133,17 @@ def _run_rotation(args: argparse.Namespace, options: TableOptions, entrants: lis
         if count:
             print(f"  {name} answered {count} turns illegally (played as time-outs)")
     return 0
+
+
+def _check_whole_deals(hands: int, per_deal: int, what: str) -> None:
+    """Refuse a count of hands that no number of whole deals makes: a bot writer who
+    asks for N hands is told so, rather than given a match of fewer."""
+    if hands % per_deal:
+        fewer = hands - hands % per_deal
+        raise ValueError(
+            f"--hands {hands} is not a whole number of {what}: "
+            f"ask for {fewer:,} or {fewer + per_deal:,}"
+        )
 
 
 def cross_table(names: list[str], results: list[MatchResult]) -> str:
