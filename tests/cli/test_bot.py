@@ -22,16 +22,31 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli import connection
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, check_shuffle, main, play, run
+from qiuqiu.cli.bot import (
+    Action,
+    Bet,
+    Bot,
+    Call,
+    Check,
+    Fold,
+    HandResult,
+    Raise,
+    Turn,
+    check_shuffle,
+    main,
+    play,
+    run,
+)
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
-from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions, encode
+from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions, decode_server, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
+from tests.cli.conftest import check_told_as_a_spectator_saw_it
 from tests.conftest import free_port
 from tests.server import cheats
 from tests.server.conftest import chip_total
@@ -126,6 +141,62 @@ async def test_the_shuffle_of_a_table_still_open_cannot_be_checked_yet(
 class Broken(Bot):
     def decide(self, turn: Turn) -> Action:
         raise ZeroDivisionError("my bug")
+
+
+class Historian(Bot):
+    """Bets, raises, calls, checks and folds by turns, and keeps all it is told."""
+
+    def __init__(self) -> None:
+        self.told: list[Turn | HandResult] = []
+
+    def decide(self, turn: Turn) -> Action:
+        self.told.append(turn)
+        legal = turn.legal
+        if len(self.told) % 7 == 0 and legal.fold:
+            return Fold()
+        if len(self.told) % 3 == 0 and legal.raise_to is not None:
+            return Raise(legal.raise_to.min)
+        if len(self.told) % 2 == 0 and legal.bet is not None:
+            return Bet(legal.bet.min)
+        return Check() if legal.check else Call()
+
+    def hand_ended(self, result: HandResult) -> None:
+        self.told.append(result)
+
+
+async def test_a_bot_is_told_each_hands_moves_and_result_as_the_tables_history_keeps_them(
+    server: QiuQiuServer,
+) -> None:
+    """As in the arena (tests/cli/arena/test_seats.py), against the events the server's
+    history of the table kept for a spectator."""
+    bot = Historian()
+    async with await Connection.open(server.url, name="Ann") as conn:
+        options = SMALL.model_copy(update={"betting_rounds": 2})
+        table, _ = await conn.open_table(options, buy_in=500)
+        summary = await asyncio.wait_for(play(bot, conn, table.table_id, 12), PATIENCE)
+        listed = await conn.request(cmd.ListHands(table_id=table.table_id), wire.HandList)
+    results = [item for item in bot.told if isinstance(item, HandResult)]
+    assert {r.hand_id: r.net[r.seat] for r in results} == summary.per_hand
+    events = [decode_server(json.dumps(event)) for hand in listed.hands for event in hand.events]
+    check_told_as_a_spectator_saw_it(bot.told, events)
+
+
+class SoreLoser(AlwaysCall):
+    def hand_ended(self, result: HandResult) -> None:
+        raise ValueError(f"hand {result.hand_id} is over")
+
+
+async def test_a_bot_whose_hand_ended_raises_stands_up_named_with_the_hand(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(SMALL, buy_in=500)
+        with pytest.raises(BotFailed) as caught:
+            await asyncio.wait_for(play(SoreLoser(), conn, table.table_id, HANDS), PATIENCE)
+        assert (caught.value.name, caught.value.hand_id) == ("SoreLoser", 1)
+        assert isinstance(caught.value.error, ValueError)
+        assert not server.lobby.seated_at(conn.account_id)
+    assert await chip_total(server) == 0
 
 
 async def test_a_bot_that_raises_stands_up_and_the_error_names_it_and_the_hand(

@@ -8,6 +8,9 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
+from qiuqiu.cli.__main__ import main
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.server.conftest import chip_total
 
@@ -93,15 +96,24 @@ async def test_the_example_bots_meet_at_a_table_one_opens_and_the_other_joins(
     assert await chip_total(server) == 0
 
 
+def test_the_guides_bot_that_learns_at_the_showdowns_plays_in_the_arena(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "skeptic.py"
+    bot.write_text(PYTHON_BLOCKS[1])
+    assert main(["arena", str(bot), "dealer", "--hands", "400", "--house-seed", "1"]) == 0
+    assert capsys.readouterr().out.startswith("skeptic vs dealer: ")
+
+
 def test_the_guides_connection_example_compiles() -> None:
-    compile(PYTHON_BLOCKS[1], "clients/README.md", "exec")
+    compile(PYTHON_BLOCKS[2], "clients/README.md", "exec")
 
 
 async def test_the_guides_fair_deal_example_plays_checks_and_rebuilds_the_decks(
     server: QiuQiuServer, tmp_path: Path
 ) -> None:
     example = tmp_path / "careful.py"
-    example.write_text(PYTHON_BLOCKS[2].replace("ws://127.0.0.1:8765", server.url))
+    example.write_text(PYTHON_BLOCKS[3].replace("ws://127.0.0.1:8765", server.url))
     out, _ = await run(example)
     checked, rebuilt = re.fullmatch(
         r"(\d+) hands checked, (\d+) decks rebuilt from the seed\n", out

@@ -5,6 +5,8 @@ stack and bet, the pot, and the actions the server says are legal, with their
 amounts (:class:`Turn`). It answers with one of :class:`Check`, :class:`Call`,
 :class:`Fold`, :class:`Bet` or :class:`Raise`. At tables where players cut
 their own hands, :meth:`Bot.cut` is asked too; by default it takes the best cut.
+Each turn carries the moves of the hand so far (:attr:`Turn.history`), and
+:meth:`Bot.hand_ended` is told how each hand ended (:class:`HandResult`).
 
 Everything else (the connection, ``hello`` and resuming, snapshots after a gap,
 reconnecting, leaving the table at the end) is :func:`play` and
@@ -34,6 +36,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -57,6 +60,7 @@ from qiuqiu.cli.errors import (
     ServerRefused,
     ShuffleNotRevealed,
 )
+from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with the rest
 from qiuqiu.cli.game import TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, ErrorCode, LegalActions, TableOptions
@@ -64,6 +68,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
 log = logging.getLogger(__name__)
+Outcome = TypeVar("Outcome")
 
 SHUFFLE_PATIENCE = 3.0
 """Seconds :func:`run` waits, after leaving, for the table to close and reveal its seed."""
@@ -131,11 +136,32 @@ class Turn:
     bets: Mapping[int, int]
     opponents: int
     """Seats still in the hand besides this one."""
+    history: tuple[Move, ...] = ()
+    """Every betting action of the hand before this turn, the bot's own too, in order.
+    After a reconnect in the middle of a hand, those since the reconnect: the
+    server's snapshot does not say how the hand was bet."""
 
     @property
     def hand(self) -> Hand | None:
         """The four tiles as a hand, once the fourth is dealt."""
         return Hand(self.tiles) if len(self.tiles) == 4 else None
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand the seat was dealt into ended, as the seat saw it."""
+
+    table_id: str
+    hand_id: int
+    seat: int
+    tiles: tuple[Tile, ...]
+    """The seat's own tiles: three if the hand ended before the fourth was dealt."""
+    net: Mapping[int, int]
+    """Chips each seat dealt in won (below zero: lost) in the hand, by seat."""
+    shown: Mapping[int, tuple[Tile, ...]]
+    """The tiles of each seat shown down, by seat: none when the hand ended on a fold."""
+    history: tuple[Move, ...]
+    """Every betting action of the hand, as :attr:`Turn.history`."""
 
 
 class Bot:
@@ -152,6 +178,10 @@ class Bot:
         best = rank(turn.hand).cut
         high, low = best.high_pair, best.low_pair
         return Split((str(high[0]), str(high[1])), (str(low[0]), str(low[1])))
+
+    def hand_ended(self, result: HandResult) -> None:
+        """Told as each hand the seat was dealt into ends (in the thread that asks
+        :meth:`decide`): what it learns there, it keeps in ``self``. Nothing by default."""
 
 
 def turn_of(state: TableState) -> Turn | None:
@@ -175,7 +205,45 @@ def turn_of(state: TableState) -> Turn | None:
         opponents=sum(
             1 for s in state.seats.values() if s.in_hand and not s.folded and s.seat != me.seat
         ),
+        history=tuple(hand.moves),
     )
+
+
+def result_of(state: TableState, ended: wire.HandEnded) -> HandResult | None:
+    """The :class:`HandResult` of the hand ``ended`` ends, once ``state`` has taken it in;
+    ``None`` if this client was not dealt into it (or is not seated), or if the state
+    is another hand's (a snapshot after a gap has moved on)."""
+    hand, me = state.hand, state.me
+    if hand is None or me is None or hand.hand_id != ended.hand_id or hand.phase != "ended":
+        return None
+    before = hand.stacks_before
+    if me.seat not in before:
+        return None
+    return HandResult(
+        table_id=state.table_id,
+        hand_id=hand.hand_id,
+        seat=me.seat,
+        tiles=parse_tiles(" ".join(me.tiles)),
+        net=MappingProxyType(
+            {e.seat: e.amount - before[e.seat] for e in ended.stacks if e.seat in before}
+        ),
+        shown=MappingProxyType({s.seat: parse_tiles(" ".join(s.tiles)) for s in hand.shown}),
+        history=tuple(hand.moves),
+    )
+
+
+def listens(bot: Bot) -> bool:
+    """Whether ``bot`` has a :meth:`Bot.hand_ended` of its own, worth a result to tell."""
+    return type(bot).hand_ended is not Bot.hand_ended
+
+
+def tell(bot: Bot, result: HandResult, name: str) -> None:
+    """Give ``bot`` ``result``. Raises :class:`~qiuqiu.cli.errors.BotFailed`, naming the
+    bot ``name``, where its :meth:`Bot.hand_ended` raises."""
+    try:
+        bot.hand_ended(result)
+    except Exception as error:
+        raise BotFailed(name, error, result.hand_id) from error
 
 
 def answer(bot: Bot, turn: Turn, name: str) -> Action | Split:
@@ -416,6 +484,13 @@ async def _play(thinker: _Thinker, conn: Connection, table_id: str, hands: int |
                     summary.net,
                     stack,
                 )
+                result = result_of(state, message) if isinstance(message, wire.HandEnded) else None
+                if result is not None:
+                    try:
+                        await thinker.tell(result)
+                    except BotFailed:
+                        await _stand_up(conn, table_id)
+                        raise
         if not leaving and hands is not None and summary.hands >= hands:
             leaving = await _sent(conn, cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
         if held is not None and not conn.behind(table_id):
@@ -489,28 +564,36 @@ class _Thinker:
 
     async def answer(self, turn: Turn) -> Action | Split:
         """The bot's :func:`answer` to ``turn``, given in the thread."""
-        loop = asyncio.get_running_loop()
-        answered: asyncio.Future[Action | Split] = loop.create_future()
+        return await self._in_thread(lambda: answer(self.bot, turn, type(self.bot).__name__))
 
-        def settle(outcome: Action | Split | BaseException) -> None:
-            if answered.done():  # given up on: the play was cancelled meanwhile
+    async def tell(self, result: HandResult) -> None:
+        """:func:`tell` the bot ``result`` in the thread, if it listens."""
+        if listens(self.bot):
+            await self._in_thread(lambda: tell(self.bot, result, type(self.bot).__name__))
+
+    async def _in_thread(self, call: Callable[[], Outcome]) -> Outcome:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Outcome] = loop.create_future()
+
+        def settle(outcome: Outcome | BaseException) -> None:
+            if done.done():  # given up on: the play was cancelled meanwhile
                 return
             if isinstance(outcome, BaseException):
-                answered.set_exception(outcome)
+                done.set_exception(outcome)
             else:
-                answered.set_result(outcome)
+                done.set_result(outcome)
 
         def ask() -> None:
-            outcome: Action | Split | BaseException
+            outcome: Outcome | BaseException
             try:
-                outcome = answer(self.bot, turn, type(self.bot).__name__)
+                outcome = call()
             except BaseException as raised:  # the loop's side raises it, whatever it is
                 outcome = raised
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 loop.call_soon_threadsafe(settle, outcome)
 
         self._asked.put(ask)
-        return await answered
+        return await done
 
 
 async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:

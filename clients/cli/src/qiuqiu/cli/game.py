@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from qiuqiu.cli.deals import DealCheck, TableDeals
 from qiuqiu.engine import Category
@@ -59,6 +59,23 @@ class SeatState:
         self.tiles, self.cut, self.category = (), None, None
 
 
+MoveKind = Literal["check", "bet", "call", "raise", "fold"]
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One betting action of a hand, as every seat at the table saw it."""
+
+    seat: int
+    action: MoveKind
+    round: int
+    chips: int
+    """The chips the action put in (0 for a check or a fold)."""
+    to: int
+    """The seat's bet in this round once the action was taken."""
+    all_in: bool
+
+
 @dataclass
 class HandInPlay:
     hand_id: int
@@ -78,6 +95,8 @@ class HandInPlay:
     """Each seat's stack as the hand began."""
     voided: bool = False
     shown: tuple[wire.ShownHand, ...] = ()
+    moves: list[Move] = field(default_factory=list)
+    """The betting actions since the hand began, or since the snapshot that brought it."""
 
 
 @dataclass
@@ -245,12 +264,19 @@ class TableState:
 
     def _chips_put_in(self, event: wire.BetPlaced | wire.Called | wire.Raised) -> None:
         self._put_in(event.seat, event.amount, event.all_in, into_bet=True)
+        self._moved(event.seat, _PUT_IN[type(event)], event.amount, event.all_in)
 
     def _folded(self, event: wire.Folded) -> None:
         self.seats[event.seat].folded = True
         self._turn_over()
+        self._moved(event.seat, "fold")
 
-    def _acted(self, event: wire.Checked | wire.TurnTimedOut) -> None:
+    def _checked(self, event: wire.Checked) -> None:
+        self._turn_over()
+        self._moved(event.seat, "check")
+
+    def _timed_out(self, event: wire.TurnTimedOut) -> None:
+        # The check or fold the server played for the seat follows as an event of its own.
         self._turn_over()
 
     def _bet_returned(self, event: wire.BetReturned) -> None:
@@ -328,6 +354,16 @@ class TableState:
             self.hand.current_bet = max(self.hand.current_bet, state.bet)
             self._turn_over()
 
+    def _moved(
+        self,
+        seat: int,
+        action: MoveKind,
+        chips: int = 0,
+        all_in: bool = False,
+    ) -> None:
+        if (hand := self.hand) and seat in self.seats:
+            hand.moves.append(Move(seat, action, hand.round, chips, self.seats[seat].bet, all_in))
+
     def _turn_over(self) -> None:
         if self.hand is not None:
             self.hand.actor, self.hand.to_call = None, 0
@@ -350,8 +386,8 @@ _APPLY: dict[type[wire.TableEvent], Callable[[TableState, Any], None]] = {
     wire.Called: TableState._chips_put_in,
     wire.Raised: TableState._chips_put_in,
     wire.Folded: TableState._folded,
-    wire.Checked: TableState._acted,
-    wire.TurnTimedOut: TableState._acted,
+    wire.Checked: TableState._checked,
+    wire.TurnTimedOut: TableState._timed_out,
     wire.BetReturned: TableState._bet_returned,
     wire.BettingRoundEnded: TableState._betting_round_ended,
     wire.CuttingStarted: TableState._cutting_started,
@@ -362,3 +398,8 @@ _APPLY: dict[type[wire.TableEvent], Callable[[TableState, Any], None]] = {
     wire.HandEnded: TableState._hand_ended,
 }
 """How each table event changes the state, by its class (every class the server sends)."""
+_PUT_IN: dict[type[wire.TableEvent], Literal["bet", "call", "raise"]] = {
+    wire.BetPlaced: "bet",
+    wire.Called: "call",
+    wire.Raised: "raise",
+}

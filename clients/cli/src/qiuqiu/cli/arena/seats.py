@@ -22,7 +22,21 @@ from pathlib import Path
 from random import Random
 from typing import Protocol, cast
 
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, answer, turn_of
+from qiuqiu.cli.bot import (
+    Action,
+    Bet,
+    Bot,
+    Call,
+    Check,
+    Fold,
+    Raise,
+    Split,
+    answer,
+    listens,
+    result_of,
+    tell,
+    turn_of,
+)
 from qiuqiu.cli.deals import TableDeals, dealer_seat
 from qiuqiu.cli.errors import BotFailed
 from qiuqiu.cli.game import Applied, SeatState, TableState
@@ -159,6 +173,7 @@ class SdkPlayer:
         unchecked = TableDeals(table_id, bot_seat=dealer_seat(options), checking=False)
         self.state = TableState(table_id, options, seq=0, you=seat, deals_so_far=unchecked)
         self.seat = seat
+        self.listens = listens(bot)
 
     def sit(self, seats: dict[int, tuple[str, bool, int]]) -> None:
         for number, (name, is_bot, stack) in seats.items():
@@ -170,6 +185,10 @@ class SdkPlayer:
         message = cast(wire.TableEvent, frame.message)
         if self.state.apply(message) is Applied.GAP:
             raise AssertionError(f"the arena skipped a message before {message.seq}")
+        if self.listens and type(message) is wire.HandEnded:
+            result = result_of(self.state, message)
+            if result is not None:
+                tell(self.bot, result, self.name)
 
     def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:
         seen = turn_of(self.state)
