@@ -248,6 +248,37 @@ def test_an_illegal_answer_is_played_as_a_time_out_and_counted(tmp_path: Path) -
     )
     assert result.illegal["too_small"] >= 10
     assert result.illegal["always_call"] == 0
+    assert result.first_illegal == {
+        "too_small": "Bet(amount=1) in hand 1 (the smallest bet is 10, not 1)"
+    }
+
+
+def test_the_command_says_which_answer_was_illegal_first_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "raises_first.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from qiuqiu.cli.bot import Action, Bot, Raise, Turn
+
+
+            class RaisesFirst(Bot):
+                def decide(self, turn: Turn) -> Action:
+                    return Raise(30)
+            """
+        )
+    )
+    argv = ["arena", str(bot), CALLER, "--hands", "4"]
+    assert main(argv) == 0
+    said = "Raise(to=30) in hand 1 (nobody has bet yet: bet instead)"
+    assert (
+        f"  raises_first answered 4 turns illegally (played as time-outs), the first: {said}\n"
+        in (capsys.readouterr().out)
+    )
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["first_illegal"] == {"raises_first": said, "always_call": None}
 
 
 @pytest.mark.parametrize(

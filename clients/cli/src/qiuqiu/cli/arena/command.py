@@ -98,9 +98,7 @@ def _run_pairs(args: argparse.Namespace, options: TableOptions, entrants: list[E
             print(json.dumps(_as_dict(result)), flush=True)
         else:
             print(result.summary(), flush=True)
-            for name, count in result.illegal.items():
-                if count:
-                    print(f"  {name} answered {count} turns illegally (played as time-outs)")
+            _say_illegal(result.illegal, result.first_illegal)
     if len(entrants) > 2 and not args.json:
         print()
         print(cross_table([e.name for e in entrants], results))
@@ -129,10 +127,17 @@ def _run_rotation(args: argparse.Namespace, options: TableOptions, entrants: lis
         print(json.dumps(_rotation_dict(result)), flush=True)
         return 0
     print(result.summary(), flush=True)
-    for name, count in result.illegal.items():
-        if count:
-            print(f"  {name} answered {count} turns illegally (played as time-outs)")
+    _say_illegal(result.illegal, result.first_illegal)
     return 0
+
+
+def _say_illegal(illegal: dict[str, int], first: dict[str, str]) -> None:
+    for name, count in illegal.items():
+        if count:
+            print(
+                f"  {name} answered {count:,} turns illegally (played as time-outs), "
+                f"the first: {first[name]}"
+            )
 
 
 def _check_whole_deals(hands: int, per_deal: int, what: str) -> None:
@@ -186,6 +191,7 @@ def _rotation_dict(r: RotationResult) -> dict[str, Any]:
                 "interval95": round(r.half_width(name), 4),
                 "milli_antes_a_hand": milli_antes(r.mean(name), r.ante),
                 "illegal": r.illegal[name],
+                "first_illegal": r.first_illegal.get(name),
             }
             for name in r.names
         ],
@@ -202,5 +208,6 @@ def _as_dict(r: MatchResult) -> dict[str, Any]:
         "interval95": round(r.half_width, 4),
         "milli_antes_a_hand": milli_antes(r.mean, r.ante),
         "illegal": r.illegal,
+        "first_illegal": {name: r.first_illegal.get(name) for name in r.illegal},
         "hands_a_second": round(r.rate),
     }

@@ -53,6 +53,8 @@ class MatchResult:
     ante: int
     scores: list[float] = field(default_factory=list)
     illegal: dict[str, int] = field(default_factory=dict)
+    first_illegal: dict[str, str] = field(default_factory=dict)
+    """Each contestant's first illegal answer, if it gave one, and why it was."""
     seconds: float = 0.0
 
     @property
@@ -172,6 +174,8 @@ def duplicate_match(
             chips_for_a += outcome.net[a_seats[half]]
             for seat, count in outcome.illegal.items():
                 result.illegal[names[seat]] += count
+            for seat, said in outcome.first_illegal.items():
+                result.first_illegal.setdefault(names[seat], said)
         result.scores.append(chips_for_a / 2)
     result.seconds = time.perf_counter() - started
     return result

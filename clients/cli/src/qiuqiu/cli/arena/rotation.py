@@ -36,6 +36,8 @@ class RotationResult:
     ante: int
     scores: dict[str, list[float]] = field(default_factory=dict)
     illegal: dict[str, int] = field(default_factory=dict)
+    first_illegal: dict[str, str] = field(default_factory=dict)
+    """Each contestant's first illegal answer, if it gave one, and why it was."""
     seconds: float = 0.0
 
     @property
@@ -127,6 +129,8 @@ def rotation_match(
                 chips[by_seat[seat]] += net
             for seat, count in outcome.illegal.items():
                 result.illegal[by_seat[seat]] += count
+            for seat, said in outcome.first_illegal.items():
+                result.first_illegal.setdefault(by_seat[seat], said)
         for name in names:
             result.scores[name].append(chips[name] / n)
     result.seconds = time.perf_counter() - started

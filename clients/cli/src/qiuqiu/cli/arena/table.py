@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from random import Random
 
 from qiuqiu import engine
@@ -35,6 +35,8 @@ class Outcome:
 
     net: dict[int, int]
     illegal: dict[int, int]
+    first_illegal: dict[int, str] = field(default_factory=dict)
+    """Each seat's first illegal answer of the hand, if it gave one, and why it was."""
 
 
 def play_hand(
@@ -61,14 +63,13 @@ def play_hand(
     made = views.HandWire(table_id, hand_id, sealed, ((seat, "") for seat in sorted(stacks)))
     table = _Publisher(players, made, seq)
     table.publish(made.started(table.next_seq(), button, sorted(stacks.items())))
-    illegal = dict.fromkeys(players, 0)
+    outcome = Outcome({}, dict.fromkeys(players, 0))
     table.events(hand.log[1:])
     while not hand.is_over:
         if hand.phase is Phase.CUTTING:
             seat = hand.pending_cuts[0]
             assert table.cutting is not None
             answer = players[seat].act(table.cutting)
-            events = _apply(hand, seat, answer)
         else:
             seat = _actor(hand)
             turn = made.turn(hand, table.next_seq(), 0)
@@ -76,13 +77,15 @@ def play_hand(
             mine = turn.for_seat(seat)
             assert isinstance(mine, wire.TurnStarted)
             answer = players[seat].act(mine)
+        try:
             events = _apply(hand, seat, answer)
-        if events is None:
-            illegal[seat] += 1
+        except (IllegalAction, ValueError) as refused:
+            outcome.illegal[seat] += 1
+            outcome.first_illegal.setdefault(seat, f"{answer!r} in hand {hand_id} ({refused})")
             events = hand.time_out(seat)
         table.events(events)
-    net = {seat: s.stack - stacks[seat] for seat, s in hand.seats.items()}
-    return Outcome(net, illegal), table.seq
+    outcome.net = {seat: s.stack - stacks[seat] for seat, s in hand.seats.items()}
+    return outcome, table.seq
 
 
 def play_hands(
@@ -121,25 +124,23 @@ def _actor(hand: HandState) -> int:
     return hand.actor
 
 
-def _apply(hand: HandState, seat: int, answer: Action | Split) -> tuple[engine.Event, ...] | None:
-    try:
-        match answer:
-            case Check():
-                return hand.check(seat)
-            case Call():
-                return hand.call(seat)
-            case Fold():
-                return hand.fold(seat)
-            case Bet(amount=amount):
-                return hand.bet(seat, amount)
-            case Raise(to=to):
-                return hand.raise_to(seat, to)
-            case Split(first=(a, b), second=(c, d)):
-                cut = Cut((Tile.parse(a), Tile.parse(b)), (Tile.parse(c), Tile.parse(d)))
-                return hand.declare_cut(seat, cut)
-    except (IllegalAction, ValueError):
-        return None
-    return None
+def _apply(hand: HandState, seat: int, answer: Action | Split) -> tuple[engine.Event, ...]:
+    """Play ``answer`` for ``seat``. Raises :class:`IllegalAction` (or ``ValueError``, for
+    a cut of tiles that are no tiles) where the rules forbid it."""
+    match answer:
+        case Check():
+            return hand.check(seat)
+        case Call():
+            return hand.call(seat)
+        case Fold():
+            return hand.fold(seat)
+        case Bet(amount=amount):
+            return hand.bet(seat, amount)
+        case Raise(to=to):
+            return hand.raise_to(seat, to)
+        case Split(first=(a, b), second=(c, d)):
+            cut = Cut((Tile.parse(a), Tile.parse(b)), (Tile.parse(c), Tile.parse(d)))
+            return hand.declare_cut(seat, cut)
 
 
 class _Publisher:
