@@ -181,6 +181,26 @@ async def test_a_bot_is_told_each_hands_moves_and_result_as_the_tables_history_k
     check_told_as_a_spectator_saw_it(bot.told, events)
 
 
+class RaisesFirst(Bot):
+    def decide(self, turn: Turn) -> Action:
+        return Raise(2) if turn.legal.bet is not None else Fold()
+
+
+async def test_an_answer_the_server_refuses_is_logged_with_the_answer_and_its_hand(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    options = SMALL.model_copy(update={"turn_seconds": 0.2})
+    await asyncio.wait_for(
+        run(RaisesFirst(), server.url, name="Raiser", hands=1, options=options), PATIENCE
+    )
+    said = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert said[0] == (
+        "the server refused the bot's Raise(to=2) in hand 1: cannot_raise nobody has bet yet:"
+        " bet instead"
+    ), said
+
+
 class SoreLoser(AlwaysCall):
     def hand_ended(self, result: HandResult) -> None:
         raise ValueError(f"hand {result.hand_id} is over")

@@ -394,8 +394,8 @@ async def _play(thinker: _Thinker, conn: Connection, table_id: str, hands: int |
     acted: set[TurnKey] = set()
     held: tuple[TurnKey, cmd.TableAction] | None = None
     """An answer given after the server had said more: sent if its turn is still open."""
-    answering: dict[str | int, TurnKey] = {}
-    """The turn each action sent answers, by the action's id."""
+    answering: dict[str | int, tuple[TurnKey, Action | Split]] = {}
+    """The turn each action sent answers, and the bot's answer, by the action's id."""
     stacks_before: dict[int, int] = {}
     leaving = False
     alone = False
@@ -433,9 +433,19 @@ async def _play(thinker: _Thinker, conn: Connection, table_id: str, hands: int |
                 )
             break
         if isinstance(message, wire.Error):
-            log.info("the server refused a message: %s %s", message.code, message.message)
-            refused_turn = answering.pop(message.ref, None) if message.ref is not None else None
-            if refused_turn is not None and message.code in _SEND_AGAIN:
+            refused = answering.pop(message.ref, None) if message.ref is not None else None
+            if refused is None:
+                log.info("the server refused a message: %s %s", message.code, message.message)
+                continue
+            refused_turn, refused_answer = refused
+            log.info(
+                "the server refused the bot's %r in hand %d: %s %s",
+                refused_answer,
+                refused_turn[0],
+                message.code,
+                message.message,
+            )
+            if message.code in _SEND_AGAIN:
                 # The action reached no table: the snapshot that follows may repeat
                 # the very same turn, and it must be answered again.
                 acted.discard(refused_turn)
@@ -523,7 +533,7 @@ async def _play(thinker: _Thinker, conn: Connection, table_id: str, hands: int |
                 # would say of one it could read; the turn's timer plays it.
                 log.info("the bot's answer %r cannot be sent: %s", action, unsendable)
                 continue
-            answering = {ref: key}
+            answering = {ref: (key, action)}
             if conn.behind(table_id):
                 # The server said more while the bot thought: its turn may be over,
                 # and the answer would land on its next turn in the hand.
