@@ -45,6 +45,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import check_told_as_a_spectator_saw_it
 from tests.conftest import free_port
@@ -199,6 +200,42 @@ async def test_an_answer_the_server_refuses_is_logged_with_the_answer_and_its_ha
         "the server refused the bot's Raise(to=2) in hand 1: cannot_raise nobody has bet yet:"
         " bet instead"
     ), said
+
+
+async def test_a_bot_whose_server_came_back_without_its_account_still_reports_its_hands(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An in-memory server dies mid-run and another starts on its port: the command
+    fails (status 1) saying why, and standard output still has the hands played."""
+    monkeypatch.setattr(connection, "RECONNECT_DELAYS", (0.05,))
+    monkeypatch.setattr(connection, "DEFAULT_GRACE", 1.0)
+    monkeypatch.setattr(connection, "GRACE_MARGIN", 0.5)
+    config = ServerConfig(port=free_port(), hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
+    server = QiuQiuServer(config, store=MemoryStore())
+    await server.start()
+    argv = ["--server", server.url, "--hands", "100000", "--ante", "1", "--min-bet", "1"]
+    argv += ["--max-bet", "2"]
+    running = asyncio.create_task(asyncio.to_thread(main, AlwaysCall(), argv))
+    await until(lambda: some_hands_played(server))
+    for ws in server._server.connections if server._server else ():
+        ws.transport.abort()
+    await server.stop()
+    server = QiuQiuServer(config, store=MemoryStore())
+    await server.start()
+    try:
+        assert await asyncio.wait_for(running, PATIENCE) == 1
+    finally:
+        await server.stop()
+    out, err = capsys.readouterr()
+    assert "the server no longer knows this account" in err
+    summary = json.loads(out)
+    assert summary["hands"] >= 2
+    assert summary["won"] + summary["lost"] <= summary["hands"]
+
+
+async def some_hands_played(server: QiuQiuServer) -> bool:
+    tables = await server.store.tables()
+    return any([len(await server.store.table_hands(t.table_id)) >= 2 for t in tables])
 
 
 class SoreLoser(AlwaysCall):

@@ -367,13 +367,22 @@ class Summary:
         }
 
 
-async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = None) -> Summary:
+async def play(
+    bot: Bot,
+    conn: Connection,
+    table_id: str,
+    hands: int | None = None,
+    *,
+    summary: Summary | None = None,
+) -> Summary:
     """Play ``bot`` at ``table_id`` (where ``conn`` is seated) until ``hands`` hands have
     ended, then stand up; or until the seat or the table is gone.
 
     The summary counts every hand the seat was dealt into before it stood up: one
     more than ``hands`` if the next hand had already begun when the server took
-    the request to leave (the seat then checks or folds at once).
+    the request to leave (the seat then checks or folds at once). It is ``summary``
+    if one is given, filled in as the hands end: its caller still has the hands
+    played when this raises.
 
     Raises :class:`~qiuqiu.cli.errors.ConnectionLost` when the connection drops for
     good (no server took it back within the grace period, or the server no longer
@@ -384,13 +393,16 @@ async def play(bot: Bot, conn: Connection, table_id: str, hands: int | None = No
     _check_is_a_bot(bot)
     thinker = _Thinker(bot)
     try:
-        return await _play(thinker, conn, table_id, hands)
+        return await _play(
+            thinker, conn, table_id, hands, Summary() if summary is None else summary
+        )
     finally:
         thinker.stop()
 
 
-async def _play(thinker: _Thinker, conn: Connection, table_id: str, hands: int | None) -> Summary:
-    summary = Summary()
+async def _play(
+    thinker: _Thinker, conn: Connection, table_id: str, hands: int | None, summary: Summary
+) -> Summary:
     acted: set[TurnKey] = set()
     held: tuple[TurnKey, cmd.TableAction] | None = None
     """An answer given after the server had said more: sent if its turn is still open."""
@@ -648,12 +660,13 @@ async def run(
     table_id: str | None = None,
     options: TableOptions | None = None,
     buy_in: int = 500,
+    summary: Summary | None = None,
 ) -> Summary:
     """Connect to ``url`` as ``name``, join ``table_id`` (or open a table with
     ``options``, against the dealer bot by default), :func:`play` ``hands`` hands,
     then check the table's whole shuffle if it has closed (as a table does when
-    its last player leaves). Raises :class:`~qiuqiu.protocol.DealTampered` if a
-    deal fails its check."""
+    its last player leaves), into ``summary`` if one is given (as :func:`play`).
+    Raises :class:`~qiuqiu.protocol.DealTampered` if a deal fails its check."""
     _check_is_a_bot(bot)
     async with await Connection.open(url, name=name) as conn:
         if table_id is None:
@@ -662,7 +675,7 @@ async def run(
             log.info("opened table %s: others join it with --table %s", table_id, table_id)
         else:
             await conn.join_table(table_id, buy_in)
-        summary = await play(bot, conn, table_id, hands)
+        summary = await play(bot, conn, table_id, hands, summary=summary)
         await check_shuffle(conn, table_id, summary)
         return summary
 
@@ -710,8 +723,11 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # Filled in as the hands end: a run that stops on an error still reports those played.
+    summary = Summary()
+    status = 0
     try:
-        summary = asyncio.run(
+        asyncio.run(
             run(
                 bot,
                 args.server,
@@ -720,21 +736,23 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
                 table_id=args.table,
                 options=options,
                 buy_in=args.buy_in,
+                summary=summary,
             )
         )
     except BotFailed as failed:
         print(f"{parser.prog}: {failed}{failed.bot_traceback()}", file=sys.stderr)
-        return 1
+        status = 1
     except ClientError as error:
         print(f"{parser.prog}: {error}", file=sys.stderr)
-        return 1
+        status = 1
     except DealTampered as tampered:
         print(f"{parser.prog}: DEAL CHECK FAILED at {tampered}", file=sys.stderr)
-        return 3
+        status = 3
     except KeyboardInterrupt:
         # Ctrl-C: the seat's connection is dropped, as any client's, and the server
-        # treats it so; the hands played are in the log above.
+        # treats it so.
         print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    print(json.dumps(summary.as_dict()))
-    return 0
+        status = 130
+    if status == 0 or summary.hands:
+        print(json.dumps(summary.as_dict()))
+    return status
