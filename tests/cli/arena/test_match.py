@@ -8,8 +8,10 @@ played as a time-out and counted, and that the command prints its figures.
 
 from __future__ import annotations
 
+import csv
 import json
 import random
+import statistics
 import sys
 import textwrap
 from pathlib import Path
@@ -660,3 +662,43 @@ def test_a_count_of_hands_no_whole_deals_make_is_refused_naming_those_that_are(
     err = capsys.readouterr().err
     assert f"--hands {hands} is not a whole number of duplicate deals" in err
     assert f"ask for {n - 1:,} or {n + 1:,}" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "deals", "t"),
+    [
+        ([CALLER, RANKER, "--hands", "40"], 20, 2.093),  # Student's t, 19 degrees of freedom
+        (["dealer", CALLER, RANKER, "--seats", "3", "--hands", "30"], 10, 2.262),  # and 9
+    ],
+)
+def test_each_deals_scores_written_out_make_the_figures_printed(
+    argv: list[str], deals: int, t: float, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "deals.csv"
+    assert main(["arena", *argv, "--house-seed", "1", "--json", "--per-deal", str(out)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    printed = {
+        row["name"]: (row["chips_a_hand"], row["interval95"])
+        for row in report.get("contestants", [])
+    } or {report["a"]: (report["chips_a_hand"], report["interval95"])}
+    with out.open(newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert {row["deal"] for row in rows} == {str(d) for d in range(1, deals + 1)}
+    for name, (mean, interval) in printed.items():
+        chips = [float(row["chips"]) for row in rows if row["name"] == name]
+        assert mean == pytest.approx(statistics.mean(chips), abs=1e-4)
+        assert interval == pytest.approx(t * statistics.stdev(chips) / len(chips) ** 0.5, abs=1e-3)
+    totals: dict[str, float] = {}
+    for row in rows:
+        totals[row["deal"]] = totals.get(row["deal"], 0.0) + float(row["chips"])
+    assert all(total == pytest.approx(0.0) for total in totals.values()), "each deal's chips add up"
+
+
+def test_a_per_deal_file_that_cannot_be_written_is_refused_before_any_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nowhere = tmp_path / "no folder" / "deals.csv"
+    assert main(["arena", CALLER, "dealer", "--hands", "4", "--per-deal", str(nowhere)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"cannot write --per-deal {nowhere}: No such file or directory" in err

@@ -12,10 +12,14 @@ sit at one table and play each deal N times, rotated through the seats
 from __future__ import annotations
 
 import argparse
+import contextlib
+import csv
 import gc
 import json
+from collections.abc import Iterator
 from itertools import combinations
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from qiuqiu.cli.arena.match import MatchResult, duplicate_match, milli_antes
 from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
@@ -51,6 +55,13 @@ def add_arena(commands: Any) -> None:
         "--house-seed", type=int, help="seed the dealer's RNG (default: the OS's CSPRNG)"
     )
     cmd.add_argument("--json", action="store_true", help="one JSON object per match")
+    cmd.add_argument(
+        "--per-deal",
+        type=Path,
+        metavar="CSV",
+        help="write each contestant's chips a hand in every deal to this file "
+        "(match,deal,name,chips), for figures of your own",
+    )
     add_table_options(cmd, served=False)
     cmd.set_defaults(command_parser=cmd)
 
@@ -73,14 +84,48 @@ def run_arena(args: argparse.Namespace) -> int:
     # server freezes its own: full collections would walk it all through every match.
     freeze_start_up_heap(PYTHON_THRESHOLD)
     try:
-        if options.seats != 2:
-            return _run_rotation(args, options, entrants)
-        return _run_pairs(args, options, entrants)
+        with _per_deal(args.per_deal) as deals_out:
+            if options.seats != 2:
+                return _run_rotation(args, options, entrants, deals_out)
+            return _run_pairs(args, options, entrants, deals_out)
     finally:
         gc.unfreeze()  # a caller in the same process (a test) gets its collector back
 
 
-def _run_pairs(args: argparse.Namespace, options: TableOptions, entrants: list[Entrant]) -> int:
+class DealsOut:
+    """Where each match's scores go, deal by deal, as it ends: a CSV file, or nowhere."""
+
+    def __init__(self, file: TextIO | None) -> None:
+        self.file = file
+        if file is not None:
+            csv.writer(file).writerow(("match", "deal", "name", "chips"))
+
+    def write(self, match: str, scores: dict[str, list[float]]) -> None:
+        """``scores``: each contestant's chips a hand in each deal, by name."""
+        if self.file is None:
+            return
+        rows = csv.writer(self.file)
+        for deal, chips in enumerate(zip(*scores.values(), strict=True), start=1):
+            rows.writerows((match, deal, name, c) for name, c in zip(scores, chips, strict=True))
+        self.file.flush()
+
+
+@contextlib.contextmanager
+def _per_deal(path: Path | None) -> Iterator[DealsOut]:
+    if path is None:
+        yield DealsOut(None)
+        return
+    try:
+        file = path.open("w", newline="")
+    except OSError as error:
+        raise ValueError(f"cannot write --per-deal {path}: {error.strerror}") from None
+    with file:
+        yield DealsOut(file)
+
+
+def _run_pairs(
+    args: argparse.Namespace, options: TableOptions, entrants: list[Entrant], deals_out: DealsOut
+) -> int:
     results: list[MatchResult] = []
     house_seed = args.house_seed
     for a, b in combinations(entrants, 2):
@@ -94,6 +139,10 @@ def _run_pairs(args: argparse.Namespace, options: TableOptions, entrants: list[E
             house=lambda: house_rng(house_seed),
         )
         results.append(result)
+        deals_out.write(
+            f"{result.a} vs {result.b}",
+            {result.a: result.scores, result.b: [0.0 - score for score in result.scores]},
+        )
         if args.json:
             print(json.dumps(_as_dict(result)), flush=True)
         else:
@@ -105,7 +154,9 @@ def _run_pairs(args: argparse.Namespace, options: TableOptions, entrants: list[E
     return 0
 
 
-def _run_rotation(args: argparse.Namespace, options: TableOptions, entrants: list[Entrant]) -> int:
+def _run_rotation(
+    args: argparse.Namespace, options: TableOptions, entrants: list[Entrant], deals_out: DealsOut
+) -> int:
     if len(entrants) != options.seats:
         raise ValueError(
             f"--seats {options.seats} needs {options.seats} contestants, not {len(entrants)} "
@@ -123,6 +174,7 @@ def _run_rotation(args: argparse.Namespace, options: TableOptions, entrants: lis
         seed=args.seed,
         house=lambda: house_rng(house_seed),
     )
+    deals_out.write(f"{options.seats} seats", result.scores)
     if args.json:
         print(json.dumps(_rotation_dict(result)), flush=True)
         return 0
