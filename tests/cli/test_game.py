@@ -8,7 +8,7 @@ from typing import TypedDict, get_args
 
 from qiuqiu.cli import game
 from qiuqiu.cli.deals import DealChecked
-from qiuqiu.cli.game import Applied, TableState
+from qiuqiu.cli.game import Applied, Move, TableState
 from qiuqiu.engine import Hand, compare, parse_tiles, rank
 from qiuqiu.protocol import (
     ChipRange,
@@ -291,6 +291,22 @@ def test_a_hand_that_came_in_a_snapshot_still_gives_its_net_when_it_ends() -> No
     assert state.apply(wire.HandEnded(**hand_at(12), stacks=stacks)) is Applied.APPLIED
     assert state.net(ME) == -60
     assert state.net(BOT) == 60
+
+
+def test_the_moves_of_a_hand_are_kept_in_order_and_those_before_a_snapshot_are_not() -> None:
+    ended = played_to(wire.HandEnded).hand
+    assert ended is not None
+    assert ended.moves == [
+        Move(ME, "bet", 1, 50, 50, False),
+        Move(BOT, "raise", 1, 600, 600, False),
+        Move(ME, "call", 1, 440, 490, True),
+    ]
+    seats = (seat_view(ME, 440, bet=50, in_hand=True), seat_view(BOT, 390, bet=600, in_hand=True))
+    hand = hand_view(pot=670, current_bet=600, actor=ME, deadline_ms=3_000)
+    state = TableState.from_snapshot(snapshot(11, seats=seats, hand=hand, legal=FACING))
+    assert state.apply(wire.Folded(**hand_at(12), seat=ME)) is Applied.APPLIED
+    assert state.hand is not None
+    assert state.hand.moves == [Move(ME, "fold", 1, 0, 50, False)]
 
 
 def test_a_seat_that_is_not_there_is_named_by_its_number() -> None:
