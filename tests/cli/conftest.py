@@ -53,6 +53,7 @@ def hands_seen_by_a_spectator(
     before: dict[int, int] = {}
     shown: dict[int, tuple[str, ...]] = {}
     betting_round = 0
+    timed_out = None
     for message in messages:
         match message:
             case wire.HandStarted(stacks=stacks):
@@ -60,11 +61,15 @@ def hands_seen_by_a_spectator(
                 before = {entry.seat: entry.amount for entry in stacks}
             case wire.BettingRoundStarted(round=number):
                 betting_round, bets = number, {}
+            case wire.TurnTimedOut(seat=seat):
+                timed_out = seat
             case wire.Checked(seat=seat) | wire.Folded(seat=seat):
                 action: Literal["check", "fold"] = (
                     "check" if isinstance(message, wire.Checked) else "fold"
                 )
-                moves.append(Move(seat, action, betting_round, 0, bets.get(seat, 0), False))
+                bet = bets.get(seat, 0)
+                moves.append(Move(seat, action, betting_round, 0, bet, False, timed_out == seat))
+                timed_out = None
             case (
                 wire.BetPlaced(seat=seat, amount=chips, all_in=all_in)
                 | wire.Called(seat=seat, amount=chips, all_in=all_in)

@@ -145,7 +145,7 @@ class Broken(Bot):
 
 
 class Historian(Bot):
-    """Bets, raises, calls, checks and folds by turns, and keeps all it is told."""
+    """Bets, raises, calls, checks, folds and times out by turns; keeps all it is told."""
 
     def __init__(self) -> None:
         self.told: list[Turn | HandResult] = []
@@ -153,6 +153,8 @@ class Historian(Bot):
     def decide(self, turn: Turn) -> Action:
         self.told.append(turn)
         legal = turn.legal
+        if len(self.told) % 11 == 0:
+            return Bet(10**9)  # more than any stack: played as a time-out
         if len(self.told) % 7 == 0 and legal.fold:
             return Fold()
         if len(self.told) % 3 == 0 and legal.raise_to is not None:
@@ -172,14 +174,18 @@ async def test_a_bot_is_told_each_hands_moves_and_result_as_the_tables_history_k
     history of the table kept for a spectator."""
     bot = Historian()
     async with await Connection.open(server.url, name="Ann") as conn:
-        options = SMALL.model_copy(update={"betting_rounds": 2})
+        # Its illegal answers run out of time at once: the server's timer plays them.
+        options = SMALL.model_copy(update={"betting_rounds": 2, "turn_seconds": 0.2})
         table, _ = await conn.open_table(options, buy_in=500)
         summary = await asyncio.wait_for(play(bot, conn, table.table_id, 12), PATIENCE)
         listed = await conn.request(cmd.ListHands(table_id=table.table_id), wire.HandList)
     results = [item for item in bot.told if isinstance(item, HandResult)]
     assert {r.hand_id: r.net[r.seat] for r in results} == summary.per_hand
-    events = [decode_server(json.dumps(event)) for hand in listed.hands for event in hand.events]
+    # Not a hand that began as the seat stood up: it may have left before that hand ended.
+    told = [hand for hand in listed.hands if hand.hand_id in summary.per_hand]
+    events = [decode_server(json.dumps(event)) for hand in told for event in hand.events]
     check_told_as_a_spectator_saw_it(bot.told, events)
+    assert any(move.timed_out for result in results for move in result.history)
 
 
 class RaisesFirst(Bot):

@@ -29,11 +29,13 @@ TOLD: list[Turn | HandResult] = []
 
 
 class Historian(Bot):
-    \"\"\"Bets, raises, calls, checks and folds by turns, and keeps all it is told.\"\"\"
+    \"\"\"Bets, raises, calls, checks, folds and times out by turns; keeps all it is told.\"\"\"
 
     def decide(self, turn: Turn) -> Action:
         TOLD.append(turn)
         legal = turn.legal
+        if len(TOLD) % 11 == 0:
+            return Bet(10**9)  # more than any stack: played as a time-out
         if len(TOLD) % 7 == 0 and legal.fold:
             return Fold()
         if len(TOLD) % 3 == 0 and legal.raise_to is not None:
@@ -74,6 +76,7 @@ def test_a_bot_is_told_each_hands_moves_and_result_as_a_spectator_saw_them(
     check_told_as_a_spectator_saw_it(told, spectator)
     results = [item for item in told if isinstance(item, HandResult)]
     assert {move.action for r in results for move in r.history} == set(get_args(MoveKind))
+    assert any(move.timed_out for r in results for move in r.history)
     assert any(r.shown for r in results), "hands shown down"
     assert any(not r.shown for r in results), "hands ended on a fold, their tiles unseen"
 

@@ -74,6 +74,8 @@ class Move:
     to: int
     """The seat's bet in this round once the action was taken."""
     all_in: bool
+    timed_out: bool = False
+    """The seat's time ran out, and this is the check or fold the server played for it."""
 
 
 @dataclass
@@ -97,6 +99,8 @@ class HandInPlay:
     shown: tuple[wire.ShownHand, ...] = ()
     moves: list[Move] = field(default_factory=list)
     """The betting actions since the hand began, or since the snapshot that brought it."""
+    timed_out: int | None = None
+    """The seat whose time has just run out: its next move is the server's."""
 
 
 @dataclass
@@ -277,6 +281,8 @@ class TableState:
 
     def _timed_out(self, event: wire.TurnTimedOut) -> None:
         # The check or fold the server played for the seat follows as an event of its own.
+        if hand := self.hand:
+            hand.timed_out = event.seat
         self._turn_over()
 
     def _bet_returned(self, event: wire.BetReturned) -> None:
@@ -362,7 +368,10 @@ class TableState:
         all_in: bool = False,
     ) -> None:
         if (hand := self.hand) and seat in self.seats:
-            hand.moves.append(Move(seat, action, hand.round, chips, self.seats[seat].bet, all_in))
+            timed_out = hand.timed_out == seat
+            hand.timed_out = None
+            bet = self.seats[seat].bet
+            hand.moves.append(Move(seat, action, hand.round, chips, bet, all_in, timed_out))
 
     def _turn_over(self) -> None:
         if self.hand is not None:
