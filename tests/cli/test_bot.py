@@ -244,6 +244,37 @@ async def some_hands_played(server: QiuQiuServer) -> bool:
     return any([len(await server.store.table_hands(t.table_id)) >= 2 for t in tables])
 
 
+class WaitsOnItsFirstTurn(AlwaysCall):
+    """Thinks over its first turn until told to go on: a hand is in play meanwhile."""
+
+    def __init__(self) -> None:
+        self.asked, self.go_on = threading.Event(), threading.Event()
+
+    def decide(self, turn: Turn) -> Action:
+        self.asked.set()
+        self.go_on.wait(PATIENCE)
+        return super().decide(turn)
+
+
+async def test_a_hand_in_play_as_the_bot_sat_down_is_neither_counted_nor_verified(
+    server: QiuQiuServer,
+) -> None:
+    """Joined in the middle of a hand, the bot sees it end (and checks what it saw
+    of it) but was not dealt in: its summary counts neither."""
+    waiter = WaitsOnItsFirstTurn()
+    async with await Connection.open(server.url, name="Ann") as ann:
+        table, _ = await ann.open_table(SMALL.model_copy(update={"seats": 3}), buy_in=500)
+        playing = asyncio.create_task(play(waiter, ann, table.table_id, 3))
+        await asyncio.to_thread(waiter.asked.wait, PATIENCE)
+        async with await Connection.open(server.url, name="Bea") as bea:
+            await bea.join_table(table.table_id, 500)
+            waiter.go_on.set()
+            summary = await asyncio.wait_for(play(AlwaysCall(), bea, table.table_id, 2), PATIENCE)
+        await asyncio.wait_for(playing, PATIENCE)
+    assert summary.hands >= 2
+    assert summary.verified == summary.hands
+
+
 class SoreLoser(AlwaysCall):
     def hand_ended(self, result: HandResult) -> None:
         raise ValueError(f"hand {result.hand_id} is over")

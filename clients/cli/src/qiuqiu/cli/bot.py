@@ -481,7 +481,12 @@ async def _play(
                 table_id,
             )
         alone = others == 0
-        if isinstance(message, wire.HandEnded) and state.hand is not None:
+        if (
+            isinstance(message, wire.HandEnded)
+            and message.hand_id in stacks_before
+            and state.hand is not None
+        ):
+            # Of the hands it counts: not one in play as it sat down, dealt without it.
             summary.verified += isinstance(state.hand.deal_check, DealChecked)
         # Kept here rather than read from the state: a snapshot taken mid-hand (after
         # a reconnect) cannot say what the stack was when the hand began.
