@@ -556,6 +556,42 @@ async def test_ctrl_c_stops_a_bot_in_the_middle_of_a_long_thought(
     assert rest.splitlines()[-1] == "thinker.py: interrupted"
 
 
+async def test_ctrl_c_after_some_hands_still_prints_their_summary(
+    server: QiuQiuServer, tmp_path: Path
+) -> None:
+    bot = tmp_path / "thinker.py"
+    bot.write_text(
+        THINKER.replace(
+            "    def decide(self, turn: Turn) -> Action:\n",
+            "    def decide(self, turn: Turn) -> Action:\n"
+            "        if turn.hand_id < 3:\n"
+            "            return Check() if turn.legal.check else Call()\n",
+        ).replace("import Action, Bot, Check,", "import Action, Bot, Call, Check,")
+    )
+    flags = ("--hands", "10", "--ante", "1", "--min-bet", "1", "--max-bet", "2")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        bot,
+        *("--server", server.url, *flags),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    try:
+        async with asyncio.timeout(PATIENCE):
+            while b"thinking" not in await process.stderr.readline():
+                pass
+            process.send_signal(signal.SIGINT)
+            out, _ = await process.communicate()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 130
+    assert json.loads(out)["hands"] == 2
+
+
 async def test_a_bot_back_after_the_grace_period_finds_its_seat_given_up_and_stops(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
