@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qiuqiu.server.limits import AccountAllowance
+from qiuqiu.server.limits import AccountAllowance, network_of
 
 
 def test_an_address_opens_its_allowance_at_once_and_then_one_more_as_the_hour_refills_it() -> None:
@@ -30,3 +30,12 @@ def test_addresses_whose_allowance_is_whole_again_are_forgotten_and_the_others_k
     assert allowance.take("192.168.0.1")
     assert set(allowance._buckets) == {"10.0.0.0", "192.168.0.1"}
     assert not allowance.take("10.0.0.0")
+
+
+def test_an_ipv6_client_is_counted_by_its_64_network_and_an_ipv4_one_by_its_address() -> None:
+    assert network_of("2001:db8:1:2:aaaa::1") == network_of("2001:db8:1:2:bbbb::9")
+    assert network_of("2001:db8:1:2::1") == "2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") != network_of("2001:db8:1:2::1")
+    assert network_of("::ffff:192.0.2.7") == "192.0.2.7"
+    assert network_of("fe80::1%eth0") == "fe80::/64"
+    assert network_of("192.0.2.7") == "192.0.2.7"

@@ -4,6 +4,7 @@ each)."""
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -95,10 +96,25 @@ class AccountAllowance:
 
 
 def address_of(connection: ServerConnection) -> str:
-    """The client's IP address, without its port: what one machine (or one reverse
-    proxy, for every client behind it) connects from."""
+    """Where the client connects from, as its caps count it: its IPv4 address, or the
+    /64 network of its IPv6 one (a machine on IPv6 is given a whole /64, and could
+    spread its connections over it). Without its port."""
     address = connection.remote_address
-    return str(address[0]) if isinstance(address, tuple) else "?"
+    if not isinstance(address, tuple):
+        return "?"
+    return network_of(str(address[0]))
+
+
+def network_of(host: str) -> str:
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def too_many_from(cap: int) -> str:
