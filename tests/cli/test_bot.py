@@ -40,6 +40,7 @@ from qiuqiu.cli.bot import (
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
+from qiuqiu.cli.payouts import PaidWrong
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions, decode_server, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -74,7 +75,7 @@ async def test_every_hand_against_the_dealer_bot_verifies_and_then_the_whole_shu
         for hand_id, seen in deals.kept.items():
             # Dealt with this client's own seed, every tile it saw at its committed position.
             assert seen.client_seeds[joined.seat] == deals.seed
-            assert deals.checks[hand_id] == DealChecked(tiles=8, own_seed=True)
+            assert deals.checks[hand_id] == DealChecked(tiles=8, own_seed=True, paid=True)
         rebuilt = await conn.verify_table(table.table_id)
     played = await server.store.table_hands(table.table_id)
     assert summary.hands >= HANDS
@@ -718,6 +719,19 @@ async def test_a_button_the_server_chose_at_a_dealer_bot_table_fails_the_hand(
                 await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 40), PATIENCE)
     assert caught.value.table_id == table.table_id
     assert joined.seat == 0
+
+
+async def test_a_pot_the_server_paid_to_the_bot_that_lost_it_fails_the_hand(
+    server: QiuQiuServer,
+) -> None:
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.house_takes_the_pot():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(PaidWrong, match="not paid as the rules say") as caught:
+                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 40), PATIENCE)
+        assert not server.lobby.seated_at(conn.account_id)
+    assert caught.value.table_id == table.table_id
+    assert await chip_total(server) == 0, "every chip is accounted for: only the rules tell"
 
 
 async def test_a_hand_number_the_server_skipped_fails_the_next_hand(server: QiuQiuServer) -> None:

@@ -405,7 +405,7 @@ async def test_a_seat_taken_without_a_seed_of_this_clients_gets_one_for_the_next
     # The first hand may have begun before the server had the seed; the last did not.
     last = max(deals.kept)
     assert deals.seed in deals.kept[last].client_seeds.values()
-    assert deals.checks[last] == DealChecked(tiles=8, own_seed=True)
+    assert deals.checks[last] == DealChecked(tiles=8, own_seed=True, paid=True)
     assert summary.verified == summary.hands
 
 

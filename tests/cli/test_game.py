@@ -137,9 +137,13 @@ def shown(seat: int, sealed: fairness.SealedDeck = SEALED) -> wire.ShownHand:
     )
 
 
-def winner() -> int:
-    mine, bots = (Hand(parse_tiles(" ".join(t))) for t in (MY_TILES, BOT_TILES))
-    return ME if compare(mine, bots) > 0 else BOT
+def winner(sealed: fairness.SealedDeck = SEALED) -> int:
+    """Who wins the showdown of a hand dealt from ``sealed`` (none of this file's decks
+    splits it)."""
+    mine, bots = (Hand(parse_tiles(" ".join(shown(s, sealed).tiles))) for s in (ME, BOT))
+    verdict = compare(mine, bots)
+    assert verdict != 0
+    return ME if verdict > 0 else BOT
 
 
 def whole_hand(
@@ -152,7 +156,7 @@ def whole_hand(
     all in for 440 more and the bot's unmatched 110 goes back; showdown for 1000.
     """
     stacks = tuple(SeatAmount(seat=s, amount=a) for s, a in START.items())
-    won = winner()
+    won = winner(sealed)
     after = {ME: 0, BOT: 500}
     after[won] += 1000
     first, second, third, fourth = (sealed.opening(p) for p in WHERE[ME])
@@ -665,7 +669,7 @@ def test_an_honest_deal_verifies_every_tile_seen_and_this_clients_seed() -> None
     state = played_to(wire.HandEnded)
     assert state.hand is not None
     # Its own four, and the bot's four shown down (its own are opened twice, counted once).
-    assert state.hand.deal_check == DealChecked(tiles=8, own_seed=True)
+    assert state.hand.deal_check == DealChecked(tiles=8, own_seed=True, paid=True)
     assert state.deals.tampered is None
     assert set(state.deals.kept) == {HAND}
 
@@ -721,7 +725,7 @@ def test_a_tile_opened_at_another_seats_position_fails_the_check() -> None:
 def test_a_session_resumed_elsewhere_checks_the_tiles_but_cannot_check_its_seed() -> None:
     state = played(whole_hand(), fresh(my_seed=None))
     assert state.hand is not None
-    assert state.hand.deal_check == DealChecked(tiles=8, own_seed=False)
+    assert state.hand.deal_check == DealChecked(tiles=8, own_seed=False, paid=True)
 
 
 def test_a_seed_change_on_its_way_may_deal_the_next_hand_with_either_seed() -> None:
@@ -748,7 +752,9 @@ def test_every_hand_started_after_a_confirmation_must_list_the_new_seed() -> Non
 
 def test_a_first_seed_set_in_a_resumed_session_is_checked_from_the_next_hand() -> None:
     resumed = fresh(my_seed=None)
-    assert check_of(played(whole_hand(), resumed)) == DealChecked(tiles=8, own_seed=False)
+    assert check_of(played(whole_hand(), resumed)) == DealChecked(
+        tiles=8, own_seed=False, paid=True
+    )
     resumed = fresh(my_seed=None)
     resumed.deals.seed_set("a-new-seed")
     late = check_of(played(whole_hand(), resumed))

@@ -12,6 +12,7 @@ from rich.text import Text
 from qiuqiu.cli import render
 from qiuqiu.cli.deals import DealCheck, DealChecked
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
+from qiuqiu.cli.payouts import PaidWrong
 from qiuqiu.engine import ALL_TILES, Category, Hand, parse_tiles, rank
 from qiuqiu.protocol import (
     ChipRange,
@@ -195,6 +196,16 @@ def test_a_passed_deal_check_says_what_was_checked() -> None:
     assert "green" in str(verdict.style)
     resumed = render.verdict(table(check=DealChecked(tiles=1, own_seed=False))).plain
     assert resumed == "Deal verified: 1 tile at their committed positions."
+    paid = render.verdict(table(check=DealChecked(tiles=8, own_seed=True, paid=True))).plain
+    assert paid.endswith("your seed in the shuffle, paid as the rules say.")
+
+
+def test_a_failed_payout_check_is_loud_and_says_it_is_the_chips_not_the_deal() -> None:
+    wrong = PaidWrong("t1", 3, "the pot was not paid as the rules say: seat 0 0 (due 1000)")
+    verdict = render.verdict(table(check=wrong)).plain
+    assert verdict.startswith("!!! PAYOUT CHECK FAILED at table t1, hand 3: the pot was not")
+    assert "did not pay this hand as the rules do" in verdict
+    assert "did not deal" not in verdict
 
 
 def test_no_deal_check_before_the_hand_ends_says_nothing() -> None:

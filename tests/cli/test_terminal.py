@@ -37,7 +37,10 @@ PATIENCE = 30
 STYLE = r"(?:\x1b\[[0-9;]*m)*"
 """An ANSI style change: rich colours the output on a terminal."""
 TURN = re.compile(rf"Your turn: {STYLE}([^\r\n\x1b]*)")
-VERIFIED = "Deal verified: 8 tiles at their committed positions, your seed in the shuffle."
+VERIFIED = (
+    "Deal verified: 8 tiles at their committed positions, your seed in the shuffle,"
+    " paid as the rules say."
+)
 """Checking and calling, every hand reaches a showdown: four own tiles and four shown."""
 FAILED = re.compile(r"!!! DEAL CHECK FAILED at table (t\w+), hand (\d+): ([^\r\n\x1b]*)")
 SHUFFLE = re.compile(
@@ -288,6 +291,24 @@ async def test_a_swapped_tile_is_shown_loudly_as_the_hand_ends(
         assert isinstance(child.match, re.Match)
         assert child.match.group(2) == "1"
         assert "position 27" in line, line
+        await leave(child)
+    assert "Traceback" not in await finished(child)
+
+
+PAID_WRONG = re.compile(r"!!! PAYOUT CHECK FAILED at table t\w+, hand (\d+): ([^\r\n\x1b]*)")
+
+
+async def test_a_pot_paid_to_the_bot_that_lost_it_is_shown_loudly_as_the_hand_ends(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    with cheats.house_takes_the_pot():
+        child = await connect(config_dir, server)
+        # Checking and calling to every showdown: the player wins one within a few hands.
+        while await child.expect([TURN, VERIFIED, PAID_WRONG], async_=True) != 2:
+            if child.after and "Your turn" in str(child.after):
+                child.sendline("check" if "check" in matched(child) else "call")
+        assert isinstance(child.match, re.Match)
+        assert child.match.group(2).startswith("the pot was not paid as the rules say")
         await leave(child)
     assert "Traceback" not in await finished(child)
 

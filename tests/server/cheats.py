@@ -40,6 +40,10 @@ active, cheat one way (PROTOCOL.md, "Fairness", the threat model):
   no ``seed_commitment`` (as it does a table from before protocol 2), so that a
   player who joins from it sees none before its seed goes out.
   With ``first``, those tiles lead the deck: a test deals the hands it needs.
+- :func:`house_takes_the_pot`: the deal is honest, every tile checks, but at a
+  showdown the dealer bot takes every pot it was in, won or lost, and its
+  records and its ``hand_ended`` say so; every chip is still accounted for.
+  Caught only by a client that pays the hand again by the rules.
 """
 
 from __future__ import annotations
@@ -52,11 +56,13 @@ from dataclasses import replace
 from typing import Any
 from unittest import mock
 
+from qiuqiu import engine
 from qiuqiu.engine import ALL_TILES, Hand, Tile, rank
 from qiuqiu.protocol import fairness
 from qiuqiu.protocol.server import TableSummary
 from qiuqiu.server.table.core import TableCore
 from qiuqiu.server.table.deal import Deal
+from qiuqiu.server.table.hand import HandFlow
 
 HONEST = Deal.shuffle
 UNDEALT = 27
@@ -215,3 +221,39 @@ def skipped_hand() -> Iterator[None]:
 
     with _dealing(cheat):
         yield
+
+
+@contextmanager
+def house_takes_the_pot() -> Iterator[None]:
+    honest = HandFlow._after
+
+    def after(flow: HandFlow, events: tuple[engine.Event, ...], **told: Any) -> None:
+        bot, hand = flow.bot_seat, flow.hand
+        if bot is not None and hand is not None and isinstance(hand.log[-1], engine.HandEnded):
+            taken = _to_the_bot(bot, hand.log)
+            # The server's own record of the hand (its end commit reads the log) agrees.
+            hand._log[len(hand.log) - len(taken) :] = taken
+            events = (*events[: len(events) - len(taken)], *taken)
+        honest(flow, events, **told)
+
+    with mock.patch.object(HandFlow, "_after", after):
+        yield
+
+
+def _to_the_bot(bot: int, log: Sequence[engine.Event]) -> list[engine.Event]:
+    """The log's pots and its end from the showdown on, every pot the bot was in its own."""
+    start = max(
+        i for i, e in enumerate(log) if not isinstance(e, engine.PotAwarded | engine.HandEnded)
+    )
+    tail, moved = list(log[start + 1 :]), dict[int, int]()
+    for i, event in enumerate(tail):
+        if isinstance(event, engine.PotAwarded) and bot in event.eligible:
+            for seat, amount in event.shares:
+                moved[seat] = moved.get(seat, 0) - amount
+            moved[bot] = moved.get(bot, 0) + event.amount
+            tail[i] = replace(event, shares=((bot, event.amount),))
+        elif isinstance(event, engine.HandEnded):
+            tail[i] = engine.HandEnded(
+                tuple((seat, stack + moved.get(seat, 0)) for seat, stack in event.stacks)
+            )
+    return tail

@@ -49,6 +49,8 @@ class DealChecked:
 
     tiles: int
     own_seed: bool
+    paid: bool = False
+    """Its payouts were checked too (:mod:`qiuqiu.cli.payouts`), and are the rules'."""
 
 
 DealCheck = DealChecked | DealTampered
@@ -118,7 +120,7 @@ class TableDeals:
     shuffle: ShuffleVerified | None = None
     checking: bool = True
     """``False`` where this client made the deals itself (the arena): no hand is kept or
-    checked, and every hand's check is ``None``."""
+    checked, its payouts neither, and every hand's check is ``None``."""
     _hand: _HandInPlay | None = None
     _last_hand: tuple[int, int] | None = None
     """The number and button of the last hand seen start, or in a snapshot, which the
@@ -245,8 +247,9 @@ class TableDeals:
         for opening in openings:
             found.setdefault((opening.position, opening.tile, opening.salt), opening)
 
-    def end_hand(self, hand_id: int) -> DealCheck | None:
-        """Check the hand that just ended; ``None`` if this client did not see it start."""
+    def end_hand(self, hand_id: int, paid: bool | DealTampered = False) -> DealCheck | None:
+        """Check the hand that just ended; ``None`` if this client did not see it start.
+        ``paid`` is its payouts' check: passed, failed (how), or not made."""
         hand = self._hand
         if hand is None or hand.hand_id != hand_id:
             return self.checks.get(hand_id)
@@ -261,8 +264,14 @@ class TableDeals:
                 tiles = verify_hand(
                     seen, my_seat=hand.my_seat, my_seeds=hand.my_seeds, bot_seat=self.bot_seat
                 )
-                check = DealChecked(
-                    tiles, own_seed=hand.my_seat is not None and bool(hand.my_seeds)
+                check = (
+                    paid
+                    if isinstance(paid, DealTampered)
+                    else DealChecked(
+                        tiles,
+                        own_seed=hand.my_seat is not None and bool(hand.my_seeds),
+                        paid=paid,
+                    )
                 )
             except DealTampered as tampered:
                 check = tampered

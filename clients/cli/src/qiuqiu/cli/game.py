@@ -27,6 +27,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from qiuqiu.cli.deals import DealCheck, TableDeals
+from qiuqiu.cli.payouts import PaidWrong, verify_payouts
 from qiuqiu.engine import Category
 from qiuqiu.protocol import CutView, LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
@@ -99,6 +100,8 @@ class HandInPlay:
     shown: tuple[wire.ShownHand, ...] = ()
     moves: list[Move] = field(default_factory=list)
     """The betting actions since the hand began, or since the snapshot that brought it."""
+    from_start: bool = False
+    """This client saw the hand begin (not a snapshot's): :attr:`moves` are all of them."""
     timed_out: int | None = None
     """The seat whose time has just run out: its next move is the server's."""
 
@@ -221,6 +224,7 @@ class TableState:
             event.button,
             event.commitment,
             stacks_before={entry.seat: entry.amount for entry in stacks},
+            from_start=True,
         )
         self.legal = None
         for seat_state in seats.values():
@@ -336,11 +340,32 @@ class TableState:
         if hand := self.hand:
             seats = self.seats
             hand.phase, hand.actor, self.legal = "ended", None, None
-            hand.deal_check = self.deals.end_hand(hand.hand_id)
+            hand.deal_check = self.deals.end_hand(hand.hand_id, self._payout_check(hand, event))
             for entry in event.stacks:
                 if entry.seat in seats:
                     seats[entry.seat].stack = entry.amount
                     seats[entry.seat].bet = 0
+
+    def _payout_check(self, hand: HandInPlay, ended: wire.HandEnded) -> bool | PaidWrong:
+        """Whether the hand was paid as the rules say (see :mod:`qiuqiu.cli.payouts`),
+        or how it was not; ``False`` where this client did not see the whole hand, or
+        made it itself (the arena: ``deals.checking``), and so could not check it."""
+        if not hand.from_start or hand.voided or not self.deals.checking:
+            return False
+        try:
+            verify_payouts(
+                self.table_id,
+                hand.hand_id,
+                self.options,
+                button=hand.button,
+                stacks_before=hand.stacks_before,
+                moves=hand.moves,
+                shown=hand.shown,
+                ended=ended.stacks,
+            )
+        except PaidWrong as wrong:
+            return wrong
+        return True
 
     def net(self, seat: int) -> int | None:
         """What ``seat`` won (below zero: lost) in the hand so far, if its start is known."""

@@ -18,6 +18,7 @@ from rich.text import Span, Text
 
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
+from qiuqiu.cli.payouts import PaidWrong
 from qiuqiu.engine import Category, Hand, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, LegalActions, SeatAmount, TableOptions
 from qiuqiu.protocol import server as wire
@@ -401,7 +402,8 @@ def verdict(state: TableState) -> Text:
     if isinstance(check, DealChecked):
         what = f"{check.tiles} tile{'s' * (check.tiles != 1)} at their committed positions"
         seed = ", your seed in the shuffle" if check.own_seed else ""
-        return Text(f"Deal verified: {what}{seed}.", "green")
+        paid = ", paid as the rules say" if check.paid else ""
+        return Text(f"Deal verified: {what}{seed}{paid}.", "green")
     return tampered(check)
 
 
@@ -416,6 +418,12 @@ def shuffle(table_id: str, rebuilt: int) -> Text:
 def tampered(failure: DealTampered) -> Text:
     """A check that failed: what was wrong, unmissable."""
     where = "this hand" if failure.hand_id is not None else f"table {failure.table_id}"
+    if isinstance(failure, PaidWrong):
+        return Text(
+            f"!!! PAYOUT CHECK FAILED at {failure}: the server did not pay {where} as the "
+            "rules do. Do not trust this server. !!!",
+            "bold white on red",
+        )
     return Text(
         f"!!! DEAL CHECK FAILED at {failure}: the server did not deal what it committed "
         f"to for {where}. Do not trust this server. !!!",

@@ -1,0 +1,134 @@
+"""Every client holds the server to the chips it pays: a hand replayed with the engine
+from what the seat saw must end with the stacks ``hand_ended`` says."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from qiuqiu.cli.deals import DealChecked
+from qiuqiu.cli.game import TableState
+from qiuqiu.cli.payouts import PaidWrong
+from qiuqiu.protocol import DealTampered
+from qiuqiu.protocol import server as wire
+from qiuqiu.protocol.common import SeatAmount
+from tests.cli.test_game import (
+    BOT,
+    ME,
+    MY_TILES,
+    SEALED,
+    TOTAL,
+    WHERE,
+    fresh,
+    hand_view,
+    seat_view,
+    snapshot,
+    whole_hand,
+    winner,
+)
+
+Edit = Callable[[wire.TableEvent], wire.TableEvent]
+
+
+def played(edit: Edit = lambda event: event, state: TableState | None = None) -> TableState:
+    """The fixture's hand (this client all in against the bot, a showdown for 1,000)
+    applied to ``state`` with each event passed through ``edit`` first."""
+    state = fresh() if state is None else state
+    for event in whole_hand():
+        state.apply(edit(event))
+    return state
+
+
+def paid_to(seat: int) -> Edit:
+    """The showdown's pot paid to ``seat``, and the hand's end saying so."""
+
+    def edit(event: wire.TableEvent) -> wire.TableEvent:
+        if isinstance(event, wire.PotAwarded):
+            return event.model_copy(update={"shares": (SeatAmount(seat=seat, amount=1000),)})
+        if isinstance(event, wire.HandEnded):
+            after = {ME: 0, BOT: 500}
+            after[seat] += 1000
+            stacks = tuple(SeatAmount(seat=s, amount=a) for s, a in after.items())
+            return event.model_copy(update={"stacks": stacks})
+        return event
+
+    return edit
+
+
+def check_of(state: TableState) -> object:
+    assert state.hand is not None
+    return state.hand.deal_check
+
+
+def test_a_hand_paid_as_the_rules_say_passes() -> None:
+    state = played()
+    check = check_of(state)
+    assert isinstance(check, DealChecked)
+    assert check.paid
+    assert state.deals.tampered is None
+    assert sum(s.stack for s in state.seats.values()) == TOTAL
+
+
+def test_a_pot_paid_to_the_hand_that_lost_is_caught() -> None:
+    loser = ME if winner() == BOT else BOT
+    state = played(paid_to(loser))
+    check = check_of(state)
+    assert isinstance(check, PaidWrong)
+    assert "the pot was not paid as the rules say" in check.reason
+    assert f"seat {loser} 1000" in check.reason or f"seat {loser} 1500" in check.reason
+    assert state.deals.tampered is check
+
+
+def test_a_bet_not_given_back_is_caught_though_every_chip_is_accounted_for() -> None:
+    """The bot's unmatched 110 paid to the other seat: the stacks still sum to what the
+    table holds, so only the rules can tell."""
+
+    def skim(event: wire.TableEvent) -> wire.TableEvent:
+        if isinstance(event, wire.HandEnded):
+            after = {ME: 110, BOT: 500 - 110}
+            after[winner()] += 1000
+            stacks = tuple(SeatAmount(seat=s, amount=a) for s, a in after.items())
+            return event.model_copy(update={"stacks": stacks})
+        return event
+
+    check = check_of(played(skim))
+    assert isinstance(check, DealTampered)
+    assert "not paid as the rules say" in check.reason
+
+
+def test_a_raise_the_rules_do_not_allow_is_caught() -> None:
+    def small(event: wire.TableEvent) -> wire.TableEvent:
+        if isinstance(event, wire.Raised):  # a raise to 60 over a bet of 50: too small
+            return event.model_copy(update={"to": 60, "amount": 60})
+        return event
+
+    check = check_of(played(small))
+    assert isinstance(check, DealTampered)
+    assert "breaks the rules" in check.reason
+
+
+def test_a_hand_seen_from_a_snapshot_is_not_held_to_moves_it_did_not_see() -> None:
+    """Back mid-hand, the client does not know the betting before its snapshot: no
+    payout check, however the hand was paid."""
+    events = whole_hand()
+    mine = tuple(SEALED.opening(p) for p in WHERE[ME][:3])
+    seats = (
+        seat_view(ME, 490, in_hand=True, tile_count=3, tiles=MY_TILES[:3], openings=mine),
+        seat_view(BOT, 990, in_hand=True, tile_count=3),
+    )
+    state = TableState.from_snapshot(
+        snapshot(6, seats=seats, hand=hand_view(pot=20, current_bet=0))
+    )
+    loser = ME if winner() == BOT else BOT
+    for event in events[6:]:
+        state.apply(paid_to(loser)(event))
+    check = check_of(state)
+    assert isinstance(check, DealChecked)
+    assert not check.paid
+
+
+@pytest.mark.parametrize("seat", [ME, BOT])
+def test_the_winner_is_paid_whatever_seat_it_sits_in(seat: int) -> None:
+    state = played(paid_to(seat))
+    assert (state.deals.tampered is None) == (seat == winner())
