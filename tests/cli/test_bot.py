@@ -281,28 +281,20 @@ class SoreLoser(AlwaysCall):
         raise ValueError(f"hand {result.hand_id} is over")
 
 
-async def test_a_bot_whose_hand_ended_raises_stands_up_named_with_the_hand(
-    server: QiuQiuServer,
-) -> None:
-    async with await Connection.open(server.url, name="Ann") as conn:
-        table, _ = await conn.open_table(SMALL, buy_in=500)
-        with pytest.raises(BotFailed) as caught:
-            await asyncio.wait_for(play(SoreLoser(), conn, table.table_id, HANDS), PATIENCE)
-        assert (caught.value.name, caught.value.hand_id) == ("SoreLoser", 1)
-        assert isinstance(caught.value.error, ValueError)
-        assert not server.lobby.seated_at(conn.account_id)
-    assert await chip_total(server) == 0
-
-
+@pytest.mark.parametrize(
+    ("bot", "error"),
+    [(Broken(), ZeroDivisionError), (SoreLoser(), ValueError)],
+    ids=["decide", "hand_ended"],
+)
 async def test_a_bot_that_raises_stands_up_and_the_error_names_it_and_the_hand(
-    server: QiuQiuServer,
+    server: QiuQiuServer, bot: Bot, error: type[Exception]
 ) -> None:
     async with await Connection.open(server.url, name="Ann") as conn:
         table, _ = await conn.open_table(SMALL, buy_in=500)
         with pytest.raises(BotFailed) as caught:
-            await asyncio.wait_for(play(Broken(), conn, table.table_id, HANDS), PATIENCE)
-        assert (caught.value.name, caught.value.hand_id) == ("Broken", 1)
-        assert isinstance(caught.value.error, ZeroDivisionError)
+            await asyncio.wait_for(play(bot, conn, table.table_id, HANDS), PATIENCE)
+        assert (caught.value.name, caught.value.hand_id) == (type(bot).__name__, 1)
+        assert isinstance(caught.value.error, error)
         assert not server.lobby.seated_at(conn.account_id)
     assert await chip_total(server) == 0
 
