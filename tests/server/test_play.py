@@ -158,17 +158,22 @@ async def test_a_player_who_drops_mid_hand_resumes_with_the_token_and_a_snapshot
     assert await chip_total(server) == 0
 
 
-async def test_a_turn_that_times_out_checks_when_it_can_and_folds_when_it_cannot(
-    server: QiuQiuServer, connect_client: Connect
-) -> None:
+async def two_players(connect_client: Connect, turn_seconds: float) -> tuple[Client, Client, str]:
+    """First and Second at a table of their own (no dealer bot), 300 chips each."""
     first, second = await connect_client(), await connect_client()
     await first.hello("First")
     await second.hello("Second")
-    created = await first.reply(
-        "create_table", options={"dealer_bot": False, "turn_seconds": 0.2}, buy_in=300
-    )
-    table_id = created["table"]["table_id"]
+    options = {"dealer_bot": False, "turn_seconds": turn_seconds}
+    created = await first.reply("create_table", options=options, buy_in=300)
+    table_id: str = created["table"]["table_id"]
     await second.reply("join_table", table_id=table_id, buy_in=300)
+    return first, second, table_id
+
+
+async def test_a_turn_that_times_out_checks_when_it_can_and_folds_when_it_cannot(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    first, second, table_id = await two_players(connect_client, turn_seconds=0.2)
 
     # The last seat has the first button, so seat 0 acts first; it lets its time run out.
     await first.expect("turn_started", seat=0)
@@ -193,14 +198,7 @@ async def test_an_action_sent_in_time_beats_a_turn_clock_that_ran_out_while_the_
     """A server that stalls (a long collection, a frozen VM) finds, when it wakes, both
     the turn's clock run out and the player's action waiting to be read: the action
     was sent in time, so it is the action that counts."""
-    first, second = await connect_client(), await connect_client()
-    await first.hello("First")
-    await second.hello("Second")
-    created = await first.reply(
-        "create_table", options={"dealer_bot": False, "turn_seconds": 0.5}, buy_in=300
-    )
-    table_id = created["table"]["table_id"]
-    await second.reply("join_table", table_id=table_id, buy_in=300)
+    first, _, table_id = await two_players(connect_client, turn_seconds=0.5)
 
     turn = await first.wait(lambda m: m["type"] == "turn_started" and "legal" in m)
     await first.send("check", table_id=table_id, hand_id=turn["hand_id"])
