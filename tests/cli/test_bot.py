@@ -145,6 +145,11 @@ class Broken(Bot):
         raise ZeroDivisionError("my bug")
 
 
+class Quits(Bot):
+    def decide(self, turn: Turn) -> Action:
+        sys.exit("had enough")
+
+
 class Historian(Bot):
     """Bets, raises, calls, checks, folds and times out by turns; keeps all it is told."""
 
@@ -283,11 +288,11 @@ class SoreLoser(AlwaysCall):
 
 @pytest.mark.parametrize(
     ("bot", "error"),
-    [(Broken(), ZeroDivisionError), (SoreLoser(), ValueError)],
-    ids=["decide", "hand_ended"],
+    [(Broken(), ZeroDivisionError), (Quits(), SystemExit), (SoreLoser(), ValueError)],
+    ids=["decide", "sys.exit", "hand_ended"],
 )
 async def test_a_bot_that_raises_stands_up_and_the_error_names_it_and_the_hand(
-    server: QiuQiuServer, bot: Bot, error: type[Exception]
+    server: QiuQiuServer, bot: Bot, error: type[Exception | SystemExit]
 ) -> None:
     async with await Connection.open(server.url, name="Ann") as conn:
         table, _ = await conn.open_table(SMALL, buy_in=500)

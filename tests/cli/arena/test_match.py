@@ -314,6 +314,29 @@ def test_an_answer_that_is_no_action_stops_the_command_naming_the_bot(
     assert len(err.strip().splitlines()) == 1, err
 
 
+def test_a_bot_that_calls_sys_exit_stops_the_command_naming_it_and_the_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "quitter.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import sys
+
+            from qiuqiu.cli.bot import Action, Bot, Turn
+
+
+            class Quitter(Bot):
+                def decide(self, turn: Turn) -> Action:
+                    sys.exit("had enough")
+            """
+        )
+    )
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("qiuqiu arena: quitter raised SystemExit in hand 1: had enough"), err
+
+
 def test_a_bot_without_a_decide_of_its_own_is_told_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

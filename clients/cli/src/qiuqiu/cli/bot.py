@@ -242,7 +242,7 @@ def tell(bot: Bot, result: HandResult, name: str) -> None:
     bot ``name``, where its :meth:`Bot.hand_ended` raises."""
     try:
         bot.hand_ended(result)
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # sys.exit() in a bot is its failure too
         raise BotFailed(name, error, result.hand_id) from error
 
 
@@ -253,7 +253,7 @@ def answer(bot: Bot, turn: Turn, name: str) -> Action | Split:
     (whether an answer is legal is the table's to judge)."""
     try:
         given = bot.cut(turn) if turn.legal.declare_cut else bot.decide(turn)
-    except Exception as error:
+    except (Exception, SystemExit) as error:
         raise BotFailed(name, error, turn.hand_id) from error
     try:
         return _shaped(given)

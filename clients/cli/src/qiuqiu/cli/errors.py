@@ -32,7 +32,9 @@ class BotFailed(ClientError):
     """The bot's fault: its own code raised ``error``, as the bot was loaded (``hand_id``
     is ``None``) or at a turn of hand ``hand_id``."""
 
-    def __init__(self, name: str, error: Exception, hand_id: int | None = None) -> None:
+    def __init__(
+        self, name: str, error: Exception | SystemExit, hand_id: int | None = None
+    ) -> None:
         where = "as it was loaded" if hand_id is None else f"in hand {hand_id}"
         super().__init__(f"{name} raised {type(error).__name__} {where}: {error}")
         self.name, self.error, self.hand_id = name, error, hand_id

@@ -132,7 +132,7 @@ def load_bot(spec: str) -> Bot:
             sys.path.insert(0, folder)
         try:
             loader.loader.exec_module(module)
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # sys.exit() in a bot is its failure too
             del sys.modules[module_name]  # as a failed import leaves nothing behind
             raise BotFailed(class_name or file.stem, error) from error
     bots = {
@@ -155,7 +155,7 @@ def load_bot(spec: str) -> Bot:
         (bot_class,) = bots.values()
     try:
         return bot_class()
-    except Exception as error:
+    except (Exception, SystemExit) as error:
         raise BotFailed(class_name or file.stem, error) from error
 
 
