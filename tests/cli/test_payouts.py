@@ -7,17 +7,21 @@ from collections.abc import Callable
 
 import pytest
 
-from qiuqiu.cli.deals import DealChecked
+from qiuqiu.cli.deals import DealChecked, TableDeals
 from qiuqiu.cli.game import TableState
-from qiuqiu.cli.payouts import PaidWrong
-from qiuqiu.protocol import DealTampered
+from qiuqiu.cli.payouts import PaidWrong, verify_history
+from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import SeatAmount
+from tests.cli.test_deals import history
 from tests.cli.test_game import (
     BOT,
     ME,
     MY_TILES,
     SEALED,
+    SEED_COMMITMENT,
+    TABLE,
+    TABLE_SEED,
     TOTAL,
     WHERE,
     fresh,
@@ -132,3 +136,35 @@ def test_a_hand_seen_from_a_snapshot_is_not_held_to_moves_it_did_not_see() -> No
 def test_the_winner_is_paid_whatever_seat_it_sits_in(seat: int) -> None:
     state = played(paid_to(seat))
     assert (state.deals.tampered is None) == (seat == winner())
+
+
+# -- the history of a table --------------------------------------------------------------
+
+
+def paid_history(edit: Edit = lambda event: event) -> wire.PlayedHand:
+    return history([edit(event) for event in whole_hand()])
+
+
+def test_a_hand_of_the_history_is_paid_again_by_the_rules() -> None:
+    verify_history(TableOptions(), paid_history())
+    loser = ME if winner() == BOT else BOT
+    with pytest.raises(PaidWrong, match="not paid as the rules say"):
+        verify_history(TableOptions(), paid_history(paid_to(loser)))
+
+
+def test_a_history_that_does_not_say_how_the_hand_ended_fails() -> None:
+    cut_short = history(whole_hand()[:-1])
+    with pytest.raises(PaidWrong, match="does not say how it was paid"):
+        verify_history(TableOptions(), cut_short)
+
+
+def test_the_shuffle_of_a_closed_table_is_checked_with_its_payouts() -> None:
+    """A client that saw the table (its snapshot says its options) checks the history's
+    payouts as it rebuilds the decks; one that never saw them checks only the decks."""
+    loser = ME if winner() == BOT else BOT
+    seen = fresh()
+    with pytest.raises(PaidWrong):
+        seen.deals.reveal(TABLE_SEED, [paid_history(paid_to(loser))])
+    assert isinstance(seen.deals.tampered, PaidWrong)
+    unseen = TableDeals(TABLE, seed_commitment=SEED_COMMITMENT)
+    assert unseen.reveal(TABLE_SEED, [paid_history(paid_to(loser))]).hands == 1

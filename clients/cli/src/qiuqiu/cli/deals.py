@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import ValidationError
 
+from qiuqiu.cli.payouts import verify_history
 from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import Opening, SeatSeed
@@ -99,6 +100,8 @@ class TableDeals:
     seed_commitment: str | None = None
     """``sha256(table_seed)`` as first published to this client."""
     bot_seat: int | None = None
+    options: TableOptions | None = None
+    """The table's options, from its first snapshot: what its history is paid by."""
     """The dealer bot's seat: the button of every hand, with the empty seed."""
     seed: str | None = None
     """The client seed this seat plays with; ``None`` when this process never sent one."""
@@ -209,7 +212,7 @@ class TableDeals:
     def snapshot(self, view: wire.TableView) -> None:
         """A snapshot: the commitment again, and the hand in play as far as it has gone."""
         self.committed(view.seed_commitment)
-        self.bot_seat = dealer_seat(view.options)
+        self.bot_seat, self.options = dealer_seat(view.options), view.options
         hand = view.hand
         self._last_hand = None if hand is None else (hand.hand_id, hand.button)
         if hand is None:
@@ -285,7 +288,8 @@ class TableDeals:
     def reveal(self, table_seed: str, history: Sequence[wire.PlayedHand] = ()) -> ShuffleVerified:
         """Rebuild every hand's deck from the revealed ``table_seed``: the hands this
         client kept, and those of ``history`` (``list_hands``' spectator's view, whose
-        shown openings are checked as well). Raises :class:`DealTampered`, and keeps
+        shown openings are checked as well, and payouts, once the table's options
+        are known). Raises :class:`DealTampered`, and keeps
         it, on the first that does not rebuild."""
         try:
             return self._reveal(table_seed, history)
@@ -309,6 +313,8 @@ class TableDeals:
             if seen is None:
                 continue
             verify_hand(seen, bot_seat=self.bot_seat)
+            if self.options is not None:
+                verify_history(self.options, played)
             mine = hands.setdefault(seen.hand_id, seen)
             dealt = self.rebuilt.get(seen.hand_id, mine.commitment)
             if (dealt, mine.commitment, dict(mine.client_seeds)) != (

@@ -12,8 +12,12 @@ with the stacks the server's ``hand_ended`` says.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
+
+from pydantic import ValidationError
 
 from qiuqiu.engine import ALL_TILES, Cut, EngineError, HandState, Tile
 from qiuqiu.engine.events import HandEnded
@@ -121,3 +125,60 @@ def _play(state: HandState, move: Move) -> None:
             state.call(move.seat)
         case "raise":
             state.raise_to(move.seat, move.to)
+
+
+@dataclass(frozen=True, slots=True)
+class _Told:
+    """A betting action as a hand's history tells it."""
+
+    seat: int
+    action: str
+    chips: int = 0
+    to: int = 0
+
+
+_ACTIONS = {
+    "checked": "check",
+    "folded": "fold",
+    "bet_placed": "bet",
+    "called": "call",
+    "raised": "raise",
+}
+
+
+def verify_history(options: TableOptions, played: wire.PlayedHand) -> None:
+    """Raise :class:`PaidWrong` unless the rules pay ``played`` (a hand of
+    ``list_hands``, which holds every event a spectator saw) as its history says."""
+    if played.voided or not played.events:
+        return
+    started: wire.HandStarted | None = None
+    ended: wire.HandEnded | None = None
+    shown: tuple[wire.ShownHand, ...] = ()
+    moves: list[_Told] = []
+    try:
+        for event in played.events:
+            kind = event.get("type")
+            if kind in _ACTIONS:
+                moves.append(
+                    _Told(event["seat"], _ACTIONS[kind], event.get("amount", 0), event.get("to", 0))
+                )
+            elif kind == "hand_started":
+                started = wire.HandStarted.model_validate_json(json.dumps(event))
+            elif kind == "showdown":
+                shown = wire.Showdown.model_validate_json(json.dumps(event)).hands
+            elif kind == "hand_ended":
+                ended = wire.HandEnded.model_validate_json(json.dumps(event))
+    except (KeyError, ValidationError):
+        started = None
+    if started is None or ended is None:
+        raise PaidWrong(played.table_id, played.hand_id, "its history does not say how it was paid")
+    verify_payouts(
+        played.table_id,
+        played.hand_id,
+        options,
+        button=started.button,
+        stacks_before={entry.seat: entry.amount for entry in started.stacks},
+        moves=moves,
+        shown=shown,
+        ended=ended.stacks,
+    )
