@@ -36,12 +36,20 @@ from qiuqiu.cli.bot import (
     main,
     play,
     run,
+    turn_key,
 )
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
 from qiuqiu.cli.payouts import PaidWrong
-from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions, decode_server, encode
+from qiuqiu.protocol import (
+    DealTampered,
+    ErrorCode,
+    LegalActions,
+    TableOptions,
+    decode_server,
+    encode,
+)
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
@@ -49,6 +57,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import check_told_as_a_spectator_saw_it
+from tests.cli.test_game import played_to
 from tests.conftest import free_port
 from tests.server import cheats
 from tests.server.conftest import chip_total
@@ -756,3 +765,16 @@ async def test_a_button_the_server_chose_at_a_table_of_players_fails_the_hand(
             with pytest.raises(DealTampered, match="button moved") as caught:
                 await asyncio.wait_for(asyncio.gather(*hands), PATIENCE)
     assert caught.value.table_id == table.table_id
+
+
+def test_a_cutting_phase_that_opens_the_millisecond_of_the_last_check_is_a_turn_of_its_own() -> (
+    None
+):
+    """A bot that checked the last betting turn in the millisecond the cutting phase
+    opened saw the same hand, round, pot and deadline, took the cut for the turn it
+    had answered, and never cut: the server cut for it when the phase ran out."""
+    state = played_to(wire.TurnStarted)
+    assert state.hand is not None
+    betting = turn_key(state)
+    state.hand.phase, state.legal = "cutting", LegalActions(declare_cut=True)
+    assert turn_key(state) != betting

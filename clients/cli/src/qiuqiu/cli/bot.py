@@ -312,7 +312,7 @@ def action_message(
             return cmd.DeclareCut(id=ref, table_id=t, hand_id=h, pairs=(first, second))
 
 
-TurnKey = tuple[int, int, int, int | None]
+TurnKey = tuple[int, str, int, int, int | None]
 """A turn told apart from the seat's others: hand, round, pot and deadline."""
 
 
@@ -323,11 +323,13 @@ def turn_key(state: TableState) -> TurnKey | None:
     turn has its own deadline, so that tells them apart. Not the deadline alone: an
     opponent who answers within the same millisecond (the dealer bot with no delay)
     gives this seat's next turn the same one, but never the same pot and round,
-    since someone must have bet in between."""
+    since someone must have bet in between. Nor the phase: a cutting phase that
+    opens the millisecond this seat checked the last betting turn has its deadline,
+    its pot and its round."""
     hand = state.hand
     if hand is None or state.me is None or state.legal is None:
         return None
-    return (hand.hand_id, hand.round, hand.pot, hand.deadline_ms)
+    return (hand.hand_id, hand.phase, hand.round, hand.pot, hand.deadline_ms)
 
 
 @dataclass
