@@ -3,16 +3,23 @@ from what the seat saw must end with the stacks ``hand_ended`` says."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import random
 from collections.abc import Callable
 
 import pytest
 
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Fold, Raise, Split, Turn, play
+from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked, TableDeals
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.payouts import PaidWrong, verify_history
 from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import SeatAmount
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.cli.conftest import CONFIG
 from tests.cli.test_deals import history
 from tests.cli.test_game import (
     BOT,
@@ -168,3 +175,101 @@ def test_the_shuffle_of_a_closed_table_is_checked_with_its_payouts() -> None:
     assert isinstance(seen.deals.tampered, PaidWrong)
     unseen = TableDeals(TABLE, seed_commitment=SEED_COMMITMENT)
     assert unseen.reveal(TABLE_SEED, [paid_history(paid_to(loser))]).hands == 1
+
+
+# -- real hands, paid by a real server -----------------------------------------------------
+
+
+class Wild(Bot):
+    """Any legal action at random, now and then all in; at a table where players cut,
+    any of the three cuts: the hands a payout check must not call wrong, side pots
+    and split pots among them."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def decide(self, turn: Turn) -> Action:
+        legal, rng = turn.legal, self.rng
+        choices: list[Action] = []
+        if legal.check:
+            choices.append(Check())
+        if legal.call is not None:
+            choices.append(Call())
+        if legal.fold and rng.random() < 0.3:
+            choices.append(Fold())
+        shove = rng.random() < 0.15
+        if legal.bet is not None:
+            low, high = legal.bet.min, legal.bet.max
+            choices.append(Bet(high if shove else min(high, low * rng.randint(1, 10))))
+        if legal.raise_to is not None:
+            low, high = legal.raise_to.min, legal.raise_to.max
+            choices.append(Raise(high if shove else min(high, low + rng.randint(0, 100))))
+        return rng.choice(choices)
+
+    def cut(self, turn: Turn) -> Split:
+        a, b, c, d = (str(tile) for tile in turn.tiles)
+        first, second = self.rng.choice((((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))))
+        return Split(first, second)
+
+
+RICH = CONFIG.model_copy(update={"starting_balance": 10_000})
+HANDS = 30
+STACKS = (200, 600, 1500, 3000)
+
+
+@pytest.mark.parametrize("config", [RICH])
+@pytest.mark.parametrize(
+    "options",
+    [
+        TableOptions(seats=4, dealer_bot=False, min_players=2),
+        TableOptions(
+            seats=4,
+            dealer_bot=False,
+            min_players=2,
+            betting_rounds=2,
+            manual_split=True,
+            tie_rule="split",
+        ),
+    ],
+    ids=["one-round", "two-rounds-cut-split-ties"],
+)
+async def test_wild_hands_at_a_real_table_are_all_paid_as_the_rules_say(
+    server: QiuQiuServer, options: TableOptions
+) -> None:
+    """Four players at random, of four stack sizes: every hand a player saw whole is
+    checked, and none is called wrongly paid."""
+    async with contextlib.AsyncExitStack() as stack:
+        conns = [
+            await stack.enter_async_context(await Connection.open(server.url, name=f"P{n}"))
+            for n in range(len(STACKS))
+        ]
+        table, _ = await conns[0].open_table(options, buy_in=STACKS[0])
+        for conn, chips in zip(conns[1:], STACKS[1:], strict=True):
+            await conn.join_table(table.table_id, buy_in=chips)
+        plays = [
+            asyncio.create_task(play(Wild(n), conn, table.table_id)) for n, conn in enumerate(conns)
+        ]
+        try:
+            # Until the table has played its hands, or all but one player went bust.
+            async with asyncio.timeout(60):
+                while (
+                    len(await server.store.table_hands(table.table_id)) < HANDS
+                    and sum(not p.done() for p in plays) > 1
+                ):
+                    await asyncio.sleep(0.05)
+        finally:
+            for task in plays:
+                task.cancel()
+        for task in plays:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task  # a PaidWrong, or any failure, raises here
+        checks = [
+            check for conn in conns for check in conn.deals_of(table.table_id).checks.values()
+        ]
+    assert all(isinstance(check, DealChecked) for check in checks), checks
+    # A hand under way as a player sat down was seen from a snapshot: not checked.
+    paid = sum(isinstance(check, DealChecked) and check.paid for check in checks)
+    hands = await server.store.table_hands(table.table_id)
+    assert paid >= 2 * (len(hands) - 1)
+    pots = [sum('"pot_awarded"' in frame for frame in hand.events) for hand in hands]
+    assert max(pots) >= 2, "a side pot"
