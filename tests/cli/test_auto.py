@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
+from qiuqiu.cli.bot import run
+from qiuqiu.cli.play import Steady
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
@@ -142,6 +145,28 @@ async def test_the_summary_of_one_hand_speaks_of_one_hand(
     assert "Played 1 hand: " in out
     assert "Deals verified: 1 of 1." in out
     assert "The table's shuffle verified: 1 hand rebuilt from the revealed seed." in out
+
+
+async def test_alone_at_its_table_it_says_it_waits_for_another_player(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # It said nothing until someone sat down, however long that took.
+    process = await asyncio.create_subprocess_exec(
+        QIUQIU,
+        *("play", "--server", server.url, "--no-bot", "--auto", "1", *SMALL),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    waiting = re.compile(r"Waiting at table (t\w+) for another player to sit down")
+    async with asyncio.timeout(RUN_LIMIT):
+        while not (found := waiting.match((await process.stdout.readline()).decode())):
+            pass
+        second = await run(Steady(), server.url, name="Bo", hands=1, table_id=found.group(1))
+        out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    assert second.hands >= 1
+    assert "Played 1 hand" in out.decode()
 
 
 async def test_the_embedded_server_plays_without_any_server_running(config_dir: Path) -> None:

@@ -69,6 +69,9 @@ from qiuqiu.protocol import server as wire
 
 log = logging.getLogger(__name__)
 Outcome = TypeVar("Outcome")
+waiting_log = logging.getLogger(f"{__name__}.waiting")
+"""Where :func:`play` says the seat waits for another player: ``qiuqiu play --auto``
+shows it, since nothing else happens meanwhile."""
 
 SHUFFLE_PATIENCE = 3.0
 """Seconds :func:`run` waits, after leaving, for the table to close and reveal its seed."""
@@ -476,9 +479,10 @@ async def _play(
         if others == 0 and between_hands and not alone and not leaving:
             # Said, since nothing else is: a table whose other players have all left
             # or gone bust deals no hand until someone sits down, however long it takes.
-            log.info(
-                "waiting at table %s for another player: nobody else is seated "
-                "(others join it with --table %s)",
+            waiting_log.info(
+                "waiting at table %s for another player to sit down: nobody else is "
+                "seated, and no hand is dealt until someone is (others join it with "
+                "--table %s)",
                 table_id,
                 table_id,
             )

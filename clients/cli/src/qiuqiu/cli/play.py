@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -20,7 +21,7 @@ from rich.text import Text
 
 from qiuqiu.cli import render
 from qiuqiu.cli.arguments import check_buy_in, check_joining, table_options
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle, waiting_log
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.live import LiveView, key_lines
@@ -120,7 +121,8 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
         stack.push_async_callback(conn.close)
         table_id = await sit_down(conn, options, console)
         if options.auto is not None:
-            summary = await play_bot(Steady(), conn, table_id, options.auto)
+            with waiting_said(console, options):
+                summary = await play_bot(Steady(), conn, table_id, options.auto)
             await check_shuffle(conn, table_id, summary)
             return summary
         if not options.live:
@@ -192,6 +194,29 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
             ),
         )
     return table.table_id
+
+
+@contextlib.contextmanager
+def waiting_said(console: Console, options: PlayOptions) -> Iterator[None]:
+    """While the bot plays, say so when its seat waits for another player: a table with
+    nobody else seated deals nothing, and the run would look stuck."""
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            line = record.getMessage()
+            say(console, options, Text(f"{line[:1].upper()}{line[1:]}.", "yellow"))
+
+    handler = Said()
+    level, propagate = waiting_log.level, waiting_log.propagate
+    waiting_log.addHandler(handler)
+    waiting_log.setLevel(logging.INFO)
+    waiting_log.propagate = False  # said once, not again by the root logger's handler
+    try:
+        yield
+    finally:
+        waiting_log.removeHandler(handler)
+        waiting_log.setLevel(level)
+        waiting_log.propagate = propagate
 
 
 def say(console: Console, options: PlayOptions, text: Text) -> None:
