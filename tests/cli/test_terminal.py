@@ -477,6 +477,30 @@ async def test_a_server_that_stops_is_said_to_have_stood_the_seat_up(
         await servers.kill_remaining()
 
 
+async def test_the_shuffle_is_checked_from_the_seed_a_stopping_server_revealed(
+    redis_url: str, config_dir: Path
+) -> None:
+    # The table's history was asked for once the connection had closed, and the seed
+    # its table_closed had brought went unused: "Could not check table ...'s shuffle".
+    servers = Servers(redis_url)
+    try:
+        port = free_port()
+        host = await servers.start(port)
+        child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}", *SMALL)
+        await child.expect(WELCOME, async_=True)
+        assert await play_a_hand(child) == VERIFIED
+        await child.expect(TURN, async_=True)
+        host.terminate()
+        await child.expect(words(r"The server stood your seat up"), async_=True)
+        await child.expect([SHUFFLE, "Could not check"], async_=True)
+        assert isinstance(child.match, re.Match)
+        # Hand 1, played to its end, and hand 2, called off as the server stopped.
+        assert child.match.groups()[1:] == ("2",), child.after
+        assert "Traceback" not in await finished(child)
+    finally:
+        await servers.kill_remaining()
+
+
 def words(*parts: str) -> str:
     """A pattern of ``parts``' words, whatever spaces, line breaks or styles come between
     them."""

@@ -162,6 +162,11 @@ class Connection:
         """Seconds the server holds a seat whose connection dropped, once a
         ``player_disconnected`` has said; ``None`` until then."""
         self._closing = False
+        self._closed_seeds: dict[str, str] = {}
+        """The seed each ``table_closed`` revealed, noted as it was received: a server
+        that stops closes the connection just after, and the message may never be read."""
+        self._read_to_close = asyncio.Event()
+        """Set once every message before the connection closed has been received."""
 
     @classmethod
     async def open(
@@ -281,15 +286,27 @@ class Connection:
         Returns how many hands were rebuilt. Raises :class:`DealTampered` if one
         was not the deck committed to, and :class:`ShuffleNotRevealed` if the table
         is still open after ``patience`` seconds (it closes when its last player
-        leaves)."""
+        leaves). Once the connection has closed, the seed a ``table_closed`` revealed
+        before it (a stopping server's) rebuilds the hands this client saw."""
         deals = self.deals.get(table_id)
         if deals is None or deals.seed_commitment is None:
             raise ShuffleNotRevealed(f"this client never saw table {table_id}'s seed commitment")
         deadline = time.monotonic() + patience
         while True:
-            listed = await self.request(
-                cmd.ListHands(table_id=table_id, limit=HISTORY_LIMIT), wire.HandList
-            )
+            try:
+                listed = await self.request(
+                    cmd.ListHands(table_id=table_id, limit=HISTORY_LIMIT), wire.HandList
+                )
+            except ConnectionLost:
+                # A stopping server closes the table, reveals its seed, then closes the
+                # connection: the history is out of reach, not the hands this client saw.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(OPEN_TIMEOUT):
+                        await self._read_to_close.wait()
+                seed = self._closed_seeds.get(table_id, deals.table_seed)
+                if seed is None:
+                    raise
+                return deals.reveal(seed).hands
             revealed = next(
                 (hand.table_seed for hand in listed.hands if hand.table_seed is not None),
                 deals.table_seed,
@@ -343,6 +360,7 @@ class Connection:
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
             raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
+        self._read_to_close.clear()
         try:
             async with asyncio.timeout(OPEN_TIMEOUT):
                 welcome = await self._hello(resuming)
@@ -350,6 +368,7 @@ class Connection:
             # Refused, cut off or left waiting before the welcome: this socket is of no
             # more use.
             await self._ws.close()
+            self._read_to_close.set()
             if isinstance(error, ConnectionClosed):
                 raise ConnectionLost(f"connection closed before the welcome: {error}") from None
             if isinstance(error, TimeoutError):
@@ -403,6 +422,7 @@ class Connection:
                 self._take(message)
         except ConnectionClosed:
             pass
+        self._read_to_close.set()
         return self._close_reason()
 
     def _close_reason(self) -> str:
@@ -413,6 +433,8 @@ class Connection:
     def _take(self, message: wire.AnyServerMessage) -> None:
         """Hand a reply to the request waiting for it, and queue every message but the
         errors a request raises."""
+        if isinstance(message, wire.TableClosed) and message.table_seed is not None:
+            self._closed_seeds[message.table_id] = message.table_seed
         if isinstance(message, wire.TableEvent):
             self._hear(message.table_id, message.seq)
         elif isinstance(message, wire.TableSnapshot):
