@@ -9,6 +9,7 @@ without blocking its event loop.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
@@ -21,7 +22,9 @@ import pexpect
 import pytest
 from redis.asyncio import Redis
 
+from qiuqiu.cli.bot import run
 from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.play import Steady
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
@@ -499,6 +502,29 @@ async def test_the_shuffle_is_checked_from_the_seed_a_stopping_server_revealed(
         assert "Traceback" not in await finished(child)
     finally:
         await servers.kill_remaining()
+
+
+async def test_players_who_share_a_name_are_told_apart_by_their_seats(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # Two players named Bo were both "Bo": whose bet was whose, nobody could tell.
+    child = spawn(config_dir, "--server", server.url, "--no-bot", "--seats", "3", *SMALL)
+    said: list[str] = []
+    child.logfile_read = _Collect(said)
+    await child.expect(r"Table (t\w+): 3 seats", async_=True)
+    table_id = matched(child)
+    bos = [run(Steady(), server.url, name="Bo", hands=1, table_id=table_id) for _ in range(2)]
+    playing = asyncio.gather(*bos)
+    while await child.expect([TURN, r"Deal verified"], async_=True) == 0:
+        child.sendline("check" if "check" in matched(child) else "call")
+    await leave(child)
+    await finished(child)
+    await playing
+    text = "".join(said)
+    for seat in (2, 3):
+        assert re.search(words(rf"Bo \(seat {seat}\) put in the ante of 1\."), text), text
+        assert re.search(words(rf"Bo sat down at seat {seat} with 500 chips\."), text), text
+    assert not re.search(words(r"Bo put in the ante"), text), text
 
 
 def words(*parts: str) -> str:

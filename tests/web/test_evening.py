@@ -850,3 +850,29 @@ async def test_on_a_phone_your_turn_with_four_tiles_shows_their_best_cut_above_t
     panel_top = await page.locator(MY_TURN).evaluate("p => p.getBoundingClientRect().top")
     bottoms = await values.evaluate_all("vs => vs.map((v) => v.getBoundingClientRect().bottom)")
     assert all(0 < bottom <= panel_top for bottom in bottoms), (bottoms, panel_top)
+
+
+async def test_players_who_share_a_name_are_told_apart_by_their_seats(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # Two players named Bo were both "Bo": on the felt, in the log and at the showdown.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
+    async with (
+        socket_player(server, "Bo", table_id, 500),
+        socket_player(server, "Bo", table_id, 500),
+    ):
+        await expect(page.locator(".felt .seat:not(.empty)")).to_have_count(3)
+        names = page.locator(".felt .seat .seat-name")
+        await expect(names).to_have_text(["Ann (you)", "Bo (seat 2)", "Bo (seat 3)"])
+        for seat in (2, 3):
+            await expect(page.locator(".log")).to_contain_text(f"Bo sat down at seat {seat}")
+        await play_hand([page], 1)
+        shown = page.locator(".result[data-hand='1'] .shown-hand .who")
+        await expect(shown).to_have_text(["You", "Bo (seat 2)", "Bo (seat 3)"])
+        cy = await open_player()
+        await sign_in(cy.page, "Cy")
+        listed = cy.page.locator(".lobby .seat-chip:not(.free)")
+        await expect(listed).to_contain_text(["Ann", "Bo (seat 2)", "Bo (seat 3)"])

@@ -176,8 +176,19 @@ class TableState:
         return None if self.you is None else self.seats.get(self.you)
 
     def name(self, seat: int) -> str:
+        """The seat's player by name, and by seat number too where another seat has
+        the same name (the server lets players share one)."""
         found = self.seats.get(seat)
-        return found.name if found else f"seat {seat + 1}"
+        if found is None:
+            return f"seat {seat + 1}"
+        return self.named(found.name, seat)
+
+    def named(self, name: str, seat: int) -> str:
+        """``name``, with ``seat``'s number when a seat other than ``seat`` holds a
+        player of that name."""
+        if any(other.name == name for other in self.seats.values() if other.seat != seat):
+            return f"{name} (seat {seat + 1})"
+        return name
 
     def apply(self, message: wire.TableEvent) -> Applied:
         if message.seq <= self.seq:

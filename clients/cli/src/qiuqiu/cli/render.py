@@ -183,8 +183,9 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
 
 
 def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, ...]:
+    # Its seat's number is on the row: a name shared with another seat needs no more.
     name = Text(
-        who(state, seat.seat),
+        "You" if seat.seat == state.you else seat.name,
         "bold" if seat.seat == state.you else "",
         no_wrap=True,
         overflow="ellipsis",
@@ -222,9 +223,11 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
 
     match message:
         case wire.PlayerSeated(seat=seat, stack=stack):
-            return Text(f"{name(seat)} sat down at seat {seat + 1} with {stack} chips.")
+            # The seat's number is said here, whatever name it shares.
+            sitter = "You" if seat == state.you else message.name
+            return Text(f"{sitter} sat down at seat {seat + 1} with {stack} chips.")
         case wire.PlayerLeft(seat=seat, cashed_out=cashed):
-            return Text(f"{message.name} left the table with {cashed} chips.")
+            return Text(f"{state.named(message.name, seat)} left the table with {cashed} chips.")
         case wire.PlayerDisconnected(seat=seat, grace_ms=grace):
             return Text(
                 f"{name(seat)} lost the connection ({grace // 1000} s to come back).", "red"

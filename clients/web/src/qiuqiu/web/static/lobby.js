@@ -147,11 +147,14 @@ export class LobbyView {
     const o = t.options;
     const taken = new Map(t.seats.map((/** @type {any} */ s) => [s.seat, s]));
     const seatChips = [];
+    // Players may share a name: the seat's number tells them apart.
+    const twice = new Set(t.seats.map((/** @type {any} */ s) => s.name).filter((/** @type {string} */ name, /** @type {number} */ i, /** @type {string[]} */ all) => all.indexOf(name) !== i));
     for (let n = 0; n < o.seats; n++) {
       const s = taken.get(n);
+      const name = s && twice.has(s.name) ? `${s.name} (seat ${n + 1})` : s?.name;
       seatChips.push(
         s
-          ? h("span", { class: `seat-chip${s.is_bot ? " bot" : ""}`, title: `${s.name}: ${counted(s.stack, "chip")}` }, s.name, h("small", { text: ` ${chips(s.stack)}` }))
+          ? h("span", { class: `seat-chip${s.is_bot ? " bot" : ""}`, title: `${name}: ${counted(s.stack, "chip")}` }, name, h("small", { text: ` ${chips(s.stack)}` }))
           : h("span", { class: "seat-chip free", text: "free" }),
       );
     }

@@ -113,7 +113,24 @@ export class TableState {
   /** @param {number} seat */
   name(seat) {
     if (seat === this.you || seat === this.bustedSeat) return "You";
-    return this.seats.get(seat)?.name ?? `Seat ${seat + 1}`;
+    return this.seatName(seat);
+  }
+
+  /**
+   * The seat's player as others see them: the name, and the seat's number too where
+   * another seat has the same name (the server lets players share one).
+   * @param {number} seat
+   */
+  seatName(seat) {
+    const name = this.seats.get(seat)?.name;
+    if (name === undefined) return `Seat ${seat + 1}`;
+    return this.nameTaken(name, seat) ? `${name} (seat ${seat + 1})` : name;
+  }
+
+  /** Whether a seat other than `seat` holds a player named `name`. @param {string} name @param {number} seat */
+  nameTaken(name, seat) {
+    for (const other of this.seats.values()) if (other.seat !== seat && other.name === name) return true;
+    return false;
   }
 
   /** @param {string} text @param {string} [kind] */
@@ -152,12 +169,13 @@ export class TableState {
     switch (e.type) {
       case "player_seated":
         seats.set(e.seat, newSeat(e.seat, e.name, e.is_bot, e.stack));
-        this.note(`${e.name} sat down with ${e.stack}.`);
+        // The seat's number, whatever name it shares with one seated later.
+        this.note(`${e.name} sat down at seat ${e.seat + 1} with ${e.stack}.`);
         break;
       case "player_left":
         seats.delete(e.seat);
         if (e.seat === this.you) this.you = this.legal = null;
-        this.note(`${e.name} left with ${e.cashed_out}.`, "dim");
+        this.note(`${this.nameTaken(e.name, e.seat) ? `${e.name} (seat ${e.seat + 1})` : e.name} left with ${e.cashed_out}.`, "dim");
         break;
       case "player_disconnected":
         if (seat) Object.assign(seat, { connected: false, awayUntil: Date.now() + e.grace_ms });
