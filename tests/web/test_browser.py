@@ -21,6 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
 from tests.web.conftest import PHONE, Player, screenshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -429,3 +430,29 @@ async def test_a_page_refused_for_the_connections_of_its_address_says_so(
     await expect(ann.page.locator("#toast")).to_contain_text(reason)
     for connection in held:
         await connection.close()
+
+
+async def test_a_page_from_an_origin_the_server_does_not_allow_is_told_so_plainly(
+    open_player: OpenPlayer, page_url: str
+) -> None:
+    # It said "Reconnecting…" for ever: the browser tells a page nothing of a refused
+    # handshake, which looks like a server that is down.
+    strict = QiuQiuServer(
+        ServerConfig(port=0, allowed_origins=("https://qiuqiu.example",)), store=MemoryStore()
+    )
+    await strict.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"{page_url}?server={strict.url}")
+        status = page.locator("#status")
+        await expect(status).to_have_attribute("data-status", "refused")
+        await expect(status).to_contain_text("Not allowed")
+        origin = page_url.rstrip("/")
+        await expect(page.locator(".signin .connection-note")).to_contain_text(
+            f"This server does not accept connections from this page's origin ({origin})"
+        )
+        assert not frames_of(ann, "welcome")
+        await page.screenshot(path=screenshot("refused-origin"))
+    finally:
+        await strict.stop()

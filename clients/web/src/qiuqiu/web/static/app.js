@@ -89,6 +89,7 @@ class App {
         this.drawLobby();
       },
     });
+    this.connectionNote = h("p", { class: "connection-note", role: "alert" });
     this.signin = this.signinView();
 
     setInterval(() => this.tableView.tick(), 200);
@@ -103,6 +104,7 @@ class App {
 
   /** @param {import("./connection.js").StatusInfo} info */
   status(info) {
+    const was = this.statusEl.dataset.status;
     this.online = info.status === "online";
     this.elsewhere = info.status === "stopped" && info.code === TAKEN_OVER;
     const labels = {
@@ -110,6 +112,7 @@ class App {
       "need-name": "Connected",
       online: "Online",
       reconnecting: "Reconnecting…",
+      refused: "Not allowed",
       stopped: "Disconnected",
     };
     this.statusEl.dataset.status = info.status;
@@ -117,11 +120,14 @@ class App {
     this.statusEl.replaceChildren(
       h("span", { class: "dot" }),
       h("span", { text: labels[info.status] }),
-      ...(info.status === "stopped" ? [h("button", { type: "button", class: "ghost small", onclick: () => this.conn.retryNow(true), text: "Reconnect" })] : []),
+      ...(info.status === "stopped" || info.status === "refused" ? [h("button", { type: "button", class: "ghost small", onclick: () => this.conn.retryNow(true), text: "Reconnect" })] : []),
     );
     this.statusEl.title = info.detail;
-    if (info.status === "need-name") this.show("signin");
-    if (info.status === "stopped" && info.detail) this.toast(info.detail, "bad");
+    // Before any session the page is blank but for this: the sign-in card says why.
+    if (info.status === "need-name" || (info.status === "refused" && this.conn.sessions === 0)) this.show("signin");
+    if ((info.status === "stopped" || (info.status === "refused" && was !== "refused")) && info.detail) this.toast(info.detail, "bad");
+    // Said where the player looks, for as long as it lasts: a toast goes in seconds.
+    this.connectionNote.textContent = info.status === "refused" || info.status === "stopped" ? info.detail : "";
     if (info.status === "reconnecting" && info.code === 1001 && info.attempt === 1) {
       this.toast("The server stopped. Every hand in play was called off and your chips went back to your balance; this page reconnects when the server is back.", "bad");
     }
@@ -579,7 +585,7 @@ class App {
   redraw() {
     if (this.view === "table" && this.active) {
       const state = this.tables.get(this.active);
-      if (state) this.tableView.render(state, { online: this.online, elsewhere: this.elsewhere, leaving: this.leaving.has(this.active), balance: this.balance });
+      if (state) this.tableView.render(state, { online: this.online, offline: this.connectionNote.textContent || "Reconnecting… your seat is kept meanwhile.", elsewhere: this.elsewhere, leaving: this.leaving.has(this.active), balance: this.balance });
     }
   }
 
@@ -629,6 +635,7 @@ class App {
         input,
         h("button", { type: "submit", class: "primary", dataset: { action: "enter" }, text: "Take a seat" }),
       ),
+      this.connectionNote,
     );
   }
 

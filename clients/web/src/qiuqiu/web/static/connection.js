@@ -9,6 +9,12 @@ const PROTOCOL_VERSION = 2;
  * a seat for its grace period (60 s by default), so the first tries come quickly. */
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 
+/** How often a page the server refused by its origin asks again: the refusal stands until
+ * its operator changes `--allowed-origins`, or the page is opened from elsewhere. */
+const REFUSED_RETRY_MS = 30000;
+/** How long the server may take to answer the look that tells a refusal from a server down. */
+const PROBE_MS = 5000;
+
 /** The close code of a session taken over by the same account in another tab or device. */
 export const TAKEN_OVER = 4000;
 
@@ -21,7 +27,7 @@ const FINAL_CLOSES = new Map([
 ]);
 
 /**
- * @typedef {"connecting" | "need-name" | "online" | "reconnecting" | "stopped"} Status
+ * @typedef {"connecting" | "need-name" | "online" | "reconnecting" | "refused" | "stopped"} Status
  * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null, code?: number}} StatusInfo
  */
 
@@ -93,11 +99,50 @@ export class Connection {
     if (this.info.attempt === 0) this.setStatus("connecting");
     const ws = new WebSocket(this.url);
     this.ws = ws;
-    ws.addEventListener("open", () => this.greet());
+    let opened = false;
+    ws.addEventListener("open", () => {
+      opened = true;
+      this.greet();
+    });
     ws.addEventListener("message", (event) => this.receive(event.data));
     ws.addEventListener("close", (event) => {
-      if (this.ws === ws) this.lost(event.code, event.reason);
+      if (this.ws !== ws) return;
+      // A handshake the server answered with a refusal looks to a page like a server
+      // that is down (no status, close code 1006): a plain request tells them apart.
+      if (opened || event.code !== 1006) this.lost(event.code, event.reason);
+      else this.answers().then((up) => (up ? this.refused() : this.lost(event.code, event.reason)));
     });
+  }
+
+  /** Whether the server answers HTTP: opaque, since it sends no CORS headers, but an answer. */
+  async answers() {
+    const url = new URL(this.url);
+    url.protocol = url.protocol === "wss:" ? "https:" : "http:";
+    url.pathname = "/healthz";
+    try {
+      await fetch(url, { mode: "no-cors", cache: "no-store", signal: AbortSignal.timeout(PROBE_MS) });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The server is up and refused this page's WebSocket: the only handshake it refuses
+   * is one from an origin its `--allowed-origins` leaves out. */
+  refused() {
+    this.ws = null;
+    const server = new URL(this.url);
+    server.protocol = server.protocol === "wss:" ? "https:" : "http:";
+    this.info.code = undefined;
+    this.info.attempt += 1;
+    this.info.retryAt = Date.now() + REFUSED_RETRY_MS;
+    this.setStatus(
+      "refused",
+      `This server does not accept connections from this page's origin (${location.origin}): ` +
+        `it takes only the origins its operator allowed. The page it serves itself, ${server.origin}/, ` +
+        `can always connect. Trying again every ${REFUSED_RETRY_MS / 1000} s.`,
+    );
+    this.retryTimer = setTimeout(() => this.open(), REFUSED_RETRY_MS);
   }
 
   async greet() {
@@ -224,7 +269,7 @@ export class Connection {
    */
   retryNow(force = false) {
     const { status } = this.info;
-    if (this.ws || !(status === "reconnecting" || (force && status === "stopped"))) return;
+    if (this.ws || !(status === "reconnecting" || (force && (status === "stopped" || status === "refused")))) return;
     this.open();
   }
 }

@@ -74,7 +74,7 @@ export class TableView {
     this.elsewhere = false;
   }
 
-  /** @param {TableState} state @param {{online: boolean, elsewhere: boolean, leaving: boolean, balance: number}} page */
+  /** @param {TableState} state @param {{online: boolean, offline: string, elsewhere: boolean, leaving: boolean, balance: number}} page */
   render(state, page) {
     if (this.state?.tableId !== state.tableId) {
       this.panelKey = "";
@@ -91,7 +91,7 @@ export class TableView {
     this.drawBar(state, page.leaving);
     this.drawFelt(state);
     this.drawMine(state);
-    this.drawPanel(state, page.online);
+    this.drawPanel(state, page.online, page.offline);
     this.drawResult(state);
     this.drawFairness(state);
     this.drawLog(state);
@@ -342,10 +342,10 @@ export class TableView {
     );
   }
 
-  /** @param {TableState} state @param {boolean} online */
-  drawPanel(state, online) {
+  /** @param {TableState} state @param {boolean} online @param {string} offline what to say while not online */
+  drawPanel(state, online, offline) {
     const legal = state.legal;
-    const key = state.busted ? `busted|${state.tableId}|${this.balance}|${state.closed}` : legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}|${this.elsewhere}`;
+    const key = state.busted ? `busted|${state.tableId}|${this.balance}|${state.closed}` : legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}|${this.elsewhere}|${offline}`;
     if (key === this.panelKey) return;
     this.panelKey = key;
     this.sent = false;
@@ -366,7 +366,7 @@ export class TableView {
       this.panel.classList.remove("my-turn");
       const hand = state.hand;
       let text = "";
-      if (!online) text = "Reconnecting… your seat is kept meanwhile.";
+      if (!online) text = offline;
       else if (hand && hand.actor !== null) text = `Waiting for ${state.name(hand.actor)}…`;
       // Cutting has no one seat to act, which left this panel empty.
       else if (hand?.phase === "cutting") text = `Waiting for the ${state.you === null ? "players" : "others"} to cut their hands…`;
