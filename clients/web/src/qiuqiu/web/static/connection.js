@@ -65,6 +65,8 @@ export class Connection {
     this.forgotten = false;
     /** How many sessions this page has had: more than one means it came back by itself. */
     this.sessions = 0;
+    /** Handshakes refused by a server that answers, since the last one that opened. */
+    this.refusals = 0;
     // A laptop waking up or a phone back on the network: try at once.
     addEventListener("online", () => this.retryNow());
     document.addEventListener("visibilitychange", () => {
@@ -102,6 +104,7 @@ export class Connection {
     let opened = false;
     ws.addEventListener("open", () => {
       opened = true;
+      this.refusals = 0;
       this.greet();
     });
     ws.addEventListener("message", (event) => this.receive(event.data));
@@ -110,7 +113,7 @@ export class Connection {
       // A handshake the server answered with a refusal looks to a page like a server
       // that is down (no status, close code 1006): a plain request tells them apart.
       if (opened || event.code !== 1006) this.lost(event.code, event.reason);
-      else this.answers().then((up) => (up ? this.refused() : this.lost(event.code, event.reason)));
+      else this.answers().then((up) => (up ? this.refusedOnce() : this.lost(event.code, event.reason)));
     });
   }
 
@@ -125,6 +128,14 @@ export class Connection {
     } catch {
       return false;
     }
+  }
+
+  /** The server answered, having refused the socket: at once again, since a server
+   * that was starting may have come up in between; a second refusal is one. */
+  refusedOnce() {
+    if (this.refusals++ > 0) return this.refused();
+    this.ws = null;
+    this.open();
   }
 
   /** The server is up and refused this page's WebSocket: the only handshake it refuses
@@ -238,6 +249,7 @@ export class Connection {
   /** @param {number} code @param {string} reason */
   lost(code, reason) {
     this.ws = null;
+    this.refusals = 0;
     // Ids are remembered per connection: a new one may start again from 1.
     this.nextId = 1;
     for (const { reject } of this.pending.values()) reject(new Error("connection lost"));
