@@ -166,6 +166,15 @@ def test_a_pot_award_names_the_winners_and_their_shares() -> None:
         table_id="t1", seq=5, hand_id=3, amount=1000, eligible=(ME, BOT), shares=shares
     )
     assert line(awarded, table()) == "You (600) and Dealer (400) split the pot of 1000."
+    # Past the first word, "you" is written as any sentence writes it.
+    shares = (SeatAmount(seat=BOT, amount=400), SeatAmount(seat=ME, amount=600))
+    awarded = awarded.model_copy(update={"shares": shares})
+    assert line(awarded, table()) == "Dealer (400) and you (600) split the pot of 1000."
+
+
+def test_chips_nobody_matched_go_back_to_you_in_lower_case() -> None:
+    returned = wire.BetReturned(table_id="t1", seq=5, hand_id=3, seat=ME, amount=40)
+    assert line(returned, table()) == "40 unmatched chips went back to you."
 
 
 def test_a_player_leaving_is_named_from_the_message() -> None:

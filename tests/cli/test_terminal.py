@@ -22,7 +22,7 @@ import pexpect
 import pytest
 from redis.asyncio import Redis
 
-from qiuqiu.cli.bot import run
+from qiuqiu.cli.bot import Action, Bot, Check, Fold, Turn, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
 from qiuqiu.protocol import TableOptions
@@ -525,6 +525,30 @@ async def test_players_who_share_a_name_are_told_apart_by_their_seats(
         assert re.search(words(rf"Bo \(seat {seat}\) put in the ante of 1\."), text), text
         assert re.search(words(rf"Bo sat down at seat {seat} with 500 chips\."), text), text
     assert not re.search(words(r"Bo put in the ante"), text), text
+
+
+class FoldsToABet(Bot):
+    def decide(self, turn: Turn) -> Action:
+        return Check() if turn.legal.check else Fold()
+
+
+async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # It said "10 unmatched chips went back to You."
+    child = spawn(config_dir, "--server", server.url, "--no-bot", *SMALL)
+    await child.expect(r"Table (t\w+): 2 seats", async_=True)
+    table_id = matched(child)
+    folder = asyncio.create_task(
+        run(FoldsToABet(), server.url, name="Bo", hands=1, table_id=table_id)
+    )
+    await child.expect(TURN, async_=True)
+    child.sendline("bet 2")
+    await child.expect(words(r"You bet 2\."), async_=True)
+    await child.expect(words(r"2 unmatched chips went back to you\."), async_=True)
+    await folder
+    await leave(child)
+    assert "Traceback" not in await finished(child)
 
 
 def words(*parts: str) -> str:

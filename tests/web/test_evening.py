@@ -151,10 +151,12 @@ async def socket_player(
     *,
     all_in: bool = False,
     bets: bool = False,
+    folds: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """A player on a plain WebSocket at ``table_id``: checks or calls on each turn (or,
     ``all_in``, bets everything it may and calls whatever it takes; ``bets``, bets the
-    least it may rather than check), until the block ends."""
+    least it may rather than check; ``folds``, folds rather than call), until the block
+    ends."""
     async with connect(server.url) as ws:
         await ws.send(
             json.dumps({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": name})
@@ -169,7 +171,7 @@ async def socket_player(
                 legal = m.get("legal") if m["type"] == "turn_started" else None
                 if legal is None:
                     continue
-                action = "check" if legal.get("check") else "call"
+                action = "check" if legal.get("check") else "fold" if folds else "call"
                 if (all_in or bets) and legal.get("check") and legal.get("bet"):
                     action = "bet"
                 move = {"type": action, "table_id": table_id, "hand_id": m["hand_id"]}
@@ -876,3 +878,17 @@ async def test_players_who_share_a_name_are_told_apart_by_their_seats(
         await sign_in(cy.page, "Cy")
         listed = cy.page.locator(".lobby .seat-chip:not(.free)")
         await expect(listed).to_contain_text(["Ann", "Bo (seat 2)", "Bo (seat 3)"])
+
+
+async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # It said "10 unmatched went back to You."
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page)
+    async with socket_player(server, "Bo", table_id, 500, folds=True):
+        await page.click(f"{MY_TURN} [data-action=bet]:enabled")
+        await expect(page.locator(".log")).to_contain_text("10 unmatched went back to you.")
+        await expect(page.locator(".result[data-hand='1']")).to_contain_text("everyone else folded")

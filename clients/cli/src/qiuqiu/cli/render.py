@@ -146,6 +146,19 @@ def who(state: TableState, seat: int) -> str:
     return "You" if seat == state.you else state.name(seat)
 
 
+def joined(state: TableState, seats: Sequence[int], amounts: Sequence[int] = ()) -> str:
+    """Seats as one subject, "you" past the first word ("Bo and you"); with each one's
+    amount when given."""
+    names = [who(state, seat) if n == 0 else _whom(state, seat) for n, seat in enumerate(seats)]
+    if amounts:
+        names = [f"{name} ({amount})" for name, amount in zip(names, amounts, strict=True)]
+    return " and ".join(names)
+
+
+def _whom(state: TableState, seat: int) -> str:
+    return "you" if seat == state.you else state.name(seat)
+
+
 def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     """Every seat with its stack and bet, the pot, and whose turn it is."""
     hand = state.hand
@@ -279,7 +292,7 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
         case wire.TurnTimedOut(seat=seat):
             return Text(f"{name(seat)} ran out of time.", "red")
         case wire.BetReturned(seat=seat, amount=amount):
-            return Text(f"{amount} unmatched chips went back to {name(seat)}.", "dim")
+            return Text(f"{amount} unmatched chips went back to {_whom(state, seat)}.", "dim")
         case wire.BettingRoundEnded(round=number, pot=pot):
             return Text(f"Betting round {number} is over; the pot is {pot}.", "dim")
         case wire.CuttingStarted(seats=cutting):
@@ -327,7 +340,7 @@ def award(
 ) -> Text:
     """Who took a pot, and why: the winner's hand against the best one it beat."""
     winners = [s.seat for s in shares]
-    names = " and ".join(who(state, seat) for seat in winners)
+    names = joined(state, winners)
     shown = {entry.seat: entry for entry in state.hand.shown} if state.hand else {}
     if shown and len(eligible) == 1 and list(eligible) == winners:
         # A side pot of one seat's chips nobody matched (an ante over an all-in stack):
@@ -337,7 +350,7 @@ def award(
             f" took {amount} back: no one else could win it.",
         )
     if len(winners) > 1:
-        names = " and ".join(f"{who(state, s.seat)} ({s.amount})" for s in shares)
+        names = joined(state, winners, [s.amount for s in shares])
         line = Text.assemble((names, "bold green"), " split the pot of ", (str(amount), "bold"))
     else:
         verb = "win" if winners[0] == state.you else "wins"

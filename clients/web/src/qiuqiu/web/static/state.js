@@ -299,7 +299,7 @@ export class TableState {
           // Chips back in front of it: whatever it staked, it is not all in now.
           seat.allIn = false;
         }
-        this.note(`${e.amount} unmatched went back to ${who}.`, "dim");
+        this.note(`${e.amount} unmatched went back to ${inSentence(who)}.`, "dim");
         break;
       case "betting_round_ended":
         if (hand) Object.assign(hand, { pot: e.pot, currentBet: 0 });
@@ -350,7 +350,7 @@ export class TableState {
         this.note(
           e.shares.length === 1
             ? `${this.name(e.shares[0].seat)} ${e.shares[0].seat === this.you ? "win" : "wins"} the pot of ${e.amount}.`
-            : `The pot of ${e.amount} is split: ${e.shares.map((/** @type {{seat: number, amount: number}} */ x) => `${this.name(x.seat)} ${x.amount}`).join(", ")}.`,
+            : `The pot of ${e.amount} is split: ${e.shares.map((/** @type {{seat: number, amount: number}} */ x) => `${inSentence(this.name(x.seat))} ${x.amount}`).join(", ")}.`,
           "win",
         );
         break;
@@ -454,7 +454,7 @@ export function explainResult(result, name) {
   const lines = [];
   for (const award of result.awards) {
     const winners = award.shares.map((x) => x.seat);
-    const who = winners.map(name).join(" and ");
+    const who = namesJoined(winners.map(name));
     const rivals = award.eligible.filter((n) => !winners.includes(n) && shown.has(n)).map((n) => /** @type {ShownHand} */ (shown.get(n)));
     const top = shown.get(winners[0]);
     if (!result.shown || !top) {
@@ -470,6 +470,12 @@ export function explainResult(result, name) {
   }
   return lines;
 }
+
+/** A seat's name (`TableState.name`) past a sentence's first word: "you", not "You". @param {string} name */
+const inSentence = (name) => (name === "You" ? "you" : name);
+
+/** Names as one subject: "Bo and you". @param {string[]} names */
+export const namesJoined = (names) => names.map((name, i) => (i ? inSentence(name) : name)).join(" and ");
 
 /** @param {number} seat @param {string} name @param {boolean} isBot @param {number} stack @returns {Seat} */
 function newSeat(seat, name, isBot, stack) {

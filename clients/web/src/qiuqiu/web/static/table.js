@@ -7,7 +7,7 @@
 import { h, chips, counted } from "./dom.js";
 import { dominoRow, cutView } from "./dominoes.js";
 import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
-import { TableState, explainResult } from "./state.js";
+import { TableState, explainResult, namesJoined } from "./state.js";
 import { newClientSeed, validClientSeed } from "./seeds.js";
 import { auditView, short, verdictView } from "./fairview.js";
 
@@ -546,7 +546,7 @@ export class TableView {
     });
     let summary = "";
     if (result.voided) summary = `The hand was called off (${result.voided}); every chip went back.`;
-    else if (!result.shown && winners.size) summary = `${[...winners.keys()].map((s) => state.name(s)).join(" and ")} ${winners.size === 1 && [...winners.keys()][0] === state.you ? "take" : "takes"} the pot: everyone else folded, no tiles are shown.`;
+    else if (!result.shown && winners.size) summary = `${namesJoined([...winners.keys()].map((s) => state.name(s)))} ${winners.size === 1 && [...winners.keys()][0] === state.you ? "take" : "takes"} the pot: everyone else folded, no tiles are shown.`;
     const reasons = result.voided || !result.shown ? [] : explainResult(result, (n) => state.name(n));
     const me = state.you ?? state.bustedSeat;
     const mine = me === null ? undefined : result.nets.get(me);
