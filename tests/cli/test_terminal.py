@@ -10,6 +10,7 @@ without blocking its event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -525,6 +526,29 @@ async def test_players_who_share_a_name_are_told_apart_by_their_seats(
         assert re.search(words(rf"Bo \(seat {seat}\) put in the ante of 1\."), text), text
         assert re.search(words(rf"Bo sat down at seat {seat} with 500 chips\."), text), text
     assert not re.search(words(r"Bo put in the ante"), text), text
+
+
+async def test_back_at_a_table_whose_last_hand_it_played_the_account_checks_only_its_new_hands(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # The new process checked the last hand its account had played there, in another
+    # session, against its own new seed: "DEAL CHECK FAILED ... hand 1".
+    child = spawn(config_dir, "--server", server.url, "--no-bot", *SMALL)
+    await child.expect(r"Table (t\w+): 2 seats", async_=True)
+    table_id = matched(child)
+    # Bo plays on until the test ends, so the table stays open between Ann's sessions.
+    bo = asyncio.create_task(run(Steady(), server.url, name="Bo", table_id=table_id))
+    assert await play_a_hand(child) == VERIFIED
+    await leave(child)
+    await finished(child)
+    child = spawn(config_dir, "--server", server.url, "--table", table_id)
+    await child.expect("Welcome back, Ann", async_=True)
+    assert await play_a_hand(child) == VERIFIED
+    await leave(child)
+    assert "DEAL CHECK FAILED" not in await finished(child)
+    bo.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await bo
 
 
 class FoldsToABet(Bot):

@@ -128,12 +128,17 @@ class TableDeals:
     _last_hand: tuple[int, int] | None = None
     """The number and button of the last hand seen start, or in a snapshot, which the
     next ``hand_started`` must follow (see :meth:`_out_of_turn`)."""
+    _joining: bool = False
+    """``join_table`` was sent and its snapshot has not come yet: a hand over by then
+    was dealt before the seat's seed was sent (the same account's seat, in a session
+    of another process), so it is not checked against that seed."""
 
     # -- seeds ------------------------------------------------------------------------
 
     def joined_with(self, seed: str) -> None:
         """Sent ``join_table`` with ``seed``: the seat's first hand is dealt with it."""
         self.seed, self.pending_seed = seed, None
+        self._joining = True
 
     def sent_seed(self, seed: str) -> None:
         self.pending_seed = seed
@@ -214,11 +219,14 @@ class TableDeals:
         self.committed(view.seed_commitment)
         self.bot_seat, self.options = dealer_seat(view.options), view.options
         hand = view.hand
+        joining, self._joining = self._joining, False
         self._last_hand = None if hand is None else (hand.hand_id, hand.button)
         if hand is None:
             self._end_unseen()
             return
         me = next((seat for seat in view.seats if seat.seat == view.you), None)
+        if joining and hand.phase == "ended":
+            me = None
         self._take_hand(
             hand.hand_id,
             hand.button,
