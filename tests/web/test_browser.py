@@ -34,6 +34,27 @@ HAND_LIMIT = 15.0
 """Seconds a hand may take before a test gives up on it (the bot acts at once)."""
 
 
+VALUES_BROKEN = """element => {
+  const broken = [];
+  const width = element.style.width;
+  element.style.width = "1px";
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const found of node.data.matchAll(/\\d-\\d/g)) {
+      const range = document.createRange();
+      range.setStart(node, found.index);
+      range.setEnd(node, found.index + 3);
+      const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (tops.size > 1) broken.push(found[0]);
+    }
+  }
+  element.style.width = width;
+  return broken;
+}"""
+"""The hand values (``9-6``) in ``element`` whose text runs over two lines when it is
+as narrow as it can be: wherever a line may break, it does."""
+
+
 async def sign_in(page: Page, name: str) -> None:
     await page.fill("input[name=name]", name)
     await page.click("[data-action=enter]")
@@ -214,6 +235,11 @@ async def test_on_a_phone_sized_screen_nothing_scrolls_sideways_and_a_hand_is_pl
     await play_hand([page], 1, tap=True)
     await expect(page.locator(".result .shown-hand")).to_have_count(2)
     await no_sideways_scroll(page)
+    # The winning hand's value is one word in the middle of the table: "9-" on one
+    # line and "6" on the next read as two numbers.
+    await expect(page.locator(".center .outcome")).to_be_visible()
+    broken = await page.locator(".center .outcome").evaluate(VALUES_BROKEN)
+    assert broken == [], broken
 
 
 async def test_the_lobby_lists_tables_with_stakes_and_seats_and_players_create_join_and_watch(

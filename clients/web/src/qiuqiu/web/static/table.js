@@ -770,12 +770,12 @@ function outcome(state) {
   return h(
     "div",
     { class: "outcome" },
-    won
-      .map((s) => {
-        const value = s.tiles.length === 4 && s.category ? ` with ${handValue(s.category, (s.cut ?? bestCut(s.tiles)).values)}` : "";
-        return `${state.name(s.seat)} ${s.seat === state.you ? "win" : "wins"} ${chips(s.won)}${value}`;
-      })
-      .join(" · "),
+    won.map((s, i) => {
+      const value = s.tiles.length === 4 && s.category ? handValue(s.category, (s.cut ?? bestCut(s.tiles)).values) : null;
+      // A value is one word: "9-6" broken at its hyphen read as 9, then 6.
+      const worth = value && [" with ", h("span", { class: "nowrap", text: value })];
+      return [i ? " · " : "", `${state.name(s.seat)} ${s.seat === state.you ? "win" : "wins"} ${chips(s.won)}`, worth];
+    }),
   );
 }
 
