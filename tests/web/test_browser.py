@@ -482,3 +482,17 @@ async def test_a_page_from_an_origin_the_server_does_not_allow_is_told_so_plainl
         await page.screenshot(path=screenshot("refused-origin"))
     finally:
         await strict.stop()
+
+
+async def test_an_address_naming_a_table_that_is_gone_says_so_in_words(
+    open_player: OpenPlayer, page_url: str
+) -> None:
+    # A reload after the server restarted without Redis said "there is no table t...".
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await page.goto(f"{page_url}#/table/t0123abcd")
+    await expect(page.locator("#toast")).to_contain_text(
+        "Table t0123abcd is no longer open: it closed, or the server restarted"
+    )
+    await expect(page.locator(".lobby")).to_be_visible()

@@ -619,6 +619,7 @@ async def test_the_lobby_opens_a_manual_split_table_and_the_chooser_shows_each_c
     await expect(page.locator(".cuts .cut-option.best .cut-note")).to_have_text("Best")
     best = rank(Hand(tiles)).pairs
     assert worth[0] == best
+    await expect(page.locator(".log")).to_contain_text("Cut your hand into two pairs.")
     await page.locator(".cuts").screenshot(path=screenshot("split"))
     await options_shown.first.click()
     await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible(
@@ -809,19 +810,25 @@ async def test_a_watcher_is_told_who_cuts_the_hands_and_when_they_are_cutting(
         while created["type"] != "table_created":
             created = json.loads(await ws.recv())
     table_id = created["table"]["table_id"]
+    dee = await open_player()
+    page = dee.page
+    await sign_in(page, "Dee")
+    await page.locator(f".table-row[data-table-id='{table_id}'] [data-action=watch]").click()
+    await expect(page.locator(".role")).to_have_text("Watching")
     # Bo and Cy check and call, and leave their cuts to the turn's time-out.
     async with (
         socket_player(server, "Bo", table_id, 500),
         socket_player(server, "Cy", table_id, 500),
     ):
-        dee = await open_player()
-        page = dee.page
-        await sign_in(page, "Dee")
-        await page.locator(f".table-row[data-table-id='{table_id}'] [data-action=watch]").click()
         await expect(page.locator(".center")).to_contain_text("cutting", timeout=HAND_LIMIT * 1000)
         await expect(page.locator(".actions")).to_have_text(
             "Waiting for the players to cut their hands…"
         )
+        # It was told "Cut your hands into two pairs.", as if it had a hand to cut.
+        await expect(page.locator(".log")).to_contain_text(
+            "The players cut their hands into two pairs."
+        )
+        await expect(page.locator(".log")).not_to_contain_text("Cut your")
         # The table says who cuts, as the lobby's row did.
         await expect(page.locator(".table-title .stakes")).to_have_text(
             "Ante 10 · Bet 10+ · 1 round · players cut their own hands · 30 s turns"

@@ -472,7 +472,9 @@ class App {
     } catch (error) {
       this.watching.delete(tableId);
       if (this.active === tableId) this.active = null;
-      this.refusal(error);
+      // Asked for by the page's address, as after a reload: the server's own words name no cause.
+      if (error instanceof Refused && error.code === "unknown_table") this.toast(`Table ${tableId} is no longer open: it closed, or the server restarted without keeping it.`, "bad");
+      else this.refusal(error);
       if (this.view !== "lobby") this.show("lobby");
     }
   }

@@ -315,7 +315,7 @@ export class TableState {
           this.legal = { declare_cut: true };
           this.turnKey = `${e.seq}`;
         }
-        this.note("Cut your hands into two pairs.");
+        this.note(this.you !== null && e.seats.includes(this.you) ? "Cut your hand into two pairs." : "The players cut their hands into two pairs.");
         break;
       case "cut_declared":
         if (seat && e.cut) seat.cut = e.cut;
