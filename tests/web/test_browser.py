@@ -496,3 +496,15 @@ async def test_an_address_naming_a_table_that_is_gone_says_so_in_words(
         "Table t0123abcd is no longer open: it closed, or the server restarted"
     )
     await expect(page.locator(".lobby")).to_be_visible()
+
+
+async def test_the_chips_at_the_table_in_the_header_are_the_stack_the_seat_shows(
+    open_player: OpenPlayer,
+) -> None:
+    # The header kept the stack the seat sat down with, or had as the last hand ended:
+    # "+ 500 at the table" beside a seat of 490 once the ante was in.
+    ann, _ = await seated_against_the_bot(open_player)
+    page = ann.page
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    await expect(page.locator(".seat.me .seat-stack")).to_have_text("490")
+    await expect(page.locator(".at-table")).to_have_text(" + 490 at the table")

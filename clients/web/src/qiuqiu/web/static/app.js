@@ -243,6 +243,8 @@ class App {
       this.conn.send({ type: "request_snapshot", table_id: m.table_id });
     }
     if (applied !== "applied") return;
+    // The header's chips at the table are the seat's stack as it is now, as its box says.
+    if (state.you !== null) this.drawAccount();
     if (m.type === "hand_ended") {
       this.leaving.delete(m.table_id);
       this.record(state);
