@@ -709,6 +709,34 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
         await again.stop()
 
 
+async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_table(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # The header went on counting "+ 490 at the table" of a table no server knew.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    port = server.port
+    # Dead, not stopped: the page hears of no table closing.
+    assert server._server is not None
+    for connection in list(server._server.connections):
+        connection.transport.abort()
+    await server.stop()
+    config = ServerConfig(port=port, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
+    await again.start()
+    try:
+        toast = page.locator("#toast .toast-item")
+        await expect(toast.filter(has_text="is no longer open")).to_be_visible(timeout=20_000)
+        await expect(page.locator(".lobby")).to_be_visible()
+        await expect(page.locator(".balance-amount")).to_have_text("1,000")
+        await expect(page.locator(".at-table")).to_have_count(0)
+    finally:
+        await again.stop()
+
+
 async def go_bust(page: Page) -> None:
     """Everything in on every turn: Max and bet, or call, until the chips are gone."""
     async with asyncio.timeout(HAND_LIMIT * 4):

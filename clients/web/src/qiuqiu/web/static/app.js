@@ -473,6 +473,9 @@ class App {
       await this.conn.request({ type: "watch_table", table_id: tableId });
     } catch (error) {
       this.watching.delete(tableId);
+      // What was kept of it (a seat, when the server forgot everything) is no more.
+      this.tables.delete(tableId);
+      this.drawAccount();
       if (this.active === tableId) this.active = null;
       // Asked for by the page's address, as after a reload: the server's own words name no cause.
       if (error instanceof Refused && error.code === "unknown_table") this.toast(`Table ${tableId} is no longer open: it closed, or the server restarted without keeping it.`, "bad");
