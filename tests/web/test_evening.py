@@ -24,11 +24,14 @@ import pytest
 from playwright.async_api import Locator, Page, ViewportSize, expect
 from websockets.asyncio.client import ClientConnection, connect
 
+from qiuqiu.cli.connection import Connection
 from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank
-from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
+from tests.conftest import free_port
+from tests.server.processes import Servers
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
@@ -735,6 +738,39 @@ async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_t
         await expect(page.locator(".at-table")).to_have_count(0)
     finally:
         await again.stop()
+
+
+async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
+    redis_url: str, open_player: OpenPlayer
+) -> None:
+    """Bo's table is hosted by one process, Ann plays at it through the other. The host
+    is killed mid-hand: the other adopts the table and voids the hand, in a hand_voided
+    that comes after a gap in seq. The page went from "Back online." to the next hand
+    without a word of why the chips were back."""
+    servers = Servers(redis_url)
+    try:
+        hosting, relaying = free_port(), free_port()
+        host = await servers.start(hosting)
+        await servers.start(relaying)
+        bo = await Connection.open(f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False)
+        table, _ = await bo.open_table(TableOptions(dealer_bot=False, turn_seconds=5), 500)
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{relaying}/")
+        await sign_in(page, "Ann")
+        await page.locator(
+            f".table-row[data-table-id='{table.table_id}'] [data-action=join]"
+        ).click()
+        await expect(page.locator(".center .phase")).to_have_text(re.compile("Hand #1"))
+        host.kill()
+        await host.wait()
+        await expect(page.locator(".log")).to_contain_text(
+            "The hand was called off (the server hosting the table stopped); every chip went back.",
+            timeout=HAND_LIMIT * 1000,
+        )
+        await bo.close()
+    finally:
+        await servers.kill_remaining()
 
 
 async def go_bust(page: Page) -> None:

@@ -153,10 +153,21 @@ export class TableState {
    */
   apply(event) {
     if (event.seq <= this.seq) return "ignored";
-    if (event.seq !== this.seq + 1) return "gap";
+    if (event.seq !== this.seq + 1) {
+      // The table's new host calling off the hand its dead server was playing comes far
+      // ahead in seq: the snapshot asked for brings the chips back, but not why.
+      if (event.type === "hand_voided" && this.hand?.handId === event.hand_id) this.calledOff(event);
+      return "gap";
+    }
     this.seq = event.seq;
     this.fold(event);
     return "applied";
+  }
+
+  /** A `hand_voided`, in the hand's result and the log. @param {any} e */
+  calledOff(e) {
+    this.ensureResult(e.hand_id).voided = e.reason;
+    this.note(`The hand was called off (${e.reason}); every chip went back.`, "warn");
   }
 
   /** @param {any} e */
@@ -360,8 +371,7 @@ export class TableState {
           if (s) s.stack += refund.amount;
         }
         if (hand) hand.pot = 0;
-        this.ensureResult(e.hand_id).voided = e.reason;
-        this.note(`The hand was called off (${e.reason}); every chip went back.`, "warn");
+        this.calledOff(e);
         break;
       case "hand_ended":
         if (hand) {
