@@ -949,6 +949,14 @@ async def test_players_who_share_a_name_are_told_apart_by_their_seats(
         await sign_in(cy.page, "Cy")
         listed = cy.page.locator(".lobby .seat-chip:not(.free)")
         await expect(listed).to_contain_text(["Ann", "Bo (seat 2)", "Bo (seat 3)"])
+    # One's own seat says "(you)", which no other seat of the name does.
+    bo = await open_player()
+    await sign_in(bo.page, "Bo")
+    table_id = await open_table_without_the_bot(bo.page)
+    async with socket_player(server, "Bo", table_id, 500):
+        await expect(bo.page.locator(".felt .seat .seat-name")).to_have_text(
+            ["Bo (you)", "Bo (seat 2)"]
+        )
 
 
 async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(

@@ -247,7 +247,7 @@ export class TableView {
     const value = seat.tiles.length === 4 && seat.category ? handValue(seat.category, (seat.cut ?? bestCut(seat.tiles)).values) : null;
     // Read out as one group: its bare text alone reads "Dealer D bot 9,990".
     const said = [
-      isMe ? `${state.seatName(seat.seat)} (you)` : state.seatName(seat.seat),
+      isMe ? `${seat.name} (you)` : state.seatName(seat.seat),
       seat.isBot && "the dealer bot",
       hand?.button === seat.seat && "on the button",
       `${chips(seat.stack)} chips`,
@@ -262,7 +262,7 @@ export class TableView {
       h(
         "div",
         { class: "seat-head" },
-        h("span", { class: "seat-name", text: isMe ? `${state.seatName(seat.seat)} (you)` : state.seatName(seat.seat) }),
+        h("span", { class: "seat-name", text: isMe ? `${seat.name} (you)` : state.seatName(seat.seat) }),
         hand?.button === seat.seat && h("span", { class: "badge button", title: "dealer button", text: "D" }),
         seat.isBot && h("span", { class: "badge bot", text: "bot" }),
       ),
