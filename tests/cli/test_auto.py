@@ -183,7 +183,9 @@ async def test_an_unreachable_server_is_one_clear_line_and_exit_status_1(
     config_dir: Path,
 ) -> None:
     out, err = await qiuqiu_both("play", "--server", "ws://127.0.0.1:9", "--auto", "1", status=1)
-    assert "cannot connect to ws://127.0.0.1:9" in err
+    assert (
+        "cannot connect to ws://127.0.0.1:9: nothing listens there (is the server running?)" in err
+    )
     assert len(err.splitlines()) == 1, "one line, however long"
     assert not out, "standard output may be a file of results"
 

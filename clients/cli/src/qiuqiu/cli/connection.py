@@ -358,6 +358,11 @@ class Connection:
             self._ws = await connect(
                 self.url, compression=None, open_timeout=OPEN_TIMEOUT, max_size=MAX_FRAME
             )
+        except ConnectionRefusedError:
+            # Said as a person reads it: "[Errno 111] Connect call failed (...)" is not.
+            raise ConnectionLost(
+                f"cannot connect to {self.url}: nothing listens there (is the server running?)"
+            ) from None
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
             raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
         self._read_to_close.clear()
