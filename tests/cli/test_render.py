@@ -265,6 +265,15 @@ def test_the_table_shows_every_seat_with_its_stack_and_the_pot() -> None:
     assert "<- to act" in drawn
 
 
+def test_a_hand_over_shows_no_pot_and_its_tiles_still() -> None:
+    state = table(tiles=("6-3", "2-1", "5-5", "4-0"))
+    assert state.hand is not None
+    state.hand.phase, state.hand.pot, state.hand.deadline_ms = "ended", 0, None
+    drawn = text_of(render.table(state, now_ms=0, unicode=True))
+    assert "Pot" not in drawn
+    assert "= 9-7" in drawn
+
+
 def test_the_table_shows_own_four_tiles_with_their_best_cut() -> None:
     state = table(tiles=("6-3", "2-1", "5-5", "4-0"), actor=ME)
     drawn = text_of(render.table(state, now_ms=0, unicode=True))

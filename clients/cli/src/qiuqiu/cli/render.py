@@ -176,7 +176,8 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
         lines.append(
             Text(f"Waiting for {missing} more player{'s' * (missing > 1)} to sit down.", "dim")
         )
-    if hand is not None:
+    # A hand over has no pot left to show: "Pot 0" read as a hand played for nothing.
+    if hand is not None and hand.phase != "ended":
         dot = " · " if unicode else " | "
         status = Text.assemble(("Pot ", "dim"), (str(hand.pot), "bold yellow"))
         if hand.actor is not None:
