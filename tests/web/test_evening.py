@@ -971,3 +971,38 @@ async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(
         await page.click(f"{MY_TURN} [data-action=bet]:enabled")
         await expect(page.locator(".log")).to_contain_text("10 unmatched went back to you.")
         await expect(page.locator(".result[data-hand='1']")).to_contain_text("everyone else folded")
+
+
+SUFFIX_CLIPPED = """names => names.flatMap((name) => {
+  const box = name.getBoundingClientRect();
+  const walker = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.search(/\\((seat \\d|you)\\)/);
+    if (at < 0) continue;
+    const range = document.createRange();
+    range.setStart(node, at);
+    range.setEnd(node, node.data.length);
+    const said = range.getBoundingClientRect();
+    if (said.width === 0 || said.right > box.right + 0.5) return [name.textContent];
+  }
+  return [];
+})"""
+"""The seat names whose "(seat N)" or "(you)" is cut off by the box's edge."""
+
+
+async def test_on_a_phone_a_long_shared_name_keeps_its_seat_number_in_view(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # "Alexandrina (seat 2)" was cut to "Alexandrina (se…": the part that told it apart.
+    ann = await open_player(PHONE, phone=True)
+    page = ann.page
+    await sign_in(page, "Alexandrina")
+    table_id = await open_table_without_the_bot(page, seats=6, to_start=6)
+    async with contextlib.AsyncExitStack() as stack:
+        for _ in range(5):
+            await stack.enter_async_context(socket_player(server, "Alexandrina", table_id, 500))
+        await expect(page.locator(".felt .seat:not(.empty)")).to_have_count(6)
+        names = page.locator(".felt .seat .seat-name")
+        await expect(names.nth(5)).to_contain_text("(seat 6)")
+        assert await names.evaluate_all(SUFFIX_CLIPPED) == []
+        await page.screenshot(path=screenshot("seats-6-one-name"))

@@ -245,6 +245,8 @@ export class TableView {
       tiles = h("div", { class: "seat-tiles" }, dominoRow(Array(seat.tileCount).fill(null), { size: "sm" }));
     }
     const value = seat.tiles.length === 4 && seat.category ? handValue(seat.category, (seat.cut ?? bestCut(seat.tiles)).values) : null;
+    // Kept whole however narrow the box: a long name is cut short, not what tells it apart.
+    const nameSuffix = isMe ? " (you)" : state.nameTaken(seat.name, seat.seat) ? ` (seat ${seat.seat + 1})` : null;
     // Read out as one group: its bare text alone reads "Dealer D bot 9,990".
     const said = [
       isMe ? `${seat.name} (you)` : state.seatName(seat.seat),
@@ -262,7 +264,7 @@ export class TableView {
       h(
         "div",
         { class: "seat-head" },
-        h("span", { class: "seat-name", text: isMe ? `${seat.name} (you)` : state.seatName(seat.seat) }),
+        h("span", { class: "seat-name" }, h("span", { class: "seat-name-text", text: seat.name }), nameSuffix && h("span", { class: "seat-name-suffix", text: nameSuffix })),
         hand?.button === seat.seat && h("span", { class: "badge button", title: "dealer button", text: "D" }),
         seat.isBot && h("span", { class: "badge bot", text: "bot" }),
       ),
