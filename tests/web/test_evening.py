@@ -773,6 +773,35 @@ async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
         await servers.kill_remaining()
 
 
+async def test_a_server_killed_mid_hand_and_started_again_is_said_to_be_back(
+    redis_url: str, open_player: OpenPlayer
+) -> None:
+    # Its hand called off came before the snapshot, and the page never said "Back online."
+    servers = Servers(redis_url)
+    try:
+        port = free_port()
+        host = await servers.start(port)
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{port}/")
+        await sign_in(page, "Ann")
+        await open_table(page)
+        await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+        host.kill()
+        await host.wait()
+        log = page.locator(".log")
+        await expect(log).to_contain_text("Connection lost: reconnecting…")
+        await servers.start(port)
+        await expect(log).to_contain_text(
+            "The hand was called off (the server hosting the table stopped)",
+            timeout=HAND_LIMIT * 1000,
+        )
+        await expect(page.locator("#status")).to_have_attribute("data-status", "online")
+        await expect(log).to_contain_text("Back online.")
+    finally:
+        await servers.kill_remaining()
+
+
 async def go_bust(page: Page) -> None:
     """Everything in on every turn: Max and bet, or call, until the chips are gone."""
     async with asyncio.timeout(HAND_LIMIT * 4):

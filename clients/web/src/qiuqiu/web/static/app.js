@@ -218,7 +218,9 @@ class App {
       state.log = before.log;
       state.result = before.result;
       state.skewMs = before.skewMs;
-      if (before.log.at(-1)?.text.startsWith("Connection lost")) state.note("Back online.", "ok");
+      // Whatever was said since the connection dropped (a hand called off may come first).
+      const said = before.log.findLast((line) => line.text === "Back online." || line.text.startsWith("Connection lost"));
+      if (said?.text.startsWith("Connection lost")) state.note("Back online.", "ok");
     }
     this.tables.set(id, state);
     this.awaiting.delete(id);
