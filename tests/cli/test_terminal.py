@@ -551,6 +551,30 @@ async def test_back_at_a_table_whose_last_hand_it_played_the_account_checks_only
         await bo
 
 
+@pytest.mark.parametrize(
+    ("started", "command"), [({}, "qiuqiu"), ({"UV": "/usr/bin/uv"}, "uv run qiuqiu")]
+)
+async def test_who_opens_a_table_for_others_is_told_the_command_they_join_with(
+    server: QiuQiuServer, config_dir: Path, started: dict[str, str], command: str
+) -> None:
+    # Started with the README's "uv run qiuqiu play", it said "qiuqiu play", which a
+    # friend's checkout has no such command for. uv names itself in UV to what it runs.
+    child = pexpect.spawn(
+        str(QIUQIU),
+        ["play", "--name", "Ann", "--plain", "--server", server.url, "--no-bot"],
+        env={"QIUQIU_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", **started},
+        encoding="utf-8",
+        timeout=PATIENCE,
+        dimensions=(50, 200),
+    )
+    await child.expect(r"Table (t\w+): 2 seats", async_=True)
+    table_id = matched(child)
+    joining = f"Others join with: {command} play --server {server.url} --table {table_id}"
+    await child.expect_exact(joining, async_=True)
+    child.sendline("quit")
+    assert "Traceback" not in await finished(child)
+
+
 class FoldsToABet(Bot):
     def decide(self, turn: Turn) -> Action:
         return Check() if turn.legal.check else Fold()

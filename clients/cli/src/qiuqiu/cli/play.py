@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -189,7 +190,8 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
             console,
             options,
             Text(
-                f"Others join with: qiuqiu play --server {conn.url} --table {table.table_id}",
+                f"Others join with: {command_name()} play --server {conn.url} "
+                f"--table {table.table_id}",
                 "dim",
             ),
         )
@@ -217,6 +219,13 @@ def waiting_said(console: Console, options: PlayOptions) -> Iterator[None]:
         waiting_log.removeHandler(handler)
         waiting_log.setLevel(level)
         waiting_log.propagate = propagate
+
+
+def command_name() -> str:
+    """``qiuqiu`` as this process was started: through ``uv run`` (which puts the path
+    of uv in ``UV``, as the README starts it), the command a friend's checkout needs
+    too; else as installed."""
+    return "uv run qiuqiu" if os.environ.get("UV") else "qiuqiu"
 
 
 def say(console: Console, options: PlayOptions, text: Text) -> None:
