@@ -575,6 +575,26 @@ async def test_who_opens_a_table_for_others_is_told_the_command_they_join_with(
     assert "Traceback" not in await finished(child)
 
 
+async def test_a_session_resumed_by_a_new_process_says_the_seed_it_sent_was_its_own(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # It said "Your seed is now 41f1...", of a seed the player never chose.
+    child = await connect(config_dir, server)
+    await child.expect(TURN, async_=True)
+    child.kill(signal.SIGKILL)
+    await child.expect(pexpect.EOF, async_=True)
+    child.close()
+    child = spawn(config_dir, "--server", server.url)
+    await child.expect("You are still seated at table", async_=True)
+    found = await child.expect(
+        ["This client sent a new seed of its own for the shuffles here", "Your seed is now"],
+        async_=True,
+    )
+    assert found == 0
+    await leave(child)
+    await finished(child)
+
+
 class FoldsToABet(Bot):
     def decide(self, turn: Turn) -> Action:
         return Check() if turn.legal.check else Fold()

@@ -125,6 +125,8 @@ class Terminal:
         self._told: DealTampered | None = None
         self._rules_told: set[str] = set()
         """The tables whose rules were said (a reconnect's snapshot says nothing new)."""
+        self._seeds_typed: set[str] = set()
+        """The seeds the person chose with ``seed``; any other the client sent itself."""
 
     @property
     def state(self) -> TableState | None:
@@ -329,6 +331,14 @@ class Terminal:
             self._rules_told.add(self.table_id)
             self.say(render.rules(state.options))
         line = render.event(message, state, self.unicode)
+        if isinstance(message, wire.SeedSet) and message.client_seed not in self._seeds_typed:
+            # Sent by the connection itself, seated with no seed sent from this process
+            # (a session resumed): "Your seed is now ..." spoke of a seed nobody chose.
+            line = Text(
+                "This client sent a new seed of its own for the shuffles here (it had "
+                "sent none from this session): it goes into every one from the next hand.",
+                "dim",
+            )
         if line is not None and line.plain:
             self.say(line)
         failure = state.deals.tampered
@@ -465,6 +475,7 @@ class Terminal:
             else:
                 self.say(Text(f"Your seed at table {self.table_id}: {current}", "dim"))
             return
+        self._seeds_typed.add(seed)
         try:
             await self.conn.set_seed(self.table_id, seed)
         except ConnectionLost:
