@@ -595,6 +595,31 @@ async def test_a_session_resumed_by_a_new_process_says_the_seed_it_sent_was_its_
     await finished(child)
 
 
+async def test_joining_a_table_while_seated_at_another_says_that_seat_plays_on(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # Ann's seat at the table of a session she killed went on paying antes, unsaid.
+    child = await connect(config_dir, server)
+    await child.expect(r"Table (t\w+): 2 seats", async_=True)
+    first = matched(child)
+    child.kill(signal.SIGKILL)
+    await child.expect(pexpect.EOF, async_=True)
+    child.close()
+    async with await Connection.open(server.url, name="Bo") as bo:
+        options = TableOptions(dealer_bot=False, turn_seconds=5)
+        table, _ = await bo.open_table(options, 500)
+        child = spawn(config_dir, "--server", server.url, "--table", table.table_id)
+        said = (
+            f"You are still seated at table {first} from an earlier session: its turns "
+            "are checked or folded for you until you go back to it (qiuqiu play "
+            f"--server {server.url} --table {first}) and quit."
+        )
+        await child.expect(words(*map(re.escape, said.split())), async_=True)
+        await child.expect("You sat down at table", async_=True)
+        await leave(child)
+        await finished(child)
+
+
 class FoldsToABet(Bot):
     def decide(self, turn: Turn) -> Action:
         return Check() if turn.legal.check else Fold()

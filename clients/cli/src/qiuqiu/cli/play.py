@@ -169,6 +169,19 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         )
         return table_id
     if options.table_id is not None:
+        for elsewhere in welcome.tables:
+            # This client plays one table: a seat left at another plays on by itself.
+            say(
+                console,
+                options,
+                Text(
+                    f"You are still seated at table {elsewhere} from an earlier session: "
+                    "its turns are checked or folded for you until you go back to it "
+                    f"({command_name()} play --server {conn.url} --table {elsewhere}) "
+                    "and quit.",
+                    "yellow",
+                ),
+            )
         joined = await conn.join_table(options.table_id, options.buy_in)
         say(
             console,
