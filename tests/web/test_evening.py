@@ -1035,3 +1035,23 @@ async def test_on_a_phone_a_long_shared_name_keeps_its_seat_number_in_view(
         await expect(names.nth(5)).to_contain_text("(seat 6)")
         assert await names.evaluate_all(SUFFIX_CLIPPED) == []
         await page.screenshot(path=screenshot("seats-6-one-name"))
+
+
+async def test_a_replayed_hand_names_who_played_it_though_another_sits_there_now(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # The replay named each seat's player of now: Cy, in the hand Bo played.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page)
+    async with socket_player(server, "Bo", table_id, 500) as bo:
+        await play_hand([page], 1)
+        await bo.send(json.dumps({"type": "leave_table", "id": 9, "table_id": table_id}))
+        await expect(page.locator(".log")).to_contain_text("Bo left with")
+    async with socket_player(server, "Cy", table_id, 500):
+        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Cy")
+        await page.click("[data-action=history]")
+        await page.locator(".history .past-hand[data-hand='1'] [data-action=replay]").click()
+        replay = page.locator(".history .replay")
+        await expect(replay.locator(".seat[data-seat='1'] .seat-name")).to_have_text("Bo")

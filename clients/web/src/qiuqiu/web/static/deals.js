@@ -37,6 +37,17 @@ export class DealLedger {
      * outOfTurn). @type {{handId: number, button: number} | null}
      */
     this.lastHand = null;
+    /**
+     * Who sat where in each hand this page saw, for its replay: the history names
+     * accounts, not players, and a seat may have changed hands since.
+     * @type {Map<number, Map<number, {name: string, isBot: boolean}>>}
+     */
+    this.seated = new Map();
+  }
+
+  /** The players at `seats` as hand `handId` is played. @param {number} handId @param {Iterable<{seat: number, name: string, isBot: boolean}>} seats */
+  sat(handId, seats) {
+    if (!this.seated.has(handId)) this.seated.set(handId, new Map([...seats].map((s) => [s.seat, { name: s.name, isBot: s.isBot }])));
   }
 
   /**

@@ -82,6 +82,7 @@ export class TableState {
     this.hand = null;
     if (view.hand) {
       const hand = view.hand;
+      this.deals.sat(hand.hand_id, this.seats.values());
       this.hand = {
         handId: hand.hand_id,
         button: hand.button,
@@ -229,6 +230,7 @@ export class TableState {
         }
         this.note(`Hand #${e.hand_id}`, "head");
         this.deals.start(e, this.you);
+        this.deals.sat(e.hand_id, seats.values());
         break;
       case "ante_taken":
         this.putIn(e.seat, e.amount, e.all_in, false);

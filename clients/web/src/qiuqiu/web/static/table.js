@@ -617,7 +617,7 @@ export class TableView {
    */
   replayState(hand, step) {
     const me = hand.seats.find((/** @type {any} */ x) => x.account_id === this.past.accountId);
-    const names = this.state?.seats;
+    const names = this.state?.deals.seated.get(hand.hand_id) ?? this.state?.seats;
     const snapshot = {
       seq: hand.events[0].seq - 1,
       table: {
