@@ -119,6 +119,20 @@ def test_a_raise_the_rules_do_not_allow_is_caught() -> None:
     assert "breaks the rules" in check.reason
 
 
+def test_a_button_at_no_seat_of_the_hand_is_caught_not_raised() -> None:
+    with pytest.raises(PaidWrong, match="breaks the rules"):
+        verify_history(
+            TableOptions(),
+            paid_history(
+                lambda event: (
+                    event.model_copy(update={"button": 5})
+                    if isinstance(event, wire.HandStarted)
+                    else event
+                )
+            ),
+        )
+
+
 def test_a_hand_seen_from_a_snapshot_is_not_held_to_moves_it_did_not_see() -> None:
     """Back mid-hand, the client does not know the betting before its snapshot: no
     payout check, however the hand was paid."""

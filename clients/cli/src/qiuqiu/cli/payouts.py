@@ -21,11 +21,10 @@ from pydantic import ValidationError
 
 from qiuqiu.engine import ALL_TILES, Cut, EngineError, HandState, Tile
 from qiuqiu.engine.events import HandEnded
+from qiuqiu.engine.state import FIRST_TILES
 from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import SeatAmount
-
-FIRST_TILES = 3
 
 
 class PaidWrong(DealTampered):
@@ -78,7 +77,7 @@ def verify_payouts(
             state.declare_cut(
                 seat, Cut((Tile.parse(a), Tile.parse(b)), (Tile.parse(c), Tile.parse(d)))
             )
-    except EngineError as error:
+    except (EngineError, ValueError) as error:  # a button or a tile that is none
         raise tampered(f"the hand as the server told it breaks the rules: {error}") from None
     last = state.log[-1]
     if not isinstance(last, HandEnded):
