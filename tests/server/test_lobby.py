@@ -409,6 +409,20 @@ async def test_joins_sent_all_at_once_seat_an_account_at_no_more_tables_than_the
     assert await chip_total(server) == 0
 
 
+NO_SEAT_CAP = FAST.model_copy(update={"max_seats_per_account": 0})
+
+
+@pytest.mark.parametrize("config", [pytest.param(NO_SEAT_CAP, id="no cap")])
+async def test_a_seat_cap_of_0_lets_an_account_sit_at_as_many_tables_as_it_pays_for(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client = await connect_client()
+    account_id = (await client.hello())["account_id"]
+    for _ in range(10):
+        assert (await client.reply("create_table", buy_in=100))["type"] == "table_created"
+    assert len(server.lobby.seated_at(account_id)) == 10
+
+
 TWO_SPECTATORS = FAST.model_copy(update={"max_spectators": 2})
 
 

@@ -39,9 +39,9 @@ class ServerConfig(BaseSettings):
     starting_balance: int = Field(1_000, ge=0, description="chips a new account is granted")
     max_seats_per_account: int = Field(
         8,
-        ge=1,
+        ge=0,
         description="tables one account may sit at at once, on every server sharing the "
-        "store; one more join_table or create_table with a buy_in is refused",
+        "store; one more join_table or create_table with a buy_in is refused; 0 for no cap",
     )
     max_spectators: int = Field(
         50,

@@ -76,7 +76,7 @@ class Lobby:
     lease: float = 5.0
     """Seconds a table's lease lasts; renewed three times as often."""
     seats_per_account: int = 8
-    """The most tables one account may sit at at once, on every process."""
+    """The most tables one account may sit at at once, on every process (0: no limit)."""
     spectators_per_table: int = 50
     """The most spectators one table takes at once (0: no limit)."""
     on_adopted: Callable[[str], None] | None = None
@@ -271,6 +271,8 @@ class Lobby:
         that sits at the most it may already. The store refuses the buy-in too, in the
         same step as it writes it: this saves a table made for nothing, and a round trip
         to another process."""
+        if not self.seats_per_account:
+            return
         seated = {*self._seated.get(account_id, ()), *await self.store.seated_tables(account_id)}
         seated.discard(table_id or "")
         if len(seated) >= self.seats_per_account:
