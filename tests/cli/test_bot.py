@@ -254,6 +254,22 @@ async def test_a_bot_whose_server_came_back_without_its_account_still_reports_it
     assert summary["won"] + summary["lost"] <= summary["hands"]
 
 
+async def test_a_bot_plays_exactly_its_hands_at_a_table_that_deals_the_next_at_once() -> None:
+    """It asked to stand up as its last hand ended, by which time the next had been
+    dealt with it in: --hands 5 played 6, the sixth checked or folded for it."""
+    config = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
+    server = QiuQiuServer(config)
+    await server.start()
+    try:
+        summary = await asyncio.wait_for(
+            run(AlwaysCall(), server.url, name="Exact", hands=5, options=SMALL), PATIENCE
+        )
+    finally:
+        await server.stop()
+    assert summary.hands == 5
+    assert summary.verified == 5
+
+
 async def some_hands_played(server: QiuQiuServer) -> bool:
     tables = await server.store.tables()
     return any([len(await server.store.table_hands(t.table_id)) >= 2 for t in tables])

@@ -208,3 +208,53 @@ async def test_an_action_sent_in_time_beats_a_turn_clock_that_ran_out_while_the_
     acted = await first.wait(lambda m: m["type"] in ("checked", "turn_timed_out"))
     assert acted["type"] == "checked"
     assert not any(m["type"] == "turn_timed_out" for m in first.frames)
+
+
+async def test_a_seat_leaving_after_the_hand_plays_it_out_and_is_not_dealt_the_next(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """leave_table with after_hand: the seat's turns stay its own (no check or fold is
+    played for it), it stands up as the hand ends, and the next hand goes on without it."""
+    players = [await connect_client() for _ in range(4)]
+    for n, player in enumerate(players):
+        await player.hello(f"P{n}")
+    # Dealt from three players on: the fourth may come in the first hand or the next.
+    options = {"dealer_bot": False, "seats": 4, "min_players": 3}
+    made = await players[0].reply("create_table", options=options, buy_in=300)
+    table_id = made["table"]["table_id"]
+    for player in players[1:]:
+        await player.reply("join_table", table_id=table_id, buy_in=300)
+    leaver = players[0]
+    await leaver.expect("hand_started")
+    ref = await leaver.send("leave_table", table_id=table_id, after_hand=True)
+    # Every seat plays the hand out itself: checks, or the leaver bets and the others call.
+    while True:
+        message = await players[1].wait(
+            lambda m: m["type"] in ("turn_started", "hand_ended") and m.get("hand_id") == 1
+        )
+        if message["type"] == "hand_ended":
+            break
+        actor, seq = players[message["seat"]], message["seq"]
+        turn = message
+        if actor is not players[1]:  # whose own copy of the turn was just read
+            turn = await actor.wait(
+                lambda m, seq=seq: m["type"] == "turn_started" and "legal" in m and m["seq"] == seq
+            )
+        legal = turn["legal"]
+        if actor is leaver and legal.get("bet"):
+            move = {"type": "bet", "amount": legal["bet"]["min"]}
+        else:
+            move = {"type": "check"} if legal.get("check") else {"type": "call"}
+        await actor.send(table_id=table_id, hand_id=1, **move)
+    left = await leaver.expect("table_left", table_id=table_id)
+    assert left["ref"] == ref
+    assert not any(m["type"] == "turn_timed_out" for m in leaver.frames)
+    # Its moves answer its own messages: none was played for it.
+    moves = ("checked", "folded", "bet_placed", "called")
+    own = [m for m in leaver.frames if m["type"] in moves and m["seat"] == 0]
+    assert own
+    assert all(m.get("ref") is not None for m in own)
+    # The next hand is dealt to those who stayed.
+    next_hand = await players[1].expect("hand_started", hand_id=2)
+    assert {s["seat"] for s in next_hand["stacks"]} == {1, 2, 3}
+    assert await chip_total(server) == 0

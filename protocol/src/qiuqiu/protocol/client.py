@@ -91,10 +91,13 @@ class SetSeed(ClientMessage):
 
 class LeaveTable(ClientMessage):
     """Stand up (the stack goes back to the balance once the seat is out of the
-    hand) or stop watching."""
+    hand) or stop watching. In a hand the server plays the seat's turns at once
+    (check, else fold), unless ``after_hand``: then the seat plays the hand out
+    itself, and stands up as it ends, before the next is dealt."""
 
     type: Literal["leave_table"] = "leave_table"
     table_id: TableId
+    after_hand: bool = False
 
 
 class WatchTable(ClientMessage):

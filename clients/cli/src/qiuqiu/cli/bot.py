@@ -383,9 +383,9 @@ async def play(
     """Play ``bot`` at ``table_id`` (where ``conn`` is seated) until ``hands`` hands have
     ended, then stand up; or until the seat or the table is gone.
 
-    The summary counts every hand the seat was dealt into before it stood up: one
-    more than ``hands`` if the next hand had already begun when the server took
-    the request to leave (the seat then checks or folds at once). It is ``summary``
+    The summary counts every hand the seat was dealt into before it stood up. The
+    seat asks to stand up as its last hand begins (``after_hand``): it plays that
+    hand out, and is not dealt the next, however soon the table deals it. It is ``summary``
     if one is given, filled in as the hands end: its caller still has the hands
     played when this raises.
 
@@ -415,6 +415,8 @@ async def _play(
     """The turn each action sent answers, and the bot's answer, by the action's id."""
     stacks_before: dict[int, int] = {}
     leaving = False
+    last_hand: int | None = None
+    """The hand the seat asked to stand up after, as it began (``after_hand``)."""
     alone = False
     turn_due = False
     async for message in conn.messages():
@@ -506,6 +508,12 @@ async def _play(
             stack = next((s.amount for s in message.stacks if s.seat == state.you), None)
             if isinstance(message, wire.HandStarted) and stack is not None:
                 stacks_before[message.hand_id] = stack
+                if hands is not None and last_hand is None and summary.hands + 1 >= hands:
+                    # The last hand: played out, then the seat stands up before the
+                    # next is dealt, however soon that comes.
+                    leave = cmd.LeaveTable(id=conn.next_id(), table_id=table_id, after_hand=True)
+                    if await _sent(conn, leave):
+                        last_hand = message.hand_id
             elif message.hand_id in stacks_before and stack is not None:
                 net = stack - stacks_before.pop(message.hand_id)
                 summary.record(message.hand_id, net)
@@ -524,7 +532,10 @@ async def _play(
                     except BotFailed:
                         await _stand_up(conn, table_id)
                         raise
-        if not leaving and hands is not None and summary.hands >= hands:
+        dealt_after_last = last_hand is None or (
+            state.hand is not None and state.hand.hand_id > last_hand
+        )  # the request went unheard (its table moved to another server meanwhile)
+        if not leaving and hands is not None and summary.hands >= hands and dealt_after_last:
             leaving = await _sent(conn, cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
         if held is not None and not conn.behind(table_id):
             late_key, late = held

@@ -208,9 +208,16 @@ class TableCore(HandFlow):
         self._verify_store()
         self._seed_changes.append(SeedChange(account_id, client_seed, viewer, ref))
 
-    def leave(self, account_id: str, viewer: Viewer, ref: MessageId | None = None) -> None:
+    def leave(
+        self,
+        account_id: str,
+        viewer: Viewer,
+        ref: MessageId | None = None,
+        after_hand: bool = False,
+    ) -> None:
         """Stand up; a seat in the hand stands up when the hand ends, played meanwhile
-        (check if it can, else fold). Stopping to watch is :meth:`unwatch`."""
+        (check if it can, else fold), or by its player (``after_hand``). Stopping to
+        watch is :meth:`unwatch`."""
         seat = self.seat_of(account_id)
         if seat is None:
             raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
@@ -218,7 +225,8 @@ class TableCore(HandFlow):
         self._verify_sure()
         if not self._in_hand(seat.seat):
             self._verify_store()
-        if seat.leaving and not seat.grace_ran_out and seat.leave_asker is viewer:
+        hurried = seat.plays_out and not after_hand  # played out, then asked to go now
+        if seat.leaving and not seat.grace_ran_out and seat.leave_asker is viewer and not hurried:
             # One answer a request: the first one's comes when the hand ends.
             raise Refused(
                 ErrorCode.ALREADY_LEAVING,
@@ -226,7 +234,8 @@ class TableCore(HandFlow):
             )
         seat.leaving, seat.leave_ref, seat.viewer, seat.grace_ran_out = True, ref, viewer, False
         seat.leave_asker = viewer
-        if self.state is TablePhase.PLAYING and self._in_hand(seat.seat):
+        seat.plays_out = after_hand and self._in_hand(seat.seat)
+        if self.state is TablePhase.PLAYING and self._in_hand(seat.seat) and not seat.plays_out:
             self._after(())
 
     def watch(self, viewer: Viewer, ref: MessageId | None = None) -> None:

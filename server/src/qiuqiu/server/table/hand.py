@@ -106,11 +106,11 @@ class HandFlow(Ledger):
             return tuple(
                 e
                 for n in hand.pending_cuts
-                if self.seats[n].leaving
+                if self.seats[n].leaving and not self.seats[n].plays_out
                 for e in hand.declare_cut(n, cut_for(hand, n))
             )
         actor = hand.actor
-        if actor is None or not self.seats[actor].leaving:
+        if actor is None or not self.seats[actor].leaving or self.seats[actor].plays_out:
             return ()
         return hand.check(actor) if hand.can_check(actor) else hand.fold(actor)
 

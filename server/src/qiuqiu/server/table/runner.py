@@ -168,8 +168,8 @@ class Table:
                 if viewer not in core.spectators:
                     raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
                 self._background.spawn(self._stop_watching(account_id, viewer, message))
-            case cmd.LeaveTable():
-                self._input(lambda: core.leave(account_id, viewer, message.id))
+            case cmd.LeaveTable(after_hand=after_hand):
+                self._input(lambda: core.leave(account_id, viewer, message.id, after_hand))
             case cmd.WatchTable():
                 self._input(lambda: core.watch(viewer, message.id))
             case cmd.RequestSnapshot():

@@ -45,6 +45,8 @@ class Seat:
     connected: bool = True
     leaving: bool = False
     """Stands up (is cashed out) as soon as it is not in a hand."""
+    plays_out: bool = False
+    """Leaving, but plays its own turns until the hand ends (``after_hand``)."""
     leave_ref: MessageId | None = None
     leave_asker: Viewer | None = None
     """The connection whose request ``table_left`` answers: a newer one of the same
