@@ -425,8 +425,10 @@ async def test_a_page_left_at_its_sign_in_past_the_hello_timeout_signs_in_all_th
     assert len(ann.sockets) == 2
 
 
-CAP = 6
-"""Connections one address may hold: as many as Chromium opens at once to load a page."""
+CAP = 12
+"""Connections one address may hold: twice the six Chromium opens at once to load a
+page, which count while they close. At six, the page's socket was at times dropped as
+it connected, and the page never got to ask for a name."""
 
 
 @pytest.mark.parametrize(
@@ -452,7 +454,7 @@ async def test_a_page_refused_for_the_connections_of_its_address_says_so(
     await ann.page.fill("input[name=name]", "Ann")
     await ann.page.click("[data-action=enter]")
     await expect(status).to_have_attribute("data-status", "stopped")
-    reason = "too many connections from your address (at most 6)"
+    reason = f"too many connections from your address (at most {CAP})"
     await expect(ann.page.locator("#toast")).to_contain_text(reason)
     for connection in held:
         await connection.close()
