@@ -3,9 +3,9 @@
 (:mod:`.runner`)."""
 
 from qiuqiu.server.table.audience import TablePhase, TableTimings
-from qiuqiu.server.table.core import BOT_NAME, MOVED, TableCore
+from qiuqiu.server.table.core import BOT_NAME, TableCore
 from qiuqiu.server.table.deal import Random
-from qiuqiu.server.table.hand import UNAVAILABLE
+from qiuqiu.server.table.hand import MOVED, UNAVAILABLE
 from qiuqiu.server.table.runner import Table
 from qiuqiu.server.table.seats import Seat, Viewer, verify_buy_in
 

@@ -69,18 +69,12 @@ from qiuqiu.server.table.audience import (
     Timer,
 )
 from qiuqiu.server.table.deal import engine_action
-from qiuqiu.server.table.hand import HandFlow
+from qiuqiu.server.table.hand import MOVED, MOVED_WHILE_WRITTEN, HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
 from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange, Viewer, free_seat, verify_buy_in
 from qiuqiu.server.views import Publication
 
 BOT_NAME = "Dealer"
-
-MOVED = "the table moved to another server: reconnect to go on playing"
-MOVED_WHILE_WRITTEN = (
-    "the table moved to another server while this was being written: reconnect, and its "
-    "snapshot there says whether it was"
-)
 NOBODY_SAT = "nobody sat down"
 
 
@@ -401,9 +395,3 @@ class TableCore(HandFlow):
                 # just after the table was made must not leave it in the lobby for good.
                 self._arm(DESERTED, self.timings.grace)
         self._schedule_hand()
-
-    # -- small helpers -----------------------------------------------------------------
-
-    def _verify_open(self) -> None:
-        if self._closing is not None or self.state in (TablePhase.CLOSING, TablePhase.CLOSED):
-            raise Refused(ErrorCode.TABLE_CLOSED, f"table {self.table_id} is closing")

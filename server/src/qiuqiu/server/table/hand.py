@@ -28,6 +28,11 @@ IN_DOUBT = (
     "the server is making sure it still hosts this table (it lost touch with its storage"
     " for longer than the table's lease); nothing changed: send it again in a moment"
 )
+MOVED = "the table moved to another server: reconnect to go on playing"
+MOVED_WHILE_WRITTEN = (
+    "the table moved to another server while this was being written: reconnect, and its "
+    "snapshot there says whether it was"
+)
 
 
 class HandFlow(Ledger):
@@ -158,6 +163,10 @@ class HandFlow(Ledger):
             self._turn_again()
         else:
             self._stop_turn_clock()
+
+    def _verify_open(self) -> None:
+        if self._closing is not None or self.state in (TablePhase.CLOSING, TablePhase.CLOSED):
+            raise Refused(ErrorCode.TABLE_CLOSED, f"table {self.table_id} is closing")
 
     def _verify_store(self) -> None:
         if not self.store_up:

@@ -36,9 +36,9 @@ from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
 from qiuqiu.server.table.audience import Arm, TablePhase, TableTimings, Timer
 from qiuqiu.server.table.background import Background
-from qiuqiu.server.table.core import MOVED, TableCore
+from qiuqiu.server.table.core import TableCore
 from qiuqiu.server.table.deal import Random
-from qiuqiu.server.table.hand import UNAVAILABLE
+from qiuqiu.server.table.hand import MOVED, UNAVAILABLE
 from qiuqiu.server.table.ledger import Write, WriteKind
 from qiuqiu.server.table.seats import FrameViewer, Seat, Viewer
 
