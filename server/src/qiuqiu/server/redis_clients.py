@@ -47,3 +47,10 @@ def clients(url: str, timeout: float) -> tuple[Redis, Redis, Redis]:
         url, decode_responses=True, socket_connect_timeout=timeout, **quiet
     )
     return CountedRedis.from_pool(pool), CountedRedis.from_pool(leases), channels
+
+
+def reply_text(reply: bytes | str | None) -> str:
+    """A reply as the clients give it: text, since they decode every reply
+    (``decode_responses``), which their types do not know."""
+    assert isinstance(reply, str), reply
+    return reply

@@ -44,7 +44,7 @@ from qiuqiu.server.bus import RedisBus
 from qiuqiu.server.errors import LeaseLost, Refused, too_many_seats
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
-from qiuqiu.server.redis_clients import CountedRedis, clients
+from qiuqiu.server.redis_clients import CountedRedis, clients, reply_text
 from qiuqiu.server.redis_errors import reachable, refuse_evicting, refused_at_start
 from qiuqiu.server.store import (
     CLAIMS_KEPT,
@@ -196,18 +196,20 @@ class RedisStore:
     @reachable
     async def account(self, account_id: str) -> Account | None:
         name, balance = await self._redis.hmget(self._account_key(account_id), ["name", "balance"])
-        return None if name is None else Account(account_id, _text(name), int(_text(balance)))
+        if name is None:
+            return None
+        return Account(account_id, reply_text(name), int(reply_text(balance)))
 
     @reachable
     async def account_for_token(self, token_hash: str) -> Account | None:
         account_id = await self._redis.get(self._key("token", token_hash))
-        return None if account_id is None else await self.account(_text(account_id))
+        return None if account_id is None else await self.account(reply_text(account_id))
 
     @reachable
     async def claim_connection(self, account_id: str, holder: str) -> tuple[tuple[str, ...], int]:
         keys = [self._key("connection", account_id), self._key("claims")]
         number, before = await self._claim_connection(keys=keys, args=[holder, CLAIMS_KEPT])
-        return tuple(_text(b) for b in before), int(number)
+        return tuple(reply_text(b) for b in before), int(number)
 
     # -- leases ----------------------------------------------------------------------
 
@@ -269,7 +271,7 @@ class RedisStore:
     @reachable
     async def table_host(self, table_id: str) -> str | None:
         holder = await self._redis.get(self._key("lease", table_id))
-        return None if holder is None else _text(holder).rsplit(":", 1)[0]
+        return None if holder is None else reply_text(holder).rsplit(":", 1)[0]
 
     # -- the one write to a table --------------------------------------------------------
 
@@ -338,23 +340,23 @@ class RedisStore:
     @reachable
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
         found = await self._redis.smembers(self._key("seats", account_id))
-        return tuple(sorted(map(_text, found)))
+        return tuple(sorted(map(reply_text, found)))
 
     @reachable
     async def table(self, table_id: str) -> TableRecord | None:
         text = await self._redis.get(self._key("table", table_id))
-        return None if text is None else table_from_json(_text(text))
+        return None if text is None else table_from_json(reply_text(text))
 
     @reachable
     async def tables(self, skip: Container[str] = ()) -> tuple[TableRecord, ...]:
         """Every table in the lobby but those in ``skip``, by id."""
-        members = map(_text, await self._redis.smembers(self._key("tables")))
+        members = map(reply_text, await self._redis.smembers(self._key("tables")))
         table_ids = sorted(t for t in members if t not in skip)
         if not table_ids:
             return ()
         texts = await self._redis.mget([self._key("table", t) for t in table_ids])
         # A table dropped between the two reads is gone, and so left out.
-        return tuple(table_from_json(_text(text)) for text in texts if text is not None)
+        return tuple(table_from_json(reply_text(text)) for text in texts if text is not None)
 
     @reachable
     async def table_hands(
@@ -378,12 +380,12 @@ class RedisStore:
         if limit <= 0:
             return ()
         texts = await self._redis.lrange(key, -limit, -1)
-        hands = tuple(hand_from_json(_text(text)) for text in texts)
+        hands = tuple(hand_from_json(reply_text(text)) for text in texts)
         tables = sorted({hand.table_id for hand in hands})
         if not tables:
             return hands
         seeds = await self._redis.hmget(self._key("revealed"), tables)
-        revealed = {t: _text(seed) for t, seed in zip(tables, seeds, strict=True) if seed}
+        revealed = {t: reply_text(seed) for t, seed in zip(tables, seeds, strict=True) if seed}
         return with_seeds(hands, revealed)
 
     def _key(self, *parts: str) -> str:
@@ -391,12 +393,6 @@ class RedisStore:
 
     def _account_key(self, account_id: str) -> str:
         return self._key("account", account_id)
-
-
-def _text(reply: bytes | str | None) -> str:
-    # The client decodes every reply (decode_responses=True); its types do not know.
-    assert isinstance(reply, str), reply
-    return reply
 
 
 def _ms(seconds: float) -> int:
