@@ -98,7 +98,7 @@ def row(opponent: str, dealer: str, result: RotationResult) -> dict[str, float |
         "dealer_chips_a_hand": round(result.mean(dealer), 3),
         "dealer_interval95": round(result.half_width(dealer), 3),
         "wins_at_2_sigma": mean - 2 * interval / 1.96 > 0,
-        "illegal": sum(result.illegal.values()),
+        "illegal": sum(result.answers.illegal.values()),
         "hands_a_second": round(result.rate),
     }
 

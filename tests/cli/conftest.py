@@ -36,6 +36,23 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+SLOW_BOT = """
+# A bot slower than its table's turn clock, writing each turn's clock beside its file.
+import time
+from pathlib import Path
+
+from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
+
+
+class Slow(Bot):
+    def decide(self, turn: Turn) -> Action:
+        with Path(__file__).with_suffix(".answers").open("a") as answers:
+            answers.write(f"{turn.options.turn_seconds}\\n")
+        time.sleep(2 * turn.options.turn_seconds)
+        return Check() if turn.legal.check else Call()
+"""
+
+
 def bot_module(spec: str) -> ModuleType:
     """The module the arena loaded a bot file into, to read what its bots recorded."""
     return sys.modules[type(load_bot(spec)).__module__]

@@ -30,7 +30,7 @@ from qiuqiu.protocol import TableOptions, decode_server
 from qiuqiu.protocol import server as wire
 from qiuqiu.server import views
 from qiuqiu.server.frames import Frame
-from tests.cli.conftest import bot_module
+from tests.cli.conftest import SLOW_BOT, bot_module
 
 ROOT = Path(__file__).resolve().parents[3]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -205,7 +205,7 @@ def test_the_dealer_answers_every_exploiter_legally(exploiter: str) -> None:
         seed=2,
         house=lambda: random.Random(5),
     )
-    assert result.illegal == {exploiter: 0, "dealer": 0}
+    assert result.answers.illegal == {exploiter: 0, "dealer": 0}
 
 
 @pytest.mark.parametrize("opponent", [CALLER, "dealer"])
@@ -222,7 +222,7 @@ def test_at_a_manual_split_table_every_seat_cuts_legally(opponent: str) -> None:
         check=lambda deal, half, total: sums.append(total),
     )
     assert set(sums) == {0}
-    assert set(result.illegal.values()) == {0}
+    assert set(result.answers.illegal.values()) == {0}
 
 
 def test_an_illegal_answer_is_played_as_a_time_out_and_counted(tmp_path: Path) -> None:
@@ -248,9 +248,9 @@ def test_an_illegal_answer_is_played_as_a_time_out_and_counted(tmp_path: Path) -
         seed=1,
         house=lambda: random.Random(1),
     )
-    assert result.illegal["too_small"] >= 10
-    assert result.illegal["always_call"] == 0
-    assert result.first_illegal == {
+    assert result.answers.illegal["too_small"] >= 10
+    assert result.answers.illegal["always_call"] == 0
+    assert result.answers.first_illegal == {
         "too_small": "Bet(amount=1) in hand 1 (the smallest bet is 10, not 1)"
     }
 
@@ -408,7 +408,7 @@ def test_a_cut_of_the_tiles_the_turn_gave_is_an_answer(tmp_path: Path) -> None:
         seed=1,
         house=lambda: random.Random(1),
     )
-    assert result.illegal["own_cut"] == 0
+    assert result.answers.illegal["own_cut"] == 0
 
 
 def test_the_command_prints_each_match_and_a_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -556,18 +556,49 @@ def test_a_table_without_an_ante_is_measured_in_chips_alone(
     assert all(row["milli_antes_a_hand"] is None for row in rows)
 
 
-@pytest.mark.parametrize("flag", [["--no-bot"], ["--turn-seconds", "5"]])
-def test_the_command_has_no_flags_for_what_the_arena_has_not(
-    flag: list[str], capsys: pytest.CaptureFixture[str]
+def test_the_command_has_no_flag_for_a_seat_the_arena_has_not(
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # Contestants fill every seat and nothing waits on a clock: taking these and doing
-    # nothing with them would tell a bot writer the match was what it was not.
+    # Contestants fill every seat: taking --no-bot and doing nothing with it would tell
+    # a bot writer the match was what it was not.
     with pytest.raises(SystemExit) as refused:
-        main(["arena", CALLER, "dealer", *flag])
+        main(["arena", CALLER, "dealer", "--no-bot"])
     assert refused.value.code == 2
     err = capsys.readouterr().err
-    assert f"unrecognized arguments: {flag[0]}" in err
+    assert "unrecognized arguments: --no-bot" in err
     assert err.startswith("usage: qiuqiu arena "), "the arena's flags, not the top command's"
+
+
+def test_an_answer_slower_than_the_turn_clock_is_played_and_counted_as_late(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "slow.py"
+    bot.write_text(SLOW_BOT)
+    argv = ["arena", str(bot), CALLER, "--hands", "4", "--turn-seconds", "0.05"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    asked = (tmp_path / "slow.answers").read_text().split()
+    assert set(asked) == {"0.05"}, "the bot's turns carry the clock it is timed by"
+    assert f"  slow took longer than the 0.05 s turn clock {len(asked)} times" in out
+    assert "a server checks or folds for it then, where the arena waited for its answer" in out
+    # Its answers were played: it checked or called, and no turn was timed out for it.
+    assert "illegally" not in out
+    (tmp_path / "slow.answers").unlink()
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    answers = len((tmp_path / "slow.answers").read_text().split())
+    assert report["late"]["slow"] == answers
+    assert report["slowest_answer_seconds"]["slow"] >= 0.1
+    assert report["illegal"] == {"slow": 0, "always_call": 0}
+
+
+def test_at_the_default_turn_clock_a_quick_bot_is_never_late(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["arena", RANKER, "dealer", "--hands", "20", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["late"] == {"tile_ranker": 0, "dealer": 0}
+    assert 0 < report["slowest_answer_seconds"]["tile_ranker"] < 30
 
 
 def test_two_bot_files_of_one_name_are_two_bots(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from qiuqiu.cli.arena.rotation import rotation_match
 from qiuqiu.cli.arena.seats import Entrant, entrant
 from qiuqiu.cli.bot import Turn
 from qiuqiu.protocol import TableOptions
-from tests.cli.conftest import bot_module
+from tests.cli.conftest import SLOW_BOT, bot_module
 
 ROOT = Path(__file__).resolve().parents[3]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -81,7 +81,7 @@ def test_chips_are_conserved_in_every_hand(seats: int) -> None:
     # Each deal's scores are means over the rotations of zero-sum hands.
     for deal in range(30):
         assert abs(sum(result.scores[n][deal] for n in result.names)) < 1e-9
-    assert result.illegal["dealer"] == 0
+    assert result.answers.illegal["dealer"] == 0
 
 
 def test_every_contestant_gets_every_seat_with_its_tiles(tmp_path: Path) -> None:
@@ -141,6 +141,19 @@ def test_the_command_plays_a_rotated_table(capsys: pytest.CaptureFixture[str]) -
     report = json.loads(capsys.readouterr().out)
     assert [c["name"] for c in report["contestants"]] == ["dealer", "always_call", "always_call#2"]
     assert abs(sum(c["chips_a_hand"] for c in report["contestants"])) < 1e-3
+
+
+def test_a_rotated_table_counts_each_contestants_late_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "slow.py"
+    bot.write_text(SLOW_BOT)
+    args = ["arena", str(bot), CALLER, CALLER, "--seats", "3", "--hands", "6"]
+    assert main([*args, "--turn-seconds", "0.05", "--json"]) == 0
+    report = {c["name"]: c for c in json.loads(capsys.readouterr().out)["contestants"]}
+    answers = len((tmp_path / "slow.answers").read_text().split())
+    assert report["slow"]["late"] == answers > 0
+    assert report["slow"]["slowest_answer_seconds"] >= 0.1
 
 
 def test_the_command_wants_one_contestant_a_seat(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ _FLAGS = {"dealer_bot": "--no-bot", "betting_rounds": "--rounds", "manual_split"
 
 def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -> None:
     """The flags of a table's options; without ``served`` (the arena, where contestants
-    fill every seat and nothing waits on a clock) no ``--no-bot`` or ``--turn-seconds``."""
+    fill every seat) no ``--no-bot``, and ``--turn-seconds`` only times the answers."""
     defaults = TableOptions()
     table = parser.add_argument_group("a new table's options")
     table.add_argument(
@@ -39,12 +39,17 @@ def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -
     table.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds (1)")
     table.add_argument("--tie-rule", choices=("highest_tile", "split"), default=defaults.tie_rule)
     table.add_argument("--split", action="store_true", help="players cut their own hands")
-    if served:
-        table.add_argument(
-            "--turn-seconds", type=float, default=defaults.turn_seconds, help="(%(default)s)"
-        )
-    else:
-        parser.set_defaults(no_bot=False, turn_seconds=defaults.turn_seconds)
+    table.add_argument(
+        "--turn-seconds",
+        type=float,
+        default=defaults.turn_seconds,
+        help="(%(default)s)"
+        if served
+        else "the turn clock: an answer slower than this is played, and counted as late, "
+        "since a server would have checked or folded for the bot (%(default)s)",
+    )
+    if not served:
+        parser.set_defaults(no_bot=False)
 
 
 def table_options(args: argparse.Namespace) -> TableOptions:

@@ -21,7 +21,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, TextIO
 
-from qiuqiu.cli.arena.match import MatchResult, duplicate_match, milli_antes
+from qiuqiu.cli.arena.match import Answers, MatchResult, duplicate_match, milli_antes
 from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
 from qiuqiu.cli.arena.seats import Entrant, entrant, house_rng
 from qiuqiu.cli.arguments import add_table_options, check_buy_in, table_options
@@ -137,6 +137,7 @@ def _run_pairs(
             buy_in=args.buy_in,
             seed=args.seed,
             house=lambda: house_rng(house_seed),
+            turn_seconds=options.turn_seconds,
         )
         results.append(result)
         deals_out.write(
@@ -147,7 +148,7 @@ def _run_pairs(
             print(json.dumps(_as_dict(result)), flush=True)
         else:
             print(result.summary(), flush=True)
-            _say_illegal(result.illegal, result.first_illegal)
+            _say_answers(result.answers, options.turn_seconds)
     if len(entrants) > 2 and not args.json:
         print()
         print(cross_table([e.name for e in entrants], results))
@@ -173,22 +174,30 @@ def _run_rotation(
         buy_in=args.buy_in,
         seed=args.seed,
         house=lambda: house_rng(house_seed),
+        turn_seconds=options.turn_seconds,
     )
     deals_out.write(f"{options.seats} seats", result.scores)
     if args.json:
         print(json.dumps(_rotation_dict(result)), flush=True)
         return 0
     print(result.summary(), flush=True)
-    _say_illegal(result.illegal, result.first_illegal)
+    _say_answers(result.answers, options.turn_seconds)
     return 0
 
 
-def _say_illegal(illegal: dict[str, int], first: dict[str, str]) -> None:
-    for name, count in illegal.items():
+def _say_answers(answers: Answers, turn_seconds: float) -> None:
+    for name, count in answers.illegal.items():
         if count:
             print(
                 f"  {name} answered {count:,} turns illegally (played as time-outs), "
-                f"the first: {first[name]}"
+                f"the first: {answers.first_illegal[name]}"
+            )
+    for name, count in answers.late.items():
+        if count:
+            print(
+                f"  {name} took longer than the {turn_seconds:g} s turn clock {count:,} times "
+                f"(the slowest: {answers.slowest[name]:.2f} s): a server checks or folds "
+                "for it then, where the arena waited for its answer"
             )
 
 
@@ -242,8 +251,7 @@ def _rotation_dict(r: RotationResult) -> dict[str, Any]:
                 "chips_a_hand": round(r.mean(name), 4),
                 "interval95": round(r.half_width(name), 4),
                 "milli_antes_a_hand": milli_antes(r.mean(name), r.ante),
-                "illegal": r.illegal[name],
-                "first_illegal": r.first_illegal.get(name),
+                **_answers_of(r.answers, name),
             }
             for name in r.names
         ],
@@ -259,7 +267,20 @@ def _as_dict(r: MatchResult) -> dict[str, Any]:
         "chips_a_hand": round(r.mean, 4),
         "interval95": round(r.half_width, 4),
         "milli_antes_a_hand": milli_antes(r.mean, r.ante),
-        "illegal": r.illegal,
-        "first_illegal": {name: r.first_illegal.get(name) for name in r.illegal},
+        "illegal": r.answers.illegal,
+        "first_illegal": {name: r.answers.first_illegal.get(name) for name in r.answers.illegal},
+        "slowest_answer_seconds": {
+            name: round(r.answers.slowest.get(name, 0.0), 6) for name in r.answers.illegal
+        },
+        "late": r.answers.late,
         "hands_a_second": round(r.rate),
+    }
+
+
+def _answers_of(answers: Answers, name: str) -> dict[str, Any]:
+    return {
+        "illegal": answers.illegal[name],
+        "first_illegal": answers.first_illegal.get(name),
+        "slowest_answer_seconds": round(answers.slowest.get(name, 0.0), 6),
+        "late": answers.late[name],
     }

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
 
 from qiuqiu.cli.arena.seats import Entrant, Player
-from qiuqiu.cli.arena.table import play_hand
+from qiuqiu.cli.arena.table import Outcome, play_hand
 from qiuqiu.engine import Tile, shuffled_deck
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol.fairness import dealt_positions
@@ -45,16 +45,42 @@ TABLE_ID = "arena"
 
 
 @dataclass
+class Answers:
+    """How each contestant answered over a match, by name."""
+
+    illegal: dict[str, int]
+    first_illegal: dict[str, str] = field(default_factory=dict)
+    """Each contestant's first illegal answer, if it gave one, and why it was."""
+    slowest: dict[str, float] = field(default_factory=dict)
+    """Each contestant's slowest answer, in seconds."""
+    late: dict[str, int] = field(default_factory=dict)
+    """Answers slower than the turn clock, which a server would not have waited for."""
+
+    @classmethod
+    def of(cls, names: Sequence[str]) -> Answers:
+        return cls(dict.fromkeys(names, 0), late=dict.fromkeys(names, 0))
+
+    def add(self, outcome: Outcome, names: Mapping[int, str]) -> None:
+        """Count one hand's answers, the seats being ``names``."""
+        for seat, count in outcome.illegal.items():
+            self.illegal[names[seat]] += count
+        for seat, said in outcome.first_illegal.items():
+            self.first_illegal.setdefault(names[seat], said)
+        for seat, took in outcome.slowest.items():
+            self.slowest[names[seat]] = max(took, self.slowest.get(names[seat], 0.0))
+        for seat, count in outcome.late.items():
+            self.late[names[seat]] += count
+
+
+@dataclass
 class MatchResult:
     """Bot A's results against bot B; ``scores`` are A's chips per deal (mean of the halves)."""
 
     a: str
     b: str
     ante: int
+    answers: Answers
     scores: list[float] = field(default_factory=list)
-    illegal: dict[str, int] = field(default_factory=dict)
-    first_illegal: dict[str, str] = field(default_factory=dict)
-    """Each contestant's first illegal answer, if it gave one, and why it was."""
     seconds: float = 0.0
 
     @property
@@ -128,15 +154,17 @@ def duplicate_match(
     seed: int,
     house: Callable[[], Random],
     check: Callable[[int, int, int], None] | None = None,
+    turn_seconds: float = math.inf,
 ) -> MatchResult:
-    """Play ``deals`` deals twice each; ``check(deal, half, chip_sum)`` sees each half's chips.
+    """Play ``deals`` deals twice each; ``check(deal, half, chip_sum)`` sees each half's
+    chips. An answer slower than ``turn_seconds`` is counted as late.
 
     The deals come from ``Random(seed)`` and do not depend on the bots, so two
     matches with one seed deal the same tiles.
     """
     rules = options.rules()
     deck_rng = Random(seed)
-    result = MatchResult(a.name, b.name, options.ante, illegal={a.name: 0, b.name: 0})
+    result = MatchResult(a.name, b.name, options.ante, Answers.of((a.name, b.name)))
     dealer_match = a.is_house != b.is_house
     if dealer_match:  # the dealer in seat 1 with the button in both halves
         first = second = (b, a) if a.is_house else (a, b)
@@ -165,6 +193,7 @@ def duplicate_match(
                 button=button,
                 deck=tiles_swapped(deck, button) if half and dealer_match else deck,
                 seed=seed_hex,
+                turn_seconds=turn_seconds,
             )
             total = sum(outcome.net.values())
             if check is not None:
@@ -172,10 +201,7 @@ def duplicate_match(
             if total != 0:
                 raise AssertionError(f"deal {deal}, half {half}: {total:+d} chips appeared")
             chips_for_a += outcome.net[a_seats[half]]
-            for seat, count in outcome.illegal.items():
-                result.illegal[names[seat]] += count
-            for seat, said in outcome.first_illegal.items():
-                result.first_illegal.setdefault(names[seat], said)
+            result.answers.add(outcome, names)
         result.scores.append(chips_for_a / 2)
     result.seconds = time.perf_counter() - started
     return result

@@ -16,12 +16,13 @@ are checked: in every hand the seats' results sum to zero.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from random import Random
 
-from qiuqiu.cli.arena.match import TABLE_ID, half_width, in_antes, seat_all
+from qiuqiu.cli.arena.match import TABLE_ID, Answers, half_width, in_antes, seat_all
 from qiuqiu.cli.arena.seats import Entrant
 from qiuqiu.cli.arena.table import play_hand
 from qiuqiu.engine import shuffled_deck
@@ -34,10 +35,8 @@ class RotationResult:
 
     names: list[str]
     ante: int
+    answers: Answers
     scores: dict[str, list[float]] = field(default_factory=dict)
-    illegal: dict[str, int] = field(default_factory=dict)
-    first_illegal: dict[str, str] = field(default_factory=dict)
-    """Each contestant's first illegal answer, if it gave one, and why it was."""
     seconds: float = 0.0
 
     @property
@@ -83,9 +82,10 @@ def rotation_match(
     seed: int,
     house: Callable[[], Random],
     check: Callable[[int, int, int], None] | None = None,
+    turn_seconds: float = math.inf,
 ) -> RotationResult:
     """Play ``deals`` deals once per rotation; ``check(deal, rotation, chip_sum)`` sees
-    each hand's chips.
+    each hand's chips. An answer slower than ``turn_seconds`` is counted as late.
 
     The deals come from ``Random(seed)`` and do not depend on the bots, so two
     matches with one seed deal the same tiles.
@@ -96,8 +96,7 @@ def rotation_match(
         raise ValueError("each contestant of a match needs its own name")
     rules = options.rules()
     deck_rng = Random(seed)
-    result = RotationResult(names, options.ante, {name: [] for name in names})
-    result.illegal = dict.fromkeys(names, 0)
+    result = RotationResult(names, options.ante, Answers.of(names), {name: [] for name in names})
     rotations = [
         seat_all(tuple(entrants[(s - r) % n] for s in range(n)), options, house(), buy_in)
         for r in range(n)
@@ -119,6 +118,7 @@ def rotation_match(
                 button=n - 1,
                 deck=deck,
                 seed=seed_hex,
+                turn_seconds=turn_seconds,
             )
             total = sum(outcome.net.values())
             if check is not None:
@@ -127,10 +127,7 @@ def rotation_match(
                 raise AssertionError(f"deal {deal}, rotation {r}: {total:+d} chips appeared")
             for seat, net in outcome.net.items():
                 chips[by_seat[seat]] += net
-            for seat, count in outcome.illegal.items():
-                result.illegal[by_seat[seat]] += count
-            for seat, said in outcome.first_illegal.items():
-                result.first_illegal.setdefault(by_seat[seat], said)
+            result.answers.add(outcome, by_seat)
         for name in names:
             result.scores[name].append(chips[name] / n)
     result.seconds = time.perf_counter() - started

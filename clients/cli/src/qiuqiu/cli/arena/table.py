@@ -6,16 +6,20 @@ The order and content of the messages follow the server's table: ``hand_started`
 (with ``legal`` in the actor's copy only), each action's events, the pot at
 ``betting_round_ended``, and ``hand_ended`` with the stacks. Each seat's copy of
 its own tiles, with their openings, is the only one that holds them. There is no
-socket, no clock and no timer: a bot answers at once, and an illegal answer is
-played as the server's time-out would play it (check, else fold), and counted.
+socket and no timer: a bot's answer is waited for however long it takes, and
+an illegal answer is played as the server's time-out would play it (check,
+else fold), and counted. Each answer is timed, so an answer a server would not
+have waited for (one slower than ``turn_seconds``) is counted too.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
+from time import perf_counter
 
 from qiuqiu import engine
 from qiuqiu.cli.arena.seats import Player
@@ -37,6 +41,10 @@ class Outcome:
     illegal: dict[int, int]
     first_illegal: dict[int, str] = field(default_factory=dict)
     """Each seat's first illegal answer of the hand, if it gave one, and why it was."""
+    slowest: dict[int, float] = field(default_factory=dict)
+    """Each seat's slowest answer of the hand, in seconds."""
+    late: dict[int, int] = field(default_factory=dict)
+    """Each seat's answers slower than the turn clock."""
 
 
 def play_hand(
@@ -50,8 +58,10 @@ def play_hand(
     button: int,
     deck: Sequence[Tile],
     seed: str,
+    turn_seconds: float = math.inf,
 ) -> tuple[Outcome, int]:
-    """Play one hand to its end; returns the outcome and the table's last ``seq``."""
+    """Play one hand to its end; returns the outcome and the table's last ``seq``. An
+    answer slower than ``turn_seconds`` is played, and counted as late."""
     deck_text = tuple(t.text for t in deck)
     hand = HandState.start(rules, dict(stacks), button, deck)
     # A salt need only be unguessable from what the seats see: SHAKE-256 of the hand's
@@ -64,19 +74,27 @@ def play_hand(
     table = _Publisher(players, made, seq)
     table.publish(made.started(table.next_seq(), button, sorted(stacks.items())))
     outcome = Outcome({}, dict.fromkeys(players, 0))
+    slowest, late = outcome.slowest, outcome.late
     table.events(hand.log[1:])
     while not hand.is_over:
         if hand.phase is Phase.CUTTING:
             seat = hand.pending_cuts[0]
             assert table.cutting is not None
-            answer = players[seat].act(table.cutting)
+            asked: wire.TurnStarted | wire.CuttingStarted = table.cutting
         else:
             seat = _actor(hand)
             turn = made.turn(hand, table.next_seq(), 0)
             table.publish(turn)
             mine = turn.for_seat(seat)
             assert isinstance(mine, wire.TurnStarted)
-            answer = players[seat].act(mine)
+            asked = mine
+        started = perf_counter()
+        answer = players[seat].act(asked)
+        took = perf_counter() - started
+        if took > slowest.get(seat, 0.0):
+            slowest[seat] = took
+        if took > turn_seconds:
+            late[seat] = late.get(seat, 0) + 1
         try:
             events = _apply(hand, seat, answer)
         except (IllegalAction, ValueError) as refused:
