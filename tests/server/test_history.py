@@ -78,3 +78,13 @@ async def test_a_limit_outside_one_to_a_hundred_is_refused(
     await client.hello("Ann")
     refused = await client.reply("list_hands", limit=101)
     assert (refused["type"], refused["code"]) == ("error", "invalid_message")
+
+
+async def test_each_recalled_hand_names_its_players_as_they_sat_in_it(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    client, table_id = await three_hands(connect_client, "Ann")
+    listed = await client.reply("list_hands", table_id=table_id)
+    for hand in listed["hands"]:
+        named = {s["seat"]: (s["account_id"] == "house", s["name"]) for s in hand["seats"]}
+        assert named == {0: (False, "Ann"), 1: (True, "Dealer")}

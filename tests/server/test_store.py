@@ -626,6 +626,7 @@ async def test_a_table_closed_with_its_hand_voided_keeps_the_hand_it_drops_with(
     await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))
     await store.commit(saved(table))
     voided = HandRecord.voided_in(table)
+    assert voided.names == ((0, "Ann"),), "who played it, as the table's record names them"
     assert await store.commit(replace(dropped(table), hand=voided)) == {"ann": GRANT}
     assert await store.tables() == ()
     assert await store.table_hands("t1") == (voided,)

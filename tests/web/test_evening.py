@@ -1055,3 +1055,11 @@ async def test_a_replayed_hand_names_who_played_it_though_another_sits_there_now
         await page.locator(".history .past-hand[data-hand='1'] [data-action=replay]").click()
         replay = page.locator(".history .replay")
         await expect(replay.locator(".seat[data-seat='1'] .seat-name")).to_have_text("Bo")
+        # A page that never saw the hand (reloaded: it kept nothing) reads the names from
+        # the hand's record. It named Cy, who sits there now.
+        await page.reload()
+        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Cy")
+        await page.click("[data-action=history]")
+        await page.locator(".history .past-hand[data-hand='1'] [data-action=replay]").click()
+        await expect(replay.locator(".seat[data-seat='1'] .seat-name")).to_have_text("Bo")
+        await expect(replay.locator(".seat[data-seat='0'] .seat-name")).to_have_text("Ann (you)")

@@ -156,10 +156,12 @@ class TableList(Reply):
 
 
 class SeatResult(Message):
-    """One seat in a finished hand: whose it was, its chips before and after."""
+    """One seat in a finished hand: whose it was (the player's name then, ``None`` in a
+    hand recorded before names were kept), its chips before and after."""
 
     seat: SeatNumber
     account_id: str
+    name: str | None = None
     before: Chips
     after: Chips
 

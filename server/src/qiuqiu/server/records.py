@@ -58,6 +58,7 @@ def hand_json(hand: HandRecord) -> str:
             "stacks_after": hand.stacks_after,
             "events": hand.events,
             "voided": hand.voided,
+            "names": hand.names,
         }
     )
 
@@ -83,6 +84,7 @@ def hand_from_json(text: str) -> HandRecord:
         stacks_after=_pairs(data["stacks_after"]),
         events=tuple(data["events"]),
         voided=data["voided"],
+        names=_pairs(data.get("names", ())),
     )
 
 

@@ -345,13 +345,19 @@ def _on_turn(table: Table, account_id: str) -> bool:
 
 
 def played(hand: HandRecord) -> wire.PlayedHand:
-    after = dict(hand.stacks_after)
+    after, names = dict(hand.stacks_after), dict(hand.names)
     return wire.PlayedHand(
         table_id=hand.table_id,
         hand_id=hand.hand_id,
         voided=hand.voided,
         seats=tuple(
-            wire.SeatResult(seat=seat, account_id=account, before=before, after=after[seat])
+            wire.SeatResult(
+                seat=seat,
+                account_id=account,
+                name=names.get(seat),
+                before=before,
+                after=after[seat],
+            )
             for (seat, account), (_, before) in zip(hand.accounts, hand.stacks_before, strict=True)
         ),
         events=tuple(_private(json.loads(frame)) for frame in hand.events),

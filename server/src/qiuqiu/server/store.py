@@ -116,6 +116,9 @@ class HandRecord:
     stacks_after: tuple[tuple[int, int], ...]
     events: tuple[str, ...]
     voided: bool = False
+    names: tuple[tuple[int, str], ...] = ()
+    """Each seat's player's name in the hand, as the table showed it: none in a hand
+    recorded before names were kept."""
     table_seed: str = ""
     """Set by the store when the hand is read, once its table has closed and its seed
     is revealed; never part of the hand as written."""
@@ -133,6 +136,7 @@ class HandRecord:
             stacks_after=stacks,
             events=(),
             voided=True,
+            names=tuple((s.seat, s.name) for s in table.seats),
         )
 
     def net(self, account_id: str) -> int:

@@ -172,6 +172,9 @@ class Audience:
             (s for s in self.seats.values() if s.account_id == account_id and not s.is_bot), None
         )
 
+    def _humans(self) -> list[Seat]:
+        return [s for s in self.seats.values() if not s.is_bot]
+
     def sees(self, viewer: Viewer) -> bool:
         return viewer in self.spectators or any(s.viewer is viewer for s in self.seats.values())
 

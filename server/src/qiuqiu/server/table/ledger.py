@@ -254,9 +254,6 @@ class Ledger(Audience):
         self._first, self._writing = None, write
         return write
 
-    def _humans(self) -> list[Seat]:
-        return [s for s in self.seats.values() if not s.is_bot]
-
     def _choose_write(self) -> Write | None:
         if self.state is TablePhase.SETTLING:
             return self._end_write()
@@ -324,6 +321,7 @@ class Ledger(Audience):
             table_id=self.table_id,
             hand_id=self.hand_id,
             accounts=tuple((n, self.seats[n].account_id) for n, _ in deal.stacks),
+            names=tuple((n, self.seats[n].name) for n, _ in deal.stacks),
             stacks_before=deal.stacks,
             stacks_after=ended.stacks,
             events=tuple(self._frames),
@@ -342,6 +340,7 @@ class Ledger(Audience):
                 table_id=self.table_id,
                 hand_id=self.deal.hand_id,
                 accounts=tuple((n, self.seats[n].account_id) for n, _ in self.deal.stacks),
+                names=tuple((n, self.seats[n].name) for n, _ in self.deal.stacks),
                 stacks_before=self.deal.stacks,
                 stacks_after=self.deal.stacks,
                 events=(),

@@ -38,8 +38,8 @@ export class DealLedger {
      */
     this.lastHand = null;
     /**
-     * Who sat where in each hand this page saw, for its replay: the history names
-     * accounts, not players, and a seat may have changed hands since.
+     * Who sat where in each hand this page saw, for the replay of a hand whose record
+     * has no names (recorded before names were kept): a seat may have changed hands since.
      * @type {Map<number, Map<number, {name: string, isBot: boolean}>>}
      */
     this.seated = new Map();

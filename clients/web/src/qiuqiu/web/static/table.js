@@ -25,6 +25,9 @@ import { auditView, short, verdictView } from "./fairview.js";
  *            seed: (state: TableState) => {current: string | null, pending: string | null}}} TableActions
  */
 
+/** The dealer bot's account in a hand's record (PROTOCOL.md, `hand_list`). */
+const HOUSE = "house";
+
 /**
  * Where each seat sits on the felt, in % of its width and height, counted clockwise
  * from the viewer's own seat at the bottom: laid out per table size so no two seat
@@ -617,14 +620,16 @@ export class TableView {
    */
   replayState(hand, step) {
     const me = hand.seats.find((/** @type {any} */ x) => x.account_id === this.past.accountId);
-    const names = this.state?.deals.seated.get(hand.hand_id) ?? this.state?.seats;
+    // The record names each seat's player as the hand was played; a hand recorded before
+    // names were kept takes the names this page saw then, else only its seat numbers.
+    const seen = this.state?.deals.seated.get(hand.hand_id);
     const snapshot = {
       seq: hand.events[0].seq - 1,
       table: {
         table_id: hand.table_id,
         options: this.state?.options,
         you: me ? me.seat : null,
-        seats: hand.seats.map((/** @type {any} */ x) => ({ seat: x.seat, name: names?.get(x.seat)?.name ?? `Seat ${x.seat + 1}`, is_bot: names?.get(x.seat)?.isBot ?? false, stack: x.before, connected: true, bet: 0, in_hand: false, folded: false, all_in: false, tile_count: 0 })),
+        seats: hand.seats.map((/** @type {any} */ x) => ({ seat: x.seat, name: x.name ?? seen?.get(x.seat)?.name ?? `Seat ${x.seat + 1}`, is_bot: x.account_id === HOUSE, stack: x.before, connected: true, bet: 0, in_hand: false, folded: false, all_in: false, tile_count: 0 })),
         hand: null,
       },
     };
