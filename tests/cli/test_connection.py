@@ -17,6 +17,7 @@ from qiuqiu.cli.bot import Action, Turn, play
 from qiuqiu.cli.connection import Closed, Connection, Disconnected, Reconnected
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.cli.game import Move
 from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -174,6 +175,43 @@ async def test_a_dropped_connection_comes_back_by_itself_and_the_bot_plays_on(
     hands = await server.store.account_hands(conn.account_id)
     assert {h.hand_id: h.net(conn.account_id) for h in hands} == summary.per_hand
     assert await chip_total(server) == 0
+
+
+class DroppedInTheSecondRound(AlwaysCall):
+    """Plays like AlwaysCall, keeping each turn's history, and cuts the network under
+    itself once, at its first turn of a second betting round."""
+
+    def __init__(self, server: QiuQiuServer) -> None:
+        self.server = server
+        self.dropped_at: tuple[int, int] | None = None
+        self.histories: list[tuple[int, int, tuple[Move, ...]]] = []
+
+    def decide(self, turn: Turn) -> Action:
+        self.histories.append((turn.hand_id, turn.round, turn.history))
+        if turn.round == 2 and self.dropped_at is None:
+            self.dropped_at = (turn.hand_id, turn.round)
+            for connection in self.server._server.connections if self.server._server else ():
+                connection.transport.abort()
+        return super().decide(turn)
+
+
+async def test_after_a_drop_mid_hand_a_turn_asked_again_has_the_moves_made_before_it(
+    server: QiuQiuServer,
+) -> None:
+    """The turn open as the connection dropped is asked again once it is back, from the
+    snapshot's state: its history is the hand's, not only the moves since."""
+    bot = DroppedInTheSecondRound(server)
+    conn = await Connection.open(server.url, name="Ann")
+    options = TableOptions(ante=1, min_bet=1, max_bet=2, betting_rounds=2)
+    table, _ = await conn.open_table(options, buy_in=500)
+    await asyncio.wait_for(play(bot, conn, table.table_id, hands=4), 30)
+    await conn.close()
+    assert bot.dropped_at is not None
+    asked = [history for hand, round_, history in bot.histories if (hand, round_) == bot.dropped_at]
+    # The turn as first asked, then asked again (then any later turn of that round).
+    first, again = asked[:2]
+    assert first, "the first round's moves"
+    assert again == first
 
 
 class DroppedWhileThinking(AlwaysCall):

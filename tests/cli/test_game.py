@@ -297,7 +297,7 @@ def test_a_hand_that_came_in_a_snapshot_still_gives_its_net_when_it_ends() -> No
     assert state.net(BOT) == 60
 
 
-def test_the_moves_of_a_hand_are_kept_in_order_and_those_before_a_snapshot_are_not() -> None:
+def test_the_moves_of_a_hand_are_kept_in_order_and_a_snapshot_without_events_has_none() -> None:
     ended = played_to(wire.HandEnded).hand
     assert ended is not None
     assert ended.moves == [
@@ -311,6 +311,24 @@ def test_the_moves_of_a_hand_are_kept_in_order_and_those_before_a_snapshot_are_n
     assert state.apply(wire.Folded(**hand_at(12), seat=ME)) is Applied.APPLIED
     assert state.hand is not None
     assert state.hand.moves == [Move(ME, "fold", 1, 0, 50, False)]
+
+
+def test_a_snapshot_that_carries_the_hands_events_gives_the_moves_made_before_it() -> None:
+    events = whole_hand()
+    raised = next(i for i, e in enumerate(events) if isinstance(e, wire.Raised))
+    so_far = tuple(e.model_dump(mode="json") for e in events[: raised + 1])
+    seats = (seat_view(ME, 440, bet=50, in_hand=True), seat_view(BOT, 390, bet=600, in_hand=True))
+    hand = hand_view(pot=670, current_bet=600, actor=ME, deadline_ms=3_000, events=so_far)
+    state = TableState.from_snapshot(snapshot(events[raised].seq, seats=seats, hand=hand))
+    assert state.hand is not None
+    assert state.hand.moves == [
+        Move(ME, "bet", 1, 50, 50, False),
+        Move(BOT, "raise", 1, 600, 600, False),
+    ]
+    assert not state.hand.from_start, "its payouts are the live state's to check, not this"
+    assert (state.seats[ME].stack, state.hand.pot) == (440, 670), "the replay changed nothing"
+    assert state.apply(wire.Folded(**hand_at(events[raised].seq + 1), seat=ME)) is Applied.APPLIED
+    assert state.hand.moves[-1] == Move(ME, "fold", 1, 0, 50, False)
 
 
 def test_a_seat_that_is_not_there_is_named_by_its_number() -> None:

@@ -158,6 +158,40 @@ async def test_a_player_who_drops_mid_hand_resumes_with_the_token_and_a_snapshot
     assert await chip_total(server) == 0
 
 
+async def test_a_snapshot_mid_hand_carries_the_hand_so_far_as_a_spectator_saw_it(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    first, second, early, late = [await connect_client() for _ in range(4)]
+    for client, name in ((first, "First"), (second, "Second"), (early, "Early"), (late, "Late")):
+        await client.hello(name)
+    created = await first.reply("create_table", options={"dealer_bot": False}, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await early.reply("watch_table", table_id=table_id)
+    await second.reply("join_table", table_id=table_id, buy_in=300)
+    by_seat = {0: first, 1: second}
+    opened = await early.expect("turn_started")
+    await by_seat[opened["seat"]].send(
+        "bet", table_id=table_id, hand_id=opened["hand_id"], amount=20
+    )
+    answered = await early.expect("turn_started", seat=1 - opened["seat"])
+    await by_seat[answered["seat"]].send(
+        "raise", table_id=table_id, hand_id=opened["hand_id"], to=60
+    )
+    await early.expect("raised")
+
+    await late.reply("watch_table", table_id=table_id)
+    snapshot = await late.expect("table_snapshot")
+    events = snapshot["table"]["hand"]["events"]
+    started = next(i for i, f in enumerate(early.frames) if f["type"] == "hand_started")
+    seen = [f for f in early.frames[started:] if f["seq"] <= snapshot["seq"]]
+    assert events == seen
+    assert [e["type"] for e in events if e["type"] in ("bet_placed", "raised")] == [
+        "bet_placed",
+        "raised",
+    ]
+    assert not [e for e in events if "tiles" in e], "face down, as a spectator saw them"
+
+
 async def two_players(connect_client: Connect, turn_seconds: float) -> tuple[Client, Client, str]:
     """First and Second at a table of their own (no dealer bot), 300 chips each."""
     first, second = await connect_client(), await connect_client()

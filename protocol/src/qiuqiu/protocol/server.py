@@ -83,6 +83,9 @@ class HandView(Message):
     current_bet: Chips
     actor: SeatNumber | None = None
     deadline_ms: int | None = None
+    events: tuple[dict[str, Any], ...] = ()
+    """Every message a spectator got of the hand so far, ``hand_started`` first, as a
+    hand's ``events`` in ``hand_list``: how it was bet, for a client that was not there."""
 
 
 class TableView(Message):

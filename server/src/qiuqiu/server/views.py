@@ -10,7 +10,8 @@ the hands shown and no other: a folded hand and the undealt tiles stay sealed.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Mapping
+import json
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal, cast
@@ -323,7 +324,10 @@ def seat_views(
     return tuple(views)
 
 
-def hand_view(hand: HandState, made: HandWire, deadline_ms: int | None) -> wire.HandView:
+def hand_view(
+    hand: HandState, made: HandWire, deadline_ms: int | None, frames: Sequence[str]
+) -> wire.HandView:
+    """The hand as a snapshot shows it; ``frames`` are its events as a spectator got them."""
     phase: Literal["betting", "cutting", "ended"] = (
         "cutting" if hand.phase is Phase.CUTTING else "ended" if hand.is_over else "betting"
     )
@@ -340,6 +344,7 @@ def hand_view(hand: HandState, made: HandWire, deadline_ms: int | None) -> wire.
         current_bet=0 if hand.is_over else hand.current_bet,
         actor=hand.actor if hand.phase is Phase.BETTING else None,
         deadline_ms=None if hand.is_over else deadline_ms,
+        events=tuple(json.loads(frame) for frame in frames),
     )
 
 

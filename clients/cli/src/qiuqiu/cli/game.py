@@ -21,6 +21,7 @@ picture that a terminal can draw and a bot can decide from. Its rules:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from enum import Enum
@@ -29,7 +30,7 @@ from typing import Any, Literal
 from qiuqiu.cli.deals import DealCheck, TableDeals
 from qiuqiu.cli.payouts import PaidWrong, verify_payouts
 from qiuqiu.engine import Category
-from qiuqiu.protocol import CutView, LegalActions, TableOptions
+from qiuqiu.protocol import CutView, LegalActions, TableOptions, decode_server
 from qiuqiu.protocol import server as wire
 
 
@@ -101,7 +102,8 @@ class HandInPlay:
     moves: list[Move] = field(default_factory=list)
     """The betting actions since the hand began, or since the snapshot that brought it."""
     from_start: bool = False
-    """This client saw the hand begin (not a snapshot's): :attr:`moves` are all of them."""
+    """This client saw the hand begin, not a snapshot's, and so checks how it was paid.
+    :attr:`moves` are all of them either way: a snapshot holds the hand's events."""
     timed_out: int | None = None
     """The seat whose time has just run out: its next move is the server's."""
 
@@ -169,6 +171,7 @@ class TableState:
             )
             if hand.actor is not None and hand.actor in state.seats:
                 state.hand.to_call = hand.current_bet - state.seats[hand.actor].bet
+            state.hand.moves = _moves_so_far(state, hand)
         return state
 
     @property
@@ -413,6 +416,20 @@ class TableState:
         if self.hand is not None:
             self.hand.actor, self.hand.to_call = None, 0
         self.legal = None
+
+
+def _moves_so_far(table: TableState, hand: wire.HandView) -> list[Move]:
+    """The hand's moves before ``table``'s snapshot, from the hand's events it carries,
+    played again from the hand's start on a table of their own."""
+    unchecked = TableDeals(table.table_id, checking=False)  # the live state checks the deal
+    replay = TableState(table.table_id, table.options, 0, deals_so_far=unchecked)
+    replay.seats = {s.seat: SeatState(s.seat, "", False, s.amount) for s in hand.stacks}
+    for event in hand.events:
+        message = decode_server(json.dumps(event))
+        if isinstance(message, wire.TableEvent):
+            replay.seq = message.seq - 1
+            replay.apply(message)
+    return replay.hand.moves if replay.hand is not None else []
 
 
 _APPLY: dict[type[wire.TableEvent], Callable[[TableState, Any], None]] = {

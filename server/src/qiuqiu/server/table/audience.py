@@ -104,6 +104,8 @@ class Audience:
         self.hand: HandState | None = None
         """The hand in play, or the last one played here."""
         self._wire: HandWire | None = None
+        self._frames: list[str] = []
+        """The hand's events as a spectator saw them: its record, and in a snapshot."""
         self._dealt: dict[int, str] = {}
         """The account at each seat dealt into :attr:`hand`: a seat someone else has
         taken since shows nothing of that hand, its last player's tiles least of all."""
@@ -194,7 +196,9 @@ class Audience:
             seed_commitment=self.seed_commitment,
             seats=seat_views(hand, made, seats, you, self._same_players()),
             you=you,
-            hand=None if hand is None or made is None else hand_view(hand, made, self._deadline_ms),
+            hand=None
+            if hand is None or made is None
+            else hand_view(hand, made, self._deadline_ms, self._frames),
             legal=None if hand is None or you is None else legal_view(hand.legal_actions(you)),
         )
         return wire.TableSnapshot(ref=ref, seq=self.seq, table=table)

@@ -76,8 +76,6 @@ class Ledger(Audience):
         self._held: list[Publication] = []
         """The hand's last events, waiting for its end to be written."""
         self._deferred: list[Callable[[], None]] = []
-        self._frames: list[str] = []
-        """The hand's events as a spectator saw them, for its record."""
         self._had_players = self._bust_out = False
 
     def _seated(self, b: BuyIn, balances: dict[str, int]) -> None:
