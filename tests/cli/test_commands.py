@@ -55,9 +55,18 @@ def test_help_asks_for_help_even_without_a_table(line: str) -> None:
     assert read(line, None) == Help()
 
 
-@pytest.mark.parametrize("line", ["quit", "exit", "q", "Quit"])
+@pytest.mark.parametrize("line", ["quit", "exit", "q", "Quit", "leave"])
 def test_quit_quits_even_in_the_middle_of_a_turn(line: str) -> None:
     assert read(line, table(OPENING)) == Quit()
+
+
+@pytest.mark.parametrize("line", ["quit now", "leave now", "LEAVE  NOW"])
+def test_quit_now_asks_to_leave_without_playing_the_hand_out(line: str) -> None:
+    assert read(line, table(OPENING)) == Quit(now=True)
+
+
+def test_quit_with_anything_but_now_is_refused_rather_than_read_as_a_plain_quit() -> None:
+    assert "quit now leaves a hand at once" in refused("quit soon", table(OPENING))
 
 
 def test_an_unknown_verb_is_refused_with_a_pointer_to_help() -> None:

@@ -122,7 +122,7 @@ async def test_the_table_stays_on_screen_over_hands_and_the_summary_is_the_serve
             asked = now  # the dealer bet after the check: call it
             screen.type("call")
         await screen.wait_for(rf"Hand #{hand + 1} ")
-    screen.type("quit")
+    screen.type("quit now")
     await screen.wait_for("EXIT=0")
     summary = re.search(
         r"This session: (\d+) hands?, won (\d+), lost (\d+), net ([+-]\d+), "
@@ -160,7 +160,7 @@ async def test_ascii_means_every_character_on_screen(
     assert re.search(r"You were dealt \[\d\|\d\](  \[\d\|\d\]){2}\.", text)
     assert re.search(r"\+-+ Table t\w+  Hand #1 -+\+", text)
     assert text.isascii(), [c for c in text if not c.isascii()]
-    screen.type("quit")
+    screen.type("quit now")
     await screen.wait_for("EXIT=0")
     assert screen.text().isascii()
 
@@ -198,7 +198,7 @@ async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_sam
     screen.type("rebuy 100")
     await screen.wait_for(rf"You sat down again at table {table_id} with 100 chips\.")
     await screen.wait_for(TURN)
-    screen.type("quit")
+    screen.type("quit now")
     await screen.wait_for("EXIT=0")
 
 
@@ -213,7 +213,7 @@ async def test_help_is_whole_on_an_80x24_terminal_and_no_prompt_outlives_the_cli
     shown = screen.text().splitlines()
     missing = [line for line in HELP.splitlines() if line not in shown]
     assert not missing, screen.text()
-    screen.type("quit")
+    screen.type("quit now")
     await screen.wait_for("EXIT=0")
     # Gone, the client leaves no prompt behind that looks as if it still listened.
     assert "> _\nEXIT=0" not in screen.text()
@@ -243,7 +243,7 @@ async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_ti
             screen.type("check" if "check" in asked[1] else "call")
             while turn_of(screen.text()) == asked:
                 await asyncio.sleep(0.05)
-    screen.type("quit")
+    screen.type("quit now")
     await screen.wait_for("EXIT=0")
 
 
@@ -287,7 +287,7 @@ async def test_who_waits_alone_is_told_why_and_who_joins_is_told_the_rules(
         ) in said, said
     # Both at once: each one's seat plays out the hand it leaves, the other's turns too.
     for screen in (opener, joiner):
-        screen.type("quit")
+        screen.type("quit now")
     for screen in (opener, joiner):
         await screen.wait_for("EXIT=0")
 
@@ -309,7 +309,7 @@ async def test_a_rebuy_refused_at_a_new_table_leaves_the_client_playing(
     await screen.wait_for(r"Refused \(insufficient_balance\)")
     screen.type("rebuy 100")
     await screen.wait_for(r"You sat down again at table t\w+ with 100 chips\.")
-    screen.type("quit")
+    screen.type("quit now")
     await screen.wait_for("EXIT=0")
     assert "qiuqiu: " not in screen.text()
 
@@ -331,5 +331,5 @@ async def test_out_of_chips_with_less_than_a_buy_in_left_is_not_offered_a_rebuy(
     screen.type("rebuy")
     await screen.wait_for(r"there is no rebuying here\.\n")
     assert "not enough for" not in screen.text()
-    screen.type("quit")
+    screen.type("quit now")
     await screen.wait_for("EXIT=0")

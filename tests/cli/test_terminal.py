@@ -95,7 +95,7 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
     child.sendline("bet 999999")
     child.expect("bet must be from 10 to 490, not 999999")
     child.sendline("help")
-    child.expect("help, quit +this list; leave")
+    child.expect("quit, leave +stand up, your stack back to your balance")
 
     legal = "check"
     while True:
@@ -125,10 +125,10 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
     assert re.search(r"This session: 1 hand, won [01], lost [01], net [+-]\d+", screen)
 
 
-def test_quitting_mid_hand_plays_the_seat_out_and_returns_its_chips(config_dir: Path) -> None:
+def test_quit_now_mid_hand_plays_the_seat_out_and_returns_its_chips(config_dir: Path) -> None:
     child = start(config_dir)
     child.expect(TURN)
-    child.sendline("quit")
+    child.sendline("quit now")
     child.expect("Leaving: your seat plays out this hand")
     # Checking through to a showdown, it may still lose the ante, split or win.
     child.expect(r"You left the table\. Your balance is (990|1000|1010)\.")
@@ -223,7 +223,7 @@ def test_tiles_are_drawn_in_ascii_when_asked(config_dir: Path) -> None:
     child.sendline("raise 40")
     child.expect(r"you cannot raise now; now you may: check \| bet 10-490")
     assert str(child.before).isascii(), str(child.before)
-    child.sendline("quit")
+    child.sendline("quit now")
     assert finish(child).isascii()
 
 
@@ -238,7 +238,7 @@ def test_the_seed_command_sets_the_players_own_seed_from_the_next_hand(config_di
     child.expect("Your seed is now Ann_picks-THIS: it goes into every shuffle from the next hand.")
     child.sendline("seed")
     child.expect("Your seed at table t\\w+: Ann_picks-THIS")
-    child.sendline("quit")
+    child.sendline("quit now")
     finish(child)
 
 
@@ -262,7 +262,7 @@ async def play_a_hand(child: pexpect.spawn[str]) -> str:
 
 
 async def leave(child: pexpect.spawn[str]) -> None:
-    child.sendline("quit")
+    child.sendline("quit now")
     await child.expect(r"You left the table\. Your balance is \d+\.", async_=True)
 
 
@@ -571,7 +571,7 @@ async def test_who_opens_a_table_for_others_is_told_the_command_they_join_with(
     table_id = matched(child)
     joining = f"Others join with: {command} play --server {server.url} --table {table_id}"
     await child.expect_exact(joining, async_=True)
-    child.sendline("quit")
+    child.sendline("quit now")
     assert "Traceback" not in await finished(child)
 
 

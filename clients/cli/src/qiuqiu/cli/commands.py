@@ -24,7 +24,9 @@ Commands:
   rebuy [N]           after a bust: buy in again here (N chips; else up to 500)
   seed [TEXT]         your own part of every shuffle here from the next hand on
                       (1-64 letters, digits, _ or -; alone: the one in use)
-  help, quit          this list; leave (your stack goes back to your balance)
+  help                this list
+  quit, leave         stand up, your stack back to your balance: mid-hand once
+                      you have played it out; quit now (or again) leaves at once
 Best hand wins: four tiles cut into two pairs, each its spots mod 10 (9 best);
 higher pair first, then the lower. Above them, best first: Six Gods (3-3 4-2
 5-1 6-0), Four Doubles, Pure Big (39+ spots), Pure Small (9 spots or fewer)."""
@@ -32,7 +34,9 @@ higher pair first, then the lower. Above them, best first: Six Gods (3-3 4-2
 
 @dataclass(frozen=True, slots=True)
 class Quit:
-    pass
+    """Stand up: after the hand in play, unless ``now`` (its turns checked or folded)."""
+
+    now: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +81,12 @@ def read(line: str, state: TableState | None) -> Command:
     if not words:
         return Nothing()
     verb, args = words[0], words[1:]
-    if verb in ("quit", "exit", "q"):
-        return Quit()
+    if verb in ("quit", "exit", "q", "leave"):
+        if not args:
+            return Quit()
+        if args == ["now"]:
+            return Quit(now=True)
+        return Refusal(f"{verb} takes nothing but now: {verb} now leaves a hand at once")
     if verb in ("help", "h", "?"):
         return Help()
     if verb == "rebuy":

@@ -23,6 +23,7 @@ import stat
 import sys
 from collections import deque
 from collections.abc import AsyncIterator
+from enum import Enum
 from typing import Any
 
 from rich.console import Console, RenderableType
@@ -69,6 +70,21 @@ whatever a script still holds."""
 CLOSE_PATIENCE = 5.0
 """Seconds to wait, after leaving a table no other person sits at, for it to close
 and reveal its seed."""
+
+RETRIED = frozenset({ErrorCode.TABLE_MOVING, ErrorCode.OUTCOME_UNKNOWN})
+"""Refusals of a request to leave that it is asked again for, with the snapshot its
+table's new host sends."""
+
+
+class Leaving(Enum):
+    """Where asking to stand up leaves the game."""
+
+    DONE = "done"
+    """Nothing to wait for: no seat, or the request could not be sent."""
+    AT_ONCE = "at once"
+    """Out of the hand, or with its turns checked or folded: input is ignored until then."""
+    AFTER_HAND = "after the hand"
+    """The player plays the hand out, and stands up as it ends."""
 
 
 async def stdin_lines() -> AsyncIterator[str]:
@@ -119,6 +135,12 @@ class Terminal:
         self._answered: tuple[int, int | None] | None = None
         self.last_options = TableOptions()
         self._leave_id: int | None = None
+        """The last request to stand up: the ``table_left`` that answers it has its id."""
+        self._plays_out = False
+        """That request lets the seat play its hand out (``after_hand``)."""
+        self._asked_in = 0
+        """The hand in play, or last played, when it was asked: a later one dealt to the
+        seat means the request was lost (its table moved to another server)."""
         self.played: dict[str, bool] = {table_id: False}
         """Every table sat at, and whether another person was seated there when last seen."""
         self._left = False
@@ -155,8 +177,10 @@ class Terminal:
                     waiting, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
                 )
                 if next_message in done:
-                    if not self.show(next_message.result()):
+                    message = next_message.result()
+                    if not self.show(message):
                         return
+                    await self.leave_again(message)
                     next_message = asyncio.ensure_future(anext(messages))
                 if next_line in done:
                     line = next_line.result()
@@ -171,12 +195,20 @@ class Terminal:
                         next_line = asyncio.ensure_future(anext(lines, None))
                 while not leaving and self._typed and self._due(self._typed[0]):
                     line = self._typed.popleft()
-                    if line is None or line.strip() == INTERRUPT or not await self.command(line):
-                        if not await self.quit():
+                    if line is None or line.strip() == INTERRUPT:
+                        # At the input's end nobody is left to play the hand out.
+                        asked: Quit | None = Quit(now=True)
+                    else:
+                        asked = await self.command(line)
+                    if asked is None:
+                        continue
+                    match await self.quit(now=asked.now):
+                        case Leaving.DONE:
                             return
-                        # Leaving: what is typed now is ignored until the seat has stood up.
-                        leaving = True
-                        self._typed.clear()
+                        case Leaving.AT_ONCE:
+                            # What is typed now is ignored until the seat has stood up.
+                            leaving = True
+                            self._typed.clear()
                 self.remind()
                 self.prompt()
         finally:
@@ -312,9 +344,7 @@ class Terminal:
             and message.ref is not None
             and message.ref == self._leave_id
         ):
-            self.say(Text(f"Leaving was refused ({message.code}): {message.message}", "red"))
-            self.say_summary()
-            return False
+            return self.leave_refused(message)
         if isinstance(message, wire.Error):
             self._answered = None  # refused: the turn is still open
         self.last_options = state.options
@@ -358,6 +388,21 @@ class Terminal:
             self.show_turn(state)
         return True
 
+    def leave_refused(self, error: wire.Error) -> bool:
+        """A request to stand up refused; ``False`` when the game is over for this client."""
+        if error.code is ErrorCode.ALREADY_LEAVING:
+            return True  # asked again: the request before stands, and table_left answers it
+        if error.code in RETRIED:
+            return True  # see leave_again
+        self.say(Text(f"Leaving was refused ({error.code}): {error.message}", "red"))
+        if self._plays_out:
+            # The player is still at the table, playing: it is theirs to ask again.
+            self._leave_id, self._plays_out = None, False
+            self.say(Text("You are still seated: type quit to ask again.", "red"))
+            return True
+        self.say_summary()
+        return False
+
     def show_turn(self, state: TableState) -> None:
         """The whole table when it is this player's turn; whose turn it is otherwise."""
         hand = state.hand
@@ -395,13 +440,13 @@ class Terminal:
 
     # -- input ---------------------------------------------------------------------
 
-    async def command(self, line: str) -> bool:
-        """Carry out one typed line; ``False`` when the person wants to quit."""
+    async def command(self, line: str) -> Quit | None:
+        """Carry out one typed line; the ``Quit`` when the person wants to stand up."""
         self._prompt_open = False
         state = self.state
         match read(line, state):
-            case Quit():
-                return False
+            case Quit() as asked:
+                return asked
             case Help():
                 self.say(HELP)
             case Rebuy(amount=None) if self.busted is not None and self.rebuy_default() is None:
@@ -430,7 +475,7 @@ class Terminal:
                 self.say(Text("You have no seat: type rebuy to buy in again, or quit.", "red"))
             case action:
                 await self.act(action)
-        return True
+        return None
 
     def rebuy_default(self) -> int | None:
         """What ``rebuy`` alone buys in with: 500, or all the balance if less, within
@@ -518,26 +563,72 @@ class Terminal:
                     )
                 )
 
-    async def quit(self) -> bool:
-        """Ask to stand up; ``False`` when there is nothing to wait for. The hand in play
-        and the ``table_left`` still come as messages, so the tally counts every hand
-        the seat played, the one it is leaving in too."""
+    async def quit(self, *, now: bool) -> Leaving:
+        """Ask to stand up: in a hand, after it, unless ``now`` or asked already. The
+        hand in play and the ``table_left`` still come as messages, so the tally counts
+        every hand the seat played, the one it is leaving in too."""
         state = self.state
         if self.busted is not None or state is None:
             self._left = True
-            return False
-        if state.hand is not None and state.hand.phase != "ended" and state.me is not None:
-            ellipsis = "…" if self.unicode else "..."
+            return Leaving.DONE
+        ellipsis = "…" if self.unicode else "..."
+        if not _in_hand(state):
+            plays_out = False
+        elif now or self._plays_out:
+            plays_out = False
             self.say(
                 Text(f"Leaving: your seat plays out this hand (check or fold){ellipsis}", "dim")
             )
-        self._leave_id = self.conn.next_id()
-        try:
-            await self.conn.send(cmd.LeaveTable(id=self._leave_id, table_id=self.table_id))
-        except ConnectionLost:
+        else:
+            plays_out = True
+            self.say(
+                Text(
+                    "You will leave after this hand: play it out (quit again, or quit now, "
+                    "to leave at once, checking or folding the rest of it).",
+                    "bold yellow",
+                )
+            )
+        if not await self._ask_to_leave(state, plays_out=plays_out):
             self.say_summary()
+            return Leaving.DONE
+        return Leaving.AFTER_HAND if plays_out else Leaving.AT_ONCE
+
+    async def _ask_to_leave(self, state: TableState, *, plays_out: bool) -> bool:
+        """Send ``leave_table``; ``False`` if the connection is gone for good."""
+        self._leave_id, self._plays_out = self.conn.next_id(), plays_out
+        self._asked_in = 0 if state.hand is None else state.hand.hand_id
+        leave = cmd.LeaveTable(id=self._leave_id, table_id=self.table_id, after_hand=plays_out)
+        try:
+            await self.conn.send(leave)
+        except ConnectionLost:
             return False
         return True
+
+    async def leave_again(self, message: Notice) -> None:
+        """Ask to stand up again when the request may have gone with a server that
+        died: its table's new host sends a snapshot, and deals the seat in again if it
+        did not hear of it. The server refuses it (``already_leaving``) where it had."""
+        state = self.state
+        if self._leave_id is None or state is None or state.me is None:
+            return
+        match message:
+            case wire.TableSnapshot(table=wire.TableView(table_id=self.table_id)):
+                pass
+            case wire.HandStarted(table_id=self.table_id, hand_id=hand_id) if (
+                hand_id > self._asked_in and state.me.in_hand
+            ):
+                if self._plays_out:
+                    self.say(
+                        Text(
+                            "You were dealt into this hand all the same: you will leave "
+                            "after it (quit now to leave at once).",
+                            "bold yellow",
+                        )
+                    )
+            case _:
+                return
+        if not await self._ask_to_leave(state, plays_out=self._plays_out and _in_hand(state)):
+            self.say(Text("Not connected: the seat stays until its grace period ends.", "red"))
 
     def say_summary(self, *, seated: bool = True) -> None:
         s = self.tally
@@ -587,6 +678,19 @@ class Tally:
     @property
     def net(self) -> int:
         return sum(self.nets.values())
+
+
+def _in_hand(state: TableState) -> bool:
+    """Whether the seat is dealt into the hand in play and has not folded: the hand
+    is still its own to play out."""
+    me, hand = state.me, state.hand
+    return (
+        me is not None
+        and hand is not None
+        and hand.phase != "ended"
+        and me.in_hand
+        and not me.folded
+    )
 
 
 def _turn_key(state: TableState) -> tuple[int, int | None] | None:
