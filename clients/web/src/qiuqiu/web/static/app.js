@@ -28,8 +28,8 @@ class App {
     this.tables = new Map();
     /** Tables this page watches, so they are watched again after a reconnect. */
     this.watching = new Set();
-    /** Tables whose seat is leaving at the end of the hand. */
-    this.leaving = new Set();
+    /** @type {Map<string, Leaving>} tables whose seat asked to stand up, until `table_left` */
+    this.leaving = new Map();
     /** Tables with a snapshot on its way (after a gap in `seq`). */
     this.awaiting = new Set();
     /** @type {string | null} */
@@ -153,8 +153,9 @@ class App {
     this.balance = welcome.balance;
     this.drawAccount();
     this.awaiting.clear();
-    this.leaving.clear();
     const seated = new Set(/** @type {string[]} */ (welcome.tables));
+    // A seat still held is asked to stand up again with its snapshot (see snapshot).
+    for (const id of [...this.leaving.keys()]) if (!seated.has(id)) this.leaving.delete(id);
     // A snapshot of every seated table follows; watched ones must be asked for again.
     for (const id of [...this.tables.keys()]) if (!seated.has(id) && !this.watching.has(id)) this.tables.delete(id);
     const wanted = this.hashTable();
@@ -228,6 +229,11 @@ class App {
     // never confirmed (its server may have stopped before writing it): send it now.
     const { current, pending } = this.seeds.get(id);
     if (state.you !== null && (!current || pending)) this.setSeed(id, pending ?? newClientSeed());
+    // A request to stand up may have gone with a server that died (this snapshot is
+    // then its new host's): ask again. Where it was heard, `already_leaving` says so.
+    const leaving = this.leaving.get(id);
+    if (leaving && state.you === null) this.leaving.delete(id);
+    else if (leaving) this.askToLeave(state, leaving.afterHand && stillPlaying(state));
     this.drawAccount();
     if (this.active === id || this.view !== "table") {
       this.active = id;
@@ -247,9 +253,12 @@ class App {
     if (applied !== "applied") return;
     // The header's chips at the table are the seat's stack as it is now, as its box says.
     if (state.you !== null) this.drawAccount();
-    if (m.type === "hand_ended") {
-      this.leaving.delete(m.table_id);
-      this.record(state);
+    if (m.type === "hand_ended") this.record(state);
+    const leaving = this.leaving.get(m.table_id);
+    if (m.type === "hand_started" && leaving && m.hand_id > leaving.handId && state.me?.inHand) {
+      // A seat that asked to stand up is never dealt in: the request was lost.
+      if (leaving.afterHand) state.note("You were dealt into this hand all the same: you will leave after it.", "warn");
+      this.askToLeave(state, leaving.afterHand);
     }
     if (m.type === "table_closed") this.audited(m.table_id);
     if (m.type === "table_closed" && state.busted) {
@@ -320,7 +329,8 @@ class App {
     if (m.seat !== undefined && m.seat !== null) {
       this.awaitSeed(m.table_id);
       const tally = this.tableTally(m.table_id);
-      const why = m.ref === undefined ? `You were stood up (the server is stopping, or you were away past the grace period): your ${counted(m.cashed_out, "chip")} went back to your balance.` : `You left with ${counted(m.cashed_out, "chip")}.`;
+      const asked = m.ref !== undefined || this.leaving.has(m.table_id);
+      const why = !asked ? `You were stood up (the server is stopping, or you were away past the grace period): your ${counted(m.cashed_out, "chip")} went back to your balance.` : `You left with ${counted(m.cashed_out, "chip")}.`;
       this.farewell = { tableId: m.table_id, tally, balance: m.balance, why };
       this.forgetTally(m.table_id);
     }
@@ -531,13 +541,40 @@ class App {
       this.show("lobby");
       return;
     }
-    if (state.you !== null && state.hand && state.hand.phase !== "ended" && state.me?.inHand) this.leaving.add(state.tableId);
+    if (state.you === null) {
+      try {
+        await this.conn.request({ type: "leave_table", table_id: state.tableId });
+      } catch (error) {
+        this.refusal(error);
+      }
+      return;
+    }
+    // The first click in a hand still to play out waits for its end; another leaves at once.
+    const afterHand = stillPlaying(state) && !this.leaving.has(state.tableId);
+    if (afterHand) state.note("You will leave after this hand: play it out. “Leave now” leaves at once, the rest of the hand checked or folded for you.", "warn");
+    else if (stillPlaying(state)) state.note("Leaving now: the rest of this hand is checked or folded for you.", "warn");
+    await this.askToLeave(state, afterHand);
+  }
+
+  /**
+   * Ask the server to stand this seat up: as the hand ends, played out by the player
+   * (`afterHand`), or at once, any turn left in the hand checked or folded.
+   * @param {TableState} state @param {boolean} afterHand
+   */
+  async askToLeave(state, afterHand) {
+    const tableId = state.tableId;
+    const asked = { afterHand, handId: state.hand?.handId ?? 0 };
+    this.leaving.set(tableId, asked);
     this.redraw();
     try {
-      await this.conn.request({ type: "leave_table", table_id: state.tableId });
+      await this.conn.request({ type: "leave_table", table_id: tableId, ...(afterHand ? { after_hand: true } : {}) });
     } catch (error) {
-      this.leaving.delete(state.tableId);
+      // Dropped with the connection, or sent to a table on its way to another server:
+      // asked again with the snapshot that follows. One asked already stands.
+      if (!(error instanceof Refused) || ASKED_AGAIN.has(error.code)) return;
+      if (this.leaving.get(tableId) === asked) this.leaving.delete(tableId);
       this.refusal(error);
+      this.redraw();
     }
   }
 
@@ -594,7 +631,7 @@ class App {
   redraw() {
     if (this.view === "table" && this.active) {
       const state = this.tables.get(this.active);
-      if (state) this.tableView.render(state, { online: this.online, offline: this.connectionNote.textContent || "Reconnecting… your seat is kept meanwhile.", elsewhere: this.elsewhere, leaving: this.leaving.has(this.active), balance: this.balance });
+      if (state) this.tableView.render(state, { online: this.online, offline: this.connectionNote.textContent || "Reconnecting… your seat is kept meanwhile.", elsewhere: this.elsewhere, leaving: this.leaving.get(this.active) ?? null, balance: this.balance });
     }
   }
 
@@ -655,6 +692,18 @@ class App {
     setTimeout(() => item.remove(), 5000);
   }
 }
+
+/**
+ * A request to stand up: after the hand in play, or at once; `handId` is the hand in
+ * play (or the last) when it was asked, so a later one dealt to the seat tells it was lost.
+ * @typedef {{afterHand: boolean, handId: number}} Leaving
+ */
+
+/** Refusals of `leave_table` that are no answer: it is asked again, or was already. */
+const ASKED_AGAIN = new Set(["already_leaving", "table_moving", "outcome_unknown"]);
+
+/** Whether this seat is still playing the hand in progress: dealt in, not folded. @param {TableState} state */
+const stillPlaying = (state) => state.you !== null && !!state.hand && state.hand.phase !== "ended" && !!state.me?.inHand && !state.me.folded;
 
 /** Whether `error` says the server did not apply the message (not `outcome_unknown`). @param {unknown} error */
 const refusedForSure = (error) => error instanceof Refused && error.code !== "outcome_unknown";

@@ -77,7 +77,7 @@ export class TableView {
     this.elsewhere = false;
   }
 
-  /** @param {TableState} state @param {{online: boolean, offline: string, elsewhere: boolean, leaving: boolean, balance: number}} page */
+  /** @param {TableState} state @param {{online: boolean, offline: string, elsewhere: boolean, leaving: import("./app.js").Leaving | null, balance: number}} page */
   render(state, page) {
     if (this.state?.tableId !== state.tableId) {
       this.panelKey = "";
@@ -128,7 +128,7 @@ export class TableView {
     }
   }
 
-  /** @param {TableState} state @param {boolean} leaving */
+  /** @param {TableState} state @param {import("./app.js").Leaving | null} leaving */
   drawBar(state, leaving) {
     const o = state.options;
     const stakes = [
@@ -158,10 +158,13 @@ export class TableView {
         : h("button", {
             class: "ghost leave",
             type: "button",
-            disabled: leaving,
+            // Once asked to wait for the hand's end, it offers to leave at once instead.
+            disabled: leaving !== null && !leaving.afterHand,
+            title: leaving?.afterHand ? "Leave at once: the rest of this hand is checked or folded for you" : "",
             onclick: () => this.actions.leave(state),
-            text: leaving ? "Leaving after this hand…" : state.you === null ? "Stop watching" : "Leave table",
+            text: leaving?.afterHand ? "Leave now" : leaving ? "Leaving…" : state.you === null ? "Stop watching" : "Leave table",
           }),
+      leaving?.afterHand ? h("span", { class: "role leaving", role: "status", text: "Leaving after this hand" }) : "",
     );
   }
 

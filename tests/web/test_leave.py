@@ -1,0 +1,182 @@
+"""The page's Leave button in a hand: the seat plays the hand out and stands up as it
+ends, before the next is dealt; clicked again ("Leave now"), at once.
+
+The server deals the next hand as the last ends, and Bo plays on there with the
+dealer bot, so a seat that stood up late would be dealt into it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from redis.asyncio import Redis
+
+from qiuqiu.cli.bot import play
+from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.play import Steady
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
+from tests.web.conftest import PHONE, Player, screenshot
+from tests.web.test_browser import (
+    CHECK_OR_CALL,
+    frames_of,
+    no_sideways_scroll,
+    open_table,
+    sign_in,
+)
+from tests.web.test_evening import HAND_LIMIT, OpenPlayer
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+MOVES = ("checked", "called", "bet_placed", "raised", "folded")
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    return ServerConfig(port=0, hand_pause=0.0, bot_delay=0.05, grace=30.0)
+
+
+@contextlib.asynccontextmanager
+async def bo_playing_at(server: QiuQiuServer, table_id: str) -> AsyncIterator[None]:
+    """Bo, seated at ``table_id`` and checking or calling, until the block ends."""
+    async with await Connection.open(server.url, name="Bo") as bo:
+        await bo.join_table(table_id, 500)
+        playing = asyncio.create_task(play(Steady(), bo, table_id))
+        try:
+            yield
+        finally:
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await playing
+
+
+async def seated_with_bo(open_player: OpenPlayer) -> tuple[Player, str]:
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    return ann, await open_table(ann.page, seats=3)
+
+
+async def my_turn_after_bo_sat(page: Page) -> None:
+    """Bo seated, a turn of this page's own (checked or called through till then)."""
+    async with asyncio.timeout(HAND_LIMIT):
+        while True:
+            await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+            if await page.locator(".felt .seat", has_text="Bo").count():
+                return
+            await page.locator(CHECK_OR_CALL).first.click()
+
+
+async def played_until_gone(page: Page) -> None:
+    """Check or call at each of this page's turns until it has left the table."""
+    async with asyncio.timeout(HAND_LIMIT):
+        while not await page.locator(".farewell").count():
+            button = page.locator(CHECK_OR_CALL).first
+            if await button.count():
+                # Redrawn under the click as the turn moves on: the next loop looks again.
+                with contextlib.suppress(PlaywrightTimeoutError):
+                    await button.click(timeout=1000)
+            await asyncio.sleep(0.05)
+
+
+def leave_requests(ann: Player) -> list[dict[str, Any]]:
+    return [m for m in ann.sent if m["type"] == "leave_table"]
+
+
+async def test_leave_in_a_hand_plays_it_out_and_the_seat_is_not_dealt_the_next(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann, table_id = await seated_with_bo(open_player)
+    page = ann.page
+    async with bo_playing_at(server, table_id):
+        await my_turn_after_bo_sat(page)
+        (me,) = {m["seat"] for m in frames_of(ann, "table_joined")}
+        hand = frames_of(ann, "hand_started")[-1]["hand_id"]
+        await page.click(".table-bar .leave")
+        await expect(page.locator(".table-bar .role.leaving")).to_have_text(
+            "Leaving after this hand"
+        )
+        await expect(page.locator(".table-bar .leave")).to_have_text("Leave now")
+        await expect(page.locator(".log")).to_contain_text("You will leave after this hand")
+        # The turn it was clicked at is still this page's, and every one after it.
+        await played_until_gone(page)
+        await expect(page.locator(".farewell")).to_contain_text("You left with")
+        (asked,) = leave_requests(ann)
+        assert asked["after_hand"] is True
+        (left,) = frames_of(ann, "table_left")
+        assert left["ref"] == asked["id"]
+        # Its moves in that hand answer its own messages: none was played for it.
+        mine = [m for m in ann.frames if m.get("seat") == me and m.get("hand_id") == hand]
+        moves = [m for m in mine if m["type"] in MOVES]
+        assert moves
+        assert all("ref" in m for m in moves), moves
+        assert not [m for m in mine if m["type"] == "turn_timed_out"]
+        # Not dealt the next hand, which Bo and the dealer bot play without it.
+        assert all(m["hand_id"] <= hand for m in frames_of(ann, "hand_started"))
+        async with asyncio.timeout(HAND_LIMIT):
+            while not [h for h in await server.store.table_hands(table_id) if h.hand_id > hand]:
+                await asyncio.sleep(0.05)
+    account = frames_of(ann, "welcome")[0]["account_id"]
+    later = [h for h in await server.store.table_hands(table_id) if h.hand_id > hand]
+    assert all(account not in dict(h.accounts).values() for h in later)
+
+
+async def test_leave_now_in_a_hand_leaves_at_once_its_turns_checked_or_folded(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player(PHONE, phone=True)
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+    await page.click(".table-bar .leave")
+    await expect(page.locator(".table-bar .role.leaving")).to_be_visible()
+    await no_sideways_scroll(page)
+    await page.screenshot(path=screenshot("leaving-after-the-hand"))
+    await page.click(".table-bar .leave:has-text('Leave now')")
+    await expect(page.locator(".farewell")).to_contain_text("You left with")
+    first, then = leave_requests(ann)
+    assert first["after_hand"] is True
+    assert "after_hand" not in then
+    (left,) = frames_of(ann, "table_left")
+    assert left["ref"] == then["id"]
+
+
+async def test_a_leave_lost_with_a_table_that_moved_is_asked_for_again(
+    redis_url: str, open_player: OpenPlayer
+) -> None:
+    """The table's lease is taken at Redis, as an adopter does, and lapses for the
+    page's server to adopt the table again: the request went with the table as it
+    was, its hand is voided, and the seat would be dealt hand after hand."""
+    store = await RedisStore.from_url(redis_url)
+    config = ServerConfig(port=0, lease=0.3, hand_pause=0.0, bot_delay=0.05, grace=30.0)
+    server = QiuQiuServer(config, store=store)
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        table_id = await open_table(page)
+        await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+        await page.click(".table-bar .leave")
+        await expect(page.locator(".table-bar .role.leaving")).to_be_visible()
+        async with Redis.from_url(redis_url) as raw:
+            fence = await raw.incr(f"qiuqiu:fence:{table_id}")
+            await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+        # At most the hand dealt as the table came back is played out; not one more.
+        await played_until_gone(page)
+        await expect(page.locator(".farewell")).to_contain_text("You left with")
+        welcomes = [i for i, m in enumerate(ann.frames) if m.get("type") == "welcome"]
+        assert len(welcomes) >= 2, "the page reconnected to the table's new host"
+        dealt = {m["hand_id"] for m in ann.frames[welcomes[-1] :] if m["type"] == "hand_started"}
+        assert len(dealt) <= 1, dealt
+    finally:
+        await server.stop()
+        await store.close()
