@@ -29,6 +29,7 @@ from tests.web.test_browser import (
     frames_of,
     no_sideways_scroll,
     open_table,
+    play_hand,
     sign_in,
 )
 from tests.web.test_evening import HAND_LIMIT, OpenPlayer
@@ -39,8 +40,10 @@ MOVES = ("checked", "called", "bet_placed", "raised", "folded")
 
 
 @pytest.fixture
-def config() -> ServerConfig:
-    return ServerConfig(port=0, hand_pause=0.0, bot_delay=0.05, grace=30.0)
+def config(request: pytest.FixtureRequest) -> ServerConfig:
+    """No pause between hands, unless a test asks for one (``indirect``)."""
+    pause = getattr(request, "param", 0.0)
+    return ServerConfig(port=0, hand_pause=pause, bot_delay=0.05, grace=30.0)
 
 
 @contextlib.asynccontextmanager
@@ -146,6 +149,22 @@ async def test_leave_now_in_a_hand_leaves_at_once_its_turns_checked_or_folded(
     assert "after_hand" not in then
     (left,) = frames_of(ann, "table_left")
     assert left["ref"] == then["id"]
+
+
+@pytest.mark.parametrize("config", [60.0], indirect=True)
+async def test_leave_between_hands_leaves_at_once(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await play_hand([page], 1)
+    await page.click(".table-bar .leave")
+    await expect(page.locator(".farewell")).to_contain_text("You left with")
+    (asked,) = leave_requests(ann)
+    assert "after_hand" not in asked
+    assert not frames_of(ann, "hand_started")[1:], "the next hand waits a minute"
 
 
 async def test_a_leave_lost_with_a_table_that_moved_is_asked_for_again(
