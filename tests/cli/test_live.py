@@ -333,3 +333,26 @@ async def test_out_of_chips_with_less_than_a_buy_in_left_is_not_offered_a_rebuy(
     assert "not enough for" not in screen.text()
     screen.type("quit now")
     await screen.wait_for("EXIT=0")
+
+
+async def test_quit_in_a_hand_is_said_in_the_table_while_the_player_plays_it_out(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    # Events scroll away: the table keeps saying the seat stands up after this hand.
+    flags = ("--turn-seconds", "60", "--max-bet", "20", "--max-raises", "1")
+    screen = Screen("after", play(config_dir, server, *flags))
+    screens.append(screen)
+    asked = turn_of((await screen.wait_for(TURN)).string)
+    screen.type("quit")
+    await screen.wait_for(r"│ Leaving after this hand \(quit now: at once\)\.")
+    # Each turn of the hand answered by the player, until the seat stands up as it ends.
+    screen.type("check" if "check" in asked[1] else "call")
+    async with asyncio.timeout(PATIENCE):
+        while "EXIT=0" not in (text := screen.text()):
+            now = turn_of(text)
+            if now[1] and now != asked:
+                asked = now
+                screen.type("check" if "check" in now[1] else "call")
+            await asyncio.sleep(0.05)
+    assert re.search(r"You left the table\. Your balance is \d+\.", screen.text())
+    assert "ran out of time" not in screen.text()

@@ -45,6 +45,9 @@ class LiveView:
         self.state = state
         self.events: deque[Text] = deque(maxlen=EVENT_LINES)
         self.typed = ""
+        self.standing: Text | None = None
+        """A line kept under the table while it holds, where events scroll away (the
+        seat stands up after this hand)."""
         self._closed = False
         self._live = Live(
             console=console,
@@ -91,6 +94,8 @@ class LiveView:
                         ("Your turn: ", "bold cyan"), render.legal(state.legal, self.unicode)
                     )
                 )
+            if self.standing is not None:
+                body.append(self.standing)
             hand = state.hand
             title = f"Table {state.table_id}" + (f"  Hand #{hand.hand_id}" if hand else "")
             panel = Panel(

@@ -398,6 +398,8 @@ class Terminal:
         if self._plays_out:
             # The player is still at the table, playing: it is theirs to ask again.
             self._leave_id, self._plays_out = None, False
+            if self.screen is not None:
+                self.screen.standing = None
             self.say(Text("You are still seated: type quit to ask again.", "red"))
             return True
         self.say_summary()
@@ -597,6 +599,12 @@ class Terminal:
         """Send ``leave_table``; ``False`` if the connection is gone for good."""
         self._leave_id, self._plays_out = self.conn.next_id(), plays_out
         self._asked_in = 0 if state.hand is None else state.hand.hand_id
+        if self.screen is not None:
+            self.screen.standing = (
+                Text("Leaving after this hand (quit now: at once).", "bold yellow")
+                if plays_out
+                else None
+            )
         leave = cmd.LeaveTable(id=self._leave_id, table_id=self.table_id, after_hand=plays_out)
         try:
             await self.conn.send(leave)
