@@ -635,8 +635,8 @@ class Terminal:
                     )
             case _:
                 return
-        if not await self._ask_to_leave(state, plays_out=self._plays_out and _in_hand(state)):
-            self.say(Text("Not connected: the seat stays until its grace period ends.", "red"))
+        # Not sent with the connection down: the snapshot after the reconnect asks again.
+        await self._ask_to_leave(state, plays_out=self._plays_out and _in_hand(state))
 
     def say_summary(self, *, seated: bool = True) -> None:
         s = self.tally
