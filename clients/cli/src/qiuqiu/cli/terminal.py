@@ -596,7 +596,7 @@ class Terminal:
         return Leaving.AFTER_HAND if plays_out else Leaving.AT_ONCE
 
     async def _ask_to_leave(self, state: TableState, *, plays_out: bool) -> bool:
-        """Send ``leave_table``; ``False`` if the connection is gone for good."""
+        """Send ``leave_table``; ``False`` if it could not be (the connection is down)."""
         self._leave_id, self._plays_out = self.conn.next_id(), plays_out
         self._asked_in = 0 if state.hand is None else state.hand.hand_id
         if self.screen is not None:
