@@ -56,7 +56,7 @@ async def running(server: QiuQiuServer) -> AsyncIterator[QiuQiuServer]:
         await server.stop()
 
 
-async def answer(child: pexpect.spawn[str], legal: str | None = None) -> None:
+def answer(child: pexpect.spawn[str], legal: str | None = None) -> None:
     """Check, or call, at the turn the screen has just shown (whose actions are ``legal``)."""
     child.sendline("check" if "check" in (legal or matched(child)) else "call")
 
@@ -92,14 +92,14 @@ async def test_quit_mid_hand_plays_it_out_and_the_seat_is_not_dealt_the_next(
         bo = asyncio.create_task(run(Steady(), server.url, name="Bo", table_id=table_id))
         # Bo seated first: the table plays on once Ann stands up, and does not close.
         while await child.expect([TURN, "Bo sat down"], async_=True) == 0:
-            await answer(child)
+            answer(child)
         await child.expect(TURN, async_=True)
         legal = matched(child)
         child.sendline("quit")
         await child.expect(AFTER_HAND, async_=True)
-        await answer(child, legal)  # the turn the quit was typed at is still the player's
+        answer(child, legal)  # the turn the quit was typed at is still the player's
         while await child.expect([TURN, LEFT], async_=True) == 0:
-            await answer(child)
+            answer(child)
         assert "Traceback" not in await finished(child)
         ann = await account_id(config_dir, server)
         played = (await server.store.account_hands(ann))[-1]
@@ -142,7 +142,7 @@ async def test_quit_between_hands_leaves_at_once(config_dir: Path) -> None:
         said: list[str] = []
         child.logfile_read = _Collect(said)
         while await child.expect([TURN, "Deal verified"], async_=True) == 0:
-            await answer(child)
+            answer(child)
         child.sendline("quit")
         await child.expect(LEFT, async_=True)
         assert "Traceback" not in await finished(child)
@@ -184,7 +184,7 @@ async def test_quit_once_folded_leaves_without_playing_on(config_dir: Path) -> N
             elif "fold" in matched(child) and betting_round == 1 and dealt_three:
                 break
             else:
-                await answer(child)
+                answer(child)
         child.sendline("fold")
         await child.expect("You folded", async_=True)
         child.sendline("quit")
@@ -224,7 +224,7 @@ async def test_a_request_to_leave_after_the_hand_is_made_again_once_the_table_mo
         hands = 0
         while await child.expect([TURN, LEFT, r"── Hand #"], async_=True) != 1:
             if "Your turn" in str(child.after):
-                await answer(child)
+                answer(child)
             else:
                 hands += 1
                 assert hands <= 1, "dealt in again and again: the request was not made again"
