@@ -420,6 +420,16 @@ def test_the_command_prints_each_match_and_a_table(capsys: pytest.CaptureFixture
     assert "chips a hand" in out.splitlines()[-4]
 
 
+def test_a_match_that_cancels_to_the_chip_reads_plus_zero_from_both_sides(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A caller against a caller: every hand a showdown of the same pot, both halves alike.
+    assert main(["arena", CALLER, CALLER, "dealer", "--hands", "40", "--house-seed", "1"]) == 0
+    table = capsys.readouterr().out.split("\n\n")[-1]
+    assert "-0.00" not in table
+    assert table.count("+0.00") == 2
+
+
 def test_the_command_refuses_a_missing_bot(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "nowhere.py", "dealer"]) == 2
     assert "no bot file" in capsys.readouterr().err

@@ -216,7 +216,8 @@ def cross_table(names: list[str], results: list[MatchResult]) -> str:
     """Each row's chips a hand against each column, and its mean over the columns."""
     score: dict[tuple[str, str], float] = {}
     for r in results:
-        score[(r.a, r.b)], score[(r.b, r.a)] = r.mean, -r.mean
+        # 0.0 - x, not -x: a match that cancels to the chip reads +0.00 from both sides.
+        score[(r.a, r.b)], score[(r.b, r.a)] = r.mean, 0.0 - r.mean
     width = max(10, *(len(n) for n in names)) + 2
     lines = [
         "chips a hand".ljust(width) + "".join(n.rjust(width) for n in names) + "mean".rjust(width)
