@@ -352,6 +352,25 @@ def test_the_server_freezes_what_start_up_made_out_of_the_collectors_sight() -> 
         gc.set_threshold(*thresholds)
 
 
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        ((), "--gc-freeze start (auto on asyncio), --gc-threshold 700"),
+        (
+            ("--gc-freeze", "full", "--gc-threshold", "5000"),
+            "--gc-freeze full, --gc-threshold 5000",
+        ),
+    ],
+)
+async def test_the_line_after_the_listening_one_says_what_the_collector_does(
+    flags: tuple[str, ...], said: str
+) -> None:
+    async with server_process("--loop", "asyncio", *flags) as (proc, _):
+        assert proc.stderr is not None
+        line = json.loads(await asyncio.wait_for(proc.stderr.readline(), 10))
+    assert (line["level"], line["message"]) == ("INFO", f"garbage collector: {said}")
+
+
 async def test_each_connection_opened_and_closed_is_an_info_line() -> None:
     async with server_process("--log-level", "info") as (proc, url):
         async with connect(url) as ws:

@@ -41,6 +41,15 @@ async def serve(config: ServerConfig, store: Store) -> None:
         config.gc_freeze, config.gc_threshold, loops.running_loop_name()
     )
     collector.freeze_start_up_heap(threshold)
+    # auto resolves by the loop, and nothing else shows an operator what it came to.
+    resolved = f" (auto on {loops.running_loop_name()})" if config.gc_freeze == "auto" else ""
+    log.info(
+        "garbage collector: --gc-freeze %s%s, --gc-threshold %d",
+        freeze,
+        resolved,
+        threshold,
+        extra={"gc_freeze": freeze, "gc_threshold": threshold},
+    )
     freezing = collector.FreezeAfter.chosen(freeze)
     if freezing is not None:
         freezing.start()
