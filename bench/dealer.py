@@ -121,7 +121,11 @@ def paired(solved: MatchResult, threshold: MatchResult) -> dict[str, float | int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.dealer", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.dealer",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--hands", type=int, default=100_000)
     parser.add_argument("--only", choices=sorted([*OPPONENTS, *SHORT_STACKS]), action="append")
     parser.add_argument(

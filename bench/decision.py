@@ -97,7 +97,11 @@ def per_call(work: Callable[[Situation], object], situations: Sequence[Situation
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.decision", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.decision",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--hands", type=int, default=3000)
     parser.add_argument("--repeat", type=int, default=15, help="rounds (%(default)s)")
     parser.add_argument("--seed", type=int, default=15)

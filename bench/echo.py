@@ -46,7 +46,11 @@ async def run(port: int, max_frame: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.echo", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.echo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--max-frame", type=int, default=4096)
     parser.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto")

@@ -119,7 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     if args_in[:1] == ["serve"]:
         return serve(Path(args_in[1]), args_in[2:])
-    parser = argparse.ArgumentParser(prog="python -m bench.load_profile", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load_profile",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds played unprofiled")
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds profiled")

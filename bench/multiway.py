@@ -104,7 +104,11 @@ def row(opponent: str, dealer: str, result: RotationResult) -> dict[str, float |
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.multiway", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.multiway",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--seats", type=int, default=3, choices=range(3, 7))
     parser.add_argument("--hands", type=int, default=20_000)
     parser.add_argument("--only", choices=sorted(OPPONENTS), action="append")

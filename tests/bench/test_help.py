@@ -1,0 +1,27 @@
+"""Each benchmark's ``--help`` shows its docstring as written: the command it gives keeps
+a line of its own, where argparse's default reflow ran it into the prose around it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("module", ["dealer", "decision", "multiway", "echo", "load_profile"])
+def test_the_command_a_benchmarks_help_gives_is_a_line_of_its_own(module: str) -> None:
+    shown = subprocess.run(
+        [sys.executable, "-m", f"bench.{module}", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    # Indented as in the docstring; a reflowed line starts at the margin.
+    command = (f"    uv run python -m bench.{module} ", f"    python -m bench.{module} ")
+    assert any(line.startswith(command) for line in shown.splitlines()), shown
