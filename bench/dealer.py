@@ -9,12 +9,13 @@ deals, each played twice with the seats swapped) at the default table
 (ante 10, buy-in 500 against the dealer's 10,000, one betting round, or two
 with ``--rounds 2``; ``AlwaysShove@N`` shoves with a stack of N chips, short of
 the smallest buy-in, as a player who lost down to it is), against the dealer bot
-and against today's threshold policy (``dealer:threshold``), the deals the same
-for both. The dealer keeps the button, as the server seats it. A figure is the
-opponent's chips a hand with its 95% interval; an exploiter "wins at 2 sigma"
-when its mean minus two standard errors is above zero. Where both dealers played
-an opponent, the difference is measured deal by deal on the same deals (a paired
-interval, much narrower than the two intervals side by side).
+and against the threshold policy it played before it was solved
+(``dealer:threshold``), the deals the same for both. The dealer keeps the
+button, as the server seats it. A figure is the opponent's chips a hand with its
+95% interval; an exploiter "wins at 2 sigma" when its mean minus two standard
+errors is above zero. Where both dealers played an opponent, the difference is
+measured deal by deal on the same deals (a paired interval, much narrower than
+the two intervals side by side).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ OPPONENTS = {
 SHORT_STACKS = {f"AlwaysShove@{chips}": chips for chips in (11, 20, 30, 60)}
 """Shovers with a stack of so many chips: the short end of the strategies' grid."""
 SIDE_BY_SIDE = ("always_call", "tile_ranker")
-"""Measured against today's policy too: the bot must beat them by more than it did."""
+"""Measured against the old threshold policy too: the bot must beat them by more than it did."""
 SEED = 15
 
 
@@ -129,7 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=100_000)
     parser.add_argument("--only", choices=sorted([*OPPONENTS, *SHORT_STACKS]), action="append")
     parser.add_argument(
-        "--threshold-too", action="store_true", help="today's policy against the exploiters too"
+        "--threshold-too",
+        action="store_true",
+        help="the old threshold policy against the exploiters too",
     )
     parser.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds")
     parser.add_argument("--json", type=Path, help="write the rows here")

@@ -1,4 +1,4 @@
-"""What one dealer-bot decision costs: the solved strategy beside today's threshold policy.
+"""What one dealer-bot decision costs: the solved strategy beside the old threshold policy.
 
 Run from the repository root::
 
@@ -9,7 +9,7 @@ The situations are real: the arena plays ``--hands`` hands of
 :class:`~qiuqiu.server.house.record.Situation` the dealer decided from. Each
 is then decided ``--repeat`` times by :func:`qiuqiu.server.house.policy.decide`
 (translation, look-up, sampling) and by :func:`~qiuqiu.server.house.policy.threshold`
-(today's policy: its win chance, then the thresholds), after one warm-up pass
+(the policy before the solved one: its win chance, then the thresholds), after one warm-up pass
 so that both policies' caches are full, as they are on a server that has
 played for a while. The solved policy draws from the server's own CSPRNG
 (:mod:`qiuqiu.server.csprng`), as it does when serving. Each pass replays each
