@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from qiuqiu.server.house.book import Book, load
-from solver.__main__ import LEAN, MODELS, main
+from solver.__main__ import LEAN, MODELS, ROOT, main
+
+TILE_RANKER = str(ROOT / "clients/examples/tile_ranker.py")
 
 
 def test_a_tables_own_strategy_says_what_it_responds_to_and_wins_from_each_model(
@@ -20,6 +25,26 @@ def test_a_tables_own_strategy_says_what_it_responds_to_and_wins_from_each_model
     assert header["restricted"] == {"calling_station": 0.2}
     assert set(header["button_wins_from_milli_antes"]) == set(MODELS)
     assert (tmp_path / f"{path.stem}.json").exists()
+
+
+def test_a_tables_own_strategy_is_the_one_the_arenas_dealer_plays_given_the_folder(
+    tmp_path: Path,
+) -> None:
+    # Stakes no shipped strategy has (a min_bet of two antes), so it is the nearest.
+    stakes = ["--ante", "5", "--min-bet", "10", "--max-bet", "200"]
+    main(["--out", str(tmp_path), *stakes, "--behind", "3", "--iterations", "10"])
+
+    def rankers_chips(*more: str) -> float:
+        # A process each: a folder's strategies join the process's book for good.
+        arena = [sys.executable, "-m", "qiuqiu.cli", "arena", TILE_RANKER, "dealer"]
+        match = [*stakes, "--buy-in", "100", "--hands", "400", "--house-seed", "3", "--json"]
+        shown = subprocess.run(
+            [*arena, *match, *more], capture_output=True, text=True, check=True, timeout=120
+        ).stdout
+        chips: float = json.loads(shown)["chips_a_hand"]
+        return chips
+
+    assert rankers_chips("--strategies", str(tmp_path)) != rankers_chips()
 
 
 @pytest.mark.parametrize(

@@ -430,6 +430,17 @@ def test_a_match_that_cancels_to_the_chip_reads_plus_zero_from_both_sides(
     assert table.count("+0.00") == 2
 
 
+def test_a_strategies_folder_with_a_bad_file_or_without_the_dealer_is_refused_saying_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "mine.qqs").write_text("not gzip")
+    folder = ["--strategies", str(tmp_path), "--hands", "4"]
+    assert main(["arena", CALLER, "dealer", *folder]) == 2
+    assert f"--strategies: {tmp_path / 'mine.qqs'}: not a strategy file" in capsys.readouterr().err
+    assert main(["arena", CALLER, RANKER, *folder]) == 2
+    assert "name 'dealer' among the contestants" in capsys.readouterr().err
+
+
 def test_the_command_refuses_a_missing_bot(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "nowhere.py", "dealer"]) == 2
     assert "no bot file" in capsys.readouterr().err

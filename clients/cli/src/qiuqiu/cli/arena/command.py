@@ -27,6 +27,7 @@ from qiuqiu.cli.arena.seats import Entrant, entrant, house_rng
 from qiuqiu.cli.arguments import add_table_options, check_buy_in, table_options
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.collector import PYTHON_THRESHOLD, freeze_start_up_heap
+from qiuqiu.server.errors import StrategiesUnreadable
 from qiuqiu.server.strategy import prepare
 
 DEFAULT_HANDS = 10_000
@@ -62,6 +63,13 @@ def add_arena(commands: Any) -> None:
         help="write each contestant's chips a hand in every deal to this file "
         "(match,deal,name,chips), for figures of your own",
     )
+    cmd.add_argument(
+        "--strategies",
+        type=Path,
+        metavar="DIR",
+        help="a folder of more solved strategies for the dealer (python -m solver --out), "
+        "as qiuqiu-server --strategies loads them",
+    )
     add_table_options(cmd, served=False)
     cmd.set_defaults(command_parser=cmd)
 
@@ -78,8 +86,15 @@ def run_arena(args: argparse.Namespace) -> int:
             raise ValueError("--hands must be at least 4 (two duplicate deals)")
         _check_whole_deals(args.hands, 2, "duplicate deals, each played twice")
     entrants = _named([entrant(spec) for spec in args.contestants])
+    if args.strategies is not None and not any(e.is_house for e in entrants):
+        raise ValueError("--strategies is the dealer's: name 'dealer' among the contestants")
+    if args.strategies is not None and not args.strategies.is_dir():
+        raise ValueError(f"--strategies {args.strategies} is not a folder")
     if any(e.is_house for e in entrants):
-        prepare()
+        try:
+            prepare(None if args.strategies is None else str(args.strategies))
+        except StrategiesUnreadable as unreadable:
+            raise ValueError(f"--strategies: {unreadable}") from None
     # What start-up made (modules, the dealer's tables) out of the collector's sight, as a
     # server freezes its own: full collections would walk it all through every match.
     freeze_start_up_heap(PYTHON_THRESHOLD)
