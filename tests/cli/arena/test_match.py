@@ -463,6 +463,34 @@ def test_a_file_without_a_bot_says_so_rather_than_to_name_one_of_none(
     assert "empty.py defines no bot: a class of its own that subclasses Bot" in err, err
 
 
+def test_a_bot_file_that_runs_main_as_it_is_loaded_is_told_to_guard_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "unguarded.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from qiuqiu.cli.bot import Action, Bot, Check, Fold, Turn, main
+
+
+            class Unguarded(Bot):
+                def decide(self, turn: Turn) -> Action:
+                    return Check() if turn.legal.check else Fold()
+
+
+            raise SystemExit(main(Unguarded()))
+            """
+        )
+    )
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 2
+    said = capsys.readouterr().err.splitlines()[-1]
+    assert said == (
+        f"qiuqiu arena: {bot} runs main() as it is loaded: call it under "
+        '`if __name__ == "__main__":`, as clients/examples/ do, so that the arena can load '
+        "the bot without playing it on a server"
+    )
+
+
 def test_a_file_that_is_not_python_is_refused_saying_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
