@@ -1,5 +1,6 @@
 // The ranking rules a player needs to read a hand: the best cut of four tiles and
-// what it is worth. The server alone decides who wins; this only explains it.
+// what it is worth, and which of two hands wins by the engine's order. The server
+// decides who wins; this explains it, and payouts.js holds the server to it.
 
 /** @typedef {[number, number]} Tile high end first */
 /** @typedef {"six_gods" | "four_doubles" | "pure_big" | "pure_small" | "normal"} Category */
@@ -111,17 +112,19 @@ export function highestTile(tiles) {
 
 /**
  * Which of two shown hands ranks higher, as the engine compares them: category,
- * then (normal hands) higher pair, lower pair, then the highest tile.
- * @param {Shown} a @param {Shown} b
- * @returns {number} above 0 when `a` is higher
+ * then (normal hands) higher pair, lower pair, then the table's tie rule: the
+ * highest tile, or none (`split`: equal hands share the pot).
+ * @param {Shown} a @param {Shown} b @param {"highest_tile" | "split"} [tieRule]
+ * @returns {number} above 0 when `a` is higher, 0 when they split
  */
-export function compareShown(a, b) {
+export function compareShown(a, b, tieRule = "highest_tile") {
   const byCategory = CATEGORY_ORDER[a.category] - CATEGORY_ORDER[b.category];
   if (byCategory) return byCategory;
   if (a.category === "normal") {
     const byPairs = compareKeys(a.cut.values, b.cut.values);
     if (byPairs) return byPairs;
   }
+  if (tieRule === "split") return 0;
   return compareKeys(tileStrength(highestTile(a.tiles)), tileStrength(highestTile(b.tiles)));
 }
 

@@ -1,0 +1,316 @@
+"""The payouts as the browser checks them: payouts.js against the Python reference
+(``qiuqiu.cli.payouts``) on hands the real engine plays at random, honest and
+tampered with; then whole hands against a real server, honest or paying every
+showdown's pot to the dealer bot (tests/server/cheats.py), where the page must check
+each hand and fail loudly at the one it was cheated of."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from qiuqiu.cli.payouts import PaidWrong, verify_history
+from qiuqiu.engine import ALL_TILES, Hand, HandState, Phase, rank
+from qiuqiu.engine.ranking import Category, TieRule, all_ranks, compare_ranks, cuts, rank_with_cut
+from qiuqiu.protocol import TableOptions, fairness
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.views import HandWire
+from tests.web.test_browser import OpenPlayer
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+SEED = 20261205
+"""The generator's seed: a failure names its case, and the same seed makes it again."""
+HANDS = 400
+TABLE = "tpay0001"
+
+
+@dataclass
+class Played:
+    """A hand the engine played at random, as a spectator's events tell it."""
+
+    options: TableOptions
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def random_options(rng: random.Random) -> TableOptions:
+    min_bet = rng.choice((1, 2, 5, 10))
+    return TableOptions(
+        seats=6,
+        ante=rng.choice((0, 1, 5, 10, 25)),
+        min_bet=min_bet,
+        max_bet=rng.choice((None, None, min_bet, 3 * min_bet, 40)),
+        max_raises=rng.choice((None, None, 0, 1, 3)),
+        betting_rounds=rng.choice((1, 2)),
+        tie_rule=rng.choice(("highest_tile", "split")),
+        manual_split=rng.choice((False, True)),
+    )
+
+
+def random_deck(rng: random.Random, dealt: int) -> list[str]:
+    """A shuffled deck, one time in three rigged so that the first two seats in acting
+    order hold hands of equal strength (a split under ``tie_rule="split"``)."""
+    rigged = rng.random() < 1 / 3
+    while True:
+        deck = [str(tile) for tile in ALL_TILES]
+        rng.shuffle(deck)
+        if not rigged:
+            return deck
+        hands = [
+            Hand(ALL_TILES_BY_TEXT[deck[p]] for p in (3 * i, 3 * i + 1, 3 * i + 2, 3 * dealt + i))
+            for i in (0, 1)
+        ]
+        if rank(hands[0]).strength == rank(hands[1]).strength:
+            return deck
+
+
+ALL_TILES_BY_TEXT = {str(tile): tile for tile in ALL_TILES}
+
+
+def play_at_random(rng: random.Random, hand_id: int) -> Played:
+    """One hand of 2 to 6 seats played through the engine with random legal moves
+    (now and then all in, or out of time), its events written by the server's own
+    :class:`HandWire` as a spectator gets them."""
+    options = random_options(rng)
+    seats = sorted(rng.sample(range(6), rng.randint(2, 6)))
+    # Short stacks too, so that antes and calls put seats all in and make side pots.
+    stacks = {seat: rng.choice((1, 3, 8, 20, 60, 150, 400, 1000)) for seat in seats}
+    button = rng.choice(seats)
+    salts = [rng.randbytes(fairness.SALT_BYTES).hex() for _ in ALL_TILES]
+    sealed = fairness.seal(random_deck(rng, len(seats)), salts)
+    state = HandState.start(
+        options.rules(), stacks, button, [ALL_TILES_BY_TEXT[t] for t in sealed.tiles]
+    )
+    wire_ = HandWire(TABLE, hand_id, sealed, [(seat, "") for seat in seats])
+    played = Played(options)
+    seq = iter(range(1, 1000))
+    played.events.append(
+        json.loads(wire_.started(next(seq), button, sorted(stacks.items())).public_frame.text)
+    )
+
+    def publish(events: tuple[Any, ...]) -> None:
+        for event in events:
+            publication = wire_.event(event, next(seq))
+            if publication is not None:
+                played.events.append(json.loads(publication.public_frame.text))
+
+    publish(state.log[1:])
+    while not state.is_over:
+        if state.phase is Phase.CUTTING:
+            cutter = rng.choice(state.pending_cuts)
+            if rng.random() < 0.2:
+                publish(state.time_out(cutter))
+            else:
+                hand = Hand(state.seats[cutter].tiles)
+                publish(state.declare_cut(cutter, rng.choice(cuts(hand))))
+            continue
+        seat = state.actor
+        assert seat is not None
+        publish(state.time_out(seat) if rng.random() < 0.05 else random_move(rng, state, seat))
+    return played
+
+
+def random_move(rng: random.Random, state: HandState, seat: int) -> tuple[Any, ...]:
+    """A legal move of ``seat`` at random: checks and calls the likeliest, and a bet or
+    raise as small, as large (all in, or the table's limit) or anything between."""
+    legal = state.legal_actions(seat)
+    kinds = [
+        *(["check"] * 2 if legal.check else []),
+        *(["call"] * 2 if legal.call is not None else []),
+        *(["fold"] if legal.fold else []),
+        *(["bet"] if legal.bet is not None else []),
+        *(["raise"] if legal.raise_to is not None else []),
+    ]
+    match rng.choice(kinds):
+        case "check":
+            return state.check(seat)
+        case "call":
+            return state.call(seat)
+        case "fold":
+            return state.fold(seat)
+        case "bet":
+            assert legal.bet is not None
+            low, high = legal.bet.min, legal.bet.max
+            return state.bet(seat, rng.choice((low, high, rng.randint(low, high))))
+        case _:
+            assert legal.raise_to is not None
+            low, high = legal.raise_to.min, legal.raise_to.max
+            return state.raise_to(seat, rng.choice((low, high, rng.randint(low, high))))
+
+
+def ended_stacks(played: Played) -> dict[int, int]:
+    (ended,) = [e for e in played.events if e["type"] == "hand_ended"]
+    return {x["seat"]: x["amount"] for x in ended["stacks"]}
+
+
+def paid_otherwise(played: Played, stacks: dict[int, int]) -> Played:
+    """The hand with ``hand_ended`` (and nothing else) saying ``stacks``."""
+    events = [
+        {**e, "stacks": [{"seat": s, "amount": a} for s, a in sorted(stacks.items())]}
+        if e["type"] == "hand_ended"
+        else e
+        for e in played.events
+    ]
+    return Played(played.options, events)
+
+
+def moved(stacks: dict[int, int], chips: int, source: int, to: int) -> dict[int, int]:
+    after = dict(stacks)
+    after[source] -= chips
+    after[to] += chips
+    return after
+
+
+def tamperings(played: Played) -> dict[str, Played]:
+    """The ways this hand can be paid wrong, each as it would then be told: every
+    chip still accounted for, so that only the rules can tell."""
+    stacks = ended_stacks(played)
+    pots = [e for e in played.events if e["type"] == "pot_awarded"]
+    returned = [e for e in played.events if e["type"] == "bet_returned"]
+    out: dict[str, Played] = {}
+    for pot in pots:
+        winner = pot["shares"][0]["seat"]
+        others = [s for s in stacks if s not in {x["seat"] for x in pot["shares"]}]
+        if others and pot["amount"]:
+            to = others[0]
+            out["a pot to the wrong seat"] = paid_otherwise(
+                played, moved(stacks, pot["shares"][0]["amount"], winner, to)
+            )
+        if len(pot["shares"]) > 1:
+            first, second = pot["shares"][0]["seat"], pot["shares"][1]["seat"]
+            out["a split pot shared wrong"] = paid_otherwise(
+                played, moved(stacks, 1, first, second)
+            )
+    for back in returned:
+        # Kept in the pot, and paid to whoever took the main pot (or anyone else).
+        owner = back["seat"]
+        to = next(
+            (x["seat"] for p in pots for x in p["shares"] if x["seat"] != owner),
+            next(s for s in stacks if s != owner),
+        )
+        out["an unmatched bet not given back"] = paid_otherwise(
+            played, moved(stacks, back["amount"], owner, to)
+        )
+    moves = [i for i, e in enumerate(played.events) if e["type"] in MOVES]
+    if len(moves) >= 2:
+        # Two moves told in each other's place: turns out of order, the same chips.
+        i, j = moves[0], moves[1]
+        events = list(played.events)
+        events[i], events[j] = events[j], events[i]
+        if events[i]["seat"] != events[j]["seat"]:
+            out["two moves in each other's turn"] = Played(played.options, events)
+    return out
+
+
+MOVES = {"checked", "folded", "bet_placed", "called", "raised"}
+
+
+def python_verdict(played: Played) -> bool:
+    """The reference's answer for the same hand (``verify_history``)."""
+    stacks = ended_stacks(played)
+    (started,) = [e for e in played.events if e["type"] == "hand_started"]
+    before = {x["seat"]: x["amount"] for x in started["stacks"]}
+    hand = wire.PlayedHand(
+        table_id=TABLE,
+        hand_id=started["hand_id"],
+        voided=False,
+        seats=tuple(
+            wire.SeatResult(seat=s, account_id=f"a{s}", before=before[s], after=stacks[s])
+            for s in sorted(before)
+        ),
+        events=tuple(played.events),
+    )
+    try:
+        verify_history(played.options, hand)
+    except PaidWrong:
+        return False
+    return True
+
+
+CHECK = """async (cases) => {
+  const { checkPayouts } = await import("./payouts.js");
+  return cases.map(([options, events]) => checkPayouts(options, events));
+}"""
+
+
+async def test_payouts_js_agrees_with_the_python_reference_on_random_and_tampered_hands(
+    open_player: OpenPlayer,
+) -> None:
+    rng = random.Random(SEED)
+    cases: list[tuple[str, Played]] = []
+    for n in range(HANDS):
+        hand = play_at_random(rng, n + 1)
+        cases.append((f"hand {n + 1}", hand))
+        cases += [(f"hand {n + 1}, {how}", p) for how, p in tamperings(hand).items()]
+    player = await open_player()
+    got = await player.page.evaluate(
+        CHECK, [[p.options.model_dump(mode="json"), p.events] for _, p in cases]
+    )
+    for (name, played), verdict in zip(cases, got, strict=True):
+        expected = python_verdict(played)
+        assert verdict["ok"] is expected, f"{name} (seed {SEED}): {verdict['detail']}"
+        # Every tampering is caught by the reference; the honest hands all check.
+        assert expected is ("," not in name), name
+    # What the hands covered, so that a change to the generator cannot thin it out.
+    kinds = {how.split(", ")[1] for how, _ in cases if ", " in how}
+    assert kinds == {
+        "a pot to the wrong seat",
+        "a split pot shared wrong",
+        "an unmatched bet not given back",
+        "two moves in each other's turn",
+    }
+    honest = [p for name, p in cases if "," not in name]
+    pots = [sum(e["type"] == "pot_awarded" for e in p.events) for p in honest]
+    assert max(pots) >= 3, "side pots"
+    assert sum(any(e["type"] == "showdown" for e in p.events) for p in honest) > HANDS / 4
+    assert any(
+        p.options.manual_split and any(e["type"] == "showdown" for e in p.events) for p in honest
+    )
+    assert any(e["type"] == "turn_timed_out" for p in honest for e in p.events)
+    showdowns = [any(e["type"] == "showdown" for e in p.events) for p in honest]
+    assert not all(showdowns), "a walk-over"
+
+
+SPECIAL = [r for r in all_ranks() if r.category is not Category.NORMAL]
+
+RANKS = """async (pairs) => {
+  const { compareShown } = await import("./hands.js");
+  return pairs.map(([a, b, tieRule]) => Math.sign(compareShown(a, b, tieRule)));
+}"""
+
+
+async def test_hands_js_orders_hands_as_the_engine_does_under_either_tie_rule(
+    open_player: OpenPlayer,
+) -> None:
+    """Two hands at random, each scored by its best cut or by a cut at random as a
+    manual split declares it: compareShown's verdict is the engine's."""
+    rng = random.Random(SEED)
+    pairs: list[Any] = []
+    expected: list[int] = []
+    for _ in range(4000):
+        tiles = rng.sample(ALL_TILES, 8)
+        ranks = []
+        for hand in (Hand(tiles[:4]), Hand(tiles[4:])):
+            if rng.random() < 0.1:
+                hand = rng.choice(SPECIAL).hand
+            cut = rank(hand).cut if rng.random() < 0.5 else rng.choice(cuts(hand))
+            ranks.append(rank_with_cut(hand, cut))
+        tie_rule: TieRule = rng.choice(("highest_tile", "split"))
+        pairs.append(
+            [
+                {
+                    "tiles": [str(t) for t in r.hand.tiles],
+                    "cut": {"values": list(r.pairs)},
+                    "category": r.category.value,
+                }
+                for r in ranks
+            ]
+            + [tie_rule]
+        )
+        expected.append(compare_ranks(ranks[0], ranks[1], tie_rule))
+    player = await open_player()
+    assert await player.page.evaluate(RANKS, pairs) == expected
