@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from playwright.async_api import expect
 
 from qiuqiu.cli.payouts import PaidWrong, verify_history
 from qiuqiu.engine import ALL_TILES, Hand, HandState, Phase, rank
@@ -19,7 +20,11 @@ from qiuqiu.engine.ranking import Category, TieRule, all_ranks, compare_ranks, c
 from qiuqiu.protocol import TableOptions, fairness
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.views import HandWire
-from tests.web.test_browser import OpenPlayer
+from tests.server import cheats
+from tests.web.conftest import Player, screenshot
+from tests.web.test_browser import OpenPlayer, frames_of
+from tests.web.test_evening import replayed_to_the_end
+from tests.web.test_fairness import at_the_bot_table, play_until_checked
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -314,3 +319,58 @@ async def test_hands_js_orders_hands_as_the_engine_does_under_either_tie_rule(
         expected.append(compare_ranks(ranks[0], ranks[1], tie_rule))
     player = await open_player()
     assert await player.page.evaluate(RANKS, pairs) == expected
+
+
+# -- whole hands against the server ----------------------------------------------
+
+
+def seen_paid_right(player: Player, hand_id: int) -> bool:
+    """The reference's answer for hand ``hand_id`` as this player's page got it."""
+    (created,) = frames_of(player, "table_created")
+    events = [f for f in player.frames if f.get("hand_id") == hand_id and "seq" in f]
+    return python_verdict(Played(TableOptions(**created["table"]["options"]), events))
+
+
+async def test_each_honest_hand_at_the_bot_table_is_paid_as_the_rules_say(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await at_the_bot_table(open_player)
+    for hand in (1, 2, 3):
+        await play_until_checked(ann.page, hand)
+        verdict = ann.page.locator(f".result[data-hand='{hand}'] .verify.ok")
+        await expect(verdict).to_contain_text("Paid as the rules say.")
+        assert seen_paid_right(ann, hand)
+    await expect(ann.page.locator(".log .ok").last).to_contain_text("Paid as the rules say.")
+    replay = await replayed_to_the_end(ann.page, 1)
+    await expect(replay.locator(".verify.ok")).to_contain_text("Paid as the rules say.")
+
+
+async def test_a_pot_paid_to_the_bot_that_lost_it_fails_the_hand_loudly_live_and_replayed(
+    open_player: OpenPlayer,
+) -> None:
+    """Every tile checks and every chip is accounted for: only paying the hand again
+    shows it. The page calls each hand the reference calls right right, and fails the
+    first it calls wrong, at once and again when the history replays it."""
+    with cheats.house_takes_the_pot():
+        ann = await at_the_bot_table(open_player)
+        page = ann.page
+        # Checking and calling to every showdown: the player wins one within a few hands.
+        for hand in range(1, 40):
+            await play_until_checked(page, hand)
+            if not seen_paid_right(ann, hand):
+                break
+            await expect(page.locator(f".result[data-hand='{hand}'] .verify.ok")).to_contain_text(
+                "Paid as the rules say."
+            )
+        else:
+            pytest.fail("the player won no showdown in 40 hands")
+        failed = page.locator(f".result[data-hand='{hand}'] .verify.bad")
+        await expect(failed).to_contain_text("PAYOUT CHECK FAILED")
+        await expect(failed).to_contain_text(f"Hand #{hand} was not paid as the rules say: seat")
+        await expect(failed).to_contain_text("Do not trust this server.")
+        await expect(page.locator(".log .bad")).to_contain_text(
+            f"PAYOUT CHECK FAILED: Hand #{hand} was not paid"
+        )
+        replay = await replayed_to_the_end(page, hand)
+        await expect(replay.locator(".verify.bad")).to_contain_text("PAYOUT CHECK FAILED")
+        await page.screenshot(path=screenshot("payout-check-failed"), full_page=True)

@@ -1,24 +1,41 @@
-// How the page shows the fair deal's checks: a hand's verdict once it ends, and a
-// table's rebuild of every shuffle once it closes and reveals its seed. A failure is
-// loud; a hand this page saw no tile of is not called verified.
+// How the page shows the fair deal's checks: a hand's verdict once it ends (its deal,
+// and its payouts), and a table's rebuild of every shuffle once it closes and reveals
+// its seed. A failure is loud; a hand this page saw no tile of is not called verified.
 
 import { h, counted } from "./dom.js";
 
-/** @param {import("./state.js").Result} result */
+/**
+ * A hand's checks: its deal (the tiles against the commitment) and, for a hand this
+ * page saw from its start, its payouts (the chips against the rules). A failed deal
+ * check is what shows, else a failed payout check, at once (it hashes nothing, so it
+ * does not wait for the deal's); a hand that passes both says so in one line.
+ * @param {import("./state.js").Result} result
+ */
 export function verdictView(result) {
+  const { verdict, payout } = result;
+  const dealFailed = verdict && !verdict.ok;
+  if (payout && !payout.ok && !dealFailed) return failure("✖ PAYOUT CHECK FAILED", payout.detail, result);
   if (result.verifying) return h("div", { class: "verify pending", text: "Checking the deal…" });
-  const verdict = result.verdict;
   if (!verdict) return null;
+  if (!verdict.ok) return failure("✖ DEAL CHECK FAILED", verdict.detail, result);
   // A hand this page saw no tile of is not a verified one: nothing was checked yet.
-  const unseen = verdict.ok && !verdict.tilesChecked;
+  const unseen = !verdict.tilesChecked;
+  const paid = payout ? ` ${payout.detail}` : "";
   return h(
     "div",
-    { class: `verify ${unseen ? "unseen" : verdict.ok ? "ok" : "bad"}`, role: verdict.ok ? "status" : "alert" },
-    h("strong", { text: unseen ? "Nothing to check yet" : verdict.ok ? "✔ Deal verified" : "✖ DEAL CHECK FAILED" }),
-    h("span", { class: "verify-detail", text: verdict.ok ? ` ${verdict.detail}` : ` ${verdict.detail} Do not trust this server.` }),
-    h("details", {}, h("summary", { text: "Details" }), h("dl", {}, h("dt", { text: "Commitment" }), h("dd", { class: "mono", text: result.commitment }))),
+    { class: `verify ${unseen ? "unseen" : "ok"}`, role: "status" },
+    h("strong", { text: unseen ? "Nothing to check yet" : "✔ Deal verified" }),
+    h("span", { class: "verify-detail", text: ` ${verdict.detail}${paid}` }),
+    commitment(result),
   );
 }
+
+/** @param {string} title @param {string} detail @param {import("./state.js").Result} result */
+const failure = (title, detail, result) =>
+  h("div", { class: "verify bad", role: "alert" }, h("strong", { text: title }), h("span", { class: "verify-detail", text: ` ${detail} Do not trust this server.` }), commitment(result));
+
+/** @param {import("./state.js").Result} result */
+const commitment = (result) => h("details", {}, h("summary", { text: "Details" }), h("dl", {}, h("dt", { text: "Commitment" }), h("dd", { class: "mono", text: result.commitment })));
 
 /**
  * A table's full rebuild: waiting for its seed, done, or failed (loud).

@@ -11,6 +11,7 @@
 
 import { DealLedger } from "./deals.js";
 import { handValue, compareShown, whyItWon } from "./hands.js";
+import { checkPayouts } from "./payouts.js";
 
 /**
  * @typedef {{min: number, max: number}} ChipRange
@@ -30,6 +31,7 @@ import { handValue, compareShown, whyItWon } from "./hands.js";
  * @typedef {{handId: number, shown: boolean, hands: ShownHand[], voided: string | null,
  *            awards: {amount: number, eligible: number[], shares: {seat: number, amount: number}[]}[],
  *            verdict: import("./verify.js").Verdict | null, verifying: boolean,
+ *            payout: import("./payouts.js").PayoutVerdict | null,
  *            commitment: string, nets: Map<number, number>,
  *            ended: boolean}} Result
  * @typedef {{text: string, kind: string}} LogLine
@@ -105,6 +107,12 @@ export class TableState {
     this.log = [];
     /** Milliseconds the server's clock is ahead of this one, learned from turn deadlines. */
     this.skewMs = 0;
+    /**
+     * Every event of the hand in play since its `hand_started`, for its payout check;
+     * none for a hand this state first saw in its snapshot, whose betting it missed.
+     * @type {{handId: number, events: any[]} | null}
+     */
+    this.played = null;
   }
 
   get me() {
@@ -173,6 +181,8 @@ export class TableState {
 
   /** @param {any} e */
   fold(e) {
+    if (e.type === "hand_started") this.played = { handId: e.hand_id, events: [] };
+    if (this.played && this.played.handId === e.hand_id) this.played.events.push(e);
     const seats = this.seats;
     const hand = this.hand;
     const seat = /** @type {Seat | undefined} */ (e.seat === undefined ? undefined : seats.get(e.seat));
@@ -379,6 +389,7 @@ export class TableState {
         if (hand) {
           hand.phase = "ended";
           hand.actor = null;
+          this.checkPayouts(e.hand_id);
           this.checkDeal(e.hand_id);
           const result = this.ensureResult(e.hand_id);
           result.ended = true;
@@ -407,12 +418,27 @@ export class TableState {
         awards: [],
         verdict: null,
         verifying: false,
+        payout: null,
         commitment: this.hand?.commitment ?? "",
         nets: new Map(),
         ended: false,
       };
     }
     return this.result;
+  }
+
+  /**
+   * Pay the hand that just ended again by the rules, if this state saw it from its
+   * start, and hold `hand_ended` to it (payouts.js).
+   * @param {number} handId
+   */
+  checkPayouts(handId) {
+    const played = this.played;
+    this.played = null;
+    if (played?.handId !== handId || !this.options) return;
+    const payout = checkPayouts(this.options, played.events);
+    this.ensureResult(handId).payout = payout;
+    if (payout && !payout.ok) this.note(`PAYOUT CHECK FAILED: ${payout.detail}`, "bad");
   }
 
   /** Check the hand that just ended against its commitment. @param {number} handId */
@@ -424,9 +450,10 @@ export class TableState {
     checking.then((verdict) => {
       result.verdict = verdict;
       result.verifying = false;
+      const paid = result.payout?.ok ? ` ${result.payout.detail}` : "";
       if (!verdict.ok) this.note(`DEAL CHECK FAILED: ${verdict.detail}`, "bad");
-      else if (verdict.tilesChecked) this.note(`Deal verified: ${verdict.detail}`, "ok");
-      else this.note(verdict.detail, "dim");
+      else if (verdict.tilesChecked) this.note(`Deal verified: ${verdict.detail}${paid}`, "ok");
+      else this.note(`${verdict.detail}${paid}`, "dim");
       this.onChange();
     });
   }
