@@ -11,6 +11,7 @@
 // when a round closes and gives back the unmatched part of a bet, the side pots, the
 // tie rule and the odd chips), and the stacks it ends with must be `hand_ended`'s.
 
+import { chips } from "./dom.js";
 import { bestCut, categoryOf, compareShown, normalTile, spots } from "./hands.js";
 
 const FIRST_TILES = 3;
@@ -133,13 +134,13 @@ class HandReplay {
   /** @param {number} seat @param {unknown} amount */
   bet(seat, amount) {
     const s = this.turn(seat);
-    const chips = positive(amount);
+    const size = positive(amount);
     if (this.currentBet) throw new RulesBroken(`${named(seat)} bet into a bet of ${this.currentBet}`);
     const high = this.rules.max_bet == null ? s.stack : Math.min(s.stack, this.rules.max_bet);
-    inRange(chips, { min: Math.min(this.rules.min_bet, s.stack), max: high }, s.stack, `${named(seat)}'s bet`);
-    this.putIn(seat, chips, true);
-    this.currentBet = chips;
-    this.fullRaise = chips >= this.rules.min_bet ? chips : 0;
+    inRange(size, { min: Math.min(this.rules.min_bet, s.stack), max: high }, s.stack, `${named(seat)}'s bet`);
+    this.putIn(seat, size, true);
+    this.currentBet = size;
+    this.fullRaise = size >= this.rules.min_bet ? size : 0;
     this.moved(seat);
   }
 
@@ -445,10 +446,13 @@ export function checkPayouts(rules, events) {
   const wrong = [...new Set([...due.keys(), ...paid.keys()])]
     .sort((a, b) => a - b)
     .filter((seat) => paid.get(seat) !== due.get(seat))
-    .map((seat) => `${named(seat)} got ${paid.get(seat) ?? "nothing"} (due ${due.get(seat) ?? "nothing"})`);
+    .map((seat) => `${named(seat)} got ${amount(paid.get(seat))} (due ${amount(due.get(seat))})`);
   if (wrong.length) return { ok: false, detail: `${hand} was not paid as the rules say: ${wrong.join(", ")}.` };
   return { ok: true, detail: "Paid as the rules say." };
 }
+
+/** A stack as `hand_ended` says it, or as the rules pay it. @param {unknown} n */
+const amount = (n) => (whole(n) ? chips(/** @type {number} */ (n)) : n === undefined ? "nothing" : String(n));
 
 /** One event of the hand, if it is a move. @param {HandReplay} replay @param {any} e */
 function play(replay, e) {
