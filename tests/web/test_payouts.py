@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.views import HandWire
 from tests.server import cheats
 from tests.web.conftest import Player, screenshot
-from tests.web.test_browser import OpenPlayer, frames_of
+from tests.web.test_browser import CHECK_OR_CALL, OpenPlayer, frames_of, sign_in
 from tests.web.test_evening import replayed_to_the_end
 from tests.web.test_fairness import at_the_bot_table, play_until_checked
 
@@ -374,3 +375,32 @@ async def test_a_pot_paid_to_the_bot_that_lost_it_fails_the_hand_loudly_live_and
         replay = await replayed_to_the_end(page, hand)
         await expect(replay.locator(".verify.bad")).to_contain_text("PAYOUT CHECK FAILED")
         await page.screenshot(path=screenshot("payout-check-failed"), full_page=True)
+
+
+async def test_a_hand_watched_from_its_middle_is_not_held_to_the_moves_before_it(
+    open_player: OpenPlayer,
+) -> None:
+    """Cici starts watching while hand 1 waits for Ann's move: her snapshot does not
+    say how it was bet so far, so hand 1 is not paid again (nor called wrong); hand 2,
+    which she saw from its start, is."""
+    ann = await at_the_bot_table(open_player)
+    await expect(ann.page.locator(CHECK_OR_CALL)).to_be_visible()
+    (created,) = frames_of(ann, "table_created")
+    cici = await open_player()
+    await sign_in(cici.page, "Cici")
+    await cici.page.click(
+        f".table-row[data-table-id='{created['table']['table_id']}'] [data-action=watch]"
+    )
+    await expect(cici.page.locator(".role")).to_have_text("Watching")
+    await play_until_checked(ann.page, 1)
+    await play_until_checked(cici.page, 1)
+    (snapshot, *_) = frames_of(cici, "table_snapshot")
+    assert snapshot["table"]["hand"]["hand_id"] == 1
+    first = cici.page.locator(".result[data-hand='1'] .verify")
+    await expect(first).not_to_contain_text("Paid as the rules say")
+    await expect(first).not_to_have_class(re.compile(r"\bbad\b"))
+    await play_until_checked(ann.page, 2)
+    await play_until_checked(cici.page, 2)
+    await expect(cici.page.locator(".result[data-hand='2'] .verify")).to_contain_text(
+        "Paid as the rules say."
+    )
