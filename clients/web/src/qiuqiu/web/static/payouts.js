@@ -14,7 +14,6 @@
 import { chips } from "./dom.js";
 import { bestCut, categoryOf, compareShown, normalTile, spots } from "./hands.js";
 
-const FIRST_TILES = 3;
 const MIN_SEATS = 2;
 const MAX_SEATS = 6;
 /** Every tile as the engine writes it, high end first. */
@@ -423,9 +422,11 @@ export function checkPayouts(rules, events) {
   const ended = events.findLast((e) => e.type === "hand_ended");
   if (events.some((e) => e.type === "hand_voided")) return null;
   const hand = `Hand #${started?.hand_id ?? ended?.hand_id ?? "?"}`;
-  if (!started || !ended) return { ok: false, detail: `${hand}: its history does not say how it was paid.` };
-  let due;
+  const untold = { ok: false, detail: `${hand}: its events do not say how it was paid.` };
+  if (!started || !ended) return untold;
+  let due, paid;
   try {
+    paid = new Map(ended.stacks.map((/** @type {any} */ x) => [x.seat, x.amount]));
     const shown = shownHands(events.findLast((e) => e.type === "showdown")?.hands ?? []);
     const replay = new HandReplay(rules, new Map(started.stacks.map((/** @type {any} */ x) => [x.seat, x.amount])), started.button, shown);
     for (const e of events) play(replay, e);
@@ -437,12 +438,11 @@ export function checkPayouts(rules, events) {
     if (replay.phase !== "ended") return { ok: false, detail: `${hand}: the server ended it before its betting was over.` };
     due = replay.stacks();
   } catch (error) {
-    // Anything else is a message not as the protocol writes it (a seat or an amount
-    // that is not a number, a list that is none): a hand told so says nothing sure.
-    if (!(error instanceof RulesBroken)) return { ok: false, detail: `${hand}: its events do not say how it was paid.` };
+    // Anything else is a message not as the protocol writes it (a list that is none, a
+    // field left out): a hand told so says nothing sure.
+    if (!(error instanceof RulesBroken)) return untold;
     return { ok: false, detail: `${hand} as the server told it breaks the rules: ${error.message}.` };
   }
-  const paid = new Map(ended.stacks.map((/** @type {any} */ x) => [x.seat, x.amount]));
   const wrong = [...new Set([...due.keys(), ...paid.keys()])]
     .sort((a, b) => a - b)
     .filter((seat) => paid.get(seat) !== due.get(seat))
