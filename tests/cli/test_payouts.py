@@ -108,6 +108,21 @@ def test_a_bet_not_given_back_is_caught_though_every_chip_is_accounted_for() -> 
     assert "not paid as the rules say" in check.reason
 
 
+def test_a_hand_still_in_that_the_showdown_hides_is_caught() -> None:
+    """A hand left out of the showdown would be judged by whatever tiles the check's own
+    deck gives it; here those win as the hidden ones did, so only the showdown can tell."""
+
+    def hidden(event: wire.TableEvent) -> wire.TableEvent:
+        if isinstance(event, wire.Showdown):
+            hands = tuple(hand for hand in event.hands if hand.seat != winner())
+            return event.model_copy(update={"hands": hands})
+        return event
+
+    check = check_of(played(hidden))
+    assert isinstance(check, PaidWrong)
+    assert f"seat {winner()} was still in, and the showdown hid its hand" in check.reason
+
+
 def test_a_raise_the_rules_do_not_allow_is_caught() -> None:
     def small(event: wire.TableEvent) -> wire.TableEvent:
         if isinstance(event, wire.Raised):  # a raise to 60 over a bet of 50: too small

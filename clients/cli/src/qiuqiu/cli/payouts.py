@@ -20,7 +20,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from qiuqiu.engine import ALL_TILES, Cut, EngineError, HandState, Tile
-from qiuqiu.engine.events import HandEnded
+from qiuqiu.engine.events import HandEnded, Showdown
 from qiuqiu.engine.state import FIRST_TILES
 from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import server as wire
@@ -79,6 +79,13 @@ def verify_payouts(
             )
     except (EngineError, ValueError) as error:  # a button or a tile that is none
         raise tampered(f"the hand as the server told it breaks the rules: {error}") from None
+    # The deck dealt any tiles to a seat not shown: a hand still in must be shown, or
+    # those tiles would be what it is judged by.
+    for event in state.log:
+        if isinstance(event, Showdown):
+            for hand in event.hands:
+                if hand.seat not in tiles:
+                    raise tampered(f"seat {hand.seat} was still in, and the showdown hid its hand")
     last = state.log[-1]
     if not isinstance(last, HandEnded):
         raise tampered("the server ended the hand before its betting was over")
