@@ -201,6 +201,13 @@ def tamperings(played: Played) -> dict[str, Played]:
         out["an unmatched bet not given back"] = paid_otherwise(
             played, moved(stacks, back["amount"], owner, to)
         )
+    for i, e in enumerate(played.events):
+        if e["type"] == "showdown" and pots:
+            # The winner's hand left out, paid all the same.
+            hidden = pots[0]["shares"][0]["seat"]
+            events = list(played.events)
+            events[i] = {**e, "hands": [h for h in e["hands"] if h["seat"] != hidden]}
+            out["a hand still in hidden at the showdown"] = Played(played.options, events)
     moves = [i for i, e in enumerate(played.events) if e["type"] in MOVES]
     if len(moves) >= 2:
         # Two moves told in each other's place: turns out of order, the same chips.
@@ -266,6 +273,7 @@ async def test_payouts_js_agrees_with_the_python_reference_on_random_and_tampere
     assert kinds == {
         "a pot to the wrong seat",
         "a split pot shared wrong",
+        "a hand still in hidden at the showdown",
         "an unmatched bet not given back",
         "two moves in each other's turn",
     }

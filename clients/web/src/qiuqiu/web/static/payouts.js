@@ -316,7 +316,7 @@ class HandReplay {
   rank(seat) {
     const s = this.seat(seat);
     const hand = this.shown.get(seat);
-    if (!hand) throw new RulesBroken(`${named(seat)} was still in, and the showdown did not show its hand`);
+    if (!hand) throw new RulesBroken(`${named(seat)} was still in, and the showdown hid its hand`);
     if (!s.cut) {
       const best = bestCut(hand.tiles);
       return { tiles: hand.tiles, cut: { values: best.values }, category: best.category };
