@@ -208,6 +208,17 @@ def tamperings(played: Played) -> dict[str, Played]:
             events = list(played.events)
             events[i] = {**e, "hands": [h for h in e["hands"] if h["seat"] != hidden]}
             out["a hand still in hidden at the showdown"] = Played(played.options, events)
+    bet = 0
+    for i, e in enumerate(played.events):
+        if e["type"] == "betting_round_started":
+            bet = 0
+        elif e["type"] == "bet_placed":
+            bet = e["amount"]
+        elif e["type"] == "raised":
+            # A raise to the bet it faced: no raise at all, which the rules never allow.
+            events = [*played.events[:i], {**e, "to": bet}, *played.events[i + 1 :]]
+            out["a raise that raises nothing"] = Played(played.options, events)
+            break
     moves = [i for i, e in enumerate(played.events) if e["type"] in MOVES]
     if len(moves) >= 2:
         # Two moves told in each other's place: turns out of order, the same chips.
@@ -274,6 +285,7 @@ async def test_payouts_js_agrees_with_the_python_reference_on_random_and_tampere
         "a pot to the wrong seat",
         "a split pot shared wrong",
         "a hand still in hidden at the showdown",
+        "a raise that raises nothing",
         "an unmatched bet not given back",
         "two moves in each other's turn",
     }
