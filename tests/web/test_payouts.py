@@ -172,8 +172,8 @@ def moved(stacks: dict[int, int], chips: int, source: int, to: int) -> dict[int,
 
 
 def tamperings(played: Played) -> dict[str, Played]:
-    """The ways this hand can be paid wrong, each as it would then be told: every
-    chip still accounted for, so that only the rules can tell."""
+    """The ways this hand can be paid or told wrong, each as a server doing it would
+    tell it, every chip still accounted for: only the rules can tell."""
     stacks = ended_stacks(played)
     pots = [e for e in played.events if e["type"] == "pot_awarded"]
     returned = [e for e in played.events if e["type"] == "bet_returned"]
