@@ -6,6 +6,8 @@ each hand and fail loudly at the one it was cheated of."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import random
 import re
@@ -15,12 +17,17 @@ from typing import Any
 import pytest
 from playwright.async_api import expect
 
+from qiuqiu.cli.bot import play
+from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.payouts import PaidWrong, verify_history
 from qiuqiu.engine import ALL_TILES, Hand, HandState, Phase, rank
 from qiuqiu.engine.ranking import Category, TieRule, all_ranks, compare_ranks, cuts, rank_with_cut
 from qiuqiu.protocol import TableOptions, fairness
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.views import HandWire
+from tests.cli.test_payouts import STACKS, Wild
 from tests.server import cheats
 from tests.web.conftest import Player, screenshot
 from tests.web.test_browser import CHECK_OR_CALL, OpenPlayer, frames_of, sign_in
@@ -424,3 +431,63 @@ async def test_a_hand_watched_from_its_middle_is_not_held_to_the_moves_before_it
     await expect(cici.page.locator(".result[data-hand='2'] .verify")).to_contain_text(
         "Paid as the rules say."
     )
+
+
+WILD = ServerConfig(port=0, hand_pause=0.2, bot_delay=0.05, grace=30.0, starting_balance=10_000)
+"""Hands one after the other, and players rich enough for the stacks they sit with."""
+HANDS_WATCHED = 20
+
+
+@pytest.mark.parametrize("config", [WILD])
+async def test_a_spectator_finds_every_wild_hand_of_a_real_table_paid_as_the_rules_say(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Four players at random, of four stack sizes, at a table of two rounds where they
+    cut their own hands and equal hands split: side pots, splits, folds and cuts that
+    are not the best, every one paid by the real server, none called wrong."""
+    # A bet or raise adds 40 at most, so that the short stacks go all in (side pots)
+    # while the long ones last the hands the test watches.
+    options = TableOptions(
+        seats=4,
+        dealer_bot=False,
+        max_bet=40,
+        betting_rounds=2,
+        manual_split=True,
+        tie_rule="split",
+    )
+    cici = await open_player()
+    await sign_in(cici.page, "Cici")
+    async with contextlib.AsyncExitStack() as stack:
+        conns = [
+            await stack.enter_async_context(await Connection.open(server.url, name=f"P{n}"))
+            for n in range(len(STACKS))
+        ]
+        table, _ = await conns[0].open_table(options, buy_in=STACKS[0])
+        await cici.page.click(f".table-row[data-table-id='{table.table_id}'] [data-action=watch]")
+        await expect(cici.page.locator(".role")).to_have_text("Watching")
+        for conn, chips in zip(conns[1:], STACKS[1:], strict=True):
+            await conn.join_table(table.table_id, buy_in=chips)
+        plays = [
+            asyncio.create_task(play(Wild(n), conn, table.table_id)) for n, conn in enumerate(conns)
+        ]
+        # Every result shown while the table plays its hands, and any failure the log says.
+        verdicts: dict[str, str] = {}
+        failures: list[str] = []
+        checked = cici.page.locator(".result .verify:not(.pending)")
+        try:
+            async with asyncio.timeout(60):
+                while (
+                    len(frames_of(cici, "hand_ended")) < HANDS_WATCHED
+                    and sum(not p.done() for p in plays) > 1
+                ):
+                    if await checked.count():
+                        hand = await cici.page.locator(".result").get_attribute("data-hand")
+                        verdicts[str(hand)] = await checked.inner_text()
+                    failures += await cici.page.locator(".log .bad").all_inner_texts()
+                    await asyncio.sleep(0.05)
+        finally:
+            for task in plays:
+                task.cancel()
+    assert not failures
+    assert len(verdicts) >= 6, verdicts
+    assert all("Paid as the rules say." in v for v in verdicts.values()), verdicts
