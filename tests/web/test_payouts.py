@@ -433,7 +433,7 @@ async def test_a_hand_watched_from_its_middle_is_not_held_to_the_moves_before_it
     )
 
 
-WILD = ServerConfig(port=0, hand_pause=0.2, bot_delay=0.05, grace=30.0, starting_balance=10_000)
+WILD = ServerConfig(port=0, hand_pause=0.5, bot_delay=0.05, grace=30.0, starting_balance=10_000)
 """Hands one after the other, and players rich enough for the stacks they sit with."""
 HANDS_WATCHED = 20
 
@@ -445,12 +445,13 @@ async def test_a_spectator_finds_every_wild_hand_of_a_real_table_paid_as_the_rul
     """Four players at random, of four stack sizes, at a table of two rounds where they
     cut their own hands and equal hands split: side pots, splits, folds and cuts that
     are not the best, every one paid by the real server, none called wrong."""
-    # A bet or raise adds 40 at most, so that the short stacks go all in (side pots)
-    # while the long ones last the hands the test watches.
+    # A bet or raise adds 40 at most, twice a round, so that the short stacks go all in
+    # (side pots) while the long ones last the hands the test watches.
     options = TableOptions(
         seats=4,
         dealer_bot=False,
         max_bet=40,
+        max_raises=2,
         betting_rounds=2,
         manual_split=True,
         tie_rule="split",
