@@ -358,7 +358,7 @@ function inRange(amount, allowed, allIn, what) {
  * @param {number[]} order acting order
  * @returns {{amount: number, eligible: number[]}[]}
  */
-export function sidePots(contributed, live, order) {
+function sidePots(contributed, live, order) {
   const levels = [...new Set(order.filter((seat) => live.has(seat)).map((seat) => /** @type {number} */ (contributed.get(seat))))].filter((x) => x > 0).sort((a, b) => a - b);
   /** @type {{amount: number, eligible: number[]}[]} */
   const pots = [];
@@ -381,7 +381,7 @@ export function sidePots(contributed, live, order) {
  * @param {number} amount @param {number[]} winners in acting order
  * @returns {[number, number][]}
  */
-export function share(amount, winners) {
+function share(amount, winners) {
   const each = Math.floor(amount / winners.length);
   const odd = amount - each * winners.length;
   return winners.map((seat, i) => [seat, each + (i === 0 ? odd : 0)]);
