@@ -34,6 +34,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TypeVar
@@ -721,9 +722,25 @@ async def check_shuffle(conn: Connection, table_id: str, summary: Summary) -> No
         )
 
 
+LOADING: ContextVar[str | None] = ContextVar("qiuqiu_bot_file_loading", default=None)
+"""The bot file the arena is loading, while it runs the file: :func:`main` must not
+play then, with the arena's command line for its own."""
+
+
+class MainRunOnLoad(ValueError):
+    """A bot file calls :func:`main` as it is loaded, not under ``__main__``."""
+
+
 def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     """Run ``bot`` from the command line and print its :class:`Summary` as JSON:
     what an example bot's ``if __name__ == "__main__"`` calls."""
+    loading = LOADING.get()
+    if loading is not None:
+        raise MainRunOnLoad(
+            f"{loading} runs main() as it is loaded: call it under "
+            '`if __name__ == "__main__":`, as clients/examples/ do, so that the arena can '
+            "load the bot without playing it on a server"
+        )
     parser = argparse.ArgumentParser(description=(type(bot).__doc__ or "").split("\n")[0])
     parser.add_argument(
         "--server", type=server_url, default="ws://127.0.0.1:8765", help="(%(default)s)"

@@ -23,17 +23,18 @@ from random import Random
 from typing import Protocol, cast
 
 from qiuqiu.cli.bot import (
+    LOADING,
     Action,
     Bet,
     Bot,
     Call,
     Check,
     Fold,
+    MainRunOnLoad,
     Raise,
     Split,
     answer,
     listens,
-    main,
     result_of,
     tell,
     turn_of,
@@ -131,19 +132,17 @@ def load_bot(spec: str) -> Bot:
             # As `python my_bot.py` puts the file's folder first: a bot that imports a
             # module of its own beside it loads here as it runs on its own.
             sys.path.insert(0, folder)
+        loading = LOADING.set(path)
         try:
             loader.loader.exec_module(module)
-        except (Exception, SystemExit) as error:  # sys.exit() in a bot is its failure too
+        except MainRunOnLoad:
             del sys.modules[module_name]  # as a failed import leaves nothing behind
-            if _ran_main(error):
-                # The SDK's main read the arena's own arguments and refused them: what
-                # went wrong is where the file calls it, which its traceback does not say.
-                raise ValueError(
-                    f"{path} runs main() as it is loaded: call it under "
-                    '`if __name__ == "__main__":`, as clients/examples/ do, so that the '
-                    "arena can load the bot without playing it on a server"
-                ) from None
+            raise
+        except (Exception, SystemExit) as error:  # sys.exit() in a bot is its failure too
+            del sys.modules[module_name]
             raise BotFailed(class_name or file.stem, error) from error
+        finally:
+            LOADING.reset(loading)
     bots = {
         name: value
         for name, value in vars(module).items()
@@ -166,16 +165,6 @@ def load_bot(spec: str) -> Bot:
         return bot_class()
     except (Exception, SystemExit) as error:
         raise BotFailed(class_name or file.stem, error) from error
-
-
-def _ran_main(error: BaseException) -> bool:
-    """Whether ``error`` came out of the SDK's :func:`~qiuqiu.cli.bot.main`."""
-    trace = error.__traceback__
-    while trace is not None:
-        if trace.tb_frame.f_code is main.__code__:
-            return True
-        trace = trace.tb_next
-    return False
 
 
 class SdkPlayer:
