@@ -756,6 +756,38 @@ async def test_a_pot_the_server_paid_to_the_bot_that_lost_it_fails_the_hand(
     assert await chip_total(server) == 0, "every chip is accounted for: only the rules tell"
 
 
+class DropsAtEachHandsFirstTurn(AlwaysCall):
+    """Plays like AlwaysCall, but cuts the network under itself at its first turn of
+    each hand: it knows each hand only from the snapshot after its reconnect."""
+
+    def __init__(self, server: QiuQiuServer) -> None:
+        self.server = server
+        self.dropped: set[int] = set()
+
+    def decide(self, turn: Turn) -> Action:
+        if turn.hand_id not in self.dropped:
+            self.dropped.add(turn.hand_id)
+            for connection in self.server._server.connections if self.server._server else ():
+                connection.transport.abort()
+        return super().decide(turn)
+
+
+async def test_a_pot_paid_wrong_is_caught_in_a_hand_the_bot_knows_from_a_snapshot(
+    server: QiuQiuServer,
+) -> None:
+    """The snapshot after a reconnect carries the hand's events so far: the hand's
+    payouts are checked as if the bot had seen it all."""
+    bot = DropsAtEachHandsFirstTurn(server)
+    async with await Connection.open(server.url, name="Ann") as conn:
+        with cheats.house_takes_the_pot():
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+            with pytest.raises(PaidWrong, match="not paid as the rules say") as caught:
+                await asyncio.wait_for(play(bot, conn, table.table_id, 40), PATIENCE)
+    assert caught.value.hand_id in bot.dropped
+    assert conn.welcome is not None
+    assert conn.welcome.resumed, "it came back after each drop"
+
+
 async def test_a_hand_number_the_server_skipped_fails_the_next_hand(server: QiuQiuServer) -> None:
     async with await Connection.open(server.url, name="Ann") as conn:
         with cheats.skipped_hand():

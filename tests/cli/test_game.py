@@ -325,7 +325,7 @@ def test_a_snapshot_that_carries_the_hands_events_gives_the_moves_made_before_it
         Move(ME, "bet", 1, 50, 50, False),
         Move(BOT, "raise", 1, 600, 600, False),
     ]
-    assert not state.hand.from_start, "its payouts are the live state's to check, not this"
+    assert state.hand.betting_known, "so its payouts are checked as it ends"
     assert (state.seats[ME].stack, state.hand.pot) == (440, 670), "the replay changed nothing"
     assert state.apply(wire.Folded(**hand_at(events[raised].seq + 1), seat=ME)) is Applied.APPLIED
     assert state.hand.moves[-1] == Move(ME, "fold", 1, 0, 50, False)

@@ -101,9 +101,10 @@ class HandInPlay:
     shown: tuple[wire.ShownHand, ...] = ()
     moves: list[Move] = field(default_factory=list)
     """The betting actions since the hand began, or since the snapshot that brought it."""
-    from_start: bool = False
-    """This client saw the hand begin, not a snapshot's, and so checks how it was paid.
-    :attr:`moves` are all of them either way: a snapshot holds the hand's events."""
+    betting_known: bool = False
+    """Every move of the hand is in :attr:`moves`: this client saw it begin, or its
+    snapshot carried the hand's events (a server older than them sends none). Only
+    such a hand's payouts can be checked."""
     timed_out: int | None = None
     """The seat whose time has just run out: its next move is the server's."""
 
@@ -171,7 +172,8 @@ class TableState:
             )
             if hand.actor is not None and hand.actor in state.seats:
                 state.hand.to_call = hand.current_bet - state.seats[hand.actor].bet
-            state.hand.moves = _moves_so_far(state, hand)
+            if hand.events:
+                state.hand.moves, state.hand.betting_known = _moves_so_far(state, hand), True
         return state
 
     @property
@@ -238,7 +240,7 @@ class TableState:
             event.button,
             event.commitment,
             stacks_before={entry.seat: entry.amount for entry in stacks},
-            from_start=True,
+            betting_known=True,
         )
         self.legal = None
         for seat_state in seats.values():
@@ -364,7 +366,7 @@ class TableState:
         """Whether the hand was paid as the rules say (see :mod:`qiuqiu.cli.payouts`),
         or how it was not; ``False`` where this client did not see the whole hand, or
         made it itself (the arena: ``deals.checking``), and so could not check it."""
-        if not hand.from_start or hand.voided or not self.deals.checking:
+        if not hand.betting_known or hand.voided or not self.deals.checking:
             return False
         try:
             verify_payouts(

@@ -107,12 +107,17 @@ export class TableState {
     this.log = [];
     /** Milliseconds the server's clock is ahead of this one, learned from turn deadlines. */
     this.skewMs = 0;
+    const before = view.hand?.events ?? [];
     /**
-     * Every event of the hand in play since its `hand_started`, for its payout check;
-     * none for a hand this state first saw in its snapshot, whose betting it missed.
+     * Every event of the hand in play since its `hand_started`, for its payout check:
+     * those before the snapshot come in it (none from a server older than that, and
+     * then the hand, whose betting this page missed, is not checked).
      * @type {{handId: number, events: any[]} | null}
      */
-    this.played = null;
+    this.played =
+      view.hand && view.hand.phase !== "ended" && before[0]?.type === "hand_started"
+        ? { handId: view.hand.hand_id, events: [...before] }
+        : null;
   }
 
   get me() {
