@@ -398,6 +398,9 @@ async def test_a_pot_paid_to_the_bot_that_lost_it_fails_the_hand_loudly_live_and
         await expect(page.locator(".log .bad")).to_contain_text(
             f"PAYOUT CHECK FAILED: Hand #{hand} was not paid"
         )
+        # The deal's check comes after: its tiles check, and the log says so without
+        # calling the hand verified under the red line.
+        await expect(page.locator(".log")).to_contain_text("but the chips do not: see above.")
         replay = await replayed_to_the_end(page, hand)
         await expect(replay.locator(".verify.bad")).to_contain_text("PAYOUT CHECK FAILED")
         await page.screenshot(path=screenshot("payout-check-failed"), full_page=True)
