@@ -38,7 +38,7 @@ def test_the_flags_set_the_options_they_name() -> None:
         (("--max-raises", "-1"), "--max-raises must be greater than or equal to 0 (got -1)"),
         (("--seats", "9"), "--seats must be less than or equal to 6 (got 9)"),
         (("--turn-seconds", "0"), "--turn-seconds must be greater than or equal to 0.05 (got 0.0)"),
-        (("--ante", "10", "--max-bet", "5"), "max_bet (5) is below min_bet (10)"),
+        (("--ante", "10", "--max-bet", "5"), "--max-bet (5) is below --min-bet (10)"),
     ],
 )
 def test_an_option_that_cannot_work_says_which_flag_and_why(

@@ -4,6 +4,7 @@ buy-in, shared by ``qiuqiu play``, ``qiuqiu arena`` and bots."""
 from __future__ import annotations
 
 import argparse
+import re
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
@@ -18,6 +19,12 @@ _TABLE_ID: TypeAdapter[str] = TypeAdapter(TableId)
 
 # The flags that set a field under another name; the rest are the field with dashes.
 _FLAGS = {"dealer_bot": "--no-bot", "betting_rounds": "--rounds", "manual_split": "--split"}
+_FLAGGED = frozenset(
+    {"seats", "dealer_bot", "ante", "min_bet", "max_bet", "max_raises", "betting_rounds"}
+    | {"tie_rule", "manual_split", "turn_seconds"}
+)
+"""The options a flag sets (see :func:`add_table_options`)."""
+_FIELD = re.compile(r"\b([a-z_]+) \(")
 
 
 def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -> None:
@@ -77,10 +84,15 @@ def _reason(detail: ErrorDetails) -> str:
     cause = detail.get("ctx", {}).get("error")
     said = str(cause) if cause is not None else detail["msg"].removeprefix("Input should be ")
     if not detail["loc"]:
-        return said
+        # A check of the options together names fields: "max_bet (5) is below min_bet
+        # (10)". Those set by a flag are named by it; the rest (max_buy_in) keep theirs.
+        return _FIELD.sub(lambda m: _flag(m[1]) + " (" if m[1] in _FLAGGED else m[0], said)
     field = str(detail["loc"][0])
-    flag = _FLAGS.get(field, "--" + field.replace("_", "-"))
-    return f"{flag} must be {said} (got {detail['input']!r})"
+    return f"{_flag(field)} must be {said} (got {detail['input']!r})"
+
+
+def _flag(field: str) -> str:
+    return _FLAGS.get(field, "--" + field.replace("_", "-"))
 
 
 def player_name(text: str) -> str:
