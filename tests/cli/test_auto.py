@@ -194,7 +194,7 @@ async def test_impossible_table_options_are_refused_before_connecting(config_dir
     out, err = await qiuqiu_both(
         "play", "--min-bet", "50", "--max-bet", "20", "--auto", "1", status=2
     )
-    assert "max_bet (20) is below min_bet (50)" in err
+    assert "--max-bet (20) is below --min-bet (50)" in err
     assert not out
 
 
