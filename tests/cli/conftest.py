@@ -14,6 +14,7 @@ from qiuqiu.cli.arena.seats import load_bot
 from qiuqiu.cli.bot import HandResult, Move, Turn
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
 
 QIUQIU = Path(sys.executable).with_name("qiuqiu")
 """The ``qiuqiu`` command as ``uv sync`` installed it."""
@@ -51,6 +52,13 @@ class Slow(Bot):
         time.sleep(2 * turn.options.turn_seconds)
         return Check() if turn.legal.check else Call()
 """
+
+
+def cut_the_network(server: QiuQiuServer) -> None:
+    """Drop every connection of ``server`` from its side, as a broken network would:
+    no closing handshake."""
+    for connection in server._server.connections if server._server else ():
+        connection.transport.abort()
 
 
 def bot_module(spec: str) -> ModuleType:

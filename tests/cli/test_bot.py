@@ -56,7 +56,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from tests.cli.conftest import check_told_as_a_spectator_saw_it
+from tests.cli.conftest import check_told_as_a_spectator_saw_it, cut_the_network
 from tests.cli.test_game import played_to
 from tests.conftest import free_port
 from tests.server import cheats
@@ -238,8 +238,7 @@ async def test_a_bot_whose_server_came_back_without_its_account_still_reports_it
     argv += ["--max-bet", "2"]
     running = asyncio.create_task(asyncio.to_thread(main, AlwaysCall(), argv))
     await until(lambda: some_hands_played(server))
-    for ws in server._server.connections if server._server else ():
-        ws.transport.abort()
+    cut_the_network(server)
     await server.stop()
     server = QiuQiuServer(config, store=MemoryStore())
     await server.start()
@@ -630,8 +629,7 @@ async def test_a_bot_back_after_the_grace_period_finds_its_seat_given_up_and_sto
             table, _ = await conn.open_table(SMALL, buy_in=500)
             playing = asyncio.create_task(play(AlwaysCall(), conn, table.table_id, HANDS))
             await until(lambda: hand_ended(server, table.table_id))
-            for ws in server._server.connections if server._server else ():
-                ws.transport.abort()
+            cut_the_network(server)
             summary = await asyncio.wait_for(playing, PATIENCE)
         assert 1 <= summary.hands < HANDS
         assert summary.balance == 1_000 + summary.net
@@ -767,8 +765,7 @@ class DropsAtEachHandsFirstTurn(AlwaysCall):
     def decide(self, turn: Turn) -> Action:
         if turn.hand_id not in self.dropped:
             self.dropped.add(turn.hand_id)
-            for connection in self.server._server.connections if self.server._server else ():
-                connection.transport.abort()
+            cut_the_network(self.server)
         return super().decide(turn)
 
 

@@ -25,6 +25,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
+from tests.cli.conftest import cut_the_network
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, chip_total
 from tests.server.processes import Servers, listening, until
@@ -150,9 +151,7 @@ class DroppedAtHandThree(AlwaysCall):
     def decide(self, turn: Turn) -> Action:
         if turn.hand_id == 3 and not self.dropped:
             self.dropped = True
-            # From the server's side, as a broken network would: no closing handshake.
-            for connection in self.server._server.connections if self.server._server else ():
-                connection.transport.abort()
+            cut_the_network(self.server)
         return super().decide(turn)
 
 
@@ -190,8 +189,7 @@ class DroppedInTheSecondRound(AlwaysCall):
         self.histories.append((turn.hand_id, turn.round, turn.history))
         if turn.round == 2 and self.dropped_at is None:
             self.dropped_at = (turn.hand_id, turn.round)
-            for connection in self.server._server.connections if self.server._server else ():
-                connection.transport.abort()
+            cut_the_network(self.server)
         return super().decide(turn)
 
 
@@ -230,8 +228,7 @@ class DroppedWhileThinking(AlwaysCall):
         return super().decide(turn)
 
     async def drop(self) -> None:
-        for ws in self.server._server.connections if self.server._server else ():
-            ws.transport.abort()
+        cut_the_network(self.server)
         assert self.conn._ws is not None
         await self.conn._ws.wait_closed()
 
@@ -312,8 +309,7 @@ async def test_a_reconnect_tries_again_while_the_server_cannot_reach_its_store(
         messages = conn.messages()
         redis.kill()
         redis.wait()
-        for connection in server._server.connections if server._server else ():
-            connection.transport.abort()
+        cut_the_network(server)
         assert isinstance(await anext(messages), Disconnected)
         # Give the SDK a refused try or two before Redis is back.
         await asyncio.sleep(0.5)
@@ -344,8 +340,7 @@ async def test_a_reconnect_goes_on_until_the_server_is_back_within_the_grace_per
     conn = await Connection.open(server.url, name="Ann")
     try:
         messages = conn.messages()
-        for ws in server._server.connections if server._server else ():
-            ws.transport.abort()
+        cut_the_network(server)
         await server.stop()
         assert isinstance(await anext(messages), Disconnected)
         await asyncio.sleep(1.0)  # some twenty tries, refused
@@ -377,8 +372,7 @@ async def test_a_server_back_without_the_account_ends_the_bot_instead_of_a_new_a
     table, _ = await conn.open_table(TableOptions(ante=1, min_bet=1, max_bet=2), buy_in=500)
     playing = asyncio.create_task(play(AlwaysCall(), conn, table.table_id, hands=1_000))
     await until(lambda: hands_played(server, table.table_id))
-    for ws in server._server.connections if server._server else ():
-        ws.transport.abort()
+    cut_the_network(server)
     await server.stop()
     server = QiuQiuServer(config, store=MemoryStore())
     await server.start()
