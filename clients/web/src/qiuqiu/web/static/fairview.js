@@ -6,7 +6,7 @@ import { h, counted } from "./dom.js";
 
 /**
  * A hand's checks: its deal (the tiles against the commitment) and, for a hand this
- * page saw from its start, its payouts (the chips against the rules). A failed deal
+ * page knows from its start, its payouts (the chips against the rules). A failed deal
  * check is what shows, else a failed payout check, at once (it hashes nothing, so it
  * does not wait for the deal's); a hand that passes both says so in one line.
  * @param {import("./state.js").Result} result

@@ -1,6 +1,6 @@
-// Who won what: each hand this page saw from its `hand_started`, paid again by the
-// rules, as the Python client does it (clients/cli/.../payouts.py, PROTOCOL.md
-// "Fairness").
+// Who won what: each hand this page knows from its `hand_started` (seen live, or in
+// the events a snapshot carries), paid again by the rules, as the Python client does
+// it (clients/cli/.../payouts.py, PROTOCOL.md "Fairness").
 //
 // The fair deal holds the server to the tiles it dealt; this holds it to the chips
 // it paid. Every viewer sees the stacks, the button, the betting and, at a showdown,

@@ -433,8 +433,8 @@ export class TableState {
   }
 
   /**
-   * Pay the hand that just ended again by the rules, if this state saw it from its
-   * start, and hold `hand_ended` to it (payouts.js).
+   * Pay the hand that just ended again by the rules, if this state knows it from its
+   * start (see `played`), and hold `hand_ended` to it (payouts.js).
    * @param {number} handId
    */
   checkPayouts(handId) {
