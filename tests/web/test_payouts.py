@@ -400,7 +400,9 @@ async def test_a_pot_paid_to_the_bot_that_lost_it_fails_the_hand_loudly_live_and
         )
         # The deal's check comes after: its tiles check, and the log says so without
         # calling the hand verified under the red line.
-        await expect(page.locator(".log")).to_contain_text("but the chips do not: see above.")
+        await expect(page.locator(".log")).to_contain_text("The chips do not: see above.")
+        # Nor does it explain the pot by the hands shown: the server's award breaks them.
+        await expect(page.locator(f".result[data-hand='{hand}'] .why")).to_have_count(0)
         replay = await replayed_to_the_end(page, hand)
         await expect(replay.locator(".verify.bad")).to_contain_text("PAYOUT CHECK FAILED")
         await page.screenshot(path=screenshot("payout-check-failed"), full_page=True)

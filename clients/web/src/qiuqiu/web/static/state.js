@@ -459,7 +459,7 @@ export class TableState {
       const paidWrong = result.payout && !result.payout.ok;
       if (!verdict.ok) this.note(`DEAL CHECK FAILED: ${verdict.detail}`, "bad");
       // Not "verified" under the payout's failure: the tiles are right, the hand is not.
-      else if (verdict.tilesChecked && paidWrong) this.note(`The tiles check (${verdict.detail}), but the chips do not: see above.`, "dim");
+      else if (verdict.tilesChecked && paidWrong) this.note(`The tiles check: ${verdict.detail} The chips do not: see above.`, "dim");
       else if (verdict.tilesChecked) this.note(`Deal verified: ${verdict.detail}${paid}`, "ok");
       else this.note(`${verdict.detail}${paid}`, "dim");
       this.onChange();

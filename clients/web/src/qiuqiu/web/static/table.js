@@ -555,7 +555,9 @@ export class TableView {
     let summary = "";
     if (result.voided) summary = `The hand was called off (${result.voided}); every chip went back.`;
     else if (!result.shown && winners.size) summary = `${namesJoined([...winners.keys()].map((s) => state.name(s)))} ${winners.size === 1 && [...winners.keys()][0] === state.you ? "take" : "takes"} the pot: everyone else folded, no tiles are shown.`;
-    const reasons = result.voided || !result.shown ? [] : explainResult(result, (n) => state.name(n));
+    // A hand paid against the rules has no reason to give: "6 beats 9" would be the page's.
+    const paidWrong = result.payout && !result.payout.ok;
+    const reasons = result.voided || !result.shown || paidWrong ? [] : explainResult(result, (n) => state.name(n));
     const me = state.you ?? state.bustedSeat;
     const mine = me === null ? undefined : result.nets.get(me);
     const hand = state.hand;
