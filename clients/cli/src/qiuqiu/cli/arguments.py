@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Container
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
@@ -19,11 +20,6 @@ _TABLE_ID: TypeAdapter[str] = TypeAdapter(TableId)
 
 # The flags that set a field under another name; the rest are the field with dashes.
 _FLAGS = {"dealer_bot": "--no-bot", "betting_rounds": "--rounds", "manual_split": "--split"}
-_FLAGGED = frozenset(
-    {"seats", "dealer_bot", "ante", "min_bet", "max_bet", "max_raises", "betting_rounds"}
-    | {"tie_rule", "manual_split", "turn_seconds"}
-)
-"""The options a flag sets (see :func:`add_table_options`)."""
 _FIELD = re.compile(r"\b([a-z_]+) \(")
 
 
@@ -61,32 +57,33 @@ def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -
 
 def table_options(args: argparse.Namespace) -> TableOptions:
     """The options the flags ask for; ``ValueError`` saying why if they cannot work."""
+    flagged = {
+        "seats": args.seats,
+        "dealer_bot": not args.no_bot,
+        "ante": args.ante,
+        "min_bet": args.min_bet,
+        "max_bet": args.max_bet,
+        "max_raises": args.max_raises,
+        "betting_rounds": args.rounds,
+        "tie_rule": args.tie_rule,
+        "manual_split": args.split,
+        "turn_seconds": args.turn_seconds,
+    }
     try:
-        return TableOptions(
-            seats=args.seats,
-            dealer_bot=not args.no_bot,
-            ante=args.ante,
-            min_bet=args.min_bet,
-            max_bet=args.max_bet,
-            max_raises=args.max_raises,
-            betting_rounds=args.rounds,
-            tie_rule=args.tie_rule,
-            manual_split=args.split,
-            turn_seconds=args.turn_seconds,
-        )
+        return TableOptions(**flagged)
     except ValidationError as error:
-        reasons = "; ".join(_reason(detail) for detail in error.errors())
+        reasons = "; ".join(_reason(detail, flagged) for detail in error.errors())
         raise ValueError(f"bad table options: {reasons}") from None
 
 
-def _reason(detail: ErrorDetails) -> str:
+def _reason(detail: ErrorDetails, flagged: Container[str]) -> str:
     """One of pydantic's errors in the flags' words: ``--max-raises must be ... (got -1)``."""
     cause = detail.get("ctx", {}).get("error")
     said = str(cause) if cause is not None else detail["msg"].removeprefix("Input should be ")
     if not detail["loc"]:
         # A check of the options together names fields: "max_bet (5) is below min_bet
         # (10)". Those set by a flag are named by it; the rest (max_buy_in) keep theirs.
-        return _FIELD.sub(lambda m: _flag(m[1]) + " (" if m[1] in _FLAGGED else m[0], said)
+        return _FIELD.sub(lambda m: _flag(m[1]) + " (" if m[1] in flagged else m[0], said)
     field = str(detail["loc"][0])
     return f"{_flag(field)} must be {said} (got {detail['input']!r})"
 
