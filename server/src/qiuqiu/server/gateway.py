@@ -308,7 +308,14 @@ class QiuQiuServer:
                 return None
             return too_many_accounts_from(self.config.new_accounts_per_address)
 
-        session = Session(self.lobby, outbox.send, outbox.close, self.relay, may_open_account)
+        session = Session(
+            self.lobby,
+            outbox.send,
+            outbox.close,
+            self.relay,
+            may_open_account,
+            partial(self._new_accounts.give_back, address),
+        )
         if self.relay is not None:
             self.relay.sessions[session.session_id] = session
         bucket = TokenBucket(self.config.rate, self.config.burst)

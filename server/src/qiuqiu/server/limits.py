@@ -89,6 +89,13 @@ class AccountAllowance:
             bucket = self._buckets[address] = TokenBucket(self.per_hour / 3600, self.per_hour)
         return bucket.take()
 
+    def give_back(self, address: str) -> None:
+        """The account counted last for ``address`` was never opened (refused, or the
+        store never reached): it does not count."""
+        bucket = self._buckets.get(address)
+        if bucket is not None:
+            bucket.refund()
+
     def _forget_whole(self) -> None:
         for address, bucket in list(self._buckets.items()):
             if bucket.whole():

@@ -56,11 +56,14 @@ class Session:
         close: Callable[[int, str], None],
         relay: Relay | None = None,
         may_open_account: Callable[[], str | None] = lambda: None,
+        account_not_opened: Callable[[], None] = lambda: None,
     ) -> None:
         self.lobby = lobby
         self.relay = relay
         self._may_open_account = may_open_account
-        """None if this connection may open one more account; else why not."""
+        """None if this connection may open one more account, counting it; else why not."""
+        self._account_not_opened = account_not_opened
+        """The account counted last was not opened after all."""
         self._send = send
         self._close = close
         self.session_id = secrets.token_hex(8)
@@ -288,7 +291,14 @@ class Session:
             refusal = self._may_open_account()
             if refusal is not None:
                 raise Refused(ErrorCode.TOO_MANY_ACCOUNTS, refusal)
-            account, token = await self.lobby.open_account(hello.name)
+            try:
+                account, token = await self.lobby.open_account(hello.name)
+            except (Refused, StoreUnavailable) as error:
+                # Only an account the store may have made counts: one whose answer alone
+                # was lost is there, with its chips, for good.
+                if not isinstance(error, StoreUnavailable) or error.unsent:
+                    self._account_not_opened()
+                raise
         else:
             raise Refused(ErrorCode.NAME_REQUIRED, "say hello with a name, or with your token")
         async with self.lobby.arriving(account.account_id):
