@@ -1,11 +1,11 @@
-"""Each store call the server makes for a request, failed at that very request, on
-real Redis under a real server and real WebSocket clients.
+"""Each store call the server makes for a request or a table's write, failed at that
+very moment, on real Redis under a real server and real WebSocket clients.
 
 test_faults.py fails every method of the Store Protocol at random moments of a
 long scenario and checks what must hold whatever the moment (chips, no error
-after an effect, play going on). Here each call is failed where a request needs
-it, and the test checks what that request's client was told, what it holds
-(seats, spectating, its allowance of new accounts) and what Redis holds:
+after an effect, play going on). Here each call is failed where a request or a
+write needs it, and the test checks what the clients were told, what they hold
+(seats, spectating, an allowance of new accounts) and what Redis holds:
 ``fail`` never reached Redis, so nothing changed; ``fail_after`` did (a lost
 answer), so a write is retried or, for a request's own write, refused with what
 it made kept whole.
@@ -13,22 +13,30 @@ it made kept whole.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from redis.asyncio import Redis
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.server.conftest import FAST, Client, chip_total
+from tests.server.conftest import FAST, WAIT, Client, chip_total
 from tests.server.faulty_store import Fault, FaultPlan, FaultyStore, Mode
+from tests.server.recorder import errors_after_effects, of_client, seq_regressions
 
 Connect = Callable[[], Any]
 
 HEADS_UP = {"seats": 2, "dealer_bot": False, "turn_seconds": 30}
 """No dealer bot, whose writes would take the calls a test means to fail."""
+
+QUICK = FAST.model_copy(update={"lease": 1.5})
+"""A store found away is found back within half a second (a third of the lease)."""
+
+MODES_OF_A_WRITE: tuple[Mode, ...] = ("fail", "fail_after")
 
 
 @pytest.fixture
@@ -39,6 +47,11 @@ async def store(redis_url: str) -> AsyncIterator[FaultyStore]:
 
 
 @pytest.fixture
+def config() -> ServerConfig:
+    return QUICK
+
+
+@pytest.fixture
 async def server(store: FaultyStore, config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
     server = QiuQiuServer(config, store=store, rng=random.Random(2026))
     await server.start()
@@ -46,18 +59,67 @@ async def server(store: FaultyStore, config: ServerConfig) -> AsyncIterator[QiuQ
     await server.stop()
 
 
-def fail_next(store: FaultyStore, method: str, mode: Mode = "fail", count: int = 1) -> None:
-    """The next ``count`` calls of ``method`` fail so (each the only fault planned)."""
-    store.plan = FaultPlan((Fault(method, store.calls[method] + 1, mode, count),))
+def fail_next(
+    store: FaultyStore, method: str, mode: Mode = "fail", count: int = 1, skip: int = 0
+) -> None:
+    """The next ``count`` calls of ``method`` (after ``skip`` good ones) fail so; it is
+    the only fault planned."""
+    store.plan = FaultPlan((Fault(method, store.calls[method] + 1 + skip, mode, count),))
+
+
+def runs(mode: Mode) -> int:
+    """Calls failed in a row: a call that never reached Redis fails a few times (an
+    outage); one whose answer was lost, once (then its retry is recognised)."""
+    return 3 if mode == "fail" else 1
 
 
 async def hello(client: Client, **fields: Any) -> dict[str, Any]:
     return await client.reply("hello", version=PROTOCOL_VERSION, **fields)
 
 
+async def served(client: Client, type: str, **fields: Any) -> dict[str, Any]:
+    """The answer to ``type``, asked again while the store is found away (a refusal
+    with ``store_unavailable`` lasts until the server sees it back)."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            answer = await client.reply(type, **fields)
+            if answer.get("code") != "store_unavailable":
+                return answer
+            await asyncio.sleep(0.05)
+
+
+async def balance(store: FaultyStore, account_id: str) -> int:
+    account = await store.account(account_id)
+    assert account is not None
+    return account.balance
+
+
+def wrongly_told(*clients: Client) -> list[str]:
+    """What no client may be told: an error about a message that also had an effect,
+    or a table's seq going back."""
+    problems: list[str] = []
+    for client in clients:
+        frames = of_client(client.frames)
+        problems += [f"error after effects: {e}" for e in errors_after_effects(frames)]
+        problems += seq_regressions(frames)
+    return problems
+
+
+async def gone(server: QiuQiuServer, table_id: str) -> None:
+    """Once the table has closed here (its close written)."""
+    async with asyncio.timeout(WAIT):
+        while table_id in server.lobby.tables:
+            await asyncio.sleep(0.01)
+
+
+async def keys(redis_url: str, pattern: str) -> list[str]:
+    async with Redis.from_url(redis_url, decode_responses=True) as raw:
+        return sorted(str(key) for key in await raw.keys(pattern))
+
+
 # -- create_account: a named hello -------------------------------------------------------
 
-TWO_ACCOUNTS = FAST.model_copy(update={"new_accounts_per_address": 2})
+TWO_ACCOUNTS = QUICK.model_copy(update={"new_accounts_per_address": 2})
 
 
 @pytest.mark.parametrize("config", [pytest.param(TWO_ACCOUNTS, id="two accounts an hour")])
@@ -82,7 +144,7 @@ async def test_a_new_account_the_store_never_made_is_not_counted_against_the_add
     assert await chip_total(server) == 0
 
 
-ONE_ACCOUNT = FAST.model_copy(update={"new_accounts_per_address": 1})
+ONE_ACCOUNT = QUICK.model_copy(update={"new_accounts_per_address": 1})
 
 
 @pytest.mark.parametrize("config", [pytest.param(ONE_ACCOUNT, id="one account an hour")])
@@ -92,3 +154,284 @@ async def test_a_named_hello_refused_before_the_store_is_not_counted_against_the
     client = await connect_client()
     assert (await hello(client, name="dealer"))["code"] == "reserved_name"
     assert (await hello(client, name="Ann"))["type"] == "welcome"
+
+
+# -- a request's own reads, and the lease a new table takes --------------------------------
+
+
+async def test_a_read_a_request_needs_refuses_it_and_changes_nothing(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect, redis_url: str
+) -> None:
+    """Each read (and the new table's lease) failed at the request that needs it: the
+    request is refused with ``store_unavailable``, nothing is made, and the same request
+    is served once the store answers. A lease taken whose answer was lost is let go."""
+    client = await connect_client()
+    await hello(client, name="Ann")
+    requests: list[tuple[str, Mode, str, dict[str, Any], str]] = [
+        ("tables", "fail", "list_tables", {}, "table_list"),
+        ("account_hands", "fail", "list_hands", {}, "hand_list"),
+        ("table_hands", "fail", "list_hands", {"table_id": "tnothere"}, "unknown_table"),
+        ("table", "fail", "list_hands", {"table_id": "tnothere"}, "unknown_table"),
+        (
+            "table_host",
+            "fail",
+            "join_table",
+            {"table_id": "tnothere", "buy_in": 100},
+            "unknown_table",
+        ),
+        ("account", "fail", "create_table", {"options": HEADS_UP, "buy_in": 100}, ""),
+        ("seated_tables", "fail", "create_table", {"options": HEADS_UP, "buy_in": 100}, ""),
+        ("acquire_table", "fail", "create_table", {"options": HEADS_UP}, ""),
+        ("acquire_table", "fail_after", "create_table", {"options": HEADS_UP}, ""),
+    ]
+    for method, mode, type, fields, then in requests:
+        before = (await store.balances(), await store.tables(), set(server.lobby.tables))
+        fail_next(store, method, mode)
+        refused = await client.reply(type, **fields)
+        assert refused["code"] == "store_unavailable", (method, refused)
+        after = (await store.balances(), await store.tables(), set(server.lobby.tables))
+        assert after == before, f"a failed {method} changed something"
+        leased = {k.removeprefix("qiuqiu:lease:") for k in await keys(redis_url, "qiuqiu:lease:*")}
+        assert leased <= set(server.lobby.tables), f"a failed {method} left a lease behind"
+        answer = await served(client, type, **fields)
+        if then:
+            assert answer.get("code", answer["type"]) == then, (method, answer)
+        else:
+            assert answer["type"] == "table_created", (method, answer)
+            table_id = answer["table"]["table_id"]
+            if "buy_in" in fields:  # she leaves, and the table closes before the next
+                await client.expect("table_joined", table_id=table_id)
+                await client.send("leave_table", table_id=table_id)
+                await client.expect("table_left", table_id=table_id)
+                await gone(server, table_id)
+    assert await chip_total(server) == 0
+    assert not wrongly_told(client)
+
+
+# -- a hello with a token: its account, its claim on the connection, its tables ------------
+
+
+async def test_a_hello_whose_store_call_fails_is_refused_and_leaves_the_seat_where_it_was(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """Ann comes back on a new connection while her first still plays. Each call her
+    hello makes, failed, refuses it: her seat stays with the first connection, which
+    stays open, until a hello gets through and takes both over."""
+    first = await connect_client()
+    welcome = await hello(first, name="Ann")
+    created = await first.reply("create_table", options=HEADS_UP, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await first.expect("table_joined", table_id=table_id)
+    table = server.lobby.tables[table_id]
+    second = await connect_client()
+    calls: tuple[tuple[str, Mode], ...] = (
+        ("account_for_token", "fail"),
+        ("claim_connection", "fail"),
+        ("claim_connection", "fail_after"),
+        ("seated_tables", "fail"),
+    )
+    for method, mode in calls:
+        fail_next(store, method, mode)
+        refused = await hello(second, token=welcome["token"])
+        assert refused["code"] == "store_unavailable", (method, mode, refused)
+        seat = table.seat_of(welcome["account_id"])
+        assert seat is not None
+        assert seat.connected
+        assert first.connection.close_code is None, f"a failed {method} closed the first"
+    back = await served(second, "hello", version=PROTOCOL_VERSION, token=welcome["token"])
+    assert back["tables"] == [table_id]
+    await first.closed()
+    assert first.connection.close_code == 4000
+    assert await store.seated_tables(welcome["account_id"]) == (table_id,)
+    assert await chip_total(server) == 0
+    assert not wrongly_told(first, second)
+
+
+# -- a table's writes (docs/ARCHITECTURE.md, "Commit points") --------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES_OF_A_WRITE)
+async def test_a_table_whose_opening_write_fails_opens_once_and_funds_the_bot_once(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect, mode: Mode
+) -> None:
+    client = await connect_client()
+    await hello(client, name="Ann")
+    fail_next(store, "commit", mode, runs(mode))
+    created = await client.reply("create_table", options={"dealer_bot": True})
+    assert created["type"] == "table_created"
+    (record,) = await store.tables()
+    assert [(s.account_id, s.stack) for s in record.seats] == [("house", 10_000)]
+    assert (await store.balances())["house"] == -10_000 - 1000, "the bot and Ann's grant"
+    assert await chip_total(server) == 0
+
+
+ONE_SEAT = QUICK.model_copy(update={"max_seats_per_account": 1})
+
+
+@pytest.mark.parametrize("config", [pytest.param(ONE_SEAT, id="one table an account")])
+@pytest.mark.parametrize("mode", MODES_OF_A_WRITE)
+async def test_a_buy_in_whose_write_fails_seats_once_or_not_at_all_and_the_cap_holds(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect, mode: Mode
+) -> None:
+    """A buy-in that never reached Redis is refused at once; one whose answer was lost
+    is written again, recognised, and seats the player once: one seat, one move of
+    chips, one table in the account's index, which the seat cap counts."""
+    host = await connect_client()
+    await hello(host, name="Host")
+    tables = [
+        (await host.reply("create_table", options=HEADS_UP))["table"]["table_id"] for _ in "ab"
+    ]
+    bo = await connect_client()
+    welcome = await hello(bo, name="Bo")
+    fail_next(store, "commit", mode)
+    answer = await bo.reply("join_table", table_id=tables[0], buy_in=100)
+    if mode == "fail":
+        assert answer["code"] == "store_unavailable"
+        assert await store.seated_tables(welcome["account_id"]) == ()
+        assert await balance(store, welcome["account_id"]) == welcome["balance"]
+        answer = await served(bo, "join_table", table_id=tables[0], buy_in=100)
+    assert answer["type"] == "table_joined"
+    assert answer["balance"] == welcome["balance"] - 100
+    assert await balance(store, welcome["account_id"]) == welcome["balance"] - 100
+    assert await store.seated_tables(welcome["account_id"]) == (tables[0],)
+    record = await store.table(tables[0])
+    assert record is not None
+    assert [s.account_id for s in record.seats] == [welcome["account_id"]]
+    refused = await bo.reply("join_table", table_id=tables[1], buy_in=100)
+    assert refused["code"] == "too_many_tables"
+    assert await chip_total(server) == 0
+    assert not wrongly_told(host, bo)
+
+
+WAITING = {"seats": 3, "min_players": 3, "dealer_bot": False, "turn_seconds": 30}
+"""Two seated wait for a third: no hand starts, so each write is the test's own."""
+
+
+@pytest.mark.parametrize("mode", MODES_OF_A_WRITE)
+async def test_a_seed_a_cash_out_and_a_close_whose_writes_fail_are_each_told_once(
+    server: QiuQiuServer,
+    store: FaultyStore,
+    connect_client: Connect,
+    redis_url: str,
+    mode: Mode,
+) -> None:
+    ann, bo = await connect_client(), await connect_client()
+    at_ann, at_bo = await hello(ann, name="Ann"), await hello(bo, name="Bo")
+    created = await ann.reply("create_table", options=WAITING, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await ann.expect("table_joined")
+    await bo.reply("join_table", table_id=table_id, buy_in=200)
+
+    # The seed: refused at once if it never reached Redis, else confirmed once written.
+    fail_next(store, "commit", mode, runs(mode))
+    answer = await bo.reply("set_seed", table_id=table_id, client_seed="b0b5eed")
+    if mode == "fail":
+        assert answer["code"] == "store_unavailable"
+        answer = await served(bo, "set_seed", table_id=table_id, client_seed="b0b5eed")
+    assert answer["type"] == "seed_set"
+    record = await store.table(table_id)
+    assert record is not None
+    assert [s.client_seed for s in record.seats if s.account_id == at_bo["account_id"]] == [
+        "b0b5eed"
+    ]
+
+    # Bo's cash-out: retried until written, then told once.
+    fail_next(store, "commit", mode, runs(mode))
+    left = await served(bo, "leave_table", table_id=table_id)
+    assert left["type"] == "table_left"
+    assert left["balance"] == await balance(store, at_bo["account_id"]) == at_bo["balance"]
+    assert await store.seated_tables(at_bo["account_id"]) == ()
+
+    # Ann's, then the close (the table's last player left): each retried until written.
+    fail_next(store, "commit", mode, runs(mode), skip=1)
+    left = await served(ann, "leave_table", table_id=table_id)
+    assert left["balance"] == at_ann["balance"]
+    await gone(server, table_id)
+    assert await store.table(table_id) is None
+    assert await keys(redis_url, f"qiuqiu:*:{table_id}") == [
+        f"qiuqiu:commit:{table_id}",
+        f"qiuqiu:fence:{table_id}",
+        f"qiuqiu:version:{table_id}",
+    ], "no lease, no record"
+    async with Redis.from_url(redis_url, decode_responses=True) as raw:
+        assert await raw.hexists("qiuqiu:revealed", table_id), "its seed kept for its hands"
+    for client in (ann, bo):
+        assert [f["type"] for f in client.frames].count("table_left") == 1
+    assert await chip_total(server) == 0
+    assert not wrongly_told(ann, bo)
+
+
+async def play_out(table_id: str, hand_id: int, clients: tuple[Client, ...]) -> None:
+    """Check or call every turn of the hand for whoever's it is, asking for a snapshot
+    after each action (one asked after the last waits for the hand's end write), until
+    the hand's end is told."""
+    played: set[int] = set()
+    async with asyncio.timeout(WAIT):
+        while not any(
+            f["type"] == "hand_ended" and f["hand_id"] == hand_id for f in clients[0].frames
+        ):
+            for client in clients:
+                for turn in list(client.frames):
+                    if (
+                        turn["type"] == "turn_started"
+                        and turn.get("hand_id") == hand_id
+                        and "legal" in turn
+                        and turn["seq"] not in played
+                    ):
+                        played.add(turn["seq"])
+                        action = "call" if turn["legal"].get("call") else "check"
+                        await client.send(action, table_id=table_id, hand_id=hand_id)
+                        await client.send("request_snapshot", table_id=table_id)
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("mode", MODES_OF_A_WRITE)
+async def test_a_hand_whose_start_and_end_writes_fail_is_told_once_whole_and_recorded_once(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect, mode: Mode
+) -> None:
+    """The hand's start write fails, then its end write, which holds Bo's cash-out
+    (he asked to stand up after the hand) and the hand's record with its players'
+    names. Each is told once it is written, and once: the hand's start, its end before
+    any snapshot asked meanwhile, Bo's ``table_left`` after the end; the record is
+    kept once."""
+    ann, bo = await connect_client(), await connect_client()
+    at_ann, at_bo = await hello(ann, name="Ann"), await hello(bo, name="Bo")
+    created = await ann.reply("create_table", options=HEADS_UP, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await ann.expect("table_joined")
+    fail_next(store, "commit", mode, runs(mode), skip=1)  # Bo's buy-in is written first
+    await bo.reply("join_table", table_id=table_id, buy_in=300)
+    started = await bo.expect("hand_started", table_id=table_id)
+    hand_id = started["hand_id"]
+    record = await store.table(table_id)
+    assert record is not None
+    assert (record.hand_id, record.hand_open) == (hand_id, True)
+
+    fail_next(store, "commit", mode, runs(mode))
+    leave = await bo.send("leave_table", table_id=table_id, after_hand=True)
+    await play_out(table_id, hand_id, (ann, bo))
+    left = await bo.expect("table_left", table_id=table_id)
+    assert left["ref"] == leave
+    types = [f["type"] for f in bo.frames if f.get("table_id") == table_id]
+    assert types.index("hand_ended") < types.index("table_left")
+    assert left["balance"] == await balance(store, at_bo["account_id"])
+    assert await store.seated_tables(at_bo["account_id"]) == ()
+
+    hands = await store.table_hands(table_id)
+    assert [h.hand_id for h in hands] == [hand_id], "recorded once"
+    names = {at_ann["account_id"]: "Ann", at_bo["account_id"]: "Bo"}
+    assert hands[0].names == tuple((n, names[a]) for n, a in hands[0].accounts)
+    after_end: list[dict[str, Any]] = []
+    for client in (ann, bo):
+        seen = [f["type"] for f in client.frames if f.get("hand_id") == hand_id]
+        assert (seen.count("hand_started"), seen.count("hand_ended")) == (1, 1)
+        ended = next(i for i, f in enumerate(client.frames) if f["type"] == "hand_ended")
+        after_end += [f for f in client.frames[ended:] if f["type"] == "table_snapshot"]
+    # The snapshot asked after the last action waited for the end, and shows it.
+    assert after_end
+    for snapshot in after_end:
+        assert snapshot["table"]["hand"]["events"][-1]["type"] == "hand_ended"
+    listed = await ann.reply("list_hands", table_id=table_id)
+    assert [s["name"] for s in listed["hands"][0]["seats"]] == ["Ann", "Bo"]
+    assert await chip_total(server) == 0
+    assert not wrongly_told(ann, bo)
