@@ -435,3 +435,34 @@ async def test_a_hand_whose_start_and_end_writes_fail_is_told_once_whole_and_rec
     assert [s["name"] for s in listed["hands"][0]["seats"]] == ["Ann", "Bo"]
     assert await chip_total(server) == 0
     assert not wrongly_told(ann, bo)
+
+
+# -- a spectator's leaving: its balance read -------------------------------------------------
+
+ONE_SPECTATOR = QUICK.model_copy(update={"max_spectators": 1})
+
+
+@pytest.mark.parametrize("config", [pytest.param(ONE_SPECTATOR, id="one spectator a table")])
+async def test_a_spectator_whose_leaving_meets_the_store_away_still_watches(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """Leaving reads the balance it answers with: failed, the spectator is refused, still
+    watches and still takes the table's one place, until it leaves for good."""
+    host, dee, eve = [await connect_client() for _ in range(3)]
+    for client, name in ((host, "Host"), (dee, "Dee"), (eve, "Eve")):
+        await hello(client, name=name)
+    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
+    assert (await dee.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    errors = server.metrics.errors.labels("store_unavailable")
+    counted = errors._value.get()
+    fail_next(store, "account")
+    refused = await dee.reply("leave_table", table_id=table_id)
+    assert refused["code"] == "store_unavailable"
+    assert errors._value.get() == counted + 1, "counted as every refusal is"
+    assert (await eve.reply("watch_table", table_id=table_id))["code"] == "too_many_spectators"
+    await served(host, "join_table", table_id=table_id, buy_in=100)
+    await dee.expect("player_seated", table_id=table_id)
+    left = await served(dee, "leave_table", table_id=table_id)
+    assert left["type"] == "table_left"
+    assert (await eve.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    assert not wrongly_told(host, dee, eve)

@@ -356,13 +356,12 @@ class Table:
             account = await self.store.account(account_id)
         except StoreUnavailable as error:
             self.health.failed(error)
-            viewer.deliver(
-                wire.Error(
-                    ref=message.id,
-                    code=ErrorCode.STORE_UNAVAILABLE,
-                    message="the server cannot reach its storage just now; nothing changed",
-                )
+            refusal = wire.Error(
+                ref=message.id, code=ErrorCode.STORE_UNAVAILABLE, message=UNAVAILABLE
             )
+            if self._on_error is not None:
+                self._on_error(refusal)
+            viewer.deliver(refusal)
             return
         if self.core.unwatch(viewer):
             balance = 0 if account is None else account.balance
