@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
+from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
 from tests.server.conftest import FAST, WAIT, Client, chip_total
 from tests.server.faulty_store import Fault, FaultPlan, FaultyStore, Mode
 from tests.server.recorder import errors_after_effects, of_client, seq_regressions
@@ -466,3 +468,59 @@ async def test_a_spectator_whose_leaving_meets_the_store_away_still_watches(
     assert left["type"] == "table_left"
     assert (await eve.reply("watch_table", table_id=table_id))["type"] == "table_watched"
     assert not wrongly_told(host, dee, eve)
+
+
+# -- a write whose answer was lost, then whose retry finds the table moved -----------------
+
+
+@pytest.mark.parametrize("request_type", ["join_table", "set_seed"])
+async def test_a_write_whose_answer_was_lost_then_whose_table_moved_is_outcome_unknown(
+    redis_url: str, request_type: str
+) -> None:
+    """Bo's write reaches Redis, its answer does not; the retry stalls past the lease
+    (renewals failing too), another process adopts the table, and the retry finds the
+    lease gone. The write may well be in the adopter's record, so Bo is told that its
+    outcome is unknown, not that the table moved before anything changed."""
+    lease = 1.0
+    config = FAST.model_copy(update={"lease": lease})
+    faulty = await FaultyStore.open(redis_url, FaultPlan())
+    plain = await RedisStore.from_url(redis_url)
+    here, there = QiuQiuServer(config, store=faulty), QiuQiuServer(config, store=plain)
+    clients: list[Client] = []
+    try:
+        for server in (here, there):
+            await server.start()
+        ann, bo = [Client(await connect(here.url)) for _ in range(2)]
+        clients += (ann, bo)
+        await hello(ann, name="Ann")
+        at_bo = await hello(bo, name="Bo")
+        table_id = (await ann.reply("create_table", options=WAITING, buy_in=300))["table"][
+            "table_id"
+        ]
+        fields: dict[str, Any] = {"table_id": table_id, "client_seed": "b0b5eed"}
+        if request_type == "join_table":
+            fields["buy_in"] = 200
+        else:
+            await bo.reply("join_table", table_id=table_id, buy_in=200)
+        call, renewal = faulty.calls["commit"] + 1, faulty.calls["renew_tables"] + 1
+        faulty.plan = FaultPlan(
+            (
+                Fault("commit", call, "fail_after"),
+                Fault("commit", call + 1, "stall", stall=3 * lease),
+                Fault("renew_tables", renewal, "fail", count=1000),
+            )
+        )
+        answer = await bo.reply(request_type, **fields)
+        assert answer["code"] == "outcome_unknown", answer
+        record = await plain.table(table_id)
+        assert record is not None, "adopted"
+        (seat,) = [s for s in record.seats if s.account_id == at_bo["account_id"]]
+        assert seat.client_seed == "b0b5eed", "written, as the first try left it"
+        assert sum((await plain.balances()).values()) + sum(s.stack for s in record.seats) == 0
+    finally:
+        for client in clients:
+            await client.close()
+        for server in (here, there):
+            await server.stop()
+        await faulty.close()
+        await plain.close()

@@ -303,6 +303,9 @@ class Table:
         commit = write.commit
         if write.kind is WriteKind.BUY_IN:
             commit = replace(commit, seat_limit=self.seat_limit)
+        # Whether a try may have been written, its answer lost: then a lease found lost
+        # at a later try says nothing of whether the write is in the adopter's record.
+        tried = False
         while True:
             try:
                 balances = await self.store.commit(commit)
@@ -312,7 +315,7 @@ class Table:
                 return
             except LeaseLost:
                 self.health.answered()
-                self.abandon(unwritten=True)
+                self.abandon(unwritten=not tried)
                 return
             except StoreUnavailable as error:
                 self.health.failed(error)
@@ -321,8 +324,10 @@ class Table:
                     away = Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
                     self._input(partial(self.core.refused, write, away))
                     return
+                tried = tried or not error.unsent
             except Exception:
                 self.log.exception("a %s write failed; trying again", write.kind)
+                tried = True
             else:
                 self.health.answered()
                 self._input(partial(self.core.written, write, balances))
