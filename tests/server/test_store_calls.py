@@ -26,6 +26,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.table.audience import TablePhase
 from tests.server.conftest import FAST, WAIT, Client, chip_total
 from tests.server.faulty_store import Fault, FaultPlan, FaultyStore, Mode
 from tests.server.recorder import errors_after_effects, of_client, seq_regressions
@@ -437,6 +438,48 @@ async def test_a_hand_whose_start_and_end_writes_fail_is_told_once_whole_and_rec
     assert [s["name"] for s in listed["hands"][0]["seats"]] == ["Ann", "Bo"]
     assert await chip_total(server) == 0
     assert not wrongly_told(ann, bo)
+
+
+SPECTATOR_CAP = QUICK.model_copy(update={"max_spectators": 1})
+
+
+@pytest.mark.parametrize("config", [pytest.param(SPECTATOR_CAP, id="one spectator a table")])
+async def test_watches_asked_while_a_hands_end_is_written_wait_for_it_and_the_cap_holds(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """The hand's end write is slow; two spectators ask to watch meanwhile. Each is
+    answered once the end is written (a snapshot then shows the hand's end), and the
+    table's one place goes to one of them."""
+    ann, bo, dee, eve = [await connect_client() for _ in range(4)]
+    for client, name in ((ann, "Ann"), (bo, "Bo"), (dee, "Dee"), (eve, "Eve")):
+        await hello(client, name=name)
+    table_id = (await ann.reply("create_table", options=HEADS_UP, buy_in=300))["table"]["table_id"]
+    await bo.reply("join_table", table_id=table_id, buy_in=300)
+    hand_id = (await bo.expect("hand_started", table_id=table_id))["hand_id"]
+    table = server.lobby.tables[table_id]
+    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, "stall", stall=0.5),))
+
+    async def watch_while_settling() -> list[int]:
+        while table.core.state is not TablePhase.SETTLING:
+            await asyncio.sleep(0.005)
+        return [await c.send("watch_table", table_id=table_id) for c in (dee, eve)]
+
+    watching = asyncio.create_task(watch_while_settling())
+    await play_out(table_id, hand_id, (ann, bo))
+    refs = await watching
+    answers = [
+        await c.wait(lambda m, ref=ref: m.get("ref") == ref and "seq" not in m)
+        for c, ref in zip((dee, eve), refs, strict=True)
+    ]
+    assert sorted(a.get("code", a["type"]) for a in answers) == [
+        "table_watched",
+        "too_many_spectators",
+    ]
+    (watcher,) = [c for c, a in zip((dee, eve), answers, strict=True) if a["type"] != "error"]
+    snapshot = await watcher.expect("table_snapshot")
+    assert snapshot["table"]["hand"]["events"][-1]["type"] == "hand_ended"
+    assert len(table.core.spectators) == 1
+    assert not wrongly_told(ann, bo, dee, eve)
 
 
 # -- a spectator's leaving: its balance read -------------------------------------------------
