@@ -576,6 +576,7 @@ async def test_a_saved_table_is_read_back_as_it_was_saved(store: Store) -> None:
         ),
         hand_id=7,
         hand_open=True,
+        dealt=(1, 3),
         seq=41,
         created_by="ann",
     )

@@ -597,6 +597,27 @@ def test_an_adopted_hand_is_voided_first_and_whoever_comes_back_is_told_so_above
     assert all(getattr(m, "seq", record.seq + 1) > record.seq for m in ann.got)
 
 
+def test_a_seat_taken_during_the_hand_its_host_died_in_is_no_part_of_the_voided_hand() -> None:
+    """Cat sits down mid-hand, and the host dies: the adopter voids the hand for Ann and
+    Bob alone. Cat is neither in its record (his history, its names) nor told of it."""
+    h, _, _ = duel(seats=3)
+    h.do(h.core.sit, "cat", "Cat", Watcher("cat"), 300, None, "cat-sits")
+    record = h.write(WriteKind.BUY_IN).commit.table
+    assert record is not None
+    assert record.hand_open
+    adopter = Harness(dealer_bot=False, seats=3)
+    adopter.do(adopter.core.adopt, record, None)
+    voided = adopter.write(WriteKind.HAND_END).commit.hand
+    assert voided is not None
+    assert {a for _, a in voided.accounts} == {"ann", "bob"}
+    assert sorted(name for _, name in voided.names) == ["Ann", "Bob"]
+    ann, cat = Watcher("ann"), Watcher("cat")
+    adopter.do(adopter.core.reconnect, "ann", ann)
+    assert ann.types() == ["hand_voided", "table_snapshot"]
+    adopter.do(adopter.core.reconnect, "cat", cat)
+    assert cat.types() == ["table_snapshot"]
+
+
 def test_an_adopted_table_deals_from_its_recorded_seed_with_each_seats_client_seed() -> None:
     options = TableOptions(dealer_bot=False)
     seats = (SeatRecord(0, "ann", "Ann", 300, client_seed="a"), SeatRecord(1, "bob", "Bob", 300))

@@ -35,6 +35,7 @@ def table_json(table: TableRecord) -> str:
             ],
             "hand_id": table.hand_id,
             "hand_open": table.hand_open,
+            **({"dealt": table.dealt} if table.dealt else {}),
             "seq": table.seq,
             "created_by": table.created_by,
             "table_seed": table.table_seed,
@@ -70,6 +71,7 @@ def table_from_json(text: str) -> TableRecord:
             **data,
             "options": TableOptions.model_validate(data["options"]),
             "seats": tuple(SeatRecord(**seat) for seat in data["seats"]),
+            "dealt": tuple(data.get("dealt", ())),
         }
     )
 

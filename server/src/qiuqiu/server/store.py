@@ -86,6 +86,9 @@ class TableRecord:
     """The last hand dealt here, so hand ids go on after a restart."""
     hand_open: bool = False
     """Hand ``hand_id`` was in play when this was saved; the stacks are from before it."""
+    dealt: tuple[int, ...] = ()
+    """The seats dealt into that hand, while it is open: one may sit down during it.
+    Empty in a record written before they were kept, whose every seat then counts."""
     seq: int = 0
     """No event of this table was sent with a higher ``seq``: the next host counts on from it."""
     created_by: str = ""
@@ -127,16 +130,17 @@ class HandRecord:
     def voided_in(cls, table: TableRecord) -> HandRecord:
         """The hand in play at ``table`` when its server died: voided, so every stack
         stays as it was before it, and nobody saw more of it than the record says."""
-        stacks = tuple((s.seat, s.stack) for s in table.seats)
+        seats = [s for s in table.seats if not table.dealt or s.seat in table.dealt]
+        stacks = tuple((s.seat, s.stack) for s in seats)
         return cls(
             table_id=table.table_id,
             hand_id=table.hand_id,
-            accounts=tuple((s.seat, s.account_id) for s in table.seats),
+            accounts=tuple((s.seat, s.account_id) for s in seats),
             stacks_before=stacks,
             stacks_after=stacks,
             events=(),
             voided=True,
-            names=tuple((s.seat, s.name) for s in table.seats),
+            names=tuple((s.seat, s.name) for s in seats),
         )
 
     def net(self, account_id: str) -> int:

@@ -371,12 +371,14 @@ class Ledger(Audience):
         ]
         if add is not None:
             seats.append(add.record())
+        deal = self.deal if hand_open is None else None
         record = TableRecord(
             self.table_id,
             self.options,
             tuple(sorted(seats, key=lambda s: s.seat)),
             hand_id=self.hand_id if hand_id is None else hand_id,
-            hand_open=(self.deal is not None) if hand_open is None else hand_open,
+            hand_open=deal is not None or bool(hand_open),
+            dealt=() if deal is None else tuple(n for n, _ in deal.stacks),
             seq=self.seq + SEQ_WINDOW,
             created_by=self.created_by,
             table_seed=self.table_seed,
