@@ -567,3 +567,49 @@ async def test_a_write_whose_answer_was_lost_then_whose_table_moved_is_outcome_u
             await server.stop()
         await faulty.close()
         await plain.close()
+
+
+# -- letting a lease go ------------------------------------------------------------------
+
+
+async def test_a_lease_a_stopping_server_fails_to_let_go_runs_out_and_the_table_lives_on(
+    redis_url: str,
+) -> None:
+    """A server stops beside another and leaves its table to it, but the release of
+    the table's lease fails: the lease runs out instead, the other adopts the table
+    then, and Ann, back there, finds her seat and every chip."""
+    config = FAST.model_copy(update={"lease": 1.0})
+    faulty = await FaultyStore.open(redis_url, FaultPlan())
+    plain = await RedisStore.from_url(redis_url)
+    here, there = QiuQiuServer(config, store=faulty), QiuQiuServer(config, store=plain)
+    clients: list[Client] = []
+    try:
+        for server in (here, there):
+            await server.start()
+        ann = Client(await connect(here.url))
+        clients.append(ann)
+        welcome = await hello(ann, name="Ann")
+        created = await ann.reply("create_table", options=WAITING, buy_in=300)
+        table_id = created["table"]["table_id"]
+        await ann.expect("table_joined", table_id=table_id)
+        fail_next(faulty, "release_table", count=10)
+        await here.stop()
+        await ann.closed()
+        assert ann.connection.close_code == 1012
+        assert faulty.calls["release_table"] >= 1, "asked, and failed"
+        async with asyncio.timeout(WAIT):
+            while table_id not in there.lobby.tables:
+                await asyncio.sleep(0.05)
+        back = Client(await connect(there.url))
+        clients.append(back)
+        assert (await hello(back, token=welcome["token"]))["tables"] == [table_id]
+        snapshot = await back.expect("table_snapshot")
+        assert [(s["name"], s["stack"]) for s in snapshot["table"]["seats"]] == [("Ann", 300)]
+        assert await chip_total(there) == 0
+    finally:
+        for client in clients:
+            await client.close()
+        for server in (here, there):
+            await server.stop()
+        await faulty.close()
+        await plain.close()
