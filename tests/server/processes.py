@@ -12,6 +12,7 @@ from pathlib import Path
 
 from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
 from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import HOUSE
 from tests.server.faulty_store import (
     JOURNAL_VARIABLE,
     OUTAGE_VARIABLE,
@@ -139,6 +140,18 @@ async def chips_in_redis(store: RedisStore) -> int:
     """Every balance (the house's below zero) and every stack at every saved table."""
     balances = sum((await store.balances()).values())
     return balances + sum(s.stack for t in await store.tables() for s in t.seats)
+
+
+async def seats_in_redis(store: RedisStore) -> list[str]:
+    """Every seat of a player (not the dealer bot) in a saved table, and every table an
+    account's seat index names, as ``account at table``."""
+    seats = [f"{s.account_id} at {t.table_id}" for t in await store.tables() for s in t.seats]
+    indexed = [
+        f"{account} at {table_id} (its index)"
+        for account in await store.balances()
+        for table_id in await store.seated_tables(account)
+    ]
+    return [seat for seat in seats if not seat.startswith(f"{HOUSE} ")] + indexed
 
 
 async def hands_dealt(store: RedisStore, table_ids: list[str]) -> dict[str, int]:

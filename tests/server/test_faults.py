@@ -11,7 +11,9 @@ relay. Meanwhile players join, leave, disconnect and come back. Afterwards:
 (b) no client got an ``error`` for a message that also had an effect;
 (c) every table with two ready seats deals again once the store is back;
 (d) SIGTERM ends each server within its stop deadline;
-(e) no client saw a table's ``seq`` go backwards on one connection.
+(e) no client saw a table's ``seq`` go backwards on one connection;
+(f) once every player has left, Redis seats none of them anywhere (no record, no
+    account's index of its tables).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HOUSE, SeatRecord, TableCommit, TableRecord
 from tests.conftest import free_port
 from tests.server.faulty_store import MODES, Fault, FaultPlan, Journal, store_methods
-from tests.server.processes import WAIT, Servers, chips_in_redis, until
+from tests.server.processes import WAIT, Servers, chips_in_redis, seats_in_redis, until
 from tests.server.recorder import (
     STEADY,
     STEADY_HEADS_UP,
@@ -193,6 +195,8 @@ async def store_fault_scenario(
     # (a) Chips are conserved, read from Redis alone.
     if (total := await chips_in_redis(store)) != 0:
         problems.append(f"the chips in Redis sum to {total}, not 0")
+    # (f) Every player left: Redis seats none of them.
+    problems += [f"seated after leaving: {seat}" for seat in await seats_in_redis(store)]
     for name, frames in [("Dee", dee.frames), *((p.name, p.frames) for p in (ann, bo, cy, gil))]:
         # (b) No error about a message whose effects the client also received.
         problems += [
