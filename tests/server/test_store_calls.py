@@ -306,6 +306,29 @@ async def test_a_buy_in_whose_write_fails_seats_once_or_not_at_all_and_the_cap_h
     assert not wrongly_told(host, bo)
 
 
+async def test_a_table_made_with_a_buy_in_the_store_never_got_is_made_and_nobody_sits(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """``create_table`` with a ``buy_in`` is two writes: the table is made, then the
+    seat is refused (PROTOCOL.md, ``create_table``), and the table, nobody at it,
+    waits for a player like any other."""
+    client = await connect_client()
+    welcome = await hello(client, name="Ann")
+    fail_next(store, "commit", skip=1)  # the table's opening is written, not the buy-in
+    ref = await client.send("create_table", options=HEADS_UP, buy_in=300)
+    created = await client.expect("table_created", ref=ref)
+    refused = await client.expect("error", ref=ref)
+    assert refused["code"] == "store_unavailable"
+    table_id = created["table"]["table_id"]
+    record = await store.table(table_id)
+    assert record is not None
+    assert record.seats == ()
+    assert await balance(store, welcome["account_id"]) == welcome["balance"]
+    joined = await served(client, "join_table", table_id=table_id, buy_in=300)
+    assert joined["type"] == "table_joined"
+    assert await chip_total(server) == 0
+
+
 WAITING = {"seats": 3, "min_players": 3, "dealer_bot": False, "turn_seconds": 30}
 """Two seated wait for a third: no hand starts, so each write is the test's own."""
 
