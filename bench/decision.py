@@ -18,8 +18,16 @@ hand's situations in order with a fresh :class:`~qiuqiu.server.house.record.Memo
 the server. The floor is one ``rng.choices`` over five weights: the sampling
 the solved policy cannot do without.
 
+Each policy is also measured **from the turn message**, as each bot decides on
+the server: the solved policy's bot first makes its
+:class:`~qiuqiu.server.house.record.Situation` from its record of the hand and
+the ``turn_started`` (:meth:`~qiuqiu.server.house.record.SeenHand.situation`);
+the threshold policy's bot, as it was before the solved strategies, counted the
+opponents in the turn's seats, looked up its win chance and made the engine's
+legal actions from the turn's (:func:`threshold_from_turn`).
+
 The ``--repeat`` passes are rounds of one pass of each, in turn, so a host whose
-speed drifts slows all three alike; the figures are each one's median over the
+speed drifts slows all alike; the figures are each one's median over the
 rounds, and the ratio of the two policies is the median of each round's own.
 """
 
@@ -35,34 +43,79 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from time import process_time
-from typing import Literal
+from typing import Any, Literal
 
 from bench.text_grid import grid
 from qiuqiu.cli.arena.match import TABLE_ID
 from qiuqiu.cli.arena.seats import HousePlayer, SdkPlayer, load_bot
 from qiuqiu.cli.arena.table import play_hands
 from qiuqiu.cli.bot import Action, Split
+from qiuqiu.engine import Tile
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.csprng import BatchedSystemRandom
 from qiuqiu.server.house import policy
-from qiuqiu.server.house.record import Memo, Situation
+from qiuqiu.server.house.record import Memo, Random, SeenHand, Situation, engine_legal
+from qiuqiu.server.strategy import Decision, win_chance
+from qiuqiu.server.strategy import decide as threshold_decide
 
 EXPLOITERS = Path(__file__).resolve().parent / "exploiters.py"
+
+
+@dataclasses.dataclass(frozen=True)
+class Turn:
+    """A turn of the house as its bot got it: its record of the hand then, the message
+    and its tiles."""
+
+    record: SeenHand
+    message: wire.TurnStarted
+    tiles: tuple[Tile, ...]
+    options: TableOptions
 
 
 class Recording(HousePlayer):
     def __init__(self, options: TableOptions, rng: random.Random) -> None:
         super().__init__("dealer", 1, options, rng, solved=True)
         self.seen: list[Situation] = []
+        self.turns: list[Turn] = []
 
     def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:
         if isinstance(turn, wire.TurnStarted):
-            self.seen.append(self.record.situation(turn, self.options, tuple(self.record.tiles)))
+            tiles = tuple(self.record.tiles)
+            self.seen.append(self.record.situation(turn, self.options, tiles))
+            self.turns.append(Turn(_copied(self.record), turn, tiles, self.options))
         return super().act(turn)
 
 
-def situations(hands: int, seed: int, rounds: Literal[1, 2] = 1) -> list[Situation]:
+def _copied(record: SeenHand) -> SeenHand:
+    """The record as it is now: it goes on changing as the hand is played."""
+    copy = dataclasses.replace(record)
+    copy.bets, copy.tiles, copy.folded = dict(record.bets), list(record.tiles), set(record.folded)
+    return copy
+
+
+def solved_from_turn(turn: Turn, rng: Random) -> Decision:
+    record = turn.record
+    record.memo = Memo()  # each hand pays for its look-ups, as on the server
+    return policy.decide(record.situation(turn.message, turn.options, turn.tiles), rng)
+
+
+def threshold_from_turn(turn: Turn) -> Decision:
+    """The threshold policy's bot at its turn, before the solved strategies (279c3e5^,
+    ``DealerBot._bet``), but for the action message both bots make alike."""
+    message, legal = turn.message, turn.message.legal
+    assert legal is not None
+    seat = turn.record.seat
+    opponents = sum(1 for s in message.seats if not s.folded and s.seat != seat)
+    chance = win_chance(turn.tiles, max(opponents, 1), turn.options.tie_rule)
+    return threshold_decide(
+        chance, pot=message.pot, to_call=legal.call or 0, legal=engine_legal(legal)
+    )
+
+
+def recorded(hands: int, seed: int, rounds: Literal[1, 2] = 1) -> Recording:
+    """The house of ``hands`` hands played against :class:`bench.exploiters.SizedByStrength`,
+    with every situation and turn it decided at."""
     options = TableOptions(betting_rounds=rounds)
     rng = random.Random(seed)
     house = Recording(options, rng)
@@ -79,7 +132,7 @@ def situations(hands: int, seed: int, rounds: Literal[1, 2] = 1) -> list[Situati
         button=1,
         rng=rng,
     )
-    return house.seen
+    return house
 
 
 def replayed(seen: Sequence[Situation]) -> list[Situation]:
@@ -88,12 +141,12 @@ def replayed(seen: Sequence[Situation]) -> list[Situation]:
     return [dataclasses.replace(s, memo=fresh.setdefault(id(s.memo), Memo())) for s in seen]
 
 
-def per_call(work: Callable[[Situation], object], situations: Sequence[Situation]) -> float:
-    """CPU seconds per call of ``work``, once on each of ``situations``."""
+def per_call(work: Callable[[Any], object], inputs: Sequence[Any]) -> float:
+    """CPU seconds per call of ``work``, once on each of ``inputs``."""
     start = process_time()
-    for situation in situations:
-        work(situation)
-    return (process_time() - start) / len(situations)
+    for each in inputs:
+        work(each)
+    return (process_time() - start) / len(inputs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -109,11 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     policy.book()
-    seen = situations(args.hands, args.seed, args.rounds)
+    house = recorded(args.hands, args.seed, args.rounds)
+    seen, turns = house.seen, house.turns
     rng = BatchedSystemRandom()
-    for s in seen:  # warm both policies' caches
+    for s, turn in zip(seen, turns, strict=True):  # warm both policies' caches
         policy.decide(s, rng)
         policy.threshold(s)
+        solved_from_turn(turn, rng)
     count = len(seen) * args.repeat
     fresh = [replayed(seen) for _ in range(args.repeat)]
     # The inputs out of the collector's sight, as the server freezes its start-up heap:
@@ -122,14 +177,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.freeze()
     weights = [51, 51, 51, 51, 51]
     options = range(5)
-    rounds: dict[str, list[float]] = {"solved": [], "threshold": [], "floor": []}
+    work: dict[str, tuple[Callable[[Any], object], Sequence[Any] | None]] = {
+        "solved": (lambda s: policy.decide(s, rng), None),
+        "threshold": (policy.threshold, seen),
+        "floor": (lambda _: rng.choices(options, weights=weights), seen),
+        "solved, from the turn": (lambda t: solved_from_turn(t, rng), turns),
+        "threshold, from the turn": (threshold_from_turn, turns),
+    }
+    rounds: dict[str, list[float]] = {name: [] for name in work}
     for replay in fresh:
-        rounds["solved"].append(per_call(lambda s: policy.decide(s, rng), replay))
-        rounds["threshold"].append(per_call(policy.threshold, seen))
-        rounds["floor"].append(per_call(lambda _: rng.choices(options, weights=weights), seen))
+        for name, (decide, inputs) in work.items():
+            rounds[name].append(per_call(decide, replay if inputs is None else inputs))
     figures = {name: statistics.median(each) for name, each in rounds.items()}
-    ratios = [s / t for s, t in zip(rounds["solved"], rounds["threshold"], strict=True)]
-    ratio = statistics.median(ratios)
+    ratios = {
+        kind: sorted(
+            s / t for s, t in zip(rounds[f"solved{kind}"], rounds[f"threshold{kind}"], strict=True)
+        )
+        for kind in ("", ", from the turn")
+    }
     if args.json:
         print(
             json.dumps(
@@ -137,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "decisions": count,
                     "rounds": args.repeat,
                     "us_per_decision": {k: round(v * 1e6, 2) for k, v in figures.items()},
-                    "solved_over_threshold": round(ratio, 3),
+                    "solved_over_threshold": round(statistics.median(ratios[""]), 3),
+                    "from_the_turn": round(statistics.median(ratios[", from the turn"]), 3),
                 }
             )
         )
@@ -151,10 +217,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             ],
         )
     )
-    print(
-        f"solved / threshold: {ratio:.2f}x, the median of {args.repeat} rounds"
-        f" ({min(ratios):.2f}x to {max(ratios):.2f}x)"
-    )
+    for kind, each in ratios.items():
+        print(
+            f"solved / threshold{kind}: {statistics.median(each):.2f}x, the median of"
+            f" {args.repeat} rounds ({each[0]:.2f}x to {each[-1]:.2f}x)"
+        )
     return 0
 
 

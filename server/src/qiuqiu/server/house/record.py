@@ -60,7 +60,9 @@ class Memo:
     """The solved strategy for the hand's stakes: its own, or the one it leans from."""
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass costs several times as much to make, and the dealer
+# bot makes one at every turn. Nothing changes one once made but its memo.
+@dataclass(slots=True)
 class Situation:
     """Everything the house decides from: what its seat may see, and no more."""
 
@@ -102,10 +104,11 @@ class SeenHand:
     button: int = -1
     started: bool = False
     """Whether it saw the hand begin: a seat that joined mid-hand has no history."""
-    stacks: dict[int, int] = field(default_factory=dict)
-    antes: dict[int, int] = field(default_factory=dict)
+    # Replaced, never changed in place, so that each situation can share them.
+    stacks: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
+    antes: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
+    moves: tuple[Move, ...] = ()
     tiles: list[Tile] = field(default_factory=list)
-    moves: list[Move] = field(default_factory=list)
     folded: set[int] = field(default_factory=set)
     round: int = 0
     bets: dict[int, int] = field(default_factory=dict)
@@ -122,7 +125,7 @@ class SeenHand:
         if type(message) is wire.HandStarted:
             self._reset(message.hand_id)
             self.button, self.started = message.button, True
-            self.stacks = {s.seat: s.amount for s in message.stacks}
+            self.stacks = MappingProxyType({s.seat: s.amount for s in message.stacks})
             return
         if not isinstance(message, wire.HandEvent):
             if type(message) in _NEW_COMPANY:
@@ -136,7 +139,7 @@ class SeenHand:
             learn(self, message)
 
     def _ante_taken(self, m: wire.AnteTaken) -> None:
-        self.antes[m.seat] = m.amount
+        self.antes = MappingProxyType({**self.antes, m.seat: m.amount})
 
     def _tiles_dealt(self, m: wire.TilesDealt) -> None:
         if m.seat == self.seat and m.tiles:
@@ -150,11 +153,11 @@ class SeenHand:
         self.round, self.bets = m.round, {}
 
     def _checked(self, m: wire.Checked) -> None:
-        self.moves.append(Move(m.seat, "check", self.round, to=self.bets.get(m.seat, 0)))
+        self.moves += (Move(m.seat, "check", self.round, to=self.bets.get(m.seat, 0)),)
 
     def _folded(self, m: wire.Folded) -> None:
         self.folded.add(m.seat)
-        self.moves.append(Move(m.seat, "fold", self.round, to=self.bets.get(m.seat, 0)))
+        self.moves += (Move(m.seat, "fold", self.round, to=self.bets.get(m.seat, 0)),)
 
     def _bet_placed(self, m: wire.BetPlaced) -> None:
         self._put(m.seat, "bet", m.amount, m.all_in)
@@ -178,13 +181,13 @@ class SeenHand:
 
     def _reset(self, hand_id: int) -> None:
         self.hand_id, self.button, self.started, self.round = hand_id, -1, False, 0
-        self.stacks, self.antes, self.bets = {}, {}, {}
-        self.tiles, self.moves, self.memo = [], [], Memo()
+        self.stacks = self.antes = MappingProxyType({})
+        self.bets, self.tiles, self.moves, self.memo = {}, [], (), Memo()
         self.folded = set()
 
     def _put(self, seat: int, kind: MoveKind, amount: int, all_in: bool) -> None:
         self.bets[seat] = self.bets.get(seat, 0) + amount
-        self.moves.append(Move(seat, kind, self.round, amount, self.bets[seat], all_in))
+        self.moves += (Move(seat, kind, self.round, amount, self.bets[seat], all_in),)
 
     def situation(
         self, turn: wire.TurnStarted, options: TableOptions, tiles: tuple[Tile, ...]
@@ -192,21 +195,22 @@ class SeenHand:
         """The situation at ``turn`` (which must be this seat's), with ``tiles`` as the
         seat's own tiles (the caller may have had them from a snapshot)."""
         legal = turn.legal or LegalActions()
+        # Positional: the dealer bot makes one at every turn.
         return Situation(
-            seat=self.seat,
-            tiles=tiles,
-            rules=self._rules_of(options),
-            button=self.button,
-            stacks=MappingProxyType(dict(self.stacks)),
-            antes=MappingProxyType(dict(self.antes)),
-            moves=tuple(self.moves),
-            complete=self.started and turn.hand_id == self.hand_id,
-            folded=frozenset(s.seat for s in turn.seats if s.folded),
-            round=self.round,
-            pot=turn.pot,
-            legal=engine_legal(legal),
-            memo=self.memo,
-            credit=self.credit,
+            self.seat,
+            tiles,
+            self._rules_of(options),
+            self.button,
+            self.stacks,
+            self.antes,
+            self.moves,
+            self.started and turn.hand_id == self.hand_id,
+            frozenset(s.seat for s in turn.seats if s.folded),
+            self.round,
+            turn.pot,
+            engine_legal(legal),
+            self.memo,
+            self.credit,
         )
 
     def _rules_of(self, options: TableOptions) -> TableRules:
