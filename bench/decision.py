@@ -46,16 +46,17 @@ from time import process_time
 from typing import Any, Literal
 
 from bench.text_grid import grid
+from qiuqiu import engine
 from qiuqiu.cli.arena.match import TABLE_ID
 from qiuqiu.cli.arena.seats import HousePlayer, SdkPlayer, load_bot
 from qiuqiu.cli.arena.table import play_hands
 from qiuqiu.cli.bot import Action, Split
 from qiuqiu.engine import Tile
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.csprng import BatchedSystemRandom
 from qiuqiu.server.house import policy
-from qiuqiu.server.house.record import Memo, Random, SeenHand, Situation, engine_legal
+from qiuqiu.server.house.record import Memo, Random, SeenHand, Situation
 from qiuqiu.server.strategy import Decision, win_chance
 from qiuqiu.server.strategy import decide as threshold_decide
 
@@ -90,7 +91,7 @@ class Recording(HousePlayer):
 def _copied(record: SeenHand) -> SeenHand:
     """The record as it is now: it goes on changing as the hand is played."""
     copy = dataclasses.replace(record)
-    copy.bets, copy.tiles, copy.folded = dict(record.bets), list(record.tiles), set(record.folded)
+    copy.bets, copy.tiles = dict(record.bets), list(record.tiles)
     return copy
 
 
@@ -102,14 +103,29 @@ def solved_from_turn(turn: Turn, rng: Random) -> Decision:
 
 def threshold_from_turn(turn: Turn) -> Decision:
     """The threshold policy's bot at its turn, before the solved strategies (279c3e5^,
-    ``DealerBot._bet``), but for the action message both bots make alike."""
+    ``DealerBot._bet``), but for the action message both bots make alike. It made the
+    engine's legal actions from the turn's, which the policies no longer need."""
     message, legal = turn.message, turn.message.legal
     assert legal is not None
     seat = turn.record.seat
     opponents = sum(1 for s in message.seats if not s.folded and s.seat != seat)
     chance = win_chance(turn.tiles, max(opponents, 1), turn.options.tie_rule)
-    return threshold_decide(
-        chance, pot=message.pot, to_call=legal.call or 0, legal=engine_legal(legal)
+    return threshold_decide(chance, pot=message.pot, to_call=legal.call or 0, legal=_engine(legal))
+
+
+def _engine(legal: LegalActions) -> engine.LegalActions:
+    """The threshold bot's copy of a turn's legal actions (279c3e5^, ``_engine_legal``)."""
+
+    def chips(r: ChipRange | None) -> engine.ChipRange | None:
+        return None if r is None else engine.ChipRange(r.min, r.max)
+
+    return engine.LegalActions(
+        check=legal.check,
+        fold=legal.fold,
+        call=legal.call,
+        bet=chips(legal.bet),
+        raise_to=chips(legal.raise_to),
+        declare_cut=legal.declare_cut,
     )
 
 

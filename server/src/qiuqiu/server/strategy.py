@@ -24,8 +24,10 @@ The policy of :func:`decide`, from the bot's chance to win at showdown:
   (``pot`` counts every chip in the middle, current bets included), and folds
   when it does not.
 
-Every amount is clamped into the range :class:`LegalActions` gives, so the bot
-only ever does what the engine allows.
+Every amount is clamped into the range the legal actions give, so the bot only
+ever does what the engine allows. The policies read legal actions as the engine
+gives them or as a ``turn_started`` carries them (:class:`Legal`), so the dealer
+bot answers a turn without translating one into the other.
 """
 
 from __future__ import annotations
@@ -37,15 +39,13 @@ from dataclasses import dataclass
 from functools import cache
 from math import comb
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from qiuqiu.engine import (
     ALL_TILES,
     TIE_RULES,
-    ChipRange,
     InvalidRules,
     InvalidTiles,
-    LegalActions,
     Rank,
     TieRule,
     Tile,
@@ -185,6 +185,29 @@ def _proper_submasks(mask: int) -> Iterator[int]:
         yield shared
 
 
+class Bounds(Protocol):
+    """A range of chips: the engine's ``ChipRange`` or the protocol's."""
+
+    @property
+    def min(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+
+
+class Legal(Protocol):
+    """What the policies read of a seat's legal actions: the engine's ``LegalActions``
+    or the protocol's, alike field for field."""
+
+    @property
+    def check(self) -> bool: ...
+    @property
+    def call(self) -> int | None: ...
+    @property
+    def bet(self) -> Bounds | None: ...
+    @property
+    def raise_to(self) -> Bounds | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What the bot does. ``amount`` is the chips of a bet, the round total a raise
@@ -194,7 +217,7 @@ class Decision:
     amount: int | None = None
 
 
-def decide(chance: float, *, pot: int, to_call: int, legal: LegalActions) -> Decision:
+def decide(chance: float, *, pot: int, to_call: int, legal: Legal) -> Decision:
     """The bot's move given its ``chance`` to win (see the module docstring for the policy).
 
     ``pot`` is every chip in the middle, current bets included; ``to_call`` and
@@ -216,7 +239,7 @@ def decide(chance: float, *, pot: int, to_call: int, legal: LegalActions) -> Dec
     return Decision("fold")
 
 
-def clamp(amount: int, allowed: ChipRange) -> int:
+def clamp(amount: int, allowed: Bounds) -> int:
     """``amount`` brought into ``allowed``: the size the house meant, as the rules let it."""
     # Comparisons, not min and max: those builtins' calls cost a third of a sized move.
     least, most = allowed.min, allowed.max

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
-from qiuqiu.engine import LegalActions
 from qiuqiu.server.house import multiway
 from qiuqiu.server.house.book import Book
 from qiuqiu.server.house.holdings import HOLDING_SIZE
 from qiuqiu.server.house.record import Random, Situation
 from qiuqiu.server.house.translation import Located, locate
 from qiuqiu.server.house.tree import AbstractAction
-from qiuqiu.server.strategy import Decision, clamp, win_chance
+from qiuqiu.server.strategy import Decision, Legal, clamp, win_chance
 from qiuqiu.server.strategy import decide as threshold_decide
 
 
@@ -75,7 +74,7 @@ _CHECK, _CALL, _FOLD = Decision("check"), Decision("call"), Decision("fold")
 _sized = lru_cache(maxsize=4096)(Decision)
 
 
-def _real(action: AbstractAction, located: Located, legal: LegalActions, pot: int) -> Decision:
+def _real(action: AbstractAction, located: Located, legal: Legal, pot: int) -> Decision:
     """The abstract action as a legal real one at the real pot and stacks."""
     kind = action.kind
     if kind == "check" or kind == "fold":

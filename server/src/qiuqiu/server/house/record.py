@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from qiuqiu import engine
 from qiuqiu.engine import TableRules, Tile
 from qiuqiu.protocol import LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.house.credit import Credit
+from qiuqiu.server.strategy import Legal
 
 if TYPE_CHECKING:
     from qiuqiu.server.house.book import Solved
@@ -81,7 +81,7 @@ class Situation:
     round: int
     """The betting round of the turn: 1, or 2 after the 4th tile at two-round tables."""
     pot: int
-    legal: engine.LegalActions
+    legal: Legal
     memo: Memo
     credit: Credit = field(default_factory=Credit)
     """The house's credit with the player it meets heads-up."""
@@ -108,8 +108,8 @@ class SeenHand:
     stacks: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
     antes: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
     moves: tuple[Move, ...] = ()
+    folded: frozenset[int] = frozenset()
     tiles: list[Tile] = field(default_factory=list)
-    folded: set[int] = field(default_factory=set)
     round: int = 0
     bets: dict[int, int] = field(default_factory=dict)
     memo: Memo = field(default_factory=Memo)
@@ -156,7 +156,7 @@ class SeenHand:
         self.moves += (Move(m.seat, "check", self.round, to=self.bets.get(m.seat, 0)),)
 
     def _folded(self, m: wire.Folded) -> None:
-        self.folded.add(m.seat)
+        self.folded |= {m.seat}
         self.moves += (Move(m.seat, "fold", self.round, to=self.bets.get(m.seat, 0)),)
 
     def _bet_placed(self, m: wire.BetPlaced) -> None:
@@ -183,7 +183,7 @@ class SeenHand:
         self.hand_id, self.button, self.started, self.round = hand_id, -1, False, 0
         self.stacks = self.antes = MappingProxyType({})
         self.bets, self.tiles, self.moves, self.memo = {}, [], (), Memo()
-        self.folded = set()
+        self.folded = frozenset()
 
     def _put(self, seat: int, kind: MoveKind, amount: int, all_in: bool) -> None:
         self.bets[seat] = self.bets.get(seat, 0) + amount
@@ -194,7 +194,6 @@ class SeenHand:
     ) -> Situation:
         """The situation at ``turn`` (which must be this seat's), with ``tiles`` as the
         seat's own tiles (the caller may have had them from a snapshot)."""
-        legal = turn.legal or LegalActions()
         # Positional: the dealer bot makes one at every turn.
         return Situation(
             self.seat,
@@ -205,10 +204,10 @@ class SeenHand:
             self.antes,
             self.moves,
             self.started and turn.hand_id == self.hand_id,
-            frozenset(s.seat for s in turn.seats if s.folded),
+            self.folded,
             self.round,
             turn.pot,
-            engine_legal(legal),
+            turn.legal or NO_LEGAL,
             self.memo,
             self.credit,
         )
@@ -232,20 +231,9 @@ _LEARN: dict[type[wire.HandEvent], Callable[[SeenHand, Any], None]] = {
     wire.HandEnded: SeenHand._hand_ended,
 }
 """What each kind of the hand's events teaches the record; ``hand_started`` starts one."""
+NO_LEGAL = LegalActions()
+"""A turn's legal actions where it carries none (it is another seat's)."""
 _NEW_COMPANY: frozenset[type[wire.Reply]] = frozenset({wire.PlayerSeated, wire.PlayerLeft})
 """Seats taken or given up: the house's credit was another player's."""
 OBSERVED: frozenset[type[wire.Reply]] = frozenset({wire.HandStarted, *_LEARN, *_NEW_COMPANY})
 """The messages a :class:`SeenHand` learns from: it may skip reading any other."""
-
-
-def engine_legal(legal: LegalActions) -> engine.LegalActions:
-    bet, raise_to = legal.bet, legal.raise_to
-    # Positional, and no helper: the dealer bot makes one at every turn.
-    return engine.LegalActions(
-        legal.check,
-        legal.fold,
-        legal.call,
-        None if bet is None else engine.ChipRange(bet.min, bet.max),
-        None if raise_to is None else engine.ChipRange(raise_to.min, raise_to.max),
-        legal.declare_cut,
-    )
