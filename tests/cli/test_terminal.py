@@ -163,7 +163,10 @@ def test_commands_from_a_file_or_from_dev_null_are_read_to_their_end(
     assert done.returncode == 0, done.stderr
     assert "Error" not in done.stderr
     assert ("Commands:" in done.stdout) == (source == "file")  # the help it asked for
-    assert "This session:" in done.stdout
+    # Its end came before the table's first message: it stood up all the same, rather
+    # than leaving the seat with its chips behind.
+    assert re.search(r"You left the table\. Your balance is (990|1000|1010)\.", done.stdout)
+    assert re.search(r"This session: [01] hands?, .* Balance: (990|1000|1010)\.", done.stdout)
 
 
 @pytest.mark.parametrize("end", ["quit\n", ""], ids=["quit", "end-of-input"])

@@ -218,10 +218,16 @@ class Terminal:
                     await task
 
     def _due(self, line: str | None) -> bool:
-        """Whether the first line queued is to be carried out now: a person's at once; a
-        script's action only on the player's turn, and once a turn (unless the server
-        refuses it)."""
-        if not self.scripted or line is None or self.busted is not None:
+        """Whether the first line queued is to be carried out now: none before the
+        table's first snapshot, which a script's end (or a quick ``quit``) can come
+        before, and without which there is no seat to stand up from; then a person's
+        at once; a script's action only on the player's turn, and once a turn (unless
+        the server refuses it)."""
+        if self.busted is not None:
+            return True
+        if self.state is None:
+            return False
+        if not self.scripted or line is None:
             return True
         words = line.split()
         if not words or words[0].lower() not in ACTIONS:
