@@ -195,6 +195,10 @@ async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_sam
     )
     assert showdown < lost < bust
     assert re.search(r"For you: -\d+ net this hand\.", events)
+    # A move typed with no seat says what to do, not to wait for a deal that never comes.
+    screen.type("check")
+    await screen.wait_for(r"You have no seat: type rebuy to buy in again, or quit\.")
+    assert "wait for the deal" not in screen.text()
     screen.type("rebuy 100")
     await screen.wait_for(rf"You sat down again at table {table_id} with 100 chips\.")
     await screen.wait_for(TURN)

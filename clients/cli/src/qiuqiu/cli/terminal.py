@@ -452,6 +452,12 @@ class Terminal:
         """Carry out one typed line; the ``Quit`` when the person wants to stand up."""
         self._prompt_open = False
         state = self.state
+        words = line.split()
+        if self.busted is not None and words and words[0].lower() in ACTIONS:
+            # With no seat there is no table state, and a move would be told to wait
+            # for a deal that never comes.
+            self.say(Text("You have no seat: type rebuy to buy in again, or quit.", "red"))
+            return None
         match read(line, state):
             case Quit() as asked:
                 return asked
@@ -479,8 +485,6 @@ class Terminal:
                     # A script's move is for one turn: the next one waits for the next
                     # turn, as its author counted, and this turn runs out.
                     self._answered = _turn_key(state)
-            case action if self.busted is not None:
-                self.say(Text("You have no seat: type rebuy to buy in again, or quit.", "red"))
             case action:
                 await self.act(action)
         return None
