@@ -442,8 +442,9 @@ async def _play(
             held = None
         if isinstance(message, wire.TableLeft) and message.table_id == table_id:
             summary.balance = message.balance
-            if not leaving:
-                # Not asked for: the server stands a seat up when its stack runs out.
+            if message.cashed_out == 0 or not (leaving or last_hand is not None):
+                # Not asked for (or asked, and busted in the hand it was leaving after):
+                # the server stands a seat up when its stack runs out, or as it stops.
                 log.info(
                     "stood up from table %s after %d hands, cashing out %d: %s",
                     table_id,
