@@ -35,18 +35,30 @@ def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -
         table.add_argument(
             "--no-bot", action="store_true", help="no dealer bot: wait for others to --table join"
         )
-    table.add_argument("--ante", type=int, default=defaults.ante, help="(%(default)s)")
-    table.add_argument("--min-bet", type=int, default=defaults.min_bet, help="(%(default)s)")
+    table.add_argument(
+        "--ante", type=int, default=defaults.ante, help="chips each seat puts in (%(default)s)"
+    )
+    table.add_argument(
+        "--min-bet",
+        type=int,
+        default=defaults.min_bet,
+        help="least a bet or raise may add (%(default)s)",
+    )
     table.add_argument("--max-bet", type=int, help="most a bet or raise may add (no limit)")
     table.add_argument("--max-raises", type=int, help="raises a betting round allows (no limit)")
     table.add_argument("--rounds", type=int, choices=(1, 2), default=1, help="betting rounds (1)")
-    table.add_argument("--tie-rule", choices=("highest_tile", "split"), default=defaults.tie_rule)
+    table.add_argument(
+        "--tie-rule",
+        choices=("highest_tile", "split"),
+        default=defaults.tie_rule,
+        help="equal hands: the highest tile wins, or the pot is split (%(default)s)",
+    )
     table.add_argument("--split", action="store_true", help="players cut their own hands")
     table.add_argument(
         "--turn-seconds",
         type=float,
         default=defaults.turn_seconds,
-        help="(%(default)s)"
+        help="seconds a turn lasts; then the server checks or folds (%(default)s)"
         if served
         else "the turn clock: an answer slower than this is played, and counted as late, "
         "since a server would have checked or folded for the bot (%(default)s)",
