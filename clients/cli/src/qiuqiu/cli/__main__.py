@@ -29,6 +29,7 @@ from qiuqiu.cli.arguments import (
     server_url,
     table_id,
 )
+from qiuqiu.cli.bot import Summary
 from qiuqiu.cli.errors import BotFailed, ClientError
 from qiuqiu.cli.play import PlayOptions, play
 from qiuqiu.protocol import DealTampered
@@ -114,33 +115,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("websockets").setLevel(logging.ERROR)
+    # Filled in as --auto's hands end: a run stopped early still reports those played.
+    summary = Summary()
+    status = 0
     try:
-        summary = asyncio.run(play(options, console))
+        asyncio.run(play(options, console, summary))
     except ClientError as error:
         errors.print(f"qiuqiu: {error}", style="bold red")
-        return 1
+        status = 1
     except DealTampered as tampered:
         errors.print(render.tampered(tampered))
-        return 3
+        status = 3
     except KeyboardInterrupt:
-        return 130
-    if summary is not None:
-        if args.json:
-            print(json.dumps(summary.as_dict()))
-        else:
-            console.print(
-                f"Played {summary.hands} hand{'s' * (summary.hands != 1)}: "
-                f"won {summary.won}, lost {summary.lost}, "
-                f"net {summary.net:+d} chips. Balance: {summary.balance}."
-            )
-            console.print(f"Deals verified: {summary.verified} of {summary.hands}.", style="green")
-            if (rebuilt := summary.shuffle_verified) is not None:
-                console.print(
-                    f"The table's shuffle verified: {rebuilt} hand{'s' * (rebuilt != 1)} "
-                    "rebuilt from the revealed seed.",
-                    style="green",
-                )
-    return 0
+        if options.auto is not None:
+            # The seat's connection is dropped, as any client's, and the server treats it so.
+            errors.print("qiuqiu: interrupted", style="bold red")
+        status = 130
+    if options.auto is not None and (status == 0 or summary.hands):
+        print_summary(summary, console, as_json=args.json)
+    return status
+
+
+def print_summary(summary: Summary, console: Console, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(summary.as_dict()))
+        return
+    # No balance when the run stopped before it left the table: part of it is still there.
+    balance = "" if summary.balance is None else f" Balance: {summary.balance}."
+    console.print(
+        f"Played {summary.hands} hand{'s' * (summary.hands != 1)}: "
+        f"won {summary.won}, lost {summary.lost}, net {summary.net:+d} chips.{balance}"
+    )
+    console.print(f"Deals verified: {summary.verified} of {summary.hands}.", style="green")
+    if (rebuilt := summary.shuffle_verified) is not None:
+        console.print(
+            f"The table's shuffle verified: {rebuilt} hand{'s' * (rebuilt != 1)} "
+            "rebuilt from the revealed seed.",
+            style="green",
+        )
 
 
 if __name__ == "__main__":

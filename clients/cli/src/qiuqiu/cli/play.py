@@ -91,8 +91,9 @@ class Steady(Bot):
         return Check() if turn.legal.check else Call()
 
 
-async def play(options: PlayOptions, console: Console) -> Summary | None:
-    """Play as ``options`` say; the summary with ``--auto``, else ``None``."""
+async def play(options: PlayOptions, console: Console, summary: Summary) -> None:
+    """Play as ``options`` say; with ``--auto``, fill ``summary`` in as the hands end, so
+    that a run stopped early still has those played."""
     async with contextlib.AsyncExitStack() as stack:
         url = options.server
         if url is None:
@@ -123,20 +124,18 @@ async def play(options: PlayOptions, console: Console) -> Summary | None:
         table_id = await sit_down(conn, options, console)
         if options.auto is not None:
             with waiting_said(console, options):
-                summary = await play_bot(Steady(), conn, table_id, options.auto)
+                await play_bot(Steady(), conn, table_id, options.auto, summary=summary)
             await check_shuffle(conn, table_id, summary)
-            return summary
+            return
         if not options.live:
             scripted = not sys.stdin.isatty()
             terminal = Terminal(conn, table_id, console, options.unicode, scripted=scripted)
             await terminal.run(typed_lines(stdin_lines()))
-            return None
+            return
         terminal = Terminal(conn, table_id, console, options.unicode)
         with LiveView(console, options.unicode, lambda: terminal.state) as screen:
             terminal.screen = screen
             await terminal.run(typed_lines(key_lines(screen)))
-
-    return None
 
 
 async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> str:
