@@ -1,6 +1,7 @@
 # The QiuQiu server. `docker compose up` runs it with Redis (docker-compose.yml);
-# alone it keeps its state in memory: `docker run -p 8765:8765 qiuqiu-server`,
-# then open http://localhost:8765/ to play in the browser.
+# alone it keeps its state in memory: `docker build -t qiuqiu-server .`, then
+# `docker run -p 8765:8765 qiuqiu-server`, and open http://localhost:8765/ to play
+# in the browser.
 FROM python:3.11-slim AS build
 
 RUN pip install --no-cache-dir uv==0.13.9
