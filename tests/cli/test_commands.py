@@ -243,7 +243,16 @@ def test_split_with_text_that_is_not_a_tile_is_refused(line: str) -> None:
 
 
 def test_split_when_not_cutting_is_refused() -> None:
-    assert "cannot cut" in refused("split", table(OPENING, tiles=MY_TILES))
+    state = table(OPENING, tiles=MY_TILES)
+    state.options = TableOptions(manual_split=True)
+    assert "cannot cut" in refused("split", state)
+
+
+def test_split_where_players_do_not_cut_says_the_table_cuts_for_them() -> None:
+    # Not "now": at such a table no turn ever asks for a cut.
+    reason = refused("split 6-3 2-1", table(OPENING, tiles=MY_TILES))
+    assert reason.startswith("the best cut is made for you at this table"), reason
+    assert "--split" in reason
 
 
 def test_split_without_four_tiles_is_refused() -> None:

@@ -123,6 +123,11 @@ def _action(verb: str, args: list[str], state: TableState) -> Command:
     assert legal is not None
     allowed = f"now you may: {legal_text(legal)}"
     if verb == "split":
+        if not legal.declare_cut and not state.options.manual_split:
+            return Refusal(
+                "the best cut is made for you at this table: players cut their own hands "
+                f"only at tables opened with --split; {allowed}"
+            )
         if not legal.declare_cut:
             return Refusal(f"you cannot cut your hand now; {allowed}")
         return _split(args, state)
