@@ -369,6 +369,25 @@ def test_a_hands_end_is_told_only_once_its_one_commit_is_written() -> None:
     assert NEXT_HAND in h.timers
 
 
+def test_an_action_on_a_hand_whose_end_is_being_written_is_refused_only_after_that_end() -> None:
+    h, ann, bob = duel()
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
+    second = actor(h)
+    caller = ann if second == "ann" else bob
+    h.do(h.core.act, second, action(cmd.Call, h))
+    assert state(h) is TablePhase.SETTLING
+    # Sent right behind the call, as a client unsure of its click would: its
+    # stale_hand must not tell of an end the client has not been told yet (rule 2).
+    h.do(h.core.act, second, action(cmd.Check, h, id="late"), caller)
+    assert not [m for m in caller.got if isinstance(m, wire.Error)]
+    h.write(WriteKind.HAND_END)
+    told = caller.types()
+    assert told.index("hand_ended") < told.index("error")
+    error = caller.got[told.index("error")]
+    assert isinstance(error, wire.Error)
+    assert (error.code, error.ref) == (ErrorCode.STALE_HAND, "late")
+
+
 def test_a_bust_seat_is_cashed_out_in_the_hands_own_commit_after_its_showdown() -> None:
     h, ann, bob = duel()
     while state(h) is TablePhase.PLAYING:

@@ -249,8 +249,9 @@ class TableCore(HandFlow):
             raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
         self._when_settled(lambda: self._deliver(viewer, self.snapshot(viewer, ref)))
 
-    def act(self, account_id: str, action: cmd.TableAction) -> None:
-        """Play ``action`` for the seat of ``account_id`` (the house plays the bot's)."""
+    def act(self, account_id: str, action: cmd.TableAction, viewer: Viewer | None = None) -> None:
+        """Play ``action``, sent by ``viewer``, for the seat of ``account_id`` (the house
+        plays the bot's)."""
         self._verify_sure()
         if account_id == HOUSE:
             seat = None if self.bot_seat is None else self.seats.get(self.bot_seat)
@@ -260,11 +261,8 @@ class TableCore(HandFlow):
             raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
         hand = self.hand
         if hand is None or not self.playing or action.hand_id != self.hand_id:
-            raise Refused(
-                ErrorCode.STALE_HAND,
-                f"hand {action.hand_id} is not in play at table {self.table_id}"
-                + (f" (hand {self.hand_id} is)" if self.playing else ""),
-            )
+            self._refuse_stale(action, viewer)
+            return
         if seat.seat not in hand.order:  # the seats dealt in, read without copying them
             raise Refused(ErrorCode.NOT_IN_HAND, "you were not dealt into this hand")
         try:

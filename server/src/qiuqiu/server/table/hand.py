@@ -12,11 +12,13 @@ from __future__ import annotations
 from qiuqiu import engine
 from qiuqiu.engine import HandState, Phase
 from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.table.audience import NEXT_HAND, TURN, Arm, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import cut_for
 from qiuqiu.server.table.ledger import Ledger
+from qiuqiu.server.table.seats import Viewer
 from qiuqiu.server.views import HandWire, Publication
 
 CUTTING = -1
@@ -43,6 +45,21 @@ class HandFlow(Ledger):
     @property
     def playing(self) -> bool:
         return self.state is TablePhase.PLAYING
+
+    def _refuse_stale(self, action: cmd.TableAction, viewer: Viewer | None) -> None:
+        """Refuse ``action``, for a hand not in play. On the hand whose end is being
+        written, ``viewer`` is told so once that end is: told now, the refusal would
+        tell of an end nobody has seen yet (rule 2)."""
+        playing = f" (hand {self.hand_id} is)" if self.playing else ""
+        stale = Refused(
+            ErrorCode.STALE_HAND,
+            f"hand {action.hand_id} is not in play at table {self.table_id}{playing}",
+        )
+        settling = self.state is TablePhase.SETTLING and action.hand_id == self.hand_id
+        if viewer is None or not settling:
+            raise stale
+        error = self._error(action.id, stale.code, stale.message)
+        self._when_settled(lambda: self._deliver(viewer, error))
 
     def _hand_started(self) -> None:
         deal = self.deal

@@ -175,7 +175,7 @@ class Table:
             case cmd.RequestSnapshot():
                 self._input(lambda: core.show(viewer, message.id))
             case _:
-                self._input(lambda: core.act(account_id, message))
+                self._input(lambda: core.act(account_id, message, viewer))
 
     def when_sent(self, then: Callable[[], None]) -> None:
         """Run ``then`` once what the table has just done has gone out: now, or, after a
