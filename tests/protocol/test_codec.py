@@ -524,6 +524,8 @@ def test_anything_but_a_domino_is_refused_where_a_tile_belongs(tile: str) -> Non
         ("A\x07n\x00n", "Ann"),  # control characters
         ("A\u200bn\u200dn\ufeff", "Ann"),  # zero-width characters
         ("Ann\u202eeL", "AnneL"),  # a direction override cannot flip what others see
+        ("Dealer\ufe0f", "Dealer"),  # a variation selector: it would pass for the bot
+        ("A\u034fn\U000e0100n\u180b", "Ann"),  # a joiner and more variation selectors
         ("  Ann   Lee  ", "Ann Lee"),  # leading, trailing and repeated spaces
         ("Ann\u00a0\u00a0Lee", "Ann Lee"),  # no-break spaces count as spaces
         ("\uff21\uff4e\uff4e", "Ann"),  # full-width letters fold to their plain form
@@ -535,7 +537,9 @@ def test_names_are_cleaned_before_anyone_sees_them(raw: str, clean: str) -> None
     assert clean_name(raw) == clean
 
 
-@pytest.mark.parametrize("raw", ["", "   ", "\u200b\u200d", "\x00\x1b", "\u00a0\t\n"])
+@pytest.mark.parametrize(
+    "raw", ["", "   ", "\u200b\u200d", "\x00\x1b", "\u00a0\t\n", "\u3164", "\uffa0\u115f"]
+)
 def test_a_name_with_nothing_visible_is_refused(raw: str) -> None:
     with pytest.raises(ValueError, match="visible"):
         clean_name(raw)

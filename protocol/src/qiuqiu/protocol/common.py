@@ -6,6 +6,7 @@ number, ``1.0`` is not a whole amount), so a message means exactly one thing.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Annotated, Any, Literal
 
@@ -83,10 +84,18 @@ MessageId = (
 """What a client calls its message; the reply, or the error, names it in ``ref``."""
 
 
+INVISIBLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+)
+"""The characters Unicode says to show as nothing (Default_Ignorable_Code_Point) that
+are not control or format characters: variation selectors, fillers, a joiner. Kept,
+"Dealer" followed by one of them would pass for the dealer bot."""
+
+
 def clean_name(text: str) -> str:
-    """Display names reach every other client: no control or formatting characters,
-    no leading, trailing or repeated spaces."""
-    text = unicodedata.normalize("NFKC", text)
+    """Display names reach every other client: no control, formatting or invisible
+    characters, no leading, trailing or repeated spaces."""
+    text = INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     kept = "".join(
         " " if ch.isspace() else ch
         for ch in text
