@@ -404,12 +404,16 @@ FELT_SCREENS: dict[str, ViewportSize] = {
 """The sizes the middle of the table is checked at: a desktop and three phones."""
 
 
+FELT = ".table-view > .play .felt"
+"""The live table's felt (a replay has one of its own)."""
+
+
 async def center_covered(page: Page) -> list[str]:
     """What covers the middle of the live felt: each line of ``.center`` that meets a
     seat box or a bet chip, said as the two texts."""
     covered: list[str] = await page.evaluate(
-        """() => {
-             const felt = document.querySelector('.table-view > .play .felt');
+        """(selector) => {
+             const felt = document.querySelector(selector);
              const meet = (a, b) => a.left < b.right && b.left < a.right
                                     && a.top < b.bottom && b.top < a.bottom;
              const out = [];
@@ -422,7 +426,8 @@ async def center_covered(page: Page) -> list[str]:
                }
              }
              return out;
-           }"""
+           }""",
+        FELT,
     )
     return covered
 
@@ -466,6 +471,21 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
             await page.set_viewport_size(screen)
             assert await page.locator(".center .outcome").count(), name
             covered[name] = await center_covered(page)
+        assert not any(covered.values()), covered
+        # The longest line a winner's seat shows, in each seat in turn: a special hand's
+        # name wrapped under it once, and the seat covered the middle.
+        for seat in range(await page.locator(f"{FELT} .seat-value").count()):
+            await page.evaluate(
+                """([felt, seat]) => {
+                     const values = document.querySelectorAll(`${felt} .seat-value`);
+                     values.forEach((v, n) => { v.textContent = n === seat
+                       ? "Four Doubles · wins 10,000" : "9-9"; });
+                   }""",
+                [FELT, seat],
+            )
+            for name, screen in FELT_SCREENS.items():
+                await page.set_viewport_size(screen)
+                covered[f"{name}, seat {seat}"] = await center_covered(page)
         assert not any(covered.values()), covered
 
 
