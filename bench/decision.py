@@ -13,10 +13,10 @@ is then decided ``--repeat`` times by :func:`qiuqiu.server.house.policy.decide`
 so that both policies' caches are full, as they are on a server that has
 played for a while. The solved policy draws from the server's own CSPRNG
 (:mod:`qiuqiu.server.csprng`), as it does when serving. Each pass replays each
-hand's situations in order with a fresh :class:`~qiuqiu.server.house.record.Memo`
-(the house's notes on a hand), so every hand pays for its look-ups once, as on
-the server. The floor is one ``rng.choices`` over five weights: the sampling
-the solved policy cannot do without.
+hand's situations (and turns) in order with a fresh
+:class:`~qiuqiu.server.house.record.Memo` (the house's notes on a hand), so every
+hand pays for its look-ups once, as on the server. The floor is one
+``rng.choices`` over five weights: the sampling the solved policy cannot do without.
 
 Each policy is also measured **from the turn message**, as each bot decides on
 the server: the solved policy's bot first makes its
@@ -96,9 +96,7 @@ def _copied(record: SeenHand) -> SeenHand:
 
 
 def solved_from_turn(turn: Turn, rng: Random) -> Decision:
-    record = turn.record
-    record.memo = Memo()  # each hand pays for its look-ups, as on the server
-    return policy.decide(record.situation(turn.message, turn.options, turn.tiles), rng)
+    return policy.decide(turn.record.situation(turn.message, turn.options, turn.tiles), rng)
 
 
 def threshold_from_turn(turn: Turn) -> Decision:
@@ -149,6 +147,13 @@ def recorded(hands: int, seed: int, rounds: Literal[1, 2] = 1) -> Recording:
         rng=rng,
     )
     return house
+
+
+def new_notes(turns: Sequence[Turn]) -> None:
+    """Each hand's turns with new notes, one between them, as a hand's record has."""
+    fresh: dict[int, Memo] = {}
+    for turn in turns:
+        turn.record.memo = fresh.setdefault(id(turn.record.memo), Memo())
 
 
 def replayed(seen: Sequence[Situation]) -> list[Situation]:
@@ -202,6 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     rounds: dict[str, list[float]] = {name: [] for name in work}
     for replay in fresh:
+        new_notes(turns)
         for name, (decide, inputs) in work.items():
             rounds[name].append(per_call(decide, replay if inputs is None else inputs))
     figures = {name: statistics.median(each) for name, each in rounds.items()}
