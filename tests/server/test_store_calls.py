@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -118,6 +119,29 @@ async def gone(server: QiuQiuServer, table_id: str) -> None:
 async def keys(redis_url: str, pattern: str) -> list[str]:
     async with Redis.from_url(redis_url, decode_responses=True) as raw:
         return sorted(str(key) for key in await raw.keys(pattern))
+
+
+@asynccontextmanager
+async def beside_another(
+    redis_url: str, config: ServerConfig
+) -> AsyncIterator[tuple[FaultyStore, QiuQiuServer, QiuQiuServer, RedisStore, list[Client]]]:
+    """A server on a store whose calls can be failed, another on the same Redis, and the
+    clients a test opens (closed with them)."""
+    faulty = await FaultyStore.open(redis_url, FaultPlan())
+    plain = await RedisStore.from_url(redis_url)
+    here, there = QiuQiuServer(config, store=faulty), QiuQiuServer(config, store=plain)
+    clients: list[Client] = []
+    try:
+        for server in (here, there):
+            await server.start()
+        yield faulty, here, there, plain, clients
+    finally:
+        for client in clients:
+            await client.close()
+        for server in (here, there):
+            await server.stop()
+        await faulty.close()
+        await plain.close()
 
 
 # -- create_account: a named hello -------------------------------------------------------
@@ -549,13 +573,7 @@ async def test_a_write_whose_answer_was_lost_then_whose_table_moved_is_outcome_u
     outcome is unknown, not that the table moved before anything changed."""
     lease = 1.0
     config = FAST.model_copy(update={"lease": lease})
-    faulty = await FaultyStore.open(redis_url, FaultPlan())
-    plain = await RedisStore.from_url(redis_url)
-    here, there = QiuQiuServer(config, store=faulty), QiuQiuServer(config, store=plain)
-    clients: list[Client] = []
-    try:
-        for server in (here, there):
-            await server.start()
+    async with beside_another(redis_url, config) as (faulty, here, _there, plain, clients):
         ann, bo = [Client(await connect(here.url)) for _ in range(2)]
         clients += (ann, bo)
         await hello(ann, name="Ann")
@@ -583,13 +601,6 @@ async def test_a_write_whose_answer_was_lost_then_whose_table_moved_is_outcome_u
         (seat,) = [s for s in record.seats if s.account_id == at_bo["account_id"]]
         assert seat.client_seed == "b0b5eed", "written, as the first try left it"
         assert sum((await plain.balances()).values()) + sum(s.stack for s in record.seats) == 0
-    finally:
-        for client in clients:
-            await client.close()
-        for server in (here, there):
-            await server.stop()
-        await faulty.close()
-        await plain.close()
 
 
 # -- letting a lease go ------------------------------------------------------------------
@@ -602,13 +613,7 @@ async def test_a_lease_a_stopping_server_fails_to_let_go_runs_out_and_the_table_
     the table's lease fails: the lease runs out instead, the other adopts the table
     then, and Ann, back there, finds her seat and every chip."""
     config = FAST.model_copy(update={"lease": 1.0})
-    faulty = await FaultyStore.open(redis_url, FaultPlan())
-    plain = await RedisStore.from_url(redis_url)
-    here, there = QiuQiuServer(config, store=faulty), QiuQiuServer(config, store=plain)
-    clients: list[Client] = []
-    try:
-        for server in (here, there):
-            await server.start()
+    async with beside_another(redis_url, config) as (faulty, here, there, _plain, clients):
         ann = Client(await connect(here.url))
         clients.append(ann)
         welcome = await hello(ann, name="Ann")
@@ -629,10 +634,3 @@ async def test_a_lease_a_stopping_server_fails_to_let_go_runs_out_and_the_table_
         snapshot = await back.expect("table_snapshot")
         assert [(s["name"], s["stack"]) for s in snapshot["table"]["seats"]] == [("Ann", 300)]
         assert await chip_total(there) == 0
-    finally:
-        for client in clients:
-            await client.close()
-        for server in (here, there):
-            await server.stop()
-        await faulty.close()
-        await plain.close()
