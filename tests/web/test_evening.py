@@ -472,14 +472,18 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
             assert await page.locator(".center .outcome").count(), name
             covered[name] = await center_covered(page)
         assert not any(covered.values()), covered
-        # The longest line a winner's seat shows, in each seat in turn: a special hand's
-        # name wrapped under it once, and the seat covered the middle.
+        # The tallest seat a showdown makes, in each seat in turn: the longest line of a
+        # winner (a special hand's name wrapped under it once) and a player gone away.
         for seat in range(await page.locator(f"{FELT} .seat-value").count()):
             await page.evaluate(
                 """([felt, seat]) => {
                      const values = document.querySelectorAll(`${felt} .seat-value`);
                      values.forEach((v, n) => { v.textContent = n === seat
                        ? "Four Doubles · wins 10,000" : "9-9"; });
+                     document.querySelectorAll(`${felt} .seat-line .away`).forEach(a => a.remove());
+                     const away = Object.assign(document.createElement("span"),
+                       { className: "tag away", textContent: "away · 30 s" });
+                     values[seat].closest(".seat").querySelector(".seat-line").append(away);
                    }""",
                 [FELT, seat],
             )

@@ -280,9 +280,11 @@ export class TableView {
         h("span", { class: "seat-stack", text: chips(seat.stack) }),
         seat.bet > 0 && h("span", { class: "seat-bet", title: "bet this round" }, h("span", { class: "chip" }), chips(seat.bet)),
         seat.folded ? h("span", { class: "tag", text: "folded" }) : seat.allIn ? h("span", { class: "tag allin", text: "all in" }) : null,
+        // In the row, not under it: a line more in a seat at the top or bottom of a short
+        // felt reaches the middle of the table.
+        !seat.connected &&
+          h("span", seat.awayUntil ? { class: "tag away", title: "disconnected: the seat is kept for the grace period", dataset: { awayUntil: String(seat.awayUntil) }, text: "away" } : { class: "tag away", text: "away" }),
       ),
-      !seat.connected &&
-        h("div", seat.awayUntil ? { class: "tag away", title: "disconnected: the seat is kept for the grace period", dataset: { awayUntil: String(seat.awayUntil) }, text: "away" } : { class: "tag away", text: "away" }),
       seat.lastAction && !value && !won && h("div", { class: "last-action", text: seat.lastAction }),
       tiles,
       value && h("div", { class: `seat-value${won ? " won" : ""}`, text: won ? `${value} · wins ${chips(seat.won)}` : value }),
