@@ -292,3 +292,22 @@ async def test_a_seat_leaving_after_the_hand_plays_it_out_and_is_not_dealt_the_n
     next_hand = await players[1].expect("hand_started", hand_id=2)
     assert {s["seat"] for s in next_hand["stacks"]} == {1, 2, 3}
     assert await chip_total(server) == 0
+
+
+async def test_a_leave_that_hurries_one_after_the_hand_takes_its_place(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """leave_table after one with after_hand: the seat stands up now (its turns checked
+    or folded for it), and table_left answers the second request; the first gets no
+    answer of its own (PROTOCOL.md, leave_table)."""
+    player = await connect_client()
+    await player.hello("Ann")
+    made = await player.reply("create_table", options={}, buy_in=300)
+    table_id = made["table"]["table_id"]
+    await player.expect("hand_started")
+    first = await player.send("leave_table", table_id=table_id, after_hand=True)
+    second = await player.send("leave_table", table_id=table_id)
+    left = await player.expect("table_left", table_id=table_id)
+    assert left["ref"] == second
+    assert not [m for m in player.frames if m.get("ref") == first]
+    assert await chip_total(server) == 0
