@@ -64,7 +64,7 @@ EXPLOITERS = Path(__file__).resolve().parent / "exploiters.py"
 
 
 @dataclasses.dataclass(frozen=True)
-class Turn:
+class HouseTurn:
     """A turn of the house as its bot got it: its record of the hand then, the message
     and its tiles."""
 
@@ -78,13 +78,13 @@ class Recording(HousePlayer):
     def __init__(self, options: TableOptions, rng: random.Random) -> None:
         super().__init__("dealer", 1, options, rng, solved=True)
         self.seen: list[Situation] = []
-        self.turns: list[Turn] = []
+        self.turns: list[HouseTurn] = []
 
     def act(self, turn: wire.TurnStarted | wire.CuttingStarted) -> Action | Split:
         if isinstance(turn, wire.TurnStarted):
             tiles = tuple(self.record.tiles)
             self.seen.append(self.record.situation(turn, self.options, tiles))
-            self.turns.append(Turn(_copied(self.record), turn, tiles, self.options))
+            self.turns.append(HouseTurn(_copied(self.record), turn, tiles, self.options))
         return super().act(turn)
 
 
@@ -95,11 +95,11 @@ def _copied(record: SeenHand) -> SeenHand:
     return copy
 
 
-def solved_from_turn(turn: Turn, rng: Random) -> Decision:
+def solved_from_turn(turn: HouseTurn, rng: Random) -> Decision:
     return policy.decide(turn.record.situation(turn.message, turn.options, turn.tiles), rng)
 
 
-def threshold_from_turn(turn: Turn) -> Decision:
+def threshold_from_turn(turn: HouseTurn) -> Decision:
     """The threshold policy's bot at its turn, before the solved strategies (279c3e5^,
     ``DealerBot._bet``), but for the action message both bots make alike. It made the
     engine's legal actions from the turn's, which the policies no longer need."""
@@ -149,7 +149,7 @@ def recorded(hands: int, seed: int, rounds: Literal[1, 2] = 1) -> Recording:
     return house
 
 
-def new_notes(turns: Sequence[Turn]) -> None:
+def new_notes(turns: Sequence[HouseTurn]) -> None:
     """Each hand's turns with new notes, one between them, as a hand's record has."""
     fresh: dict[int, Memo] = {}
     for turn in turns:
@@ -198,18 +198,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.freeze()
     weights = [51, 51, 51, 51, 51]
     options = range(5)
-    work: dict[str, tuple[Callable[[Any], object], Sequence[Any] | None]] = {
-        "solved": (lambda s: policy.decide(s, rng), None),
-        "threshold": (policy.threshold, seen),
-        "floor": (lambda _: rng.choices(options, weights=weights), seen),
-        "solved, from the turn": (lambda t: solved_from_turn(t, rng), turns),
-        "threshold, from the turn": (threshold_from_turn, turns),
-    }
-    rounds: dict[str, list[float]] = {name: [] for name in work}
+    rounds: dict[str, list[float]] = {}
     for replay in fresh:
         new_notes(turns)
-        for name, (decide, inputs) in work.items():
-            rounds[name].append(per_call(decide, replay if inputs is None else inputs))
+        passes: list[tuple[str, Callable[[Any], object], Sequence[Any]]] = [
+            ("solved", lambda s: policy.decide(s, rng), replay),
+            ("threshold", policy.threshold, seen),
+            ("floor", lambda _: rng.choices(options, weights=weights), seen),
+            ("solved, from the turn", lambda t: solved_from_turn(t, rng), turns),
+            ("threshold, from the turn", threshold_from_turn, turns),
+        ]
+        for name, decide, inputs in passes:
+            rounds.setdefault(name, []).append(per_call(decide, inputs))
     figures = {name: statistics.median(each) for name, each in rounds.items()}
     ratios = {
         kind: sorted(
