@@ -28,7 +28,9 @@ What it measures:
 - **latency**: from sending an action to receiving the first event carrying
   its ``ref`` (for the echo: from a request to its first answer) at 1, 100 and
   1,000 concurrent tables, all at the same total pace (``--action-rate``
-  actions a second across the tables), so only concurrency changes.
+  actions a second across the tables), so only concurrency changes. Beside it,
+  from a player's action that ended its hand to that hand's ``hand_ended``,
+  which waits for the hand's end to be written (the echo has nothing like it).
 - **memory**: server RSS growth per connected client, idle (after ``hello``)
   and playing (each at a table of its own), over 1,000 and 5,000 connections.
 - **Redis**: the same with ``--redis-url`` (a ``redis-server`` from the
@@ -186,6 +188,7 @@ class Sample:
             "p99_ms": 1e3 * quantile(lat, 0.99),
             "max_ms": 1e3 * (lat[-1] if lat else 0.0),
             "latency_samples": len(lat),
+            "end_p99_ms": 1e3 * quantile(sorted(t.end_latencies), 0.99),
             "kib_per_client": self.rss_growth / 1024 / max(self.clients, 1),
             "redis_cmds_per_hand": self.redis_calls / hands if t.hands else 0.0,
             "redis_round_trips_per_hand": self.redis_round_trips / hands if t.hands else 0.0,

@@ -50,6 +50,9 @@ class Tally:
     bytes_out: int = 0
     hands: int = 0
     latencies: list[float] = field(default_factory=list)
+    end_latencies: list[float] = field(default_factory=list)
+    """From an action that ended its hand to that hand's ``hand_ended``: the hand's
+    result waits for its end to be written, the action's own event does not."""
 
 
 @dataclass(slots=True)
@@ -102,6 +105,8 @@ class Player:
         """The start of the first frame answering the action in flight."""
         self._sent_at = 0.0
         self._sent_in_window = False
+        self._may_end = False
+        """Whether the last action may have ended its hand: no turn came after it."""
 
     async def connect(self, url: str) -> None:
         self.ws = await open_client(url, self.local_host)
@@ -140,6 +145,12 @@ class Player:
                     self._waiting = None
                     if self._sent_in_window:
                         tally.latencies.append(now - self._sent_at)
+                if '"type":"hand_ended"' in frame and self._may_end:
+                    self._may_end = False
+                    if self._sent_in_window:
+                        tally.end_latencies.append(now - self._sent_at)
+                if '"type":"turn_started"' in frame:
+                    self._may_end = False
                 if '"legal"' in frame and '"type":"turn_started"' in frame:
                     turn = json.loads(frame)
                     action = "check" if turn["legal"]["check"] else "call"
@@ -170,6 +181,7 @@ class Player:
             self.window.tally.frames_in += 1
             self.window.tally.bytes_in += len(frame)
         self._sent_at = time.perf_counter()
+        self._may_end = True
         with contextlib.suppress(ConnectionClosed):
             await self.ws.send(frame)
 

@@ -97,6 +97,8 @@ def text_report(report: dict[str, Any]) -> str:
             f"latency: action to its first event, paced at {plan['action_rate']:g} actions/s"
             " across all tables",
             latency_grid(report["latency"]),
+            "end p99: from a player's action that ended its hand to its hand_ended, which"
+            " waits for the hand's end to be written",
         ]
         paused = [r for r in report["latency"] if "loop_lag_max_ms" in r["server"]]
         if paused:
@@ -289,6 +291,7 @@ def latency_grid(rows: Sequence[dict[str, Any]]) -> str:
             "max",
             "p99 ratio",
             "us/msg ratio",
+            "end p99 ms",
         ),
         [
             (
@@ -302,6 +305,7 @@ def latency_grid(rows: Sequence[dict[str, Any]]) -> str:
                 f"{r['echo']['max_ms']:.1f}",
                 f"{r['ratio']['p99']:.2f}x",
                 f"{r['ratio']['cpu_per_msg']:.2f}x",
+                f"{r['server']['end_p99_ms']:.2f}",
             )
             for r in rows
         ],

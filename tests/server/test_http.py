@@ -108,8 +108,8 @@ END_WRITE = 0.2
 
 
 async def test_a_hands_last_action_is_timed_until_its_events_go_out() -> None:
-    # Its events wait for the hand's end to be written, and so does its player. What
-    # is asserted is what the metric covers, from a write made slow on purpose.
+    # What it caused waits for the hand's end to be written, and the metric covers that
+    # wait: it is asserted from a write made slow on purpose.
     server = QiuQiuServer(FAST, store=SlowHandEnds(), rng=random.Random(2026))
     await server.start()
     try:
@@ -127,7 +127,7 @@ async def test_a_hands_last_action_is_timed_until_its_events_go_out() -> None:
                 await client.send("check", **ids)
                 continue
             await client.send("fold", **ids)
-            await client.expect("folded")
+            await client.expect("hand_ended")
             break
         _, _, body = await get(server, "/metrics")
         await client.close()

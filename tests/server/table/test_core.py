@@ -352,7 +352,8 @@ def test_a_hands_end_is_told_only_once_its_one_commit_is_written() -> None:
     h.do(h.core.act, second, action(cmd.Call, h))
     assert state(h) is TablePhase.SETTLING
     caller = ann if second == "ann" else bob
-    assert "called" not in caller.types(), "the call ended the hand: it waits for the write"
+    # The call is told at once, as every action before it; what it caused waits.
+    assert caller.types()[-1] == "called"
     write = h.core.next_write()
     assert write is not None
     assert write.kind is WriteKind.HAND_END
@@ -362,7 +363,7 @@ def test_a_hands_end_is_told_only_once_its_one_commit_is_written() -> None:
     events = [m for m in caller.got if isinstance(m, wire.TableEvent)]
     h.written(write)
     told = caller.types()[len(events) :]
-    assert told[0] == "called"
+    assert told[0] == "betting_round_ended"
     assert told[-1] == "hand_ended"
     assert "showdown" in told
     assert chips(h) == 0
@@ -435,9 +436,14 @@ def test_a_turn_times_out_only_for_the_turn_it_was_armed_for() -> None:
     h, ann, _ = duel()
     h.fire(TURN)
     assert "turn_timed_out" in ann.types()
+    h.fire(TURN)  # the second seat's turn, whose time-out ends the hand
+    assert state(h) is TablePhase.SETTLING
+    assert TURN not in h.timers
     ann.take()
     h.do(h.core.fire, TURN)  # a stale timer the runner could not cancel in time
-    assert "turn_timed_out" not in ann.types()
+    assert ann.types() == []
+    h.write(WriteKind.HAND_END)
+    assert ann.types().count("turn_timed_out") == 0
 
 
 # -- connections -----------------------------------------------------------------------

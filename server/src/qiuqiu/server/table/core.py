@@ -29,9 +29,12 @@ Rules:
    nothing.
 2. Nobody is told of anything before the write it depends on is done: a seat
    appears when its buy-in is written, a hand when its start is, a hand's end
-   and the cash-outs after it when its end is. So no error ever follows an
-   event about the same thing, and a server that dies with a write pending
-   leaves a record the next host turns into what the clients saw.
+   (what its last action caused: showdown, payouts, ``hand_ended``) and the
+   cash-outs after it when its end is. A hand's actions, its last one too, are
+   told as they are played: none is written by itself, and a hand its server
+   dies in is voided. So no error ever follows an event about the same thing,
+   and a server that dies with a write pending leaves a record the next host
+   turns into what the clients saw.
 3. One write at a time, chosen from the state when the last is done
    (:meth:`next_write`), so it always holds every seat as it is then. A failed
    write is retried by the runner, the same write, until the store answers.

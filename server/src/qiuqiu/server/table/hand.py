@@ -1,8 +1,8 @@
 """A hand's flow through the engine, the middle of the table's state machine.
 
 Once a hand's start is written (:mod:`.ledger`), this deals it, publishes what
-the engine does (holding back the events of the action that ends it until its
-end is written), starts each turn with its timer, and plays at once for the
+the engine does (holding back what the action that ends it caused, its showdown
+and payouts, until its end is written), starts each turn with its timer, and plays at once for the
 seats that are leaving: check if they can, else fold; at a cutting phase,
 their best cut. None of that is a time-out, as nobody waited.
 """
@@ -21,6 +21,16 @@ from qiuqiu.server.table.ledger import Ledger
 from qiuqiu.server.table.seats import Viewer
 from qiuqiu.server.views import HandWire, Publication
 
+ACTION_FACTS = (
+    engine.TurnTimedOut,
+    engine.Checked,
+    engine.BetPlaced,
+    engine.Called,
+    engine.Raised,
+    engine.Folded,
+    engine.CutDeclared,
+)
+"""The engine's events that say what a seat did (or what its clock did for it)."""
 CUTTING = -1
 """The log length in the turn timer's key during a cutting phase, which has one deadline."""
 
@@ -91,7 +101,11 @@ class HandFlow(Ledger):
         assert hand is not None
         assert wire_ is not None
         while True:
+            # The action that ends the hand is told at once, as every action before it
+            # was; what it caused waits for the hand's end to be written.
+            telling = True
             for event in events:
+                telling = telling and isinstance(event, ACTION_FACTS)
                 if isinstance(event, engine.CuttingStarted):
                     self._deadline_ms = self._deadline()
                 published = wire_.event(
@@ -104,7 +118,7 @@ class HandFlow(Ledger):
                 )
                 if published is not None:
                     self._record(published)
-                    if hand.is_over:
+                    if hand.is_over and not telling:
                         self._held.append(published)
                     else:
                         self._publish(published)
