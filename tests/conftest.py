@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import signal
 import socket
 import subprocess
 import time
@@ -45,6 +46,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     else:
         cores = os.cpu_count() or 1
     return max(1, min(cores, 4))
+
+
+def pytest_configure() -> None:
+    """The tests that press Ctrl-C send their clients SIGINT. A shell that starts the
+    suite in the background (``pytest &``, ``nohup``) has it ignored, and every child
+    would inherit that and play on: the tests own the signal back."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_report_header() -> str | None:
