@@ -267,7 +267,8 @@ async def qiuqiu_run(
             # A ratio over no work would read as a target met.
             raise RuntimeError(
                 f"{kind}: the servers sent nothing in {seconds:.1f} s of play; they stalled or"
-                " failed (run one by hand with the benchmark's flags to see its log)"
+                f" failed.{_stopped_players(plays)}\nThe end of each server's log:\n"
+                + "\n".join(s.log_text()[-3000:] or "(empty)" for s in servers)
             )
         after = await asyncio.to_thread(Scrape.of, ports)
         sample.pauses = pauses_in(scraped, after)
@@ -302,6 +303,18 @@ async def echo_run(
         growth = rss_bytes(echo.pid) - rss_before
         _abort(askers)
     return Sample(seconds, cpu, window.tally, clients, client_cpu=own, rss_growth=growth)
+
+
+def _stopped_players(plays: Sequence[asyncio.Task[None]]) -> str:
+    """What ended the players that stopped playing before the end of the run."""
+    ended = [
+        repr(p.exception()) if p.exception() is not None else "the server closed it"
+        for p in plays
+        if p.done() and not p.cancelled()
+    ]
+    if not ended:
+        return " Every player was still connected."
+    return f" {len(ended)} of {len(plays)} players stopped: {'; '.join(sorted(set(ended)))}."
 
 
 async def _finish(plays: Sequence[asyncio.Task[None]], players: Sequence[Player]) -> None:
