@@ -70,6 +70,7 @@ import redis
 
 from bench.load_clients import (
     BUY_IN,
+    BUY_INS,
     SETUP_AT_ONCE,
     EchoClient,
     Kind,
@@ -93,7 +94,7 @@ MAX_FRAME = 4096
 SERVER_FLAGS = (
     *("--hand-pause", "0", "--bot-delay", "0"),
     *("--rate", "1000000", "--burst", "1000000"),
-    *("--starting-balance", str(BUY_IN), "--log-level", "WARNING"),
+    *("--starting-balance", str(BUY_INS * BUY_IN), "--log-level", "WARNING"),
     *("--max-connections-per-address", "0", "--new-accounts-per-address", "0"),
 )
 """No pause between hands and no bot delay, so the server is never waiting on a clock;

@@ -30,7 +30,10 @@ MAX_FRAME = 4096
 """The server's default ``--max-frame``; the echo gets the same."""
 
 BUY_IN = 10**8
-"""Chips each player sits down with: so many that nobody goes broke during a run."""
+"""Chips each player sits down with. The dealer bot can still win them all in one hand
+(its all-in, called: about once in 30,000 duel hands), so a player that goes bust buys
+in again from its balance, which holds :data:`BUY_INS` of them: a table never stops."""
+BUY_INS = 10
 
 
 SETUP_AT_ONCE = 100
@@ -107,6 +110,7 @@ class Player:
         self._sent_in_window = False
         self._may_end = False
         """Whether the last action may have ended its hand: no turn came after it."""
+        self._table_id = ""
 
     async def connect(self, url: str) -> None:
         self.ws = await open_client(url, self.local_host)
@@ -127,7 +131,8 @@ class Player:
         while True:
             frame = json.loads(await self.ws.recv())
             if frame["type"] == "table_joined":
-                return str(frame["table_id"])
+                self._table_id = str(frame["table_id"])
+                return self._table_id
             if frame["type"] == "error":
                 raise RuntimeError(f"could not sit down: {frame}")
 
@@ -167,6 +172,9 @@ class Player:
                         await self._act(move)
                 elif self.counts_hands and window.open and '"type":"hand_ended"' in frame:
                     tally.hands += 1
+                elif '"type":"table_left"' in frame:  # it went bust: the bench never leaves
+                    rebuy = {"type": "join_table", "table_id": self._table_id, "buy_in": BUY_IN}
+                    await self.ws.send(json.dumps(rebuy))
 
     def _act_later(self, move: dict[str, Any]) -> None:
         asyncio.get_running_loop().create_task(self._act(move))

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from bench import load as bench_load
+from bench import load_clients
+from bench.load_clients import Player, Window
 from bench.load_report import text_report
 
 FIGURES = ("hands_per_s", "cpu_us_per_msg", "p50_ms", "p99_ms", "max_ms", "messages")
@@ -80,5 +83,27 @@ def test_a_tiny_run_reports_every_figure_beside_the_echo_floor(
 def test_a_run_whose_servers_play_nothing_fails_rather_than_report_a_ratio() -> None:
     # The dealer bot waits a quarter of the benchmark's 600 s turns: no hand moves.
     run = bench_load.qiuqiu_run("asyncio", "duel", 1, 0.0, 0.3, 0.1, flags=("--bot-delay", "1000"))
-    with pytest.raises(RuntimeError, match="the servers sent nothing"):
+    with pytest.raises(RuntimeError, match=r"sent nothing.* Every player was still connected"):
         asyncio.run(run)
+
+
+def test_a_player_that_goes_bust_buys_in_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a duel the dealer bot may win every chip in one hand: a run with one table
+    once stopped dead so. Here ten antes a buy-in make it happen every few dozen hands."""
+    monkeypatch.setattr(load_clients, "BUY_IN", 100)
+
+    async def hands_played() -> int:
+        flags = ("--starting-balance", "100000")
+        with bench_load.running([bench_load.qiuqiu_server("asyncio", extra=flags)]) as servers:
+            window = Window(open=True)
+            player = Player(window, 0.0, random.Random(1), counts_hands=True)
+            await player.connect(servers[0].url)
+            await player.sit("duel", None)
+            playing = asyncio.create_task(player.play())
+            async with asyncio.timeout(60):
+                while window.tally.hands < 500:
+                    await asyncio.sleep(0.05)
+            playing.cancel()
+            return window.tally.hands
+
+    assert asyncio.run(hands_played()) >= 500
