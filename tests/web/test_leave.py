@@ -199,3 +199,30 @@ async def test_a_leave_lost_with_a_table_that_moved_is_asked_for_again(
     finally:
         await server.stop()
         await store.close()
+
+
+@pytest.mark.parametrize("where", ["reloaded", "in a second tab"])
+async def test_a_leave_asked_in_a_hand_outlives_a_reload_or_a_second_tab(
+    page_url: str, open_player: OpenPlayer, where: str
+) -> None:
+    """The snapshot a page gets does not say the seat asked to stand up: the page
+    that asked keeps it, so the bar still says so, and as the hand ends the seat is
+    told it left, not that the server stood it up."""
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    await open_table(ann.page)
+    await expect(ann.page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+    await ann.page.click(".table-bar .leave")
+    await expect(ann.page.locator(".table-bar .role.leaving")).to_be_visible()
+    if where == "reloaded":
+        page = ann.page
+        await page.reload()
+    else:
+        page = await ann.context.new_page()
+        page.on("pageerror", lambda error: ann.errors.append(str(error)))
+        await page.goto(page_url)
+    await expect(page.locator(".table-bar .role.leaving")).to_have_text("Leaving after this hand")
+    await expect(page.locator(".table-bar .leave")).to_have_text("Leave now")
+    await played_until_gone(page)
+    await expect(page.locator(".farewell")).to_contain_text("You left with")
+    await expect(page.locator(".farewell")).not_to_contain_text("stood up")

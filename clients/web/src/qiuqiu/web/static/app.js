@@ -8,6 +8,7 @@ import { LobbyView } from "./lobby.js";
 import { Tally } from "./tally.js";
 import { DealLedger } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
+import { LeaveBook, sameLeaving } from "./leaving.js";
 import { h, chips, counted } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
@@ -28,8 +29,8 @@ class App {
     this.tables = new Map();
     /** Tables this page watches, so they are watched again after a reconnect. */
     this.watching = new Set();
-    /** @type {Map<string, Leaving>} tables whose seat asked to stand up, until `table_left` */
-    this.leaving = new Map();
+    /** Tables whose seat asked to stand up, until `table_left`: this tab's and the account's other tabs'. */
+    this.leaving = new LeaveBook(localStorage);
     /** Tables with a snapshot on its way (after a gap in `seq`). */
     this.awaiting = new Set();
     /** @type {string | null} */
@@ -155,7 +156,7 @@ class App {
     this.awaiting.clear();
     const seated = new Set(/** @type {string[]} */ (welcome.tables));
     // A seat still held is asked to stand up again with its snapshot (see snapshot).
-    for (const id of [...this.leaving.keys()]) if (!seated.has(id)) this.leaving.delete(id);
+    for (const id of this.leaving.keys()) if (!seated.has(id)) this.leaving.delete(id);
     // A snapshot of every seated table follows; watched ones must be asked for again.
     for (const id of [...this.tables.keys()]) if (!seated.has(id) && !this.watching.has(id)) this.tables.delete(id);
     const wanted = this.hashTable();
@@ -572,7 +573,7 @@ class App {
       // Dropped with the connection, or sent to a table on its way to another server:
       // asked again with the snapshot that follows. One asked already stands.
       if (!(error instanceof Refused) || ASKED_AGAIN.has(error.code)) return;
-      if (this.leaving.get(tableId) === asked) this.leaving.delete(tableId);
+      if (sameLeaving(this.leaving.get(tableId), asked)) this.leaving.delete(tableId);
       this.refusal(error);
       this.redraw();
     }
@@ -692,12 +693,6 @@ class App {
     setTimeout(() => item.remove(), 5000);
   }
 }
-
-/**
- * A request to stand up: after the hand in play, or at once; `handId` is the hand in
- * play (or the last) when it was asked, so a later one dealt to the seat tells it was lost.
- * @typedef {{afterHand: boolean, handId: number}} Leaving
- */
 
 /** Refusals of `leave_table` that are no answer: it is asked again, or was already. */
 const ASKED_AGAIN = new Set(["already_leaving", "table_moving", "outcome_unknown"]);

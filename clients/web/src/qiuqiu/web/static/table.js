@@ -77,7 +77,7 @@ export class TableView {
     this.elsewhere = false;
   }
 
-  /** @param {TableState} state @param {{online: boolean, offline: string, elsewhere: boolean, leaving: import("./app.js").Leaving | null, balance: number}} page */
+  /** @param {TableState} state @param {{online: boolean, offline: string, elsewhere: boolean, leaving: import("./leaving.js").Leaving | null, balance: number}} page */
   render(state, page) {
     if (this.state?.tableId !== state.tableId) {
       this.panelKey = "";
@@ -128,7 +128,7 @@ export class TableView {
     }
   }
 
-  /** @param {TableState} state @param {import("./app.js").Leaving | null} leaving */
+  /** @param {TableState} state @param {import("./leaving.js").Leaving | null} leaving */
   drawBar(state, leaving) {
     const o = state.options;
     const stakes = [
