@@ -24,6 +24,8 @@ from qiuqiu.cli.commands import HELP
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
+from tests.conftest import free_port
+from tests.server.processes import Servers
 
 PATIENCE = 30.0
 """Seconds to wait for what the screen should show next (never a timing assertion)."""
@@ -73,9 +75,11 @@ def screens() -> Iterator[list[Screen]]:
         screen.close()
 
 
-def play(config_dir: Path, server: QiuQiuServer, *flags: str) -> str:
+def play(config_dir: Path, server: QiuQiuServer | str, *flags: str) -> str:
+    """The command that plays at ``server`` (or at the server at that URL)."""
     env = f"QIUQIU_CONFIG_DIR={shlex.quote(str(config_dir))} TERM=xterm-256color LANG=C.UTF-8"
-    command = [str(QIUQIU), "play", "--server", server.url, "--name", "Ann", *flags]
+    url = server if isinstance(server, str) else server.url
+    command = [str(QIUQIU), "play", "--server", url, "--name", "Ann", *flags]
     # Under pytest the children get COLUMNS=80 and LINES=24 (not in os.environ), which
     # would pin rich to 80x24 whatever the window; a person's terminal exports neither.
     return f"env -u COLUMNS -u LINES {env} {shlex.join(command)}"
@@ -264,6 +268,34 @@ async def test_a_server_stopping_mid_hand_is_told_in_words_not_a_websocket_dump(
     assert "The server stood your seat up: 500 chips went back to your balance, now 1000." in said
     assert "the server is shutting down; then sent" not in said, said
     assert "Traceback" not in said
+
+
+async def test_while_reconnecting_the_table_offers_no_commands_and_says_why(
+    redis_url: str, config_dir: Path, screens: list[Screen]
+) -> None:
+    # The server is killed mid-turn: until one is back, nothing typed can be played.
+    servers = Servers(redis_url)
+    try:
+        port = free_port()
+        host = await servers.start(port)
+        url = f"ws://127.0.0.1:{port}"
+        screen = Screen("offline", play(config_dir, url, "--turn-seconds", "60"))
+        screens.append(screen)
+        await screen.wait_for(TURN)
+        host.kill()
+        await host.wait()
+        await screen.wait_for("Connection lost")
+        table = screen.text().split("╰")[0]
+        assert "Reconnecting… the table is as it was when the connection dropped" in table
+        assert "Your turn:" not in table
+        await servers.start(port)
+        await screen.wait_for("Reconnected.")
+        await screen.wait_for(TURN)
+        assert "Reconnecting…" not in screen.text().split("╰")[0]
+        screen.type("quit now")
+        await screen.wait_for("EXIT=0")
+    finally:
+        await servers.kill_remaining()
 
 
 async def test_who_waits_alone_is_told_why_and_who_joins_is_told_the_rules(

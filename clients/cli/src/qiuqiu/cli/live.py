@@ -48,6 +48,9 @@ class LiveView:
         self.standing: Text | None = None
         """A line kept under the table while it holds, where events scroll away (the
         seat stands up after this hand)."""
+        self.offline: Text | None = None
+        """Said instead of the commands while the connection is down: the table shows
+        the game as it was when it dropped, and nothing typed can reach the server."""
         self._closed = False
         self._live = Live(
             console=console,
@@ -88,7 +91,9 @@ class LiveView:
         used = 2  # the line being typed, and the one above it
         if state is not None:
             body: list[RenderableType] = [render.table(state, now_ms(), self.unicode)]
-            if state.legal is not None:
+            if self.offline is not None:
+                body.append(self.offline)
+            elif state.legal is not None:
                 body.append(
                     Text.assemble(
                         ("Your turn: ", "bold cyan"), render.legal(state.legal, self.unicode)

@@ -264,7 +264,10 @@ class Terminal:
         state = self.state
         match message:
             case Closed(reason=reason, seats_gone=seats_gone):
-                self.say(Text(f"The connection is closed ({reason}).", "bold red"))
+                closed = Text(f"The connection is closed ({reason}).", "bold red")
+                if self.screen is not None:
+                    self.screen.offline = closed
+                self.say(closed)
                 me = None if state is None or seats_gone else state.me
                 if me is not None:
                     self.say(
@@ -279,6 +282,13 @@ class Terminal:
                 return False
             case Disconnected(reason=reason, grace=grace):
                 ellipsis = "…" if self.unicode else "..."
+                if self.screen is not None:
+                    # Before the line below, whose refresh draws the table with it.
+                    self.screen.offline = Text(
+                        f"Reconnecting{ellipsis} the table is as it was when the connection "
+                        "dropped; your commands wait for it.",
+                        "bold red",
+                    )
                 self.say(Text(f"Connection lost ({reason}); reconnecting{ellipsis}", "red"))
                 if state is not None and state.me is not None:
                     held = (
@@ -296,6 +306,8 @@ class Terminal:
                     )
                 return True
             case Reconnected():
+                if self.screen is not None:
+                    self.screen.offline = None
                 self.say(Text("Reconnected.", "green"))
                 return True
             case wire.TableJoined(balance=balance):
