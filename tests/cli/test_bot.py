@@ -109,6 +109,17 @@ async def test_a_bot_run_reports_every_hand_and_the_shuffle_verified(
     assert "stood up" not in caplog.text
 
 
+async def test_a_bot_run_of_one_hand_logs_one_hand_rebuilt(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    summary = await asyncio.wait_for(
+        run(AlwaysCall(), server.url, name="Runner", hands=1, options=SMALL), PATIENCE
+    )
+    assert summary.shuffle_verified == 1
+    assert "shuffle verified: 1 hand rebuilt from the revealed seed" in caplog.text
+
+
 async def test_a_tile_other_than_the_committed_one_raises_at_the_hands_end(
     server: QiuQiuServer,
 ) -> None:

@@ -716,10 +716,12 @@ async def check_shuffle(conn: Connection, table_id: str, summary: Summary) -> No
         # hands played are still the run's, only the history is out of reach.
         log.info("table %s's shuffle not checked: %s", table_id, lost)
     else:
+        rebuilt = summary.shuffle_verified
         log.info(
-            "table %s's shuffle verified: %d hands rebuilt from the revealed seed",
+            "table %s's shuffle verified: %d hand%s rebuilt from the revealed seed",
             table_id,
-            summary.shuffle_verified,
+            rebuilt,
+            "s" * (rebuilt != 1),
         )
 
 
