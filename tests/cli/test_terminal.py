@@ -601,6 +601,28 @@ async def test_a_session_resumed_by_a_new_process_says_the_seed_it_sent_was_its_
     await finished(child)
 
 
+async def test_a_hand_begun_before_the_client_came_back_is_headed_with_its_tiles(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # Its snapshot brought the hand unsaid: its moves and showdown followed no header.
+    child = await connect(config_dir, server)
+    await child.expect(r"You were dealt ([^\r\n]*)\.", async_=True)
+    dealt = " ".join(matched(child).split())
+    await child.expect(TURN, async_=True)
+    child.kill(signal.SIGKILL)
+    await child.expect(pexpect.EOF, async_=True)
+    child.close()
+    child = spawn(config_dir, "--server", server.url)
+    await child.expect("You are still seated at table", async_=True)
+    found = await child.expect([r"Hand #1 ", TURN], async_=True)
+    assert found == 0, "the turn came before the hand was said"
+    await child.expect(words(r"\(begun", "while", "you", "were", r"away\)"), async_=True)
+    await child.expect(r"Your tiles: ([^\r\n]*)\.", async_=True)
+    assert " ".join(matched(child).split()) == dealt
+    await leave(child)
+    await finished(child)
+
+
 async def test_joining_a_table_while_seated_at_another_says_that_seat_plays_on(
     server: QiuQiuServer, config_dir: Path
 ) -> None:

@@ -225,6 +225,31 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
     )
 
 
+def hand_header(
+    state: TableState, hand_id: int, button: int, commitment: str, unicode: bool
+) -> Text:
+    rule = "──" if unicode else "--"
+    return Text.assemble(
+        (f"\n{rule} Hand #{hand_id} {rule}", "bold"),
+        (f"  button: {who(state, button)}", "dim"),
+        (f"  commitment {commitment[:16]}{'…' if unicode else '...'}", "dim"),
+    )
+
+
+def hand_found(state: TableState, unicode: bool) -> Text | None:
+    """The hand in play that a snapshot brought, begun while this client was away: its
+    header, and the tiles this seat holds in it, as its start would have said them."""
+    hand = state.hand
+    if hand is None or hand.phase == "ended":
+        return None
+    line = hand_header(state, hand.hand_id, hand.button, hand.commitment, unicode)
+    line.append("  (begun while you were away)", "dim")
+    me = state.me
+    if me is not None and me.tiles:
+        line.append_text(Text.assemble("\nYour tiles: ", tiles(me.tiles, unicode), "."))
+    return line
+
+
 def seconds_left(deadline_ms: int, now_ms: int) -> int:
     return max(0, round((deadline_ms - now_ms) / 1000))
 
@@ -258,13 +283,8 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
             if deals.shuffle is not None:
                 return Text("\n").join((closed, shuffle(state.table_id, deals.shuffle.hands)))
             return closed
-        case wire.HandStarted(hand_id=hand_id, button=button):
-            rule = "──" if unicode else "--"
-            return Text.assemble(
-                (f"\n{rule} Hand #{hand_id} {rule}", "bold"),
-                (f"  button: {name(button)}", "dim"),
-                (f"  commitment {message.commitment[:16]}{'…' if unicode else '...'}", "dim"),
-            )
+        case wire.HandStarted(hand_id=hand_id, button=button, commitment=commitment):
+            return hand_header(state, hand_id, button, commitment, unicode)
         case wire.AnteTaken(seat=seat, amount=amount):
             return Text(f"{name(seat)} put in the ante of {amount}.", "dim")
         case wire.TilesDealt(seat=seat, tiles=dealt) if dealt is not None:

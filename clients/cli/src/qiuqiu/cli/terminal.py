@@ -146,6 +146,8 @@ class Terminal:
         self._left = False
         self._told: DealTampered | None = None
         self._rules_told: set[str] = set()
+        self._hand_told: tuple[str, int] | None = None
+        """The table and hand whose start was last said."""
         """The tables whose rules were said (a reconnect's snapshot says nothing new)."""
         self._seeds_typed: set[str] = set()
         """The seeds the person chose with ``seed``; any other the client sent itself."""
@@ -378,6 +380,22 @@ class Terminal:
         if isinstance(message, wire.TableSnapshot) and self.table_id not in self._rules_told:
             self._rules_told.add(self.table_id)
             self.say(render.rules(state.options))
+        if isinstance(message, wire.HandStarted):
+            self._hand_told = (self.table_id, message.hand_id)
+        hand = state.hand
+        if (
+            isinstance(message, wire.TableSnapshot)
+            and hand is not None
+            and state.me is not None
+            and state.me.in_hand
+            and self._hand_told != (self.table_id, hand.hand_id)
+        ):
+            # Dealt while the connection was down (a new host voids the hand its dead
+            # server was playing and deals another): said as its start would have been.
+            found = render.hand_found(state, self.unicode)
+            if found is not None:
+                self._hand_told = (self.table_id, hand.hand_id)
+                self.say(found)
         line = render.event(message, state, self.unicode)
         if isinstance(message, wire.SeedSet) and message.client_seed not in self._seeds_typed:
             # Sent by the connection itself, seated with no seed sent from this process
