@@ -79,6 +79,25 @@ def finish(child: pexpect.spawn[str]) -> str:
     return str(child.before)
 
 
+def test_ctrl_c_while_the_client_is_still_loading_ends_it_without_a_traceback(
+    config_dir: Path,
+) -> None:
+    # Python reports each import as it ends: Ctrl-C lands after rich's, before the rest.
+    child = pexpect.spawn(
+        str(QIUQIU),
+        ["play", "--plain"],
+        env={**os.environ, "QIUQIU_CONFIG_DIR": str(config_dir), "PYTHONPROFILEIMPORTTIME": "1"},
+        encoding="utf-8",
+        timeout=PATIENCE,
+    )
+    child.expect(r"\|\s+rich\.console\r?\n")
+    child.kill(signal.SIGINT)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "Traceback" not in str(child.before), child.before
+    assert child.exitstatus == 130
+
+
 def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Path) -> None:
     child = start(config_dir, "--turn-seconds", "8")
     transcript: list[str] = []
