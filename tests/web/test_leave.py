@@ -149,6 +149,8 @@ async def test_leave_now_in_a_hand_leaves_at_once_its_turns_checked_or_folded(
     assert "after_hand" not in then
     (left,) = frames_of(ann, "table_left")
     assert left["ref"] == then["id"]
+    # The first request gets no answer of its own: the second's settles it too.
+    assert not await page.evaluate("id => window.qiuqiu.conn.pending.has(id)", first["id"])
 
 
 @pytest.mark.parametrize("config", [60.0], indirect=True)

@@ -55,7 +55,7 @@ export class Connection {
     /** @type {WebSocket | null} */
     this.ws = null;
     this.nextId = 1;
-    /** @type {Map<number, {resolve: (m: any) => void, reject: (e: Error) => void}>} */
+    /** @type {Map<number, {resolve: (m: any) => void, reject: (e: Error) => void, message: Record<string, unknown>}>} */
     this.pending = new Map();
     /** @type {StatusInfo} */
     this.info = { status: "connecting", detail: "", attempt: 0, retryAt: null };
@@ -219,7 +219,23 @@ export class Connection {
       else waiting.resolve(message);
       if (message.type === "error" || message.type === "welcome") return;
     }
+    if (message.type === "table_left") this.leftAlready(message);
     this.onMessage(message);
+  }
+
+  /**
+   * Settle every `leave_table` still waiting at the table `left` says the seat has
+   * left: one that hurried an earlier (sent with `after_hand`) took its place, and
+   * the earlier gets no answer of its own (PROTOCOL.md, `leave_table`).
+   * @param {any} left
+   */
+  leftAlready(left) {
+    for (const [id, { resolve, message }] of this.pending) {
+      if (message.type === "leave_table" && message.table_id === left.table_id) {
+        this.pending.delete(id);
+        resolve(left);
+      }
+    }
   }
 
   /**
@@ -234,7 +250,7 @@ export class Connection {
         reject(new Error("not connected"));
         return;
       }
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, message });
       this.ws.send(JSON.stringify({ ...message, id }));
     });
   }
