@@ -12,13 +12,15 @@ import asyncio
 import contextlib
 import json
 import re
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pexpect
 from redis.asyncio import Redis
 
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, run
+from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, play, run
+from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
 from qiuqiu.cli.tokens import TokenFile
 from qiuqiu.server.config import ServerConfig
@@ -121,6 +123,45 @@ async def test_quit_mid_hand_plays_it_out_and_the_seat_is_not_dealt_the_next(
     # Nor was it shown seated in the next: the hand it left is the last it saw.
     after = text.split(AFTER_HAND)[1]
     assert set(re.findall(r"Hand #(\d+)", after)) <= {str(played.hand_id)}
+
+
+async def test_ctrl_c_again_while_the_hand_waits_for_another_stops_waiting(
+    config_dir: Path,
+) -> None:
+    """Bo takes his time: leaving at once, Ann's seat stands up only as the hand ends.
+    A second Ctrl-C went unread, and the client sat there until then."""
+    async with running(QiuQiuServer(QUICK)) as server:
+        child = spawn(config_dir, "--server", server.url, "--no-bot", "--turn-seconds", "300")
+        await child.expect(r"Table (t\w+): 2 seats", async_=True)
+        table_id = matched(child)
+        async with await Connection.open(server.url, name="Bo") as bo:
+            await bo.join_table(table_id, 500)
+            await child.expect(TURN, async_=True)
+            answer(child)  # Bo's turn now, for five minutes
+            await child.expect(r"Bo to act", async_=True)
+            child.kill(signal.SIGINT)
+            await child.expect(re.escape(AT_ONCE), async_=True)
+            await child.expect(re.escape("(Ctrl-C: stop waiting)"), async_=True)
+            child.kill(signal.SIGINT)
+            await child.expect(
+                "Stopped waiting: your seat stands up as this hand ends", async_=True
+            )
+            await child.expect(r"Balance: 500 \(and \d+ still at the table\)\.", async_=True)
+            assert "Traceback" not in await finished(child)
+            # The server has the request: Bo plays the hand out, and Ann's seat stands up.
+            bo_plays = asyncio.create_task(play(Steady(), bo, table_id))
+            ann = await account_id(config_dir, server)
+            async with asyncio.timeout(PATIENCE):
+                while True:
+                    hands = await server.store.account_hands(ann)
+                    account = await server.store.account(ann)
+                    assert account is not None
+                    if hands and account.balance == 1000 + sum(h.net(ann) for h in hands):
+                        break
+                    await asyncio.sleep(0.05)
+            bo_plays.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await bo_plays
 
 
 def test_quit_typed_again_mid_hand_leaves_at_once(config_dir: Path) -> None:

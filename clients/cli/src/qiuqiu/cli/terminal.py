@@ -186,14 +186,19 @@ class Terminal:
                     next_message = asyncio.ensure_future(anext(messages))
                 if next_line in done:
                     line = next_line.result()
-                    if line is not None and line.strip() == INTERRUPT:
+                    interrupted = line is not None and line.strip() == INTERRUPT
+                    if interrupted and leaving:
+                        self.stop_waiting()
+                        return
+                    if interrupted:
                         self._typed.clear()
                     if not leaving:
                         self._typed.append(line)
-                    if line is None or leaving:
-                        # At the input's end, or leaving: nothing more is read.
+                    if line is None:
+                        # At the input's end nothing more is read.
                         next_line = loop.create_future()
                     else:
+                        # Leaving, only another Ctrl-C counts: the rest is ignored.
                         next_line = asyncio.ensure_future(anext(lines, None))
                 while not leaving and self._typed and self._due(self._typed[0]):
                     line = self._typed.popleft()
@@ -619,7 +624,11 @@ class Terminal:
         elif now or self._plays_out:
             plays_out = False
             self.say(
-                Text(f"Leaving: your seat plays out this hand (check or fold){ellipsis}", "dim")
+                Text(
+                    f"Leaving: your seat plays out this hand (check or fold), and stands up "
+                    f"as it ends (Ctrl-C: stop waiting){ellipsis}",
+                    "dim",
+                )
             )
         else:
             plays_out = True
@@ -677,6 +686,18 @@ class Terminal:
                 return
         # Not sent with the connection down: the snapshot after the reconnect asks again.
         await self._ask_to_leave(state, plays_out=self._plays_out and _in_hand(state))
+
+    def stop_waiting(self) -> None:
+        """Ctrl-C again while the seat waits for its hand to end: the client goes, and
+        the server, which has the request, stands the seat up all the same."""
+        self.say(
+            Text(
+                "Stopped waiting: your seat stands up as this hand ends, and its chips go "
+                "back to your balance then.",
+                "bold yellow",
+            )
+        )
+        self.say_summary()
 
     def say_summary(self, *, seated: bool = True) -> None:
         s = self.tally
