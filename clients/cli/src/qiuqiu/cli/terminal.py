@@ -146,9 +146,9 @@ class Terminal:
         self._left = False
         self._told: DealTampered | None = None
         self._rules_told: set[str] = set()
+        """The tables whose rules were said (a reconnect's snapshot says nothing new)."""
         self._hand_told: tuple[str, int] | None = None
         """The table and hand whose start was last said."""
-        """The tables whose rules were said (a reconnect's snapshot says nothing new)."""
         self._seeds_typed: set[str] = set()
         """The seeds the person chose with ``seed``; any other the client sent itself."""
 
