@@ -811,6 +811,23 @@ def test_a_cash_out_written_while_the_hand_end_waits_is_told_after_the_hands_end
     assert cy.types()[-1] == "table_left"
 
 
+def test_a_disconnect_while_the_hand_end_waits_is_told_after_the_hands_end() -> None:
+    h, ann, bob = duel()
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
+    folder = actor(h)
+    h.do(h.core.act, folder, action(cmd.Fold, h))
+    assert state(h) is TablePhase.SETTLING
+    # The folder's connection drops as the end is written: the other player's
+    # session would drop the held end, its seqs below this one's, had it come first.
+    folders, other = (ann, bob) if folder == "ann" else (bob, ann)
+    h.do(h.core.disconnect, folder, folders)
+    assert "player_disconnected" not in other.types()
+    h.write(WriteKind.HAND_END)
+    types = other.types()
+    assert types.index("hand_ended") < types.index("player_disconnected")
+    assert seqs(other) == sorted(seqs(other))
+
+
 def test_every_write_reserves_seqs_above_the_current_one() -> None:
     h, _, _ = duel()
     h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))

@@ -285,12 +285,18 @@ class TableCore(HandFlow):
         seat.connected, seat.viewer = False, None
         grace = self.timings.grace
         self._arm(Timer("grace", account_id), grace)
+        # Told after a hand's end being written: its held events have the lower seqs.
+        self._when_settled(lambda: self._disconnected(seat.seat, grace))
+
+    def _disconnected(self, number: int, grace: float) -> None:
+        if self.state is TablePhase.CLOSED:
+            return
         self._publish(
             Publication.of(
                 wire.PlayerDisconnected(
                     table_id=self.table_id,
                     seq=self._next_seq(),
-                    seat=seat.seat,
+                    seat=number,
                     grace_ms=int(grace * 1000),
                 )
             )
