@@ -603,6 +603,62 @@ async def test_a_write_whose_answer_was_lost_then_whose_table_moved_is_outcome_u
         assert sum((await plain.balances()).values()) + sum(s.stack for s in record.seats) == 0
 
 
+async def next_turn(
+    clients: tuple[Client, ...], hand_id: int, after: Client | None = None
+) -> Client:
+    """The client whose turn it is in ``hand_id`` (once ``after`` has had its own)."""
+
+    def turns(client: Client) -> int:
+        return sum(
+            f["type"] == "turn_started" and f.get("hand_id") == hand_id and "legal" in f
+            for f in client.frames
+        )
+
+    async with asyncio.timeout(WAIT):
+        while True:
+            for client in clients:
+                if client is not after and turns(client):
+                    return client
+            await asyncio.sleep(0.01)
+
+
+async def test_a_hands_end_retried_after_the_lease_ran_out_unclaimed_waits_for_the_renewal(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """Cut off from Redis for longer than the lease (its renewals failing), the server
+    retries a hand's end while the table's lease has run out in Redis and nobody has
+    taken it. Written then, the end found the lease lost and the server gave its table
+    up to nobody: its players were sent away, and the hand voided once another process
+    adopted it. The end waits for the renewal, which takes the lease back, and the hand
+    ends where it was played."""
+    ann, bo = await connect_client(), await connect_client()
+    await hello(ann, name="Ann")
+    await hello(bo, name="Bo")
+    created = await ann.reply("create_table", options=HEADS_UP, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await bo.reply("join_table", table_id=table_id, buy_in=300)
+    hand_id = (await bo.expect("hand_started", table_id=table_id))["hand_id"]
+    first = await next_turn((ann, bo), hand_id)
+    await first.send("check", table_id=table_id, hand_id=hand_id)
+    second = await next_turn((ann, bo), hand_id, after=first)
+    # The end's tries fail for 1.55 s (a third of which passes the lease's 1.5), and
+    # the renewals for longer: the end is tried again with the lease run out.
+    store.plan = FaultPlan(
+        (
+            Fault("commit", store.calls["commit"] + 1, "fail", count=5),
+            Fault("renew_tables", store.calls["renew_tables"] + 1, "fail", count=12),
+        )
+    )
+    await second.send("check", table_id=table_id, hand_id=hand_id)
+    for client in (ann, bo):
+        await client.expect("hand_ended", table_id=table_id, hand_id=hand_id)
+    assert table_id in server.lobby.tables
+    for client in (ann, bo):
+        assert "table_closed" not in [f["type"] for f in client.frames]
+    assert await chip_total(server) == 0
+    assert not wrongly_told(ann, bo)
+
+
 # -- letting a lease go ------------------------------------------------------------------
 
 

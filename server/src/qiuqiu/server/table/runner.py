@@ -307,6 +307,17 @@ class Table:
         # at a later try says nothing of whether the write is in the adopter's record.
         tried = False
         while True:
+            if write.kind is not WriteKind.CLOSE and not self.store.holds(self.table_id):
+                # Cut off from the store for longer than the lease: the lease ran out
+                # there, and the write would find it lost where the next renewal takes it
+                # back if nobody else took it. That renewal decides; this waits for it.
+                # (A close lets the lease go as it is written: after a try whose answer
+                # was lost, nothing is held, and its retry is known by its id.)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX)
+                if self.closed:
+                    return
+                continue
             try:
                 balances = await self.store.commit(commit)
             except Refused as refusal:
