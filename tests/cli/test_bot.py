@@ -96,28 +96,19 @@ async def test_every_hand_against_the_dealer_bot_verifies_and_then_the_whole_shu
     assert await chip_total(server) == 0
 
 
+@pytest.mark.parametrize(("hands", "rebuilt"), [(3, "3 hands rebuilt"), (1, "1 hand rebuilt")])
 async def test_a_bot_run_reports_every_hand_and_the_shuffle_verified(
-    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture, hands: int, rebuilt: str
 ) -> None:
     caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
     summary = await asyncio.wait_for(
-        run(AlwaysCall(), server.url, name="Runner", hands=3, options=SMALL), PATIENCE
+        run(AlwaysCall(), server.url, name="Runner", hands=hands, options=SMALL), PATIENCE
     )
-    assert summary.verified == summary.hands >= 3
+    assert summary.verified == summary.hands == hands
     assert summary.shuffle_verified == summary.hands
+    assert f"shuffle verified: {rebuilt} from the revealed seed" in caplog.text
     # It stood up as it asked to, after its last hand: not "by the server".
     assert "stood up" not in caplog.text
-
-
-async def test_a_bot_run_of_one_hand_logs_one_hand_rebuilt(
-    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
-    summary = await asyncio.wait_for(
-        run(AlwaysCall(), server.url, name="Runner", hands=1, options=SMALL), PATIENCE
-    )
-    assert summary.shuffle_verified == 1
-    assert "shuffle verified: 1 hand rebuilt from the revealed seed" in caplog.text
 
 
 async def test_a_tile_other_than_the_committed_one_raises_at_the_hands_end(

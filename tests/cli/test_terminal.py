@@ -600,17 +600,25 @@ async def test_who_opens_a_table_for_others_is_told_the_command_they_join_with(
     assert "Traceback" not in await finished(child)
 
 
+async def killed_and_back(
+    config_dir: Path, server: QiuQiuServer, child: pexpect.spawn[str]
+) -> pexpect.spawn[str]:
+    """``child`` killed, and the same account's client started again, seated still."""
+    child.kill(signal.SIGKILL)
+    await child.expect(pexpect.EOF, async_=True)
+    child.close()
+    child = spawn(config_dir, "--server", server.url)
+    await child.expect("You are still seated at table", async_=True)
+    return child
+
+
 async def test_a_session_resumed_by_a_new_process_says_the_seed_it_sent_was_its_own(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
     # It said "Your seed is now 41f1...", of a seed the player never chose.
     child = await connect(config_dir, server)
     await child.expect(TURN, async_=True)
-    child.kill(signal.SIGKILL)
-    await child.expect(pexpect.EOF, async_=True)
-    child.close()
-    child = spawn(config_dir, "--server", server.url)
-    await child.expect("You are still seated at table", async_=True)
+    child = await killed_and_back(config_dir, server, child)
     found = await child.expect(
         ["This client sent a new seed of its own for the shuffles here", "Your seed is now"],
         async_=True,
@@ -628,11 +636,7 @@ async def test_a_hand_begun_before_the_client_came_back_is_headed_with_its_tiles
     await child.expect(r"You were dealt ([^\r\n]*)\.", async_=True)
     dealt = " ".join(matched(child).split())
     await child.expect(TURN, async_=True)
-    child.kill(signal.SIGKILL)
-    await child.expect(pexpect.EOF, async_=True)
-    child.close()
-    child = spawn(config_dir, "--server", server.url)
-    await child.expect("You are still seated at table", async_=True)
+    child = await killed_and_back(config_dir, server, child)
     found = await child.expect([r"Hand #1 ", TURN], async_=True)
     assert found == 0, "the turn came before the hand was said"
     await child.expect(words(r"\(begun", "while", "you", "were", r"away\)"), async_=True)

@@ -2,9 +2,9 @@
 
 Once a hand's start is written (:mod:`.ledger`), this deals it, publishes what
 the engine does (holding back what the action that ends it caused, its showdown
-and payouts, until its end is written), starts each turn with its timer, and plays at once for the
-seats that are leaving: check if they can, else fold; at a cutting phase,
-their best cut. None of that is a time-out, as nobody waited.
+and payouts, until its end is written), starts each turn with its timer, and
+plays at once for the seats that are leaving: check if they can, else fold; at
+a cutting phase, their best cut. None of that is a time-out, as nobody waited.
 """
 
 from __future__ import annotations
