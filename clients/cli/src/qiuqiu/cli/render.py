@@ -35,7 +35,7 @@ CATEGORY_NAMES = {
 }
 
 
-ASCII_FOR = {"·": "|", "…": "...", "─": "-", "—": "-", "\N{EN DASH}": "-", "◀": "<-", "⏱": ""}
+ASCII_FOR = {"·": "|", "…": "...", "─": "-", "—": "-", "\u2013": "-", "◀": "<-", "⏱": ""}
 """The client's own symbols, and those the server's words may hold, as ``--ascii`` says
 them: the same as the pictures drawn in ASCII say them."""
 
