@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
@@ -27,6 +29,21 @@ ends is gone before the next one is dealt."""
 @pytest.fixture
 def config() -> ServerConfig:
     return CONFIG
+
+
+@asynccontextmanager
+async def piped(*argv: str | Path) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``argv`` running with its output piped, killed on the way out if a test that
+    stops it (Ctrl-C) failed before it ended."""
+    process = await asyncio.create_subprocess_exec(
+        *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from qiuqiu.cli.bot import run
 from qiuqiu.cli.play import Steady
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
-from tests.cli.conftest import QIUQIU
+from tests.cli.conftest import QIUQIU, piped
 from tests.server.conftest import chip_total
 
 RUN_LIMIT = 120.0
@@ -218,28 +218,18 @@ async def test_auto_json_is_one_json_document_that_json_tool_reads(
 async def test_ctrl_c_stops_auto_play_with_the_summary_of_the_hands_played(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
-    process = await asyncio.create_subprocess_exec(
-        QIUQIU,
-        *("play", "--server", server.url, "--auto", "100000", "--json", *SMALL),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        async with asyncio.timeout(RUN_LIMIT):
-            tokens = config_dir / "tokens.json"
-            while not tokens.exists():
-                await asyncio.sleep(0.05)
-            token = json.loads(tokens.read_text())[server.url]
-            account = await server.store.account_for_token(token_hash(token))
-            assert account is not None
-            while len(await server.store.account_hands(account.account_id)) < 2:
-                await asyncio.sleep(0.05)
-            process.send_signal(signal.SIGINT)
-            out, err = await process.communicate()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    argv = ("play", "--server", server.url, "--auto", "100000", "--json", *SMALL)
+    async with piped(QIUQIU, *argv) as process, asyncio.timeout(RUN_LIMIT):
+        tokens = config_dir / "tokens.json"
+        while not tokens.exists():
+            await asyncio.sleep(0.05)
+        token = json.loads(tokens.read_text())[server.url]
+        account = await server.store.account_for_token(token_hash(token))
+        assert account is not None
+        while len(await server.store.account_hands(account.account_id)) < 2:
+            await asyncio.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = await process.communicate()
     assert process.returncode == 130, err.decode()
     assert "qiuqiu: interrupted" in err.decode()
     # It stopped mid-table: the hands played are reported, the balance is not yet known.

@@ -56,7 +56,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from tests.cli.conftest import check_told_as_a_spectator_saw_it, cut_the_network
+from tests.cli.conftest import check_told_as_a_spectator_saw_it, cut_the_network, piped
 from tests.cli.test_game import played_to
 from tests.conftest import free_port
 from tests.server import cheats
@@ -563,24 +563,14 @@ async def test_ctrl_c_stops_a_bot_in_the_middle_of_a_long_thought(
     """The thought runs in a thread of its own: Ctrl-C must not wait for it to end."""
     bot = tmp_path / "thinker.py"
     bot.write_text(THINKER)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        bot,
-        *("--server", server.url, "--hands", "2", "--turn-seconds", "600"),
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    try:
-        async with asyncio.timeout(PATIENCE):
-            while b"thinking" not in await process.stderr.readline():
-                pass
-            process.send_signal(signal.SIGINT)
-            rest = (await process.stderr.read()).decode()
-            await process.wait()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    argv = ("--server", server.url, "--hands", "2", "--turn-seconds", "600")
+    async with piped(sys.executable, bot, *argv) as process, asyncio.timeout(PATIENCE):
+        assert process.stderr is not None
+        while b"thinking" not in await process.stderr.readline():
+            pass
+        process.send_signal(signal.SIGINT)
+        rest = (await process.stderr.read()).decode()
+        await process.wait()
     assert process.returncode == 130, rest
     assert rest.splitlines()[-1] == "thinker.py: interrupted"
 
@@ -598,25 +588,13 @@ async def test_ctrl_c_after_some_hands_still_prints_their_summary(
         ).replace("import Action, Bot, Check,", "import Action, Bot, Call, Check,")
     )
     flags = ("--hands", "10", "--ante", "1", "--min-bet", "1", "--max-bet", "2")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        bot,
-        *("--server", server.url, *flags),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    assert process.stderr is not None
-    try:
+    async with piped(sys.executable, bot, "--server", server.url, *flags) as process:
+        assert process.stderr is not None
         async with asyncio.timeout(PATIENCE):
             while b"thinking" not in await process.stderr.readline():
                 pass
             process.send_signal(signal.SIGINT)
             out, _ = await process.communicate()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
     assert process.returncode == 130
     assert json.loads(out)["hands"] == 2
 
