@@ -63,6 +63,17 @@ class Screen:
                 await asyncio.sleep(0.1)
         return found
 
+    async def settled(self, pattern: str) -> re.Match[str]:
+        """:meth:`wait_for` on a screen drawn whole: the same on two looks in a row.
+        Caught in the middle of a redraw, the live view's lower lines are the last
+        draw's (a showdown line where the prompt goes)."""
+        async with asyncio.timeout(PATIENCE):
+            while True:
+                text = self.text()
+                await asyncio.sleep(0.05)
+                if text == self.text() and (found := re.search(pattern, text)):
+                    return found
+
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], check=False, capture_output=True)
 
@@ -105,8 +116,8 @@ async def test_the_table_stays_on_screen_over_hands_and_the_summary_is_the_serve
     screens.append(screen)
     for hand in (1, 2, 3):
         await screen.wait_for(rf"Table t\w+  Hand #{hand} ")
-        move = (await screen.wait_for(TURN)).group(1)
-        rows = screen.text().splitlines()
+        turn = await screen.settled(TURN)
+        move, rows = turn.group(1), turn.string.splitlines()
         # The table is drawn at the top of the window, every seat in it, with the pot.
         (top,) = [n for n, row in enumerate(rows) if re.match(r"╭─ Table t\w+  Hand #", row)]
         assert top <= 2, rows
