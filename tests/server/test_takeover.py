@@ -651,3 +651,40 @@ async def test_a_player_on_a_host_that_stalled_past_its_lease_reconnects_and_pla
     snapshot = await back.wait(lambda m: m["type"] == "table_snapshot")
     await check_or_call(back, table_id, snapshot)
     await back.close()
+
+
+async def test_a_host_woken_past_its_lease_shows_no_snapshot_of_the_table_it_lost(
+    servers: Servers, redis_store: RedisStore
+) -> None:
+    """Ann asks for her table's snapshot while its host is frozen past its lease and the
+    other process adopts the table, voiding the hand. The woken host reads her request
+    before its renewal answers: it cannot tell whether the table is still its own, so
+    it shows nothing (``store_unavailable``, nothing changed), then finds the table
+    gone and sends her away (1012) without a snapshot of the hand that was voided."""
+    here = free_port()
+    host = await servers.start(here)
+    await servers.start(free_port())
+    ann = await client_at(here)
+    await ann.hello("Ann")
+    created = await ann.reply("create_table", options={"turn_seconds": 30}, buy_in=500)
+    table_id = created["table"]["table_id"]
+    await ann.wait(turn_at(table_id))
+    dealt = (await hands_dealt(redis_store, [table_id]))[table_id]
+    host.send_signal(signal.SIGSTOP)
+    try:
+        frozen_at = len(ann.frames)
+        ref = await ann.send("request_snapshot", table_id=table_id)
+
+        async def adopted() -> bool:
+            return (await hands_dealt(redis_store, [table_id]))[table_id] > dealt
+
+        await until(adopted)
+    finally:
+        host.send_signal(signal.SIGCONT)
+    async with asyncio.timeout(10):
+        await ann.closed()
+    assert ann.connection.close_code == 1012
+    after = ann.frames[frozen_at:]
+    assert [f["type"] for f in after if f["type"] == "table_snapshot"] == [], after
+    answers = [f for f in after if f.get("ref") == ref]
+    assert [(f["type"], f.get("code")) for f in answers] == [("error", "store_unavailable")]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import partial
 from typing import Any
 
 import pytest
@@ -293,6 +294,42 @@ def test_a_table_not_sure_of_its_lease_plays_nothing_until_it_is_again() -> None
         assert [h.core.seats[t.seat].account_id for t in turns] == [waiting]
     h.do(h.core.act, waiting, action(cmd.Check, h))
     assert "checked" in ann.types()
+
+
+@pytest.mark.parametrize("lease", ["kept", "lost"])
+def test_a_table_not_sure_of_its_lease_shows_nobody_the_table_until_it_is_again(
+    lease: str,
+) -> None:
+    """Its process woke from a stop past the lease: another may host the table now, with
+    the hand voided, so a snapshot from here would show a table that has moved on. A
+    player back waits for theirs; watching and asking for one are refused, nothing
+    changed. Once the renewal answers, the player back gets the table as it is (their
+    old connection's drop, seen meanwhile, is not told after it); if the table was lost,
+    nothing but the close (the process then sends its players away, 1012)."""
+    h, ann, bob = duel()
+    waiting = actor(h)
+    h.do(h.core.lease_certain, False)
+    bob.take()
+    back, cat = Watcher("ann back"), Watcher("cat")
+    h.do(h.core.reconnect, "ann", back)
+    h.do(h.core.disconnect, "ann", ann)
+    for request in (partial(h.core.watch, cat, "cat-watches"), partial(h.core.show, bob, "b")):
+        with pytest.raises(Refused) as refused:
+            request()
+        assert refused.value.code is ErrorCode.STORE_UNAVAILABLE
+    assert back.got == bob.got == cat.got == []
+    if lease == "lost":
+        h.do(h.core.lease_lost)
+        assert back.types() == []
+        assert bob.types() == ["table_closed"]
+        return
+    h.do(h.core.lease_certain, True)
+    assert back.types() == ["table_snapshot", "turn_started"]
+    assert bob.types() == ["player_reconnected", "turn_started"]
+    assert Timer("grace", "ann") not in h.timers
+    turn = back.got[-1]
+    assert isinstance(turn, wire.TurnStarted)
+    assert h.core.seats[turn.seat].account_id == waiting
 
 
 @pytest.mark.parametrize(

@@ -46,8 +46,9 @@ Rules:
    died counts on from there: ``seq`` never goes back for anyone.
 6. A table whose process is not sure it still holds its lease (neither taken
    nor renewed for the lease's length: the process was stopped, its loop held,
-   or the store is away) plays nothing: actions and leaving are refused with
-   ``store_unavailable`` and no turn runs out, until a renewal answers. Another
+   or the store is away) plays and shows nothing: actions, leaving, watching and
+   snapshots are refused with ``store_unavailable``, a player back waits for
+   their snapshot, and no turn runs out, until a renewal answers. Another
    process may have adopted the table and voided its hand; the renewal then
    says so, and the table closes as moved without a word more of that hand.
 """
@@ -63,14 +64,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
-from qiuqiu.server.table.audience import (
-    DESERTED,
-    NEXT_HAND,
-    TURN,
-    Disarm,
-    TablePhase,
-    Timer,
-)
+from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import engine_action
 from qiuqiu.server.table.hand import MOVED, MOVED_WHILE_WRITTEN, HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
@@ -237,6 +231,7 @@ class TableCore(HandFlow):
 
     def watch(self, viewer: Viewer, ref: MessageId | None = None) -> None:
         self._verify_open()
+        self._verify_sure()
         if any(s.viewer is viewer for s in self.seats.values()):
             raise Refused(ErrorCode.ALREADY_SEATED, "you are seated here: you see the table")
         self._verify_room(viewer)
@@ -250,6 +245,7 @@ class TableCore(HandFlow):
         """Send ``viewer`` the table as it may see it (``request_snapshot``)."""
         if not self.sees(viewer):
             raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
+        self._verify_sure()
         self._when_settled(lambda: self._deliver(viewer, self.snapshot(viewer, ref)))
 
     def act(self, account_id: str, action: cmd.TableAction, viewer: Viewer | None = None) -> None:
@@ -289,8 +285,9 @@ class TableCore(HandFlow):
         self._when_settled(lambda: self._disconnected(seat.seat, grace))
 
     def _disconnected(self, number: int, grace: float) -> None:
-        if self.state is TablePhase.CLOSED:
-            return
+        seat = self.seats.get(number)
+        if self.state is TablePhase.CLOSED or seat is None or seat.connected:
+            return  # back (a reconnection put off like this) or gone meanwhile
         self._publish(
             Publication.of(
                 wire.PlayerDisconnected(

@@ -191,6 +191,7 @@ class HandFlow(Ledger):
             return
         self.sure = sure
         if sure:
+            self._settled()
             self._turn_again()
         else:
             self._stop_turn_clock()

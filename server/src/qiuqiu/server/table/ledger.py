@@ -130,9 +130,7 @@ class Ledger(Audience):
         for publication in held:
             self._publish(publication)
         self._cashed_out(write.seats, balances)
-        deferred, self._deferred = self._deferred, []
-        for work in deferred:
-            work()
+        self._settled()
 
     def _cashed_out(self, numbers: tuple[int, ...], balances: dict[str, int]) -> None:
         gone = [self.seats.pop(number) for number in numbers]
@@ -196,12 +194,18 @@ class Ledger(Audience):
         self._seed_changes = kept
 
     def _when_settled(self, work: Callable[[], None]) -> None:
-        """Do ``work`` now, or once the hand's end is written if it is being written:
-        what it sends must not show an end nobody else has seen yet (rule 2), nor take
-        a ``seq`` above the hand's last events while they wait for that write (rule 5)."""
-        if self.state is TablePhase.SETTLING:
-            self._deferred.append(work)
-        else:
+        """Do ``work`` now, or once nothing holds it: a hand's end being written (what it
+        sends must not show an end nobody has seen yet, rule 2, nor take a ``seq`` above
+        the end's held events, rule 5), or a lease in doubt (another process may have
+        adopted the table: a snapshot would show what it moved on from, rule 6)."""
+        self._deferred.append(work)
+        self._settled()
+
+    def _settled(self) -> None:
+        if self.state is TablePhase.SETTLING or not self.sure:
+            return
+        deferred, self._deferred = self._deferred, []
+        for work in deferred:
             work()
 
     @property
