@@ -486,6 +486,25 @@ def test_a_turn_times_out_only_for_the_turn_it_was_armed_for() -> None:
 # -- connections -----------------------------------------------------------------------
 
 
+def test_a_player_back_whose_connection_drops_before_the_table_shows_itself_stays_away() -> None:
+    """Ann's reconnection waits for the lease to be sure again, and her new connection
+    drops meanwhile: once the table plays again, her seat is away, with its grace
+    period running, not held by a connection that is gone (every turn of hers would
+    run out and every ante be taken, for ever)."""
+    h, ann, bob = duel()
+    h.do(h.core.disconnect, "ann", ann)
+    h.do(h.core.lease_certain, False)
+    bob.take()
+    back = Watcher("ann back")
+    h.do(h.core.reconnect, "ann", back)
+    h.do(h.core.disconnect, "ann", back)
+    h.do(h.core.lease_certain, True)
+    assert back.got == []
+    assert "player_reconnected" not in bob.types()
+    assert not h.core.seat_of("ann").connected  # type: ignore[union-attr]
+    assert Timer("grace", "ann") in h.timers
+
+
 def test_a_connection_the_seat_moved_away_from_changes_nothing_when_it_drops() -> None:
     h, ann, bob = duel()
     moved = Watcher("ann elsewhere")

@@ -101,6 +101,9 @@ class Audience:
         """Players seated (by a buy-in or by adopting the table) and cashed out so far:
         whoever keeps an index of who sits where reads the seats again when it moves."""
         self.spectators: dict[Viewer, None] = {}
+        self.returning: dict[Viewer, int] = {}
+        """Connections of players back, with their reconnections not yet done (see
+        :meth:`~.core.TableCore.reconnect`)."""
         self.hand: HandState | None = None
         """The hand in play, or the last one played here."""
         self._wire: HandWire | None = None
@@ -173,6 +176,13 @@ class Audience:
         return next(
             (s for s in self.seats.values() if s.account_id == account_id and not s.is_bot), None
         )
+
+    def _seat_for(self, account_id: str) -> Seat:
+        """The seat of ``account_id``, refused ``not_seated`` if it has none."""
+        seat = self.seat_of(account_id)
+        if seat is None:
+            raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
+        return seat
 
     def _humans(self) -> list[Seat]:
         return [s for s in self.seats.values() if not s.is_bot]

@@ -193,8 +193,7 @@ class TableCore(HandFlow):
     ) -> None:
         """Put ``client_seed`` into the shuffles of the seat's hands from the first one
         whose start is written after it: confirmed with ``seed_set`` once it is written."""
-        if self.seat_of(account_id) is None:
-            raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
+        self._seat_for(account_id)
         self._verify_open()
         self._verify_store()
         self._seed_changes.append(SeedChange(account_id, client_seed, viewer, ref))
@@ -209,9 +208,7 @@ class TableCore(HandFlow):
         """Stand up; a seat in the hand stands up when the hand ends, played meanwhile
         (check if it can, else fold), or by its player (``after_hand``). Stopping to
         watch is :meth:`unwatch`."""
-        seat = self.seat_of(account_id)
-        if seat is None:
-            raise Refused(ErrorCode.NOT_SEATED, f"you have no seat at table {self.table_id}")
+        seat = self._seat_for(account_id)
         self._verify_open()
         self._verify_sure()
         if not self._in_hand(seat.seat):
@@ -275,6 +272,7 @@ class TableCore(HandFlow):
     def disconnect(self, account_id: str, viewer: Viewer) -> None:
         """The seat's connection ``viewer`` dropped: the seat keeps its grace period. A
         connection the seat has moved on from changes nothing."""
+        self.returning.pop(viewer, None)  # a reconnection not yet done goes with it
         seat = self.seat_of(account_id)
         if seat is None or not seat.connected or seat.viewer is not viewer:
             return
@@ -304,12 +302,16 @@ class TableCore(HandFlow):
         the others are told, and ``viewer`` gets the table first. ``claim`` numbers the
         connection's claim on its account: two hellos at once on two processes reach the
         table in either order, and the seat stays with the later claim."""
+        self.returning[viewer] = self.returning.get(viewer, 0) + 1
         self._when_settled(lambda: self._reconnected(account_id, viewer, claim))
 
     def _reconnected(self, account_id: str, viewer: Viewer, claim: int | None) -> None:
+        waiting = self.returning.pop(viewer, 0)
+        if waiting > 1:
+            self.returning[viewer] = waiting - 1
         seat = self.seat_of(account_id)
-        if seat is None or self.state is TablePhase.CLOSED:
-            return
+        if not waiting or seat is None or self.state is TablePhase.CLOSED:
+            return  # its connection dropped while this waited, or the seat is gone
         if claim is not None:
             if claim < seat.claim:
                 return
