@@ -505,6 +505,22 @@ def test_a_player_back_whose_connection_drops_before_the_table_shows_itself_stay
     assert Timer("grace", "ann") in h.timers
 
 
+def test_a_spectator_gone_before_its_watch_was_answered_is_not_kept() -> None:
+    """Cat asks to watch while a hand's end is being written, and her connection closes
+    before it is: the table does not keep sending to a spectator that is gone, nor
+    count her against its limit."""
+    h, _, _ = duel()
+    while state(h) is TablePhase.PLAYING:
+        h.fire(TURN)
+    assert state(h) is TablePhase.SETTLING
+    cat = Watcher("cat")
+    h.do(h.core.watch, cat, "cat-watches")
+    h.do(h.core.unwatch, cat)
+    h.write(WriteKind.HAND_END)
+    assert cat.got == []
+    assert cat not in h.core.spectators
+
+
 def test_a_connection_the_seat_moved_away_from_changes_nothing_when_it_drops() -> None:
     h, ann, bob = duel()
     moved = Watcher("ann elsewhere")

@@ -101,9 +101,9 @@ class Audience:
         """Players seated (by a buy-in or by adopting the table) and cashed out so far:
         whoever keeps an index of who sits where reads the seats again when it moves."""
         self.spectators: dict[Viewer, None] = {}
-        self.returning: dict[Viewer, int] = {}
-        """Connections of players back, with their reconnections not yet done (see
-        :meth:`~.core.TableCore.reconnect`)."""
+        self.arriving: dict[Viewer, int] = {}
+        """Viewers whose greetings (a player back, a spectator) are put off, and how many
+        (see :meth:`_when_settled`): one that goes meanwhile is dropped from here."""
         self.hand: HandState | None = None
         """The hand in play, or the last one played here."""
         self._wire: HandWire | None = None
@@ -290,7 +290,20 @@ class Audience:
                 f"table {self.table_id} has {limit} spectators, the most it takes",
             )
 
+    def _arrive(self, viewer: Viewer) -> None:
+        self.arriving[viewer] = self.arriving.get(viewer, 0) + 1
+
+    def _still_here(self, viewer: Viewer) -> bool:
+        """Whether ``viewer``, greeted now, has not gone since it came (see
+        :attr:`arriving`)."""
+        count = self.arriving.pop(viewer, 0)
+        if count > 1:
+            self.arriving[viewer] = count - 1
+        return count > 0
+
     def _watched(self, viewer: Viewer, ref: MessageId | None) -> None:
+        if not self._still_here(viewer):
+            return
         try:
             self._verify_room(viewer)  # again: others may have come while this waited
         except Refused as full:

@@ -232,10 +232,12 @@ class TableCore(HandFlow):
         if any(s.viewer is viewer for s in self.seats.values()):
             raise Refused(ErrorCode.ALREADY_SEATED, "you are seated here: you see the table")
         self._verify_room(viewer)
+        self._arrive(viewer)
         self._when_settled(lambda: self._watched(viewer, ref))
 
     def unwatch(self, viewer: Viewer) -> bool:
         """Stop sending ``viewer`` the table (a spectator left, or its connection closed)."""
+        self.arriving.pop(viewer, None)
         return self.spectators.pop(viewer, False) is None
 
     def show(self, viewer: Viewer, ref: MessageId | None = None) -> None:
@@ -272,7 +274,7 @@ class TableCore(HandFlow):
     def disconnect(self, account_id: str, viewer: Viewer) -> None:
         """The seat's connection ``viewer`` dropped: the seat keeps its grace period. A
         connection the seat has moved on from changes nothing."""
-        self.returning.pop(viewer, None)  # a reconnection not yet done goes with it
+        self.arriving.pop(viewer, None)
         seat = self.seat_of(account_id)
         if seat is None or not seat.connected or seat.viewer is not viewer:
             return
@@ -302,16 +304,13 @@ class TableCore(HandFlow):
         the others are told, and ``viewer`` gets the table first. ``claim`` numbers the
         connection's claim on its account: two hellos at once on two processes reach the
         table in either order, and the seat stays with the later claim."""
-        self.returning[viewer] = self.returning.get(viewer, 0) + 1
+        self._arrive(viewer)
         self._when_settled(lambda: self._reconnected(account_id, viewer, claim))
 
     def _reconnected(self, account_id: str, viewer: Viewer, claim: int | None) -> None:
-        waiting = self.returning.pop(viewer, 0)
-        if waiting > 1:
-            self.returning[viewer] = waiting - 1
         seat = self.seat_of(account_id)
-        if not waiting or seat is None or self.state is TablePhase.CLOSED:
-            return  # its connection dropped while this waited, or the seat is gone
+        if not self._still_here(viewer) or seat is None or self.state is TablePhase.CLOSED:
+            return
         if claim is not None:
             if claim < seat.claim:
                 return

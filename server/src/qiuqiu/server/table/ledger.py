@@ -244,7 +244,7 @@ class Ledger(Audience):
         table must go with its last reference, not wait for the cycle collector."""
         self.seats.clear()
         self.spectators.clear()
-        self.returning.clear()
+        self.arriving.clear()
         self._seed_changes.clear()
         self._deferred.clear()
         self._held.clear()
