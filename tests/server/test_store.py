@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.errors import LeaseLost, Refused
+from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
@@ -778,21 +778,27 @@ async def test_a_table_nobody_holds_a_lease_on_is_an_orphan_until_a_store_takes_
     assert await store.orphaned_tables() == ("t1",)
 
 
-async def test_a_store_whose_lease_ran_out_cannot_write_the_table(store: Store) -> None:
+async def test_a_store_whose_lease_ran_out_writes_the_table_only_once_it_renews_it(
+    store: Store,
+) -> None:
+    """Run out with nobody taking it since, the lease is not lost: no write is made
+    until a renewal takes it back, and then they are."""
     await store.commit(saved(TableRecord("t1", OPTIONS)))
+    await open_account(store, "ann")
     assert await store.acquire_table("t1", SHORT)
     await asyncio.sleep(RUN_OUT)
-    with pytest.raises(LeaseLost):
-        await store.commit(saved(TableRecord("t1", OPTIONS, hand_id=1)))
+    for write in (
+        saved(TableRecord("t1", OPTIONS, hand_id=1)),
+        buy_in(TableRecord("t1", OPTIONS, hand_id=1), seat(0, "ann", 100)),
+        TableCommit("t1", None),
+    ):
+        with pytest.raises(LeaseExpired):
+            await store.commit(write)
     assert await store.table("t1") == TableRecord("t1", OPTIONS)
-    assert await store.renew_tables(10) == (), "the lost table is forgotten"
-    # Forgotten is not free: with nobody holding the lease, a write still needs it.
-    await open_account(store, "ann")
-    with pytest.raises(LeaseLost):
-        await store.commit(buy_in(TableRecord("t1", OPTIONS, hand_id=2), seat(0, "ann", 0)))
-    with pytest.raises(LeaseLost):
-        await store.commit(TableCommit("t1", None))
-    assert await store.table("t1") == TableRecord("t1", OPTIONS)
+    assert await balance(store, "ann") == GRANT
+    assert await store.renew_tables(10) == ()
+    await store.commit(saved(TableRecord("t1", OPTIONS, hand_id=1)))
+    assert await store.table("t1") == TableRecord("t1", OPTIONS, hand_id=1)
 
 
 async def test_renewing_takes_back_a_lease_that_ran_out_if_nobody_took_it_since(

@@ -659,6 +659,42 @@ async def test_a_hands_end_retried_after_the_lease_ran_out_unclaimed_waits_for_t
     assert not wrongly_told(ann, bo)
 
 
+ONE_SECOND_LEASE = QUICK.model_copy(update={"lease": 1.0})
+
+
+@pytest.mark.parametrize("config", [pytest.param(ONE_SECOND_LEASE, id="lease 1 s")])
+async def test_a_new_tables_write_that_reaches_redis_after_its_lease_ran_out_unclaimed_opens_it(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """Redis slower than the lease (a store timeout longer than it): the new table's
+    first write reaches Redis after its lease ran out there, nobody having taken it,
+    and the renewal that would take it back comes later still. The write found the
+    lease lost, and create_table answered table_moved, which it never does, for a
+    table nobody had seen. The write waits for the renewal, and the table opens."""
+    client = await connect_client()
+    await hello(client, name="Ann")
+    lease = ONE_SECOND_LEASE.lease
+    store.plan = FaultPlan(
+        (
+            Fault("commit", store.calls["commit"] + 1, "stall", stall=2 * lease),
+            Fault("renew_tables", store.calls["renew_tables"] + 1, "stall", stall=3.5 * lease),
+        )
+    )
+    ref = await client.send("create_table", options=HEADS_UP)
+    # The write waits for the renewal, then for its own next try (backing off to 2 s).
+    async with asyncio.timeout(WAIT + 3.5 * lease):
+        while not (answers := [f for f in client.frames if f.get("ref") == ref]):
+            await asyncio.sleep(0.01)
+    (answer,) = answers
+    assert answer["type"] == "table_created", answer
+    table_id = answer["table"]["table_id"]
+    assert await store.table(table_id) is not None
+    assert table_id in server.lobby.tables
+    joined = await served(client, "join_table", table_id=table_id, buy_in=300)
+    assert joined["type"] == "table_joined"
+    assert await chip_total(server) == 0
+
+
 # -- letting a lease go ------------------------------------------------------------------
 
 

@@ -42,6 +42,18 @@ class LeaseLost(ServerError):
         self.table_id = table_id
 
 
+class LeaseExpired(ServerError):
+    """This process's lease on the table ran out in the store, and nobody has taken it
+    since (its fencing token is still this process's): nothing was written. Renewing
+    takes the lease back (:meth:`~qiuqiu.server.store.Store.renew_tables`), and the
+    write can then be made; another process that took the table meanwhile makes the
+    renewal say the lease is lost instead."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(f"the lease on table {table_id} ran out")
+        self.table_id = table_id
+
+
 class StoreUnavailable(ServerError):
     """The store (Redis) cannot be reached just now: the server's trouble, not the
     client's. ``unsent`` when the call never reached the store (it could not even

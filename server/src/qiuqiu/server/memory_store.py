@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server.bus import Bus
-from qiuqiu.server.errors import LeaseLost, Refused, too_many_seats
+from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused, too_many_seats
 from qiuqiu.server.store import (
     CLAIMS_KEPT,
     HISTORY_LENGTH,
@@ -138,6 +138,8 @@ class MemoryStore:
         if self._commits.get(table_id) == commit.commit_id:
             return {a: self._accounts[a].balance for a, _ in commit.moves}
         mine = self._holding.get(table_id)
+        if mine is not None and self._holder(table_id) is None and self._still_mine(table_id, mine):
+            raise LeaseExpired(table_id)
         if mine is None or self._holder(table_id) != mine:
             self._holding.pop(table_id, None)
             raise LeaseLost(table_id)

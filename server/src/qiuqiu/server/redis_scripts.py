@@ -80,7 +80,7 @@ return {redis.call('INCR', KEYS[2]), before}
 # One table commit, all or nothing.
 # KEYS: [1] lease, [2] version, [3] last commit's id, [4] table, [5] tables set, then
 # for each move its account and that account's seat index, then the hand lists, then
-# the hash of closed tables' seeds.
+# the hash of closed tables' seeds, then the lease's fencing counter.
 # ARGV: [1] the lease this store holds ('' for none), [2] the version it last wrote,
 # [3] this commit's id, [4] the table's JSON ('' drops the table), [5] table id,
 # [6] the number of moves, then for each move: account id, amount, minus the
@@ -97,7 +97,16 @@ if redis.call('GET', KEYS[3]) == ARGV[3] then
   end
   return done
 end
-if ARGV[1] == '' or redis.call('GET', KEYS[1]) ~= ARGV[1] then
+if ARGV[1] == '' then
+  return {'lease_lost'}
+end
+local holder = redis.call('GET', KEYS[1])
+if holder ~= ARGV[1] then
+  -- Run out with nobody taking it since (the fence is still ours): a renewal takes it
+  -- back, and then this commit may be made.
+  if not holder and redis.call('GET', KEYS[#KEYS]) == string.match(ARGV[1], ':(%d+)$') then
+    return {'lease_expired'}
+  end
   return {'lease_lost'}
 end
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[2] then
@@ -135,7 +144,7 @@ if ARGV[4] == '' then
   redis.call('DEL', KEYS[4], KEYS[1])
   redis.call('SREM', KEYS[5], ARGV[5])
   if ARGV[#ARGV] ~= '' then
-    redis.call('HSET', KEYS[#KEYS], ARGV[5], ARGV[#ARGV])
+    redis.call('HSET', KEYS[#KEYS - 1], ARGV[5], ARGV[#ARGV])
   end
 else
   redis.call('SET', KEYS[4], ARGV[4])
@@ -143,7 +152,7 @@ else
 end
 local h = 7 + 5 * moves
 if ARGV[h] ~= '' then
-  for i = 6 + 2 * moves, #KEYS - 1 do
+  for i = 6 + 2 * moves, #KEYS - 2 do
     redis.call('RPUSH', KEYS[i], ARGV[h])
     redis.call('LTRIM', KEYS[i], ARGV[h + 1], -1)
   end

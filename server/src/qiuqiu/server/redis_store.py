@@ -41,7 +41,7 @@ from redis.exceptions import AuthenticationError, InvalidResponse, ResponseError
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server import redis_scripts as scripts
 from qiuqiu.server.bus import RedisBus
-from qiuqiu.server.errors import LeaseLost, Refused, too_many_seats
+from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused, too_many_seats
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
 from qiuqiu.server.redis_clients import CountedRedis, clients, reply_text
@@ -306,13 +306,17 @@ class RedisStore:
                 self._key("hands", "account", a)
                 for a in sorted({account for _, account in hand.accounts})
             ]
-        keys.append(self._key("revealed"))
+        keys += [self._key("revealed"), self._key("fence", table_id)]
         args += ["" if hand is None else hand_json(hand), -HISTORY_LENGTH, commit.seat_limit]
         args.append(commit.revealed_seed)
         outcome, *rest = await self._commit(keys=keys, args=args)
         if outcome == "lease_lost":
             self._forget(table_id)
             raise LeaseLost(table_id)
+        if outcome == "lease_expired":
+            # Still held, for the next renewal to take back; not sure of until then.
+            self._sure_until.pop(table_id, None)
+            raise LeaseExpired(table_id)
         if outcome == ErrorCode.TOO_MANY_TABLES:
             raise too_many_seats(commit.seat_limit)
         if outcome == ErrorCode.UNKNOWN_ACCOUNT:

@@ -26,7 +26,9 @@ A table has one writer at a time: the process holding its lease
 commit checks, so a process that lost its lease (it stalled, and another took
 the table over) cannot write the table again: it gets
 :class:`~qiuqiu.server.errors.LeaseLost` and nothing changes. Nor can a process
-whose lease ran out while nobody else took the table, until it renews it.
+whose lease ran out while nobody else took the table, until it renews it: it gets
+:class:`~qiuqiu.server.errors.LeaseExpired`, and keeps the lease for the renewal to
+take back.
 """
 
 from __future__ import annotations
@@ -226,7 +228,9 @@ class Store(Protocol):
         ``unknown_account``, ``too_many_tables``) and changes nothing if a balance is
         short, an account missing (only the house may go below zero) or one it seats
         sits at ``seat_limit`` other tables already; :class:`LeaseLost` if this store
-        does not hold the table's lease. The same commit again is not applied twice."""
+        does not hold the table's lease, and :class:`LeaseExpired` if it ran out with
+        nobody taking it since (a renewal takes it back). The same commit again is not
+        applied twice."""
 
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
         """The tables where ``account_id`` has a seat, by id: kept by the commits that

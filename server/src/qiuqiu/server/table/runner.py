@@ -30,7 +30,7 @@ from qiuqiu.engine import HandState
 from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
@@ -328,6 +328,9 @@ class Table:
                 self.health.answered()
                 self.abandon(unwritten=not tried)
                 return
+            except LeaseExpired:
+                # Ran out before the write arrived, nobody taking it: wait for the renewal.
+                self.health.answered()
             except StoreUnavailable as error:
                 self.health.failed(error)
                 if error.unsent and write.kind in (WriteKind.BUY_IN, WriteKind.SEED):
