@@ -662,6 +662,27 @@ async def test_a_hands_end_retried_after_the_lease_ran_out_unclaimed_waits_for_t
 ONE_SECOND_LEASE = QUICK.model_copy(update={"lease": 1.0})
 
 
+def redis_slower_than_the_lease(store: FaultyStore) -> None:
+    """The next write reaches Redis two leases late, after the lease ran out there with
+    nobody taking it, and the renewal that takes it back comes later still."""
+    lease = ONE_SECOND_LEASE.lease
+    store.plan = FaultPlan(
+        (
+            Fault("commit", store.calls["commit"] + 1, "stall", stall=2 * lease),
+            Fault("renew_tables", store.calls["renew_tables"] + 1, "stall", stall=3.5 * lease),
+        )
+    )
+
+
+async def told(client: Client, found: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The first message ``found`` picks, after the stalls above: the write waits for the
+    renewal, then for its own next try (backing off up to 2 s)."""
+    async with asyncio.timeout(WAIT + 3.5 * ONE_SECOND_LEASE.lease):
+        while not (picked := [f for f in client.frames if found(f)]):
+            await asyncio.sleep(0.01)
+    return picked[0]
+
+
 @pytest.mark.parametrize("config", [pytest.param(ONE_SECOND_LEASE, id="lease 1 s")])
 async def test_a_new_tables_write_that_reaches_redis_after_its_lease_ran_out_unclaimed_opens_it(
     server: QiuQiuServer, store: FaultyStore, connect_client: Connect
@@ -673,19 +694,9 @@ async def test_a_new_tables_write_that_reaches_redis_after_its_lease_ran_out_unc
     table nobody had seen. The write waits for the renewal, and the table opens."""
     client = await connect_client()
     await hello(client, name="Ann")
-    lease = ONE_SECOND_LEASE.lease
-    store.plan = FaultPlan(
-        (
-            Fault("commit", store.calls["commit"] + 1, "stall", stall=2 * lease),
-            Fault("renew_tables", store.calls["renew_tables"] + 1, "stall", stall=3.5 * lease),
-        )
-    )
+    redis_slower_than_the_lease(store)
     ref = await client.send("create_table", options=HEADS_UP)
-    # The write waits for the renewal, then for its own next try (backing off to 2 s).
-    async with asyncio.timeout(WAIT + 3.5 * lease):
-        while not (answers := [f for f in client.frames if f.get("ref") == ref]):
-            await asyncio.sleep(0.01)
-    (answer,) = answers
+    answer = await told(client, lambda m: m.get("ref") == ref)
     assert answer["type"] == "table_created", answer
     table_id = answer["table"]["table_id"]
     assert await store.table(table_id) is not None
@@ -726,3 +737,31 @@ async def test_a_lease_a_stopping_server_fails_to_let_go_runs_out_and_the_table_
         snapshot = await back.expect("table_snapshot")
         assert [(s["name"], s["stack"]) for s in snapshot["table"]["seats"]] == [("Ann", 300)]
         assert await chip_total(there) == 0
+
+
+@pytest.mark.parametrize("config", [pytest.param(ONE_SECOND_LEASE, id="lease 1 s")])
+async def test_a_hands_end_that_reaches_redis_after_its_lease_ran_out_unclaimed_is_written(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """The same with a hand's end: it found the lease lost, and the server gave its
+    table up to nobody (its players sent away with 1012), for the hand to be voided
+    wherever the table was adopted. The end waits for the renewal, and is written."""
+    ann, bo = await connect_client(), await connect_client()
+    await hello(ann, name="Ann")
+    await hello(bo, name="Bo")
+    created = await ann.reply("create_table", options=HEADS_UP, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await bo.reply("join_table", table_id=table_id, buy_in=300)
+    hand_id = (await bo.expect("hand_started", table_id=table_id))["hand_id"]
+    first = await next_turn((ann, bo), hand_id)
+    await first.send("check", table_id=table_id, hand_id=hand_id)
+    second = await next_turn((ann, bo), hand_id, after=first)
+    redis_slower_than_the_lease(store)
+    await second.send("check", table_id=table_id, hand_id=hand_id)
+    for client in (ann, bo):
+        ended = await told(client, lambda m: m["type"] in ("hand_ended", "table_closed"))
+        assert ended["type"] == "hand_ended", ended
+        assert client.connection.close_code is None
+    assert table_id in server.lobby.tables
+    assert await chip_total(server) == 0
+    assert not wrongly_told(ann, bo)
