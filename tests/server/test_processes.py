@@ -304,3 +304,30 @@ async def test_a_server_stopped_beside_another_leaves_it_its_tables_and_nobody_l
     for conn, balance in zip((back, yan), balances, strict=True):
         assert balance == 1_000 + sum(h.net(conn.account_id) for h in hands)
     await store.close()
+
+
+async def test_a_server_stopped_beside_another_sends_every_client_to_reconnect_with_1012(
+    servers: Servers,
+) -> None:
+    """The stopping process hosts no table: Yan plays through it at a table the other
+    hosts, and Zed, seated nowhere, looks at the lobby. Both play on once they connect
+    again (to the other process, behind a load balancer), so both are told to
+    reconnect (1012), not that the server is shutting down (1001), on which the
+    browser page says every hand in play was called off."""
+    hosting, stopping = free_port(), free_port()
+    await servers.start(hosting)
+    process = await servers.start(stopping)
+    xia = Client(await connect(f"ws://127.0.0.1:{hosting}"))
+    yan, zed = [Client(await connect(f"ws://127.0.0.1:{stopping}")) for _ in range(2)]
+    for client, name in ((xia, "Xia"), (yan, "Yan"), (zed, "Zed")):
+        await client.hello(name)
+    created = await xia.reply("create_table", options=TWO_SEATS, buy_in=500)
+    table_id = created["table"]["table_id"]
+    joined = await yan.reply("join_table", table_id=table_id, buy_in=500)
+    assert joined["type"] == "table_joined", joined
+    assert (await zed.reply("list_tables"))["type"] == "table_list"
+    assert await servers.stop(process) == 0
+    for client in (yan, zed):
+        await client.closed()
+        assert client.connection.close_code == 1012
+    await xia.close()

@@ -57,7 +57,7 @@ from qiuqiu.server.limits import (
     too_many_accounts_from,
     too_many_from,
 )
-from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.lobby import RESTART, Lobby
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.outbox import Outbox
@@ -75,6 +75,10 @@ FLUSH_TIMEOUT = 2.0
 
 TABLES_SHARE = 0.7
 """The part of the stop deadline the tables may take to close."""
+
+RESTARTING = "this server is restarting: connect again to play on"
+"""Why a stopping server closes its connections (1012) while other processes share its
+store: there every client plays on."""
 
 
 class QiuQiuServer:
@@ -199,7 +203,8 @@ class QiuQiuServer:
         def left(share: float = 1.0) -> float:
             return max(0.0, (deadline - loop.time()) * share)
 
-        if await self._others_listening(left(0.1)):
+        others = await self._others_listening(left(0.1))
+        if others:
             log.info("stopping: leaving the tables to the other servers, closing connections")
             await self._hand_over_tables(left(TABLES_SHARE))
         else:
@@ -215,10 +220,14 @@ class QiuQiuServer:
                 await asyncio.wait_for(self.relay.stop(), left(0.5))
         for outbox in self._outboxes:
             outbox.flush()
-        closing = [
-            c.close(CloseCode.GOING_AWAY, "the server is shutting down")
-            for c in self._server.connections
-        ]
+        # Beside other processes every client plays on, its tables hosted or adopted
+        # there: it is told to reconnect, not that the server is gone.
+        code, reason = (
+            (RESTART, RESTARTING)
+            if others
+            else (CloseCode.GOING_AWAY, "the server is shutting down")
+        )
+        closing = [c.close(code, reason) for c in self._server.connections]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*closing), left())
         for connection in self._server.connections:
@@ -231,7 +240,7 @@ class QiuQiuServer:
 
     async def _others_listening(self, seconds: float) -> bool:
         """Whether other processes share the store and hear this one now."""
-        if self.relay is None or not self.lobby.tables:
+        if self.relay is None:
             return False
         try:
             async with asyncio.timeout(seconds):
