@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 from qiuqiu.server.bus import RedisBus
 from qiuqiu.server.redis_clients import clients
+from tests.conftest import free_port, own_redis
 
 PREFIX = "test-bus:"
 WAIT = 10.0
@@ -110,3 +115,41 @@ async def test_a_message_whose_publish_lost_its_answer_is_not_called_lost(
         await cutter.close()
     assert received == [{"n": 1}, {"n": 2}]
     assert lost == []
+
+
+async def test_listening_again_after_redis_was_away_is_logged_as_its_failure_was(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An operator who reads that listening to the other processes failed reads, once
+    Redis is back, that it listens again, as the store's own outage says it ends."""
+    port = free_port()
+    redis = own_redis(port, tmp_path)
+    resumed = asyncio.Event()
+    redis_clients = clients(f"redis://127.0.0.1:{port}/0", 2.0)
+    bus = RedisBus(redis_clients[2], "host", PREFIX)
+    caplog.set_level(logging.INFO, logger="qiuqiu.server.bus")
+
+    def said(words: str) -> bool:
+        return any(words in r.getMessage() for r in caplog.records)
+
+    try:
+        async with asyncio.timeout(WAIT):
+            while True:
+                with contextlib.suppress(Exception):
+                    await bus.start(lambda _: None, resumed.set)
+                    break
+                await asyncio.sleep(0.05)
+        redis.terminate()
+        redis.wait()
+        async with asyncio.timeout(WAIT):
+            while not said("listening to other processes failed"):
+                await asyncio.sleep(0.05)
+        redis = own_redis(port, tmp_path)
+        await asyncio.wait_for(resumed.wait(), WAIT)
+        assert said("listening to other processes again")
+    finally:
+        await bus.stop()
+        for client in redis_clients:
+            await client.aclose()
+        redis.terminate()
+        redis.wait()

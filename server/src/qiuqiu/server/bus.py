@@ -144,6 +144,7 @@ class RedisBus:
                 async for item in self._pubsub.listen():
                     if failing:
                         failing = False
+                        log.warning("listening to other processes again")
                         resumed()
                     if item["type"] == "message":
                         receive(json.loads(item["data"]))
