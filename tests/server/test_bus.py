@@ -117,11 +117,12 @@ async def test_a_message_whose_publish_lost_its_answer_is_not_called_lost(
     assert lost == []
 
 
-async def test_listening_again_after_redis_was_away_is_logged_as_its_failure_was(
+async def test_the_channels_working_again_after_redis_was_away_is_logged_as_their_failure_was(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """An operator who reads that listening to the other processes failed reads, once
-    Redis is back, that it listens again, as the store's own outage says it ends."""
+    """An operator who reads that listening to the other processes, or publishing to
+    them, failed reads, once Redis is back, that it works again, as the store's own
+    outage says it ends."""
     port = free_port()
     redis = own_redis(port, tmp_path)
     resumed = asyncio.Event()
@@ -129,8 +130,10 @@ async def test_listening_again_after_redis_was_away_is_logged_as_its_failure_was
     bus = RedisBus(redis_clients[2], "host", PREFIX)
     caplog.set_level(logging.INFO, logger="qiuqiu.server.bus")
 
-    def said(words: str) -> bool:
-        return any(words in r.getMessage() for r in caplog.records)
+    async def said(words: str) -> None:
+        async with asyncio.timeout(WAIT):
+            while not any(words in r.getMessage() for r in caplog.records):
+                await asyncio.sleep(0.05)
 
     try:
         async with asyncio.timeout(WAIT):
@@ -141,12 +144,14 @@ async def test_listening_again_after_redis_was_away_is_logged_as_its_failure_was
                 await asyncio.sleep(0.05)
         redis.terminate()
         redis.wait()
-        async with asyncio.timeout(WAIT):
-            while not said("listening to other processes failed"):
-                await asyncio.sleep(0.05)
+        await said("listening to other processes failed")
+        bus.send("elsewhere", {"n": 1})
+        await said("could not publish to other processes")
         redis = own_redis(port, tmp_path)
         await asyncio.wait_for(resumed.wait(), WAIT)
-        assert said("listening to other processes again")
+        await said("listening to other processes again")
+        bus.send("elsewhere", {"n": 2})
+        await said("publishing to other processes again")
     finally:
         await bus.stop()
         for client in redis_clients:

@@ -121,6 +121,8 @@ class RedisBus:
             channel, payload, lost, unheard = await self._outbox.get()
             try:
                 listeners = await self._redis.publish(channel, payload)
+                if failing:
+                    log.warning("publishing to other processes again")
                 failing = False
             except Exception as error:
                 if not failing:
