@@ -51,9 +51,11 @@ class Metrics:
         )
         self.closes = Counter(
             "qiuqiu_connections_closed",
-            "Connections ended, by close code (1008: flood, not reading, no hello in time or "
-            "too many from one address, 1009: frame too big, 4000: taken over, 1006: dropped "
-            "without a close frame; other: a code of the client's own).",
+            "Connections ended, by the first close code (1008: flood, not reading, no hello in "
+            "time or too many from one address, 1009: frame too big, 1011: no answer to pings, "
+            "1012: a table moved away or this server stopped beside others, 4000: taken over, "
+            "1006: dropped without a close frame; other: a code of the client's own, 3000 to "
+            "4999).",
             ["code"],
             registry=self.registry,
         )
