@@ -11,6 +11,7 @@ import asyncio
 import json
 import signal
 
+from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 
 from qiuqiu.cli.bot import leave, play
@@ -18,10 +19,11 @@ from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
-from tests.server.conftest import Client
+from tests.server.conftest import FAST, Client
 from tests.server.faulty_store import Fault, FaultPlan
 from tests.server.processes import Caller, Servers, chips_in_redis, hands_dealt, until
 
@@ -331,3 +333,37 @@ async def test_a_server_stopped_beside_another_sends_every_client_to_reconnect_w
         await client.closed()
         assert client.connection.close_code == 1012
     await xia.close()
+
+
+async def test_a_server_on_another_database_of_the_same_redis_is_not_one_of_its_processes(
+    redis_server: str,
+) -> None:
+    """Redis has one set of channels for all its databases: a server on database 2 (a
+    deployment of its own) was heard by a server stopping alone on database 1 as
+    another of its processes, so that one left its table to nobody instead of closing
+    it, and Ann's chips stayed there. It stops as the only process it is."""
+    urls = [f"{redis_server}/{db}" for db in (1, 2)]
+    for url in urls:
+        async with Redis.from_url(url) as raw:
+            await raw.flushdb()
+    stores = [await RedisStore.from_url(url) for url in urls]
+    here, elsewhere = (QiuQiuServer(FAST, store=store) for store in stores)
+    await elsewhere.start()
+    await here.start()
+    try:
+        ann = Client(await connect(here.url))
+        welcome = await ann.hello("Ann")
+        await ann.reply("create_table", options={"dealer_bot": True}, buy_in=300)
+        await ann.expect("table_joined")
+        await here.stop()
+        await ann.closed()
+        assert ann.connection.close_code == 1001
+        assert await stores[0].tables() == ()
+        account = await stores[0].account(welcome["account_id"])
+        assert account is not None
+        assert account.balance == welcome["balance"]
+    finally:
+        await here.stop()
+        await elsewhere.stop()
+        for store in stores:
+            await store.close()

@@ -161,7 +161,12 @@ class RedisStore:
 
     def bus(self) -> RedisBus:
         if self._bus is None:
-            self._bus = RedisBus(self._channels, self.owner, self._key("channel", ""))
+            # Redis's channels are one set for all its databases: another database's
+            # servers (another deployment) must not pass for this one's. Database 0's
+            # are unnumbered, as older servers name them: a rolling upgrade hears them.
+            db = int(self._channels.connection_pool.connection_kwargs.get("db") or 0)
+            channel = self._key("channel", *([str(db)] if db else []), "")
+            self._bus = RedisBus(self._channels, self.owner, channel)
         return self._bus
 
     @reachable
