@@ -6,16 +6,14 @@ Redis as the source of truth, so whatever opens the same Redis and prefix finds
 every account, table and hand as it was left.
 
 Every change that touches more than one key is one Lua script, which Redis runs
-with nothing in between its commands (:mod:`qiuqiu.server.redis_scripts`): a
-table's commit saves its record, moves the chips, keeps the hand and updates the seat index, or
-does none of it, and two buy-ins racing for the last chips of one balance
-cannot both pass the balance check. The scripts are
-registered once and run by their SHA (EVALSHA), and use only commands that
-Redis 6.2 has, so the same code runs on Redis 7 and Valkey. Tables' commits go
-through a :class:`~qiuqiu.server.redis_batch.ScriptBatch`: those asked for in
-one turn of the event loop share one pipeline.
-
-The keys and what each holds are listed in :mod:`qiuqiu.server.redis_scripts`.
+with nothing in between its commands (:mod:`qiuqiu.server.redis_scripts`, which
+also lists the keys): a table's commit saves its record, moves the chips, keeps
+the hand and updates the seat index, or does none of it, and two buy-ins racing
+for the last chips of one balance cannot both pass the balance check. The
+scripts are registered once and run by their SHA (EVALSHA), and use only
+commands that Redis 6.2 has, so the same code runs on Redis 7 and Valkey.
+Tables' commits go through a :class:`~qiuqiu.server.redis_batch.ScriptBatch`:
+those asked for in one turn of the event loop share one pipeline.
 
 Every commit checks, in the same script, that the writer still holds the
 lease it took and that the version is the one it last wrote, so a process that
@@ -161,9 +159,8 @@ class RedisStore:
 
     def bus(self) -> RedisBus:
         if self._bus is None:
-            # Redis's channels are one set for all its databases: another database's
-            # servers (another deployment) must not pass for this one's. Database 0's
-            # are unnumbered, as older servers name them: a rolling upgrade hears them.
+            # Channels are shared by all of Redis's databases: another database's servers
+            # are another deployment. Database 0's are unnumbered, as older servers had.
             db = int(self._channels.connection_pool.connection_kwargs.get("db") or 0)
             channel = self._key("channel", *([str(db)] if db else []), "")
             self._bus = RedisBus(self._channels, self.owner, channel)
