@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
@@ -100,19 +101,22 @@ def test_everything_the_dockerfile_copies_is_in_the_repository_and_not_ignored()
 
 
 async def test_the_servers_healthcheck_passes_against_a_live_server(compose: Any) -> None:
-    """The health check's own command, pointed at a real server on a free port."""
+    """The health check's own command, in a container whose server listens on the port
+    ``QIUQIU_PORT`` names (a real server on a free port)."""
     check = compose["services"]["server"]["healthcheck"]["test"]
     assert check[:3] == ["CMD", "python", "-c"]
     server = QiuQiuServer(ServerConfig(port=0))
     await server.start()
+    environment = {**os.environ, "QIUQIU_PORT": str(server.port)}
+
+    async def checked() -> int:
+        ran = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", check[3], env=environment, stderr=asyncio.subprocess.DEVNULL
+        )
+        return await ran.wait()
+
     try:
-        code = check[3].replace("8765", str(server.port))
-        ran = await asyncio.create_subprocess_exec(sys.executable, "-c", code)
-        assert await ran.wait() == 0
+        assert await checked() == 0
     finally:
         await server.stop()
-    # Nothing listening any more: the same check fails.
-    ran = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", code, stderr=asyncio.subprocess.DEVNULL
-    )
-    assert await ran.wait() != 0
+    assert await checked() != 0, "nothing listens any more: the same check fails"
