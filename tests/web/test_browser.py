@@ -22,7 +22,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
-from tests.web.conftest import PHONE, Player, screenshot
+from tests.web.conftest import DESKTOP, PHONE, Player, screenshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -406,6 +406,37 @@ async def test_a_second_tab_of_the_account_takes_the_game_over_and_the_first_can
     await expect(first.locator(".felt [data-timer]")).to_have_count(1)
     await expect(second.locator("[data-action=take-back]")).to_be_visible()
     await play_hand([first], 1)
+
+
+TOASTS_OVER = """button => {
+  const b = button.getBoundingClientRect();
+  return [...document.querySelectorAll('#toast .toast-item')].filter((t) => {
+    const r = t.getBoundingClientRect();
+    return r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+  }).map((t) => t.textContent);
+}"""
+"""The notes on screen that cover ``button`` (they let clicks through, not the eye)."""
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+async def test_play_here_instead_is_in_view_as_soon_as_another_tab_takes_the_game(
+    open_player: OpenPlayer, screen: str
+) -> None:
+    # The note "This account was opened in another tab or window." covered the button
+    # at the bottom of the window for the five seconds it stayed.
+    ann = await open_player(PHONE if screen == "phone" else DESKTOP, phone=screen == "phone")
+    await sign_in(ann.page, "Ann")
+    await open_table(ann.page)
+    first = ann.page
+    await expect(first.locator(CHECK_OR_CALL)).to_be_visible()
+    second = await ann.context.new_page()
+    await second.goto(first.url)
+    take_back = first.locator("[data-action=take-back]")
+    await expect(take_back).to_be_visible()
+    await expect(first.locator("#toast")).to_contain_text("opened in another tab or window")
+    assert await take_back.evaluate(TOASTS_OVER) == []
+    await take_back.click()
+    await expect(first.locator(CHECK_OR_CALL)).to_be_visible()
 
 
 @pytest.mark.parametrize("config", [ServerConfig(port=0, hello_timeout=1.0)])
