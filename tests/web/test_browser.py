@@ -316,6 +316,57 @@ async def test_a_buy_in_the_server_would_refuse_opens_no_table(
     assert list(server.lobby.tables) == [table_id]
 
 
+async def test_stakes_that_do_not_agree_are_said_in_the_form_and_not_sent(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # A max bet under the min bet went to the server, and its own wording came back:
+    # "max_bet (20) is below min_bet (50)".
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    cases = (
+        (
+            {"min_bet": "50", "max_bet": "20"},
+            "max_bet",
+            "The max bet must be at least the min bet, 50.",
+        ),
+        (
+            {"min_buy_in": "2000", "max_buy_in": "1000"},
+            "max_buy_in",
+            "Buy-ins must go up to at least where they start, 2,000.",
+        ),
+        (
+            {"ante": "1500", "max_buy_in": "1000"},
+            "ante",
+            "The ante must be no more than the largest buy-in, 1,000.",
+        ),
+    )
+    defaults = {
+        "ante": "10",
+        "min_bet": "10",
+        "max_bet": "",
+        "min_buy_in": "100",
+        "max_buy_in": "10000",
+    }
+    for values, told, said in cases:
+        for name, value in values.items():
+            await page.fill(f"input[name={name}]", value)
+        await page.click("[data-action=create]")
+        field = page.locator(f"input[name={told}]")
+        assert await field.evaluate("i => i.validationMessage") == said
+        await expect(field).to_have_css("border-color", "rgb(239, 91, 91)")
+        for name, value in defaults.items():
+            await page.fill(f"input[name={name}]", value)
+    assert not [f for f in ann.sent if f["type"] == "create_table"]
+    assert not await page.locator("#toast .toast-item").count()
+
+    await page.fill("input[name=min_bet]", "50")
+    await page.fill("input[name=max_bet]", "50")
+    await open_table(page)
+    created = [f for f in ann.sent if f["type"] == "create_table"]
+    assert [(c["options"]["min_bet"], c["options"]["max_bet"]) for c in created] == [(50, 50)]
+
+
 async def test_the_amount_field_is_bounded_by_the_legal_range_of_the_turn(
     open_player: OpenPlayer,
 ) -> None:

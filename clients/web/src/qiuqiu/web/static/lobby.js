@@ -53,7 +53,7 @@ export class LobbyView {
     const form = /** @type {HTMLFormElement} */ (
       h(
         "form",
-        { class: "create", onsubmit: (/** @type {Event} */ e) => this.submit(e) },
+        { class: "create", oninput: () => this.checkAcross(), onsubmit: (/** @type {Event} */ e) => this.submit(e) },
         h("div", { class: "grid" }, field("Seats", seats), h("label", { class: "field check" }, bot, h("span", { text: "Play against the dealer bot" }))),
         h("div", { class: "grid" }, field("Ante", num("ante", 10, 0, 100000)), field("Min bet", num("min_bet", 10, 1, 100000)), field("Max bet", num("max_bet", "", 1, 1000000, { placeholder: "no limit" }))),
         h("div", { class: "grid" }, field("Betting rounds", rounds)),
@@ -65,6 +65,19 @@ export class LobbyView {
       )
     );
     return form;
+  }
+
+  /**
+   * What one field's own `min` and `max` cannot say, the browser says all the same,
+   * and keeps the form from being sent: told in the page's words, not the server's.
+   */
+  checkAcross() {
+    const field = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (this.form.elements.namedItem(name));
+    const [minBet, maxBet] = [field("min_bet"), field("max_bet")];
+    const [fewest, most, ante] = [field("min_buy_in"), field("max_buy_in"), field("ante")];
+    maxBet.setCustomValidity(maxBet.value !== "" && Number(maxBet.value) < Number(minBet.value) ? `The max bet must be at least the min bet, ${chips(Number(minBet.value))}.` : "");
+    most.setCustomValidity(Number(most.value) < Number(fewest.value) ? `Buy-ins must go up to at least where they start, ${chips(Number(fewest.value))}.` : "");
+    ante.setCustomValidity(Number(ante.value) > Number(most.value) ? `The ante must be no more than the largest buy-in, ${chips(Number(most.value))}.` : "");
   }
 
   /** @param {Event} event */
