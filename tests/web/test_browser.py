@@ -582,6 +582,43 @@ async def test_an_address_naming_a_table_that_is_gone_says_so_in_words(
     await expect(page.locator(".lobby")).to_be_visible()
 
 
+HEADER_CROWDED = """() => {
+  const parts = ['.brand', '.balance-amount', '.at-table', '.session', '.status']
+    .map((s) => [s, document.querySelector(s).getBoundingClientRect()]);
+  const out = parts.filter(([, r]) => r.width === 0 || r.left < 0 || r.right > innerWidth)
+    .map(([s]) => `${s} out of view`);
+  for (const [i, [a, r]] of parts.entries()) {
+    for (const [b, q] of parts.slice(i + 1)) {
+      if (r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom) {
+        out.push(`${a} over ${b}`);
+      }
+    }
+  }
+  return out;
+}"""
+"""What of the header is out of view, or covered by another part of it."""
+
+
+async def test_on_a_phone_the_header_shows_the_chips_at_the_table_and_covers_nothing(
+    open_player: OpenPlayer,
+) -> None:
+    # At 390 px the header left out "+ 490 at the table"; once another tab took the
+    # game, "Disconnected" and its Reconnect button covered the balance.
+    ann = await open_player(PHONE, phone=True)
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(".seat.me .seat-stack")).to_have_text("490")
+    await expect(page.locator(".at-table")).to_be_visible()
+    await expect(page.locator(".at-table")).to_have_text(" + 490 at the table")
+    assert await page.evaluate(HEADER_CROWDED) == []
+    second = await ann.context.new_page()
+    await second.goto(page.url)
+    await expect(page.locator("#status")).to_contain_text("Disconnected")
+    await expect(page.locator("#status button")).to_be_visible()
+    assert await page.evaluate(HEADER_CROWDED) == []
+
+
 async def test_the_chips_at_the_table_in_the_header_are_the_stack_the_seat_shows(
     open_player: OpenPlayer,
 ) -> None:
