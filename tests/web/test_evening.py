@@ -432,6 +432,18 @@ async def center_covered(page: Page) -> list[str]:
     return covered
 
 
+async def center_wrapped(page: Page) -> list[str]:
+    """The lines of words in the middle of the live felt that run over two lines."""
+    wrapped: list[str] = await page.locator(f"{FELT} .center .phase").evaluate_all(
+        """lines => lines.filter((line) => {
+             const text = document.createRange();
+             text.selectNodeContents(line);
+             return new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+           }).map((line) => line.textContent)"""
+    )
+    return wrapped
+
+
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table(
     server: QiuQiuServer, open_player: OpenPlayer, seats: int
@@ -467,11 +479,17 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
         await page.click(f"{MY_TURN} [data-action=call]")
         await play_hand([page], 1)
         await expect(page.locator(".center .outcome")).to_be_visible()
+        wrapped = {}
         for name, screen in FELT_SCREENS.items():
             await page.set_viewport_size(screen)
             assert await page.locator(".center .outcome").count(), name
+            await expect(page.locator(".center .phase")).to_contain_text("hand soon")
             covered[name] = await center_covered(page)
+            # "Hand #1 is over · next hand soon" broke after "next hand" between side
+            # seats, on a desktop as on phones.
+            wrapped[name] = await center_wrapped(page)
         assert not any(covered.values()), covered
+        assert not any(wrapped.values()), wrapped
         # The tallest seat a showdown makes, in each seat in turn: the longest line of a
         # winner (a special hand's name wrapped under it once) and a player gone away.
         for seat in range(await page.locator(f"{FELT} .seat-value").count()):

@@ -300,8 +300,10 @@ export class TableView {
     else if (hand?.phase === "betting") phase = `Hand #${hand.handId} · betting${state.options.betting_rounds === 2 ? ` round ${hand.round || 1}` : ""}`;
     else if (hand?.phase === "cutting") phase = `Hand #${hand.handId} · cutting`;
     else if (hand?.phase === "showdown") phase = `Hand #${hand.handId} · showdown`;
-    // No next hand comes for a seat that went bust, until it buys in again.
-    else if (hand?.phase === "ended") phase = state.replaying || state.busted ? `Hand #${hand.handId} is over` : `Hand #${hand.handId} is over · next hand soon`;
+    // No next hand comes for a seat that went bust, until it buys in again. Said with no
+    // hand number: between side seats a longer line breaks in two, and the middle has
+    // no line to spare under the seats above and over yours (the result names the hand).
+    else if (hand?.phase === "ended") phase = state.replaying || state.busted ? `Hand #${hand.handId} is over` : "Next hand soon";
     let turn = "";
     if (hand && hand.actor !== null) {
       turn = hand.actor === state.you ? "Your turn" : `${state.name(hand.actor)} to act`;
