@@ -353,8 +353,8 @@ def overlapping(boxes: list[dict[str, float]]) -> list[tuple[int, int]]:
     ]
 
 
-@pytest.mark.parametrize("seats", [3, 4, 6])
-async def test_three_to_six_seats_are_laid_out_without_overlapping_boxes(
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
+async def test_two_to_six_seats_are_laid_out_without_overlapping_boxes(
     server: QiuQiuServer, open_player: OpenPlayer, seats: int
 ) -> None:
     ann = await open_player()
@@ -490,6 +490,7 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
             wrapped[name] = await center_wrapped(page)
         assert not any(covered.values()), covered
         assert not any(wrapped.values()), wrapped
+        met = {}
         # The tallest seat a showdown makes, in each seat in turn: the longest line of a
         # winner (a special hand's name wrapped under it once) and a player gone away.
         for seat in range(await page.locator(f"{FELT} .seat-value").count()):
@@ -508,7 +509,10 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
             for name, screen in FELT_SCREENS.items():
                 await page.set_viewport_size(screen)
                 covered[f"{name}, seat {seat}"] = await center_covered(page)
+                met[f"{name}, seat {seat}"] = overlapping(await seat_boxes(page))
         assert not any(covered.values()), covered
+        # Nor one seat another: six seats' side ones met at every showdown on a desktop.
+        assert not any(met.values()), met
 
 
 async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(
