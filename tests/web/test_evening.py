@@ -1015,6 +1015,10 @@ async def test_players_who_share_a_name_are_told_apart_by_their_seats(
         await expect(page.locator(".felt .seat:not(.empty)")).to_have_count(3)
         names = page.locator(".felt .seat .seat-name")
         await expect(names).to_have_text(["Ann (you)", "Bo (seat 2)", "Bo (seat 3)"])
+        # As the eye reads them too: the space before the bracket showed as "Ann(you)".
+        suffixes = page.locator(".felt .seat .seat-name-suffix")
+        read = await suffixes.evaluate_all("suffixes => suffixes.map((s) => s.innerText)")
+        assert read == [" (you)", " (seat 2)", " (seat 3)"]
         for seat in (2, 3):
             await expect(page.locator(".log")).to_contain_text(f"Bo sat down at seat {seat}")
         await play_hand([page], 1)
