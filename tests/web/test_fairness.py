@@ -530,6 +530,42 @@ async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_
     assert listed_seed(ann, 2, joined["seat"]) == sent["client_seed"]
 
 
+async def test_a_tab_taking_the_game_back_sends_a_seed_of_its_own_and_fails_no_hand(
+    open_player: OpenPlayer,
+) -> None:
+    # The tab that took the game sent a seed of its own; the first, taking the game
+    # back, held the next hand to the seed it had sent itself: "DEAL CHECK FAILED".
+    ann = await open_player()
+    first = ann.page
+    await sign_in(first, "Ann")
+    await open_table(first)
+    await play_hand([first], 1)
+    (joined,) = frames_of(ann, "table_joined")
+
+    second = await ann.context.new_page()
+    second.on("pageerror", lambda error: ann.errors.append(str(error)))
+    await second.goto(first.url)
+    confirmed = re.compile(r"^Your client seed: [0-9a-f]{16}…$")
+    await expect(second.locator(".fairness .seed-line")).to_have_text(confirmed)
+    await play_hand([second], 2)
+    # Past the pause between hands: hand 3 is dealt with the second tab's seed.
+    await expect(second.locator(".center .phase")).to_contain_text(
+        "Hand #3", timeout=HAND_LIMIT * 1000
+    )
+
+    await first.bring_to_front()
+    await first.click("[data-action=take-back]")
+    await expect(first.locator(".center .phase")).to_contain_text("Hand #3")
+    await play_until_checked(first, 3)
+    await expect(first.locator(".result[data-hand='3'] .verify")).to_contain_text("Deal verified")
+    # Sent again, the same, with a second snapshot that may come while it is on its way.
+    (seed,) = {m["client_seed"] for m in ann.sent if m["type"] == "set_seed"}
+    await play_until_checked(first, 4)
+    await expect(first.locator(".result[data-hand='4'] .verify")).to_contain_text("Deal verified")
+    assert listed_seed(ann, 4, joined["seat"]) == seed
+    await expect(first.locator(".log li.bad")).to_have_count(0)
+
+
 async def test_a_spectator_at_the_close_rebuilds_every_hand_it_saw_from_table_closed(
     open_player: OpenPlayer,
 ) -> None:

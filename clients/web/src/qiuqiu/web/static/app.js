@@ -108,6 +108,10 @@ class App {
     const was = this.statusEl.dataset.status;
     this.online = info.status === "online";
     this.elsewhere = info.status === "stopped" && info.code === TAKEN_OVER;
+    // The tab that took the game sends seeds of its own, which this page never learns:
+    // the ones it sent no longer say what the next hands are dealt with. Taking the
+    // game back, it sends a new one (see snapshot).
+    if (this.elsewhere) this.seeds = new SeedBook();
     const labels = {
       connecting: "Connecting…",
       "need-name": "Connected",
