@@ -247,6 +247,8 @@ async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_s
         bo = page.locator(".seat", has_text="Bo")
         await expect(bo).to_contain_text("1,100")
         await expect(bo.locator(".tag.allin")).to_have_count(0)
+        # The log writes amounts as the felt does: it said "with 1000" beside "1,100".
+        await expect(page.locator(".log")).to_contain_text("Bo sat down at seat 2 with 1,000.")
         await page.screenshot(path=screenshot("bust"))
 
         await page.fill("input[name=rebuy]", "200")

@@ -12,6 +12,7 @@
 import { DealLedger } from "./deals.js";
 import { handValue, compareShown, whyItWon } from "./hands.js";
 import { checkPayouts } from "./payouts.js";
+import { chips } from "./dom.js";
 
 /**
  * @typedef {{min: number, max: number}} ChipRange
@@ -197,12 +198,12 @@ export class TableState {
       case "player_seated":
         seats.set(e.seat, newSeat(e.seat, e.name, e.is_bot, e.stack));
         // The seat's number, whatever name it shares with one seated later.
-        this.note(`${e.name} sat down at seat ${e.seat + 1} with ${e.stack}.`);
+        this.note(`${e.name} sat down at seat ${e.seat + 1} with ${chips(e.stack)}.`);
         break;
       case "player_left":
         seats.delete(e.seat);
         if (e.seat === this.you) this.you = this.legal = null;
-        this.note(`${this.nameTaken(e.name, e.seat) ? `${e.name} (seat ${e.seat + 1})` : e.name} left with ${e.cashed_out}.`, "dim");
+        this.note(`${this.nameTaken(e.name, e.seat) ? `${e.name} (seat ${e.seat + 1})` : e.name} left with ${chips(e.cashed_out)}.`, "dim");
         break;
       case "player_disconnected":
         if (seat) Object.assign(seat, { connected: false, awayUntil: Date.now() + e.grace_ms });
@@ -296,18 +297,18 @@ export class TableState {
         break;
       case "bet_placed":
         this.putIn(e.seat, e.amount, e.all_in, true);
-        if (seat) seat.lastAction = `Bet ${e.amount}${allIn}`;
-        this.note(`${who} bet ${e.amount}${allIn}.`, "bet");
+        if (seat) seat.lastAction = `Bet ${chips(e.amount)}${allIn}`;
+        this.note(`${who} bet ${chips(e.amount)}${allIn}.`, "bet");
         break;
       case "called":
         this.putIn(e.seat, e.amount, e.all_in, true);
-        if (seat) seat.lastAction = `Call ${e.amount}${allIn}`;
-        this.note(`${who} called ${e.amount}${allIn}.`);
+        if (seat) seat.lastAction = `Call ${chips(e.amount)}${allIn}`;
+        this.note(`${who} called ${chips(e.amount)}${allIn}.`);
         break;
       case "raised":
         this.putIn(e.seat, e.amount, e.all_in, true);
-        if (seat) seat.lastAction = `Raise to ${e.to}${allIn}`;
-        this.note(`${who} raised to ${e.to}${allIn}.`, "bet");
+        if (seat) seat.lastAction = `Raise to ${chips(e.to)}${allIn}`;
+        this.note(`${who} raised to ${chips(e.to)}${allIn}.`, "bet");
         break;
       case "folded":
         if (seat) Object.assign(seat, { folded: true, lastAction: "Fold" });
@@ -327,13 +328,13 @@ export class TableState {
           // Chips back in front of it: whatever it staked, it is not all in now.
           seat.allIn = false;
         }
-        this.note(`${e.amount} unmatched went back to ${inSentence(who)}.`, "dim");
+        this.note(`${chips(e.amount)} unmatched went back to ${inSentence(who)}.`, "dim");
         break;
       case "betting_round_ended":
         if (hand) Object.assign(hand, { pot: e.pot, currentBet: 0 });
         for (const s of seats.values()) s.bet = 0;
         this.turnOver();
-        this.note(`Betting round ${e.round} is over; the pot is ${e.pot}.`, "dim");
+        this.note(`Betting round ${e.round} is over; the pot is ${chips(e.pot)}.`, "dim");
         break;
       case "cutting_started":
         if (!hand) break;
@@ -377,8 +378,8 @@ export class TableState {
         }
         this.note(
           e.shares.length === 1
-            ? `${this.name(e.shares[0].seat)} ${e.shares[0].seat === this.you ? "win" : "wins"} the pot of ${e.amount}.`
-            : `The pot of ${e.amount} is split: ${e.shares.map((/** @type {{seat: number, amount: number}} */ x) => `${inSentence(this.name(x.seat))} ${x.amount}`).join(", ")}.`,
+            ? `${this.name(e.shares[0].seat)} ${e.shares[0].seat === this.you ? "win" : "wins"} the pot of ${chips(e.amount)}.`
+            : `The pot of ${chips(e.amount)} is split: ${e.shares.map((/** @type {{seat: number, amount: number}} */ x) => `${inSentence(this.name(x.seat))} ${chips(x.amount)}`).join(", ")}.`,
           "win",
         );
         break;
@@ -507,12 +508,12 @@ export function explainResult(result, name) {
     if (!result.shown || !top) {
       lines.push(`${who}: everyone else folded.`);
     } else if (winners.length > 1 && winners.every((n) => shown.has(n))) {
-      lines.push(`${who} split ${award.amount}: ${whyItWon(top, /** @type {ShownHand} */ (shown.get(winners[1])), true)}.`);
+      lines.push(`${who} split ${chips(award.amount)}: ${whyItWon(top, /** @type {ShownHand} */ (shown.get(winners[1])), true)}.`);
     } else if (!rivals.length) {
-      lines.push(`${who} took ${award.amount} back: no one else could win it.`);
+      lines.push(`${who} took ${chips(award.amount)} back: no one else could win it.`);
     } else {
       const best = rivals.reduce((a, b) => (compareShown(a, b) >= 0 ? a : b));
-      lines.push(`${who} won ${award.amount}: ${whyItWon(top, best, false)}.`);
+      lines.push(`${who} won ${chips(award.amount)}: ${whyItWon(top, best, false)}.`);
     }
   }
   return lines;
