@@ -316,6 +316,34 @@ async def test_a_buy_in_the_server_would_refuse_opens_no_table(
     assert list(server.lobby.tables) == [table_id]
 
 
+async def test_a_buy_in_the_server_would_refuse_is_said_in_the_lobby_row_and_not_sent(
+    open_player: OpenPlayer,
+) -> None:
+    # "Join" sent any buy-in, and the server's own wording came back: "buy in with 100
+    # to 10000 chips, not 50; your balance is 1000", "buy_in: Input should be a valid integer".
+    ann, bo = await open_player(), await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table(ann.page, bot=False)
+    page = bo.page
+    await sign_in(page, "Bo")
+    row = page.locator(f".table-row[data-table-id='{table_id}']")
+    toast = page.locator("#toast .toast-item")
+    for buy_in, said in (
+        ("50", "Buy in with 100 to 10,000 chips, not 50."),
+        ("5000", "Your balance is 1,000 chips, not enough for 5,000."),
+        ("", "Buy in with a whole number of chips, 100 to 10,000."),
+        ("12.5", "Buy in with a whole number of chips, 100 to 10,000."),
+    ):
+        await row.locator("input[name=buy_in]").fill(buy_in)
+        await row.locator("[data-action=join]").click()
+        await expect(toast.filter(has_text=said).last).to_be_visible()
+    assert not [f for f in bo.sent if f["type"] == "join_table"]
+    assert not frames_of(bo, "error")
+    await row.locator("input[name=buy_in]").fill("300")
+    await row.locator("[data-action=join]").click()
+    await expect(page.locator(".seat.me .seat-stack")).to_have_text("300")
+
+
 async def test_stakes_that_do_not_agree_are_said_in_the_form_and_not_sent(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -365,15 +365,7 @@ class App {
   async create(options, buyIn) {
     // Checked here first: the table is made before the seat is asked for, so a buy-in
     // the server refuses would leave an empty table in everyone's lobby for a minute.
-    const low = Number(options.min_buy_in), high = Number(options.max_buy_in);
-    if (!(buyIn >= low && buyIn <= high)) {
-      this.toast(`Buy in with ${chips(low)} to ${chips(high)} chips, not ${chips(buyIn)}.`, "bad");
-      return;
-    }
-    if (buyIn > this.balance) {
-      this.toast(`Your balance is ${counted(this.balance, "chip")}, not enough for ${chips(buyIn)}.`, "bad");
-      return;
-    }
+    if (!this.buyInFits(options, buyIn)) return;
     try {
       const created = await this.conn.request({ type: "create_table", options });
       this.openLedger(created.table.table_id, created.table.seed_commitment);
@@ -385,11 +377,28 @@ class App {
 
   /** @param {string} tableId @param {number} buyIn */
   async join(tableId, buyIn) {
+    const listed = this.lobbyTables.find((x) => x.table_id === tableId);
+    if (listed && !this.buyInFits(listed.options, buyIn)) return;
     try {
       await this.sit(tableId, buyIn);
     } catch (error) {
       this.refusal(error);
     }
+  }
+
+  /**
+   * Whether `buyIn` is one a table of `options` takes from this balance; if not, says
+   * why in the page's words (the server's name its fields: "buy_in: Input should be...").
+   * @param {Record<string, unknown>} options @param {number} buyIn
+   */
+  buyInFits(options, buyIn) {
+    const low = Number(options.min_buy_in), high = Number(options.max_buy_in);
+    let fault = "";
+    if (!Number.isInteger(buyIn) || buyIn <= 0) fault = `Buy in with a whole number of chips, ${chips(low)} to ${chips(high)}.`;
+    else if (buyIn < low || buyIn > high) fault = `Buy in with ${chips(low)} to ${chips(high)} chips, not ${chips(buyIn)}.`;
+    else if (buyIn > this.balance) fault = `Your balance is ${counted(this.balance, "chip")}, not enough for ${chips(buyIn)}.`;
+    if (fault) this.toast(fault, "bad");
+    return !fault;
   }
 
   /**
@@ -510,6 +519,7 @@ class App {
 
   /** Buy in again at the table that broke this seat. @param {TableState} state @param {number} buyIn */
   async rebuy(state, buyIn) {
+    if (!this.buyInFits(state.options, buyIn)) return;
     try {
       await this.sit(state.tableId, buyIn);
     } catch (error) {
