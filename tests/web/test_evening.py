@@ -947,6 +947,24 @@ async def test_a_rebuy_after_the_table_closed_opens_one_like_it_without_an_error
         )
 
 
+async def test_a_table_short_of_players_says_it_waits_for_them_not_for_a_next_hand(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # Left alone at a table of players, Ann read "Next hand soon", and none ever came.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page)
+    waiting = "Waiting for 1 more player to sit down."
+    await expect(page.locator(".actions")).to_have_text(waiting)
+    async with socket_player(server, "Bo", table_id, 500) as bo:
+        await play_hand([page], 1)
+        await bo.send(json.dumps({"type": "leave_table", "id": 3, "table_id": table_id}))
+        await expect(page.locator(".log")).to_contain_text("Bo left with")
+    await expect(page.locator(".center .phase")).to_have_text("Waiting for players")
+    await expect(page.locator(".actions")).to_have_text(waiting)
+
+
 async def test_a_watcher_is_told_who_cuts_the_hands_and_when_they_are_cutting(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -303,7 +303,7 @@ export class TableView {
     // No next hand comes for a seat that went bust, until it buys in again. Said with no
     // hand number: between side seats a longer line breaks in two, and the middle has
     // no line to spare under the seats above and over yours (the result names the hand).
-    else if (hand?.phase === "ended") phase = state.replaying || state.busted ? `Hand #${hand.handId} is over` : "Next hand soon";
+    else if (hand?.phase === "ended") phase = state.replaying || state.busted ? `Hand #${hand.handId} is over` : playersWanted(state) ? "Waiting for players" : "Next hand soon";
     let turn = "";
     if (hand && hand.actor !== null) {
       turn = hand.actor === state.you ? "Your turn" : `${state.name(hand.actor)} to act`;
@@ -357,7 +357,7 @@ export class TableView {
   /** @param {TableState} state @param {boolean} online @param {string} offline what to say while not online */
   drawPanel(state, online, offline) {
     const legal = state.legal;
-    const key = state.busted ? `busted|${state.tableId}|${this.balance}|${state.closed}` : legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}|${this.elsewhere}|${offline}`;
+    const key = state.busted ? `busted|${state.tableId}|${this.balance}|${state.closed}` : legal && online ? `${state.tableId}|${state.turnKey}|${JSON.stringify(legal)}` : `idle|${state.hand?.actor}|${state.hand?.phase}|${online}|${this.elsewhere}|${offline}|${playersWanted(state)}`;
     if (key === this.panelKey) return;
     this.panelKey = key;
     this.sent = false;
@@ -382,6 +382,7 @@ export class TableView {
       else if (hand && hand.actor !== null) text = `Waiting for ${state.name(hand.actor)}…`;
       // Cutting has no one seat to act, which left this panel empty.
       else if (hand?.phase === "cutting") text = `Waiting for the ${state.you === null ? "players" : "others"} to cut their hands…`;
+      else if ((hand?.phase === "ended" || !hand) && playersWanted(state)) text = `Waiting for ${counted(playersWanted(state), "more player")} to sit down.`;
       else if (hand?.phase === "ended" || !hand) text = state.you === null ? "Waiting for the next hand." : "The next hand starts soon.";
       this.panel.replaceChildren(h("p", { class: "waiting", text }));
       return;
@@ -773,6 +774,16 @@ function withOwnTiles(event, seat, own) {
  * @param {number} won @param {number | undefined} net */
 function winnerBadge(won, net) {
   return net === undefined || net === won ? `Wins ${chips(won)}` : `Wins ${chips(won)} · ${net >= 0 ? "+" : "−"}${chips(Math.abs(net))} net`;
+}
+
+/**
+ * How many more players the table needs before it deals again: it deals the seats
+ * with chips, once there are `min_players` of them (the dealer bot's included).
+ * @param {TableState} state
+ */
+function playersWanted(state) {
+  const ready = [...state.seats.values()].filter((s) => s.stack > 0).length;
+  return Math.max(0, state.options.min_players - ready);
 }
 
 /** Who won the last hand, in one line for the middle of the table. @param {TableState} state */
