@@ -341,7 +341,8 @@ async def test_a_buy_in_the_server_would_refuse_is_said_in_the_lobby_row_and_not
     assert not frames_of(bo, "error")
     await row.locator("input[name=buy_in]").fill("300")
     await row.locator("[data-action=join]").click()
-    await expect(page.locator(".seat.me .seat-stack")).to_have_text("300")
+    await expect(page.locator(".seat.me")).to_be_visible()
+    assert [f["buy_in"] for f in bo.sent if f["type"] == "join_table"] == [300]
 
 
 async def test_stakes_that_do_not_agree_are_said_in_the_form_and_not_sent(
