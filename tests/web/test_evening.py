@@ -965,6 +965,30 @@ async def test_a_table_short_of_players_says_it_waits_for_them_not_for_a_next_ha
     await expect(page.locator(".actions")).to_have_text(waiting)
 
 
+@pytest.mark.parametrize(
+    "config", [ServerConfig(port=0, hand_pause=5.0, bot_delay=0.05, grace=3.0)]
+)
+async def test_an_away_seat_says_no_time_it_does_not_know_and_leaving_past_its_grace(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # A watcher coming in read "away · 0 s" of a seat with its grace period before it
+    # (a snapshot does not say how long), and a seat past it read "away · 0 s" until
+    # the hand it is stood up after ended.
+    ann, cy = await open_player(), await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page)
+    async with socket_player(server, "Bo", table_id, 500) as bo:
+        await expect(page.locator(MY_TURN)).to_be_visible()
+        bo.transport.abort()
+        away = page.locator(".felt .seat .tag.away")
+        await expect(away).to_have_text(re.compile(r"^away · \d s$"))
+        await sign_in(cy.page, "Cy")
+        await cy.page.click(f".table-row[data-table-id='{table_id}'] [data-action=watch]")
+        await expect(cy.page.locator(".felt .seat .tag.away")).to_have_text("away")
+        await expect(away).to_have_text("away · leaving", timeout=HAND_LIMIT * 1000)
+
+
 async def test_a_watcher_is_told_who_cuts_the_hands_and_when_they_are_cutting(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -78,7 +78,8 @@ export class TableState {
         allIn: seat.all_in,
         tileCount: seat.tile_count,
         tiles: seat.tiles ?? [],
-        awayUntil: seat.connected ? null : Date.now(),
+        // A snapshot does not say how long an away seat has left: it is away, no more.
+        awayUntil: null,
       });
     }
     /** @type {Hand | null} */

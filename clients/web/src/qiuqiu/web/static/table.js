@@ -124,7 +124,9 @@ export class TableView {
     }
     for (const el of this.root.querySelectorAll("[data-away-until]")) {
       const until = Number(/** @type {HTMLElement} */ (el).dataset.awayUntil);
-      el.textContent = `away · ${Math.max(0, Math.ceil((until - Date.now()) / 1000))} s`;
+      const left = Math.ceil((until - Date.now()) / 1000);
+      // Past its grace period a seat in a hand is stood up as the hand ends (PROTOCOL.md).
+      el.textContent = left > 0 ? `away · ${left} s` : "away · leaving";
     }
   }
 
