@@ -503,7 +503,8 @@ async def test_play_here_instead_is_in_view_as_soon_as_another_tab_takes_the_gam
     open_player: OpenPlayer, screen: str
 ) -> None:
     # The note "This account was opened in another tab or window." covered the button
-    # at the bottom of the window for the five seconds it stayed.
+    # at the bottom of the window for the five seconds it stayed (and at the top, the
+    # header's Reconnect): the bar under the table says so, with its button.
     ann = await open_player(PHONE if screen == "phone" else DESKTOP, phone=screen == "phone")
     await sign_in(ann.page, "Ann")
     await open_table(ann.page)
@@ -513,8 +514,11 @@ async def test_play_here_instead_is_in_view_as_soon_as_another_tab_takes_the_gam
     await second.goto(first.url)
     take_back = first.locator("[data-action=take-back]")
     await expect(take_back).to_be_visible()
-    await expect(first.locator("#toast")).to_contain_text("opened in another tab or window")
+    await expect(first.locator(".actions")).to_contain_text("another tab or window")
+    reconnect = first.locator("#status button")
+    await expect(reconnect).to_be_visible()
     assert await take_back.evaluate(TOASTS_OVER) == []
+    assert await reconnect.evaluate(TOASTS_OVER) == []
     await take_back.click()
     await expect(first.locator(CHECK_OR_CALL)).to_be_visible()
 

@@ -130,7 +130,10 @@ class App {
     this.statusEl.title = info.detail;
     // Before any session the page is blank but for this: the sign-in card says why.
     if (info.status === "need-name" || (info.status === "refused" && this.conn.sessions === 0)) this.show("signin");
-    if ((info.status === "stopped" || (info.status === "refused" && was !== "refused")) && info.detail) this.toast(info.detail, "bad");
+    // At a table the bar under it says so in place, with its button: a note would only
+    // cover that, or the header's Reconnect.
+    const saidAtTable = this.view === "table" && !this.tables.get(this.active ?? "")?.busted;
+    if ((info.status === "stopped" || (info.status === "refused" && was !== "refused")) && info.detail && !saidAtTable) this.toast(info.detail, "bad");
     // Said where the player looks, for as long as it lasts: a toast goes in seconds.
     this.connectionNote.textContent = info.status === "refused" || info.status === "stopped" ? info.detail : "";
     if (info.status === "reconnecting" && info.code === 1001 && info.attempt === 1) {
