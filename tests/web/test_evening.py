@@ -561,10 +561,10 @@ async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(
     # bottom of the replay, under them, with the live felt's place in the one column.
     await page.set_viewport_size(PHONE)
     felt = await replay.locator(".replay-felt").bounding_box()
-    step = await replay.locator(".replay-step").bounding_box()
+    told = await replay.locator(".replay-step").bounding_box()
     assert felt
-    assert step
-    assert felt["y"] + felt["height"] <= step["y"]
+    assert told
+    assert felt["y"] + felt["height"] <= told["y"]
 
 
 async def test_a_hand_without_a_showdown_is_not_called_verified_where_no_tile_was_seen(
