@@ -652,6 +652,18 @@ async def test_on_a_phone_the_header_shows_the_chips_at_the_table_and_covers_not
     assert await page.evaluate(HEADER_CROWDED) == []
 
 
+async def test_the_chips_at_two_tables_are_said_to_be_at_two_tables(
+    open_player: OpenPlayer,
+) -> None:
+    # Seated at two tables, the header said "+ 980 at the table".
+    ann, _ = await seated_against_the_bot(open_player)
+    page = ann.page
+    await expect(page.locator(".at-table")).to_have_text(" + 490 at the table")
+    await page.click(".table-bar >> text=← Lobby")
+    await open_table(page)
+    await expect(page.locator(".at-table")).to_have_text(" + 980 at 2 tables")
+
+
 async def test_the_chips_at_the_table_in_the_header_are_the_stack_the_seat_shows(
     open_player: OpenPlayer,
 ) -> None:

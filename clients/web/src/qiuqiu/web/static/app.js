@@ -659,7 +659,8 @@ class App {
   }
 
   drawAccount() {
-    const atTables = [...this.tables.values()].reduce((sum, t) => sum + (t.me?.stack ?? 0), 0);
+    const seats = [...this.tables.values()].filter((t) => t.me);
+    const atTables = seats.reduce((sum, t) => sum + (t.me?.stack ?? 0), 0);
     const s = this.session;
     this.accountEl.replaceChildren(
       h("span", { class: "who", text: this.name }),
@@ -668,7 +669,7 @@ class App {
         { class: "balance", title: "chips in your balance, not at a table" },
         h("span", { class: "chip" }),
         h("span", { class: "balance-amount", text: chips(this.balance) }),
-        atTables ? h("small", { class: "at-table", text: ` + ${chips(atTables)} at the table` }) : null,
+        atTables ? h("small", { class: "at-table", text: ` + ${chips(atTables)} ${seats.length > 1 ? `at ${seats.length} tables` : "at the table"}` }) : null,
       ),
       h(
         "span",
