@@ -20,7 +20,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import TAKEN_OVER_REASON
+from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT, TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
 from tests.server.conftest import FAST, Client
@@ -189,6 +189,29 @@ async def drain(conn: Connection) -> list[object]:
             found.append(await asyncio.wait_for(anext(messages), 0.5))
         except TimeoutError:
             return found
+
+
+async def test_an_account_keeps_only_a_few_empty_tables_open_across_processes(
+    servers: Servers,
+) -> None:
+    """Wu opens as many tables as an account may have with nobody at them on one
+    process, then moves to the other: one more there is refused all the same, or each
+    process would let him open that many again."""
+    ports = free_port(), free_port()
+    for port in ports:
+        await servers.start(port)
+    async with connect(f"ws://127.0.0.1:{ports[0]}") as socket:
+        first = Client(socket)
+        token = (await first.hello("Wu"))["token"]
+        for _ in range(EMPTY_TABLES_PER_ACCOUNT):
+            assert (await first.reply("create_table"))["type"] == "table_created"
+        async with connect(f"ws://127.0.0.1:{ports[1]}") as other:
+            second = Client(other)
+            await second.reply("hello", version=PROTOCOL_VERSION, token=token)
+            refused = await second.reply("create_table")
+            assert (refused["type"], refused.get("code")) == ("error", "too_many_tables")
+            listing = await second.reply("list_tables")
+            assert len(listing["tables"]) == EMPTY_TABLES_PER_ACCOUNT
 
 
 async def test_a_player_leaving_two_tables_hosted_elsewhere_is_away_at_both(

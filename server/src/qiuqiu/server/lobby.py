@@ -156,18 +156,11 @@ class Lobby:
     async def create_table(self, options: TableOptions, created_by: str) -> Table:
         if len(self.tables) >= MAX_TABLES:
             raise Refused(ErrorCode.TOO_MANY_TABLES, "this server holds no more tables")
-        empty = [
-            t
-            for t in self.tables.values()
-            if t.core.created_by == created_by
-            and all(s.is_bot for s in t.seats.values())
-            # One waiting for a rebuy closes by itself soon: a bust is no way to fill a lobby.
-            and not t.core.awaiting_rebuy
-        ]
-        if len(empty) >= EMPTY_TABLES_PER_ACCOUNT:
+        empty = await self._empty_tables(created_by)
+        if empty >= EMPTY_TABLES_PER_ACCOUNT:
             raise Refused(
                 ErrorCode.TOO_MANY_TABLES,
-                f"you have {len(empty)} tables open that nobody sits at: sit at one first",
+                f"you have {empty} tables open that nobody sits at: sit at one first",
             )
         table = self._table(new_table_id(), options, created_by)
         try:
@@ -181,6 +174,29 @@ class Lobby:
             raise
         log.info("table %s opened: %s", table.table_id, options.model_dump_json(exclude_none=True))
         return table
+
+    async def _empty_tables(self, created_by: str) -> int:
+        """The tables ``created_by`` opened that nobody sits at, on every process: a
+        limit counted here alone would let an account open as many more on each."""
+        here = [
+            t
+            for t in self.tables.values()
+            if t.core.created_by == created_by
+            and all(s.is_bot for s in t.seats.values())
+            # One waiting for a rebuy closes by itself soon: a bust is no way to fill a lobby.
+            and not t.core.awaiting_rebuy
+        ]
+        if len(here) >= EMPTY_TABLES_PER_ACCOUNT:
+            return len(here)
+        elsewhere = [
+            r
+            for r in await self.store.tables(skip=self.tables)
+            if r.created_by == created_by
+            and all(s.is_bot for s in r.seats)
+            # A table with hands dealt and nobody at it waits for a rebuy, as above.
+            and r.hand_id == 0
+        ]
+        return len(here) + len(elsewhere)
 
     def _table(self, table_id: str, options: TableOptions, created_by: str) -> Table:
         return Table(
