@@ -11,6 +11,7 @@ import asyncio
 import json
 import signal
 
+import pytest
 from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 
@@ -212,6 +213,43 @@ async def test_an_account_keeps_only_a_few_empty_tables_open_across_processes(
             assert (refused["type"], refused.get("code")) == ("error", "too_many_tables")
             listing = await second.reply("list_tables")
             assert len(listing["tables"]) == EMPTY_TABLES_PER_ACCOUNT
+
+
+@pytest.mark.parametrize("relayed", [False, True], ids=["on the host", "on another process"])
+async def test_a_seat_written_after_its_connection_was_taken_over_is_away(
+    servers: Servers, relayed: bool
+) -> None:
+    """Ann asks for a seat and, while it is written (the store slow), her token says
+    hello on a new connection, which closes the one that asked. The seat is hers once
+    written, but the connection it was for is gone: it is away, with its grace period,
+    rather than connected to nothing for as long as the table lasts."""
+    port = free_port()
+    # The table's opening, Bo's seat, then Ann's: her seat is the third write.
+    slow_seat = FaultPlan((Fault("commit", 3, "stall", stall=1.5),))
+    await servers.start(port, lease=5.0, plan=slow_seat)
+    url = ann_url = f"ws://127.0.0.1:{port}"
+    if relayed:
+        other = free_port()
+        await servers.start(other, lease=5.0)
+        ann_url = f"ws://127.0.0.1:{other}"
+    async with (
+        connect(url) as bo_socket,
+        connect(ann_url) as ann_socket,
+        connect(ann_url) as again,
+    ):
+        bo, ann = Client(bo_socket), Client(ann_socket)
+        await bo.hello("Bo")
+        created = await bo.reply("create_table", options=TWO_SEATS, buy_in=500)
+        table_id = created["table"]["table_id"]
+        token = (await ann.hello("Ann"))["token"]
+        await ann.send("join_table", table_id=table_id, buy_in=300)
+        await asyncio.sleep(0.5)  # the seat is being written
+        welcome = await Client(again).reply("hello", version=PROTOCOL_VERSION, token=token)
+        assert welcome["tables"] == []  # not written yet
+        await ann.closed()
+        seated = await bo.expect("player_seated", table_id=table_id)
+        away = await bo.expect("player_disconnected", table_id=table_id)
+        assert away["seat"] == seated["seat"]
 
 
 async def test_a_player_leaving_two_tables_hosted_elsewhere_is_away_at_both(

@@ -72,6 +72,9 @@ class Session:
         """The tables this session watches, here or elsewhere, by id."""
         self.remote_tables: dict[str, str] = {}
         """Tables hosted by another process that this session sits or watches at."""
+        self.sitting_down: set[str] = set()
+        """Tables hosted here this session asked for a seat at: the seat may be written
+        after the connection is gone, and must then be away, not connected to nothing."""
         self.claim = 0
         """The number of this session's claim on its account's connection (0 without
         other processes): a table takes its seat back only from a newer claim."""
@@ -170,7 +173,11 @@ class Session:
                 if host:
                     self.relay.forward(host, self, table_id, "gone")
         self.lobby.detach(account_id, self)
-        for table in self.lobby.seated_at(account_id):
+        tables = {t.table_id: t for t in self.lobby.seated_at(account_id)}
+        for table_id in self.sitting_down:
+            if table_id in self.lobby.tables:
+                tables.setdefault(table_id, self.lobby.tables[table_id])
+        for table in tables.values():
             table.disconnect(account_id, self)
 
     # -- what each message does ------------------------------------------------------
@@ -226,6 +233,7 @@ class Session:
         if buy_in is not None:
             join = cmd.JoinTable(id=message.id, table_id=table.table_id, buy_in=buy_in)
             table.serve(account_id, self.name, self, join)
+            self.sitting_down.add(table.table_id)
 
     async def _with_balance(self, refused: Refused) -> Refused:
         """A refused buy-in, saying what the balance is."""
@@ -258,6 +266,8 @@ class Session:
             raise
         table.when_sent(partial(self.lobby.metrics.served, message, self._arrived))
         self._track(table_id, message)
+        if isinstance(message, cmd.JoinTable):
+            self.sitting_down.add(table_id)
         return own_turn
 
     def _track(self, table_id: str, message: cmd.TableMessage) -> None:

@@ -276,6 +276,12 @@ class TableCore(HandFlow):
         connection the seat has moved on from changes nothing."""
         self.arriving.pop(viewer, None)
         seat = self.seat_of(account_id)
+        sitting = any(b.viewer is viewer for b in self._buy_ins)
+        if sitting or (seat is not None and seat.connected and seat.viewer is None):
+            # Its seat is being written, or announced: away once it is, or it would stay
+            # connected to a connection that is gone, and never stand up.
+            self._dropped.add(viewer)
+            return
         if seat is None or not seat.connected or seat.viewer is not viewer:
             return
         seat.connected, seat.viewer = False, None
@@ -364,7 +370,11 @@ class TableCore(HandFlow):
             case WriteKind.OPEN:
                 self.state = TablePhase.WAITING
             case WriteKind.BUY_IN:
-                self._seated(self._buy_ins.popleft(), balances)
+                buy_in = self._buy_ins.popleft()
+                self._seated(buy_in, balances)
+                if buy_in.viewer in self._dropped:  # away from the moment it is seen
+                    self._dropped.discard(buy_in.viewer)
+                    self._when_settled(lambda: self.disconnect(buy_in.account_id, buy_in.viewer))
             case WriteKind.HAND_START:
                 self._hand_started()
             case WriteKind.HAND_END:
@@ -388,6 +398,7 @@ class TableCore(HandFlow):
         else:
             assert write.kind is WriteKind.BUY_IN, write
             buy_in = self._buy_ins.popleft()
+            self._dropped.discard(buy_in.viewer)
             self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
         self._after_write()
 

@@ -21,7 +21,7 @@ from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from qiuqiu.server.table.audience import Audience, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import Deal, next_button
-from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange
+from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange, Viewer
 from qiuqiu.server.views import Publication
 
 SEQ_WINDOW = 1_000_000
@@ -68,6 +68,8 @@ class Ledger(Audience):
         self._reserved = 0
         """The ``seq`` the store's record allows this table to reach."""
         self._buy_ins: deque[BuyIn] = deque()
+        self._dropped: set[Viewer] = set()
+        """Connections that went while their buy-in was written: away once seated."""
         self._seed_changes: list[SeedChange] = []
         self._first: Write | None = None
         """A write that must come before any other (the table's opening)."""
@@ -180,6 +182,7 @@ class Ledger(Audience):
         yet written: none of them reached the store."""
         while len(self._buy_ins) > kept:
             buy_in = self._buy_ins.pop()
+            self._dropped.discard(buy_in.viewer)
             self._deliver(buy_in.viewer, self._error(buy_in.ref, code, why))
         self._refuse_seed_changes(None, code, why)
 
