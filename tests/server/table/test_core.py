@@ -505,6 +505,38 @@ def test_a_player_back_whose_connection_drops_before_the_table_shows_itself_stay
     assert Timer("grace", "ann") in h.timers
 
 
+@pytest.mark.parametrize("told", ["at once", "after a hand's end"])
+def test_a_seat_whose_connection_went_while_it_was_written_is_away(told: str) -> None:
+    """Cat's connection goes (another hello took her account over) while her buy-in is
+    written, or after, while the hand's end that holds her seat's news back is: her
+    seat is away from the start, with its grace period, not held by a connection that
+    is gone."""
+    h, _, bob = duel(seats=3)
+    cat = Watcher("cat")
+    h.do(h.core.sit, "cat", "Cat", cat, 300, None, "cat-sits")
+    buy_in = h.core.next_write()
+    assert buy_in is not None
+    assert buy_in.kind is WriteKind.BUY_IN
+    if told == "at once":
+        h.do(h.core.disconnect, "cat", cat)
+        bob.take()
+        h.written(buy_in)
+    else:
+        while state(h) is TablePhase.PLAYING:
+            h.fire(TURN)
+        h.written(buy_in)
+        h.do(h.core.disconnect, "cat", cat)
+        bob.take()
+        h.write(WriteKind.HAND_END)
+    assert cat.got == []
+    assert [t for t in bob.types() if t.startswith("player_")] == [
+        "player_seated",
+        "player_disconnected",
+    ]
+    assert not h.core.seat_of("cat").connected  # type: ignore[union-attr]
+    assert Timer("grace", "cat") in h.timers
+
+
 def test_a_spectator_gone_before_its_watch_was_answered_is_not_kept() -> None:
     """Cat asks to watch while a hand's end is being written, and her connection closes
     before it is: the table does not keep sending to a spectator that is gone, nor

@@ -23,7 +23,7 @@ from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HandRecord
 from qiuqiu.server.table.deal import Random, new_table_seed
-from qiuqiu.server.table.seats import Seat, Viewer
+from qiuqiu.server.table.seats import BuyIn, Seat, Viewer
 from qiuqiu.server.views import HandWire, Publication, hand_view, legal_view, seat_views
 
 
@@ -289,6 +289,57 @@ class Audience:
                 ErrorCode.TOO_MANY_SPECTATORS,
                 f"table {self.table_id} has {limit} spectators, the most it takes",
             )
+
+    def _announce_seat(self, seat: Seat, b: BuyIn, balances: dict[str, int]) -> None:
+        self.spectators.pop(b.viewer, None)
+        self._publish(
+            Publication.of(
+                wire.PlayerSeated(
+                    table_id=self.table_id,
+                    seq=self._next_seq(),
+                    seat=b.seat,
+                    name=b.name,
+                    is_bot=False,
+                    stack=b.chips,
+                )
+            )
+        )
+        if not self._still_here(b.viewer):
+            # Its connection went while the seat was written: away, or it would stay
+            # held by a connection that is gone, and never stand up.
+            seat.connected = False
+            self._arm(Timer("grace", b.account_id), self.timings.grace)
+            self._disconnected(b.seat)
+            return
+        # Seen only now, so the snapshot below holds the seat and no event repeats it.
+        seat.viewer = b.viewer
+        joined = wire.TableJoined(
+            ref=b.ref,
+            table_id=self.table_id,
+            seat=b.seat,
+            buy_in=b.chips,
+            balance=balances.get(b.account_id, 0),
+        )
+        self._deliver(b.viewer, joined)
+        self._deliver(b.viewer, self.snapshot(b.viewer, None))
+
+    def _arm(self, timer: Timer, seconds: float) -> None:
+        self._timers.append(Arm(timer, seconds))
+
+    def _disconnected(self, number: int) -> None:
+        seat = self.seats.get(number)
+        if self.state is TablePhase.CLOSED or seat is None or seat.connected:
+            return  # back (a reconnection put off like this) or gone meanwhile
+        self._publish(
+            Publication.of(
+                wire.PlayerDisconnected(
+                    table_id=self.table_id,
+                    seq=self._next_seq(),
+                    seat=number,
+                    grace_ms=int(self.timings.grace * 1000),
+                )
+            )
+        )
 
     def _arrive(self, viewer: Viewer) -> None:
         self.arriving[viewer] = self.arriving.get(viewer, 0) + 1

@@ -186,6 +186,7 @@ class TableCore(HandFlow):
         verify_buy_in(self.options, chips)
         self._verify_store()
         self._buy_ins.append(BuyIn(account_id, name, number, chips, viewer, ref, client_seed))
+        self._arrive(viewer)
         self._timers.append(Disarm(DESERTED))
 
     def set_seed(
@@ -274,36 +275,14 @@ class TableCore(HandFlow):
     def disconnect(self, account_id: str, viewer: Viewer) -> None:
         """The seat's connection ``viewer`` dropped: the seat keeps its grace period. A
         connection the seat has moved on from changes nothing."""
-        self.arriving.pop(viewer, None)
+        self.arriving.pop(viewer, None)  # a seat or return on its way finds it gone
         seat = self.seat_of(account_id)
-        sitting = any(b.viewer is viewer for b in self._buy_ins)
-        if sitting or (seat is not None and seat.connected and seat.viewer is None):
-            # Its seat is being written, or announced: away once it is, or it would stay
-            # connected to a connection that is gone, and never stand up.
-            self._dropped.add(viewer)
-            return
         if seat is None or not seat.connected or seat.viewer is not viewer:
             return
         seat.connected, seat.viewer = False, None
-        grace = self.timings.grace
-        self._arm(Timer("grace", account_id), grace)
+        self._arm(Timer("grace", account_id), self.timings.grace)
         # Told after a hand's end being written: its held events have the lower seqs.
-        self._when_settled(lambda: self._disconnected(seat.seat, grace))
-
-    def _disconnected(self, number: int, grace: float) -> None:
-        seat = self.seats.get(number)
-        if self.state is TablePhase.CLOSED or seat is None or seat.connected:
-            return  # back (a reconnection put off like this) or gone meanwhile
-        self._publish(
-            Publication.of(
-                wire.PlayerDisconnected(
-                    table_id=self.table_id,
-                    seq=self._next_seq(),
-                    seat=number,
-                    grace_ms=int(grace * 1000),
-                )
-            )
-        )
+        self._when_settled(lambda: self._disconnected(seat.seat))
 
     def reconnect(self, account_id: str, viewer: Viewer, claim: int | None = 0) -> None:
         """The seat's player is back, on this connection or another (on any process):
@@ -370,11 +349,7 @@ class TableCore(HandFlow):
             case WriteKind.OPEN:
                 self.state = TablePhase.WAITING
             case WriteKind.BUY_IN:
-                buy_in = self._buy_ins.popleft()
-                self._seated(buy_in, balances)
-                if buy_in.viewer in self._dropped:  # away from the moment it is seen
-                    self._dropped.discard(buy_in.viewer)
-                    self._when_settled(lambda: self.disconnect(buy_in.account_id, buy_in.viewer))
+                self._seated(self._buy_ins.popleft(), balances)
             case WriteKind.HAND_START:
                 self._hand_started()
             case WriteKind.HAND_END:
@@ -398,7 +373,7 @@ class TableCore(HandFlow):
         else:
             assert write.kind is WriteKind.BUY_IN, write
             buy_in = self._buy_ins.popleft()
-            self._dropped.discard(buy_in.viewer)
+            self._still_here(buy_in.viewer)
             self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
         self._after_write()
 

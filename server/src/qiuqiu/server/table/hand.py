@@ -15,7 +15,7 @@ from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
-from qiuqiu.server.table.audience import NEXT_HAND, TURN, Arm, Disarm, TablePhase, Timer
+from qiuqiu.server.table.audience import NEXT_HAND, TURN, Disarm, TablePhase
 from qiuqiu.server.table.deal import cut_for
 from qiuqiu.server.table.ledger import Ledger
 from qiuqiu.server.table.seats import Viewer
@@ -247,9 +247,6 @@ class HandFlow(Ledger):
     def _schedule_hand(self) -> None:
         if self.state is TablePhase.WAITING and self._closing is None and self._ready():
             self._arm(NEXT_HAND, self.timings.hand_pause if self.hand is not None else 0.0)
-
-    def _arm(self, timer: Timer, seconds: float) -> None:
-        self._timers.append(Arm(timer, seconds))
 
     def _deadline(self) -> int:
         return int((self._clock() + self.options.turn_seconds) * 1000)

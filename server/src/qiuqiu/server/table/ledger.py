@@ -21,7 +21,7 @@ from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from qiuqiu.server.table.audience import Audience, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import Deal, next_button
-from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange, Viewer
+from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange
 from qiuqiu.server.views import Publication
 
 SEQ_WINDOW = 1_000_000
@@ -68,8 +68,6 @@ class Ledger(Audience):
         self._reserved = 0
         """The ``seq`` the store's record allows this table to reach."""
         self._buy_ins: deque[BuyIn] = deque()
-        self._dropped: set[Viewer] = set()
-        """Connections that went while their buy-in was written: away once seated."""
         self._seed_changes: list[SeedChange] = []
         self._first: Write | None = None
         """A write that must come before any other (the table's opening)."""
@@ -86,32 +84,6 @@ class Ledger(Audience):
         self.seat_changes += 1
         self._had_players, self._bust_out = True, False
         self._when_settled(lambda: self._announce_seat(seat, b, balances))
-
-    def _announce_seat(self, seat: Seat, b: BuyIn, balances: dict[str, int]) -> None:
-        self.spectators.pop(b.viewer, None)
-        self._publish(
-            Publication.of(
-                wire.PlayerSeated(
-                    table_id=self.table_id,
-                    seq=self._next_seq(),
-                    seat=b.seat,
-                    name=b.name,
-                    is_bot=False,
-                    stack=b.chips,
-                )
-            )
-        )
-        # Seen only now, so the snapshot below holds the seat and no event repeats it.
-        seat.viewer = b.viewer
-        joined = wire.TableJoined(
-            ref=b.ref,
-            table_id=self.table_id,
-            seat=b.seat,
-            buy_in=b.chips,
-            balance=balances.get(b.account_id, 0),
-        )
-        self._deliver(b.viewer, joined)
-        self._deliver(b.viewer, self.snapshot(b.viewer, None))
 
     def _hand_settled(self, write: Write, balances: dict[str, int]) -> None:
         for number, chips in write.stacks:
@@ -182,7 +154,7 @@ class Ledger(Audience):
         yet written: none of them reached the store."""
         while len(self._buy_ins) > kept:
             buy_in = self._buy_ins.pop()
-            self._dropped.discard(buy_in.viewer)
+            self._still_here(buy_in.viewer)
             self._deliver(buy_in.viewer, self._error(buy_in.ref, code, why))
         self._refuse_seed_changes(None, code, why)
 
