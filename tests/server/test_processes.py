@@ -252,6 +252,34 @@ async def test_a_seat_written_after_its_connection_was_taken_over_is_away(
         assert away["seat"] == seated["seat"]
 
 
+async def test_a_welcome_counts_a_buy_in_written_as_it_was_made_in_its_balance(
+    servers: Servers,
+) -> None:
+    """Ann's token says hello on another process, whose claim on her account waits (the
+    store slow), and meanwhile her first connection's buy-in is written: the welcome
+    lists the table, and its balance has the buy-in taken."""
+    hosting, other = free_port(), free_port()
+    await servers.start(hosting, lease=5.0)
+    slow_claim = FaultPlan((Fault("claim_connection", 1, "stall", stall=1.0),))
+    await servers.start(other, lease=5.0, plan=slow_claim)
+    async with (
+        connect(f"ws://127.0.0.1:{hosting}") as bo_socket,
+        connect(f"ws://127.0.0.1:{hosting}") as ann_socket,
+        connect(f"ws://127.0.0.1:{other}") as again_socket,
+    ):
+        bo, ann, again = Client(bo_socket), Client(ann_socket), Client(again_socket)
+        await bo.hello("Bo")
+        created = await bo.reply("create_table", options=TWO_SEATS, buy_in=500)
+        table_id = created["table"]["table_id"]
+        welcome = await ann.hello("Ann")
+        hello = await again.send("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+        await asyncio.sleep(0.3)  # its account is read, its claim waits
+        await ann.reply("join_table", table_id=table_id, buy_in=300)
+        resumed = await again.wait(lambda m: m.get("ref") == hello)
+        assert resumed["tables"] == [table_id]
+        assert resumed["balance"] == welcome["balance"] - 300
+
+
 async def test_a_player_leaving_two_tables_hosted_elsewhere_is_away_at_both(
     servers: Servers,
 ) -> None:

@@ -326,6 +326,9 @@ class Session:
                 if table_id not in self.lobby.tables:
                     host = await store.table_host(table_id)
                     elsewhere[table_id] = None if host == self.relay.owner else host
+        # Read again after the seats: a buy-in written since is then in both, never in
+        # the tables with its chips still in the balance.
+        account = await store.account(account.account_id) or account
         self.lobby.attach(account.account_id, self)
         self.account = account
         here = self.lobby.seated_at(account.account_id)
