@@ -347,6 +347,31 @@ async def test_a_bots_command_line_prints_the_bots_failure_and_exits_1(
     assert "qiuqiu/cli/bot.py" not in trace  # the SDK's own frames are left out
 
 
+class Misspelt(Bot):
+    def decied(self, turn: Turn) -> Action:
+        return Check()
+
+
+@pytest.mark.parametrize(
+    ("bot", "said"),
+    [
+        (AlwaysCall, "AlwaysCall is a bot's class: give a bot, AlwaysCall()"),
+        (Misspelt(), "Misspelt has no decide(self, turn) of its own: a bot writes one"),
+    ],
+    ids=["class", "misspelt"],
+)
+async def test_a_bots_command_line_refuses_what_is_no_bot_in_one_line_before_it_sits_down(
+    server: QiuQiuServer, capsys: pytest.CaptureFixture[str], bot: Bot, said: str
+) -> None:
+    argv = ["--server", server.url, "--hands", "2"]
+    assert await asyncio.to_thread(main, bot, argv) == 2
+    out, err = capsys.readouterr()
+    assert err.strip().endswith(said)
+    assert "Traceback" not in err
+    assert not out
+    assert not server.lobby.tables
+
+
 class OutOfRange(Bot):
     """Answers with an amount no table can take, and no message can carry."""
 

@@ -354,9 +354,10 @@ def test_a_bot_without_a_decide_of_its_own_is_told_so(
             """
         )
     )
-    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 1
+    assert main(["arena", str(bot), "dealer", "--hands", "4"]) == 2
     err = capsys.readouterr().err
-    assert "Misspelt has no decide(self, turn) of its own" in err, err
+    assert "misspelt.py: Misspelt has no decide(self, turn) of its own" in err, err
+    assert "Traceback" not in err, "refused as it is loaded, before the SDK's decide raises"
 
 
 def test_a_decide_written_async_is_named_as_the_mistake_it_is(

@@ -396,7 +396,7 @@ async def play(
     the table fails its check (a hand's tiles as it ends, or every deck when ``table_closed``
     reveals the seed), after standing the seat up: a bot plays on at a server
     caught cheating only if its writer catches the exception and sits down again."""
-    _check_is_a_bot(bot)
+    check_is_a_bot(bot)
     thinker = _Thinker(bot)
     try:
         return await _play(
@@ -579,11 +579,16 @@ async def _play(
     return summary
 
 
-def _check_is_a_bot(bot: object) -> None:
-    """Refuse a bot's class given for the bot, before it sits down under the name
-    ``type`` to fail at its first turn."""
+def check_is_a_bot(bot: object) -> None:
+    """Refuse, with a :class:`TypeError`, a bot's class given for the bot, or a bot
+    without a ``decide`` of its own (misspelt, say), before it sits down to fail at
+    its first turn."""
     if isinstance(bot, type) and issubclass(bot, Bot):
         raise TypeError(f"{bot.__name__} is a bot's class: give a bot, {bot.__name__}()")
+    if isinstance(bot, Bot) and getattr(bot.decide, "__func__", None) is Bot.decide:
+        raise TypeError(
+            f"{type(bot).__name__} has no decide(self, turn) of its own: a bot writes one"
+        )
 
 
 class _Thinker:
@@ -691,7 +696,7 @@ async def run(
     then check the table's whole shuffle if it has closed (as a table does when
     its last player leaves), into ``summary`` if one is given (as :func:`play`).
     Raises :class:`~qiuqiu.protocol.DealTampered` if a deal fails its check."""
-    _check_is_a_bot(bot)
+    check_is_a_bot(bot)
     async with await Connection.open(url, name=name) as conn:
         if table_id is None:
             table, _ = await conn.open_table(options or TableOptions(), buy_in)
@@ -756,6 +761,11 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--buy-in", type=chips, default=500, help="(%(default)s)")
     add_table_options(parser)
     args = parser.parse_args(argv)
+    try:
+        check_is_a_bot(bot)
+    except TypeError as not_a_bot:
+        print(f"{parser.prog}: {not_a_bot}", file=sys.stderr)
+        return 2
     try:
         options = table_options(args)
         if args.table is None:

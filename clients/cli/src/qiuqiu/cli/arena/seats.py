@@ -34,6 +34,7 @@ from qiuqiu.cli.bot import (
     Raise,
     Split,
     answer,
+    check_is_a_bot,
     listens,
     result_of,
     tell,
@@ -162,9 +163,14 @@ def load_bot(spec: str) -> Bot:
     else:
         (bot_class,) = bots.values()
     try:
-        return bot_class()
+        bot = bot_class()
     except (Exception, SystemExit) as error:
         raise BotFailed(class_name or file.stem, error) from error
+    try:
+        check_is_a_bot(bot)
+    except TypeError as not_a_bot:
+        raise ValueError(f"{path}: {not_a_bot}") from None
+    return bot
 
 
 class SdkPlayer:
