@@ -648,6 +648,35 @@ async def test_a_bot_back_after_the_grace_period_finds_its_seat_given_up_and_sto
         await server.stop()
 
 
+async def test_hands_dealt_while_the_connection_was_down_are_counted_from_the_history(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Hands the seat was dealt while the connection was down (its turns checked or
+    folded by the timer) are in the summary all the same, as the table's history has
+    them: its net is what the balance says, and it counts every hand the seat played."""
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli")
+    monkeypatch.setattr(connection, "RECONNECT_DELAYS", (1.0,))
+    config = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
+    server = QiuQiuServer(config)
+    await server.start()
+    try:
+        async with await Connection.open(server.url, name="Ann") as conn:
+            options = SMALL.model_copy(update={"turn_seconds": 0.05})
+            table, _ = await conn.open_table(options, buy_in=500)
+            playing = asyncio.create_task(play(AlwaysCall(), conn, table.table_id, 60))
+            await until(lambda: hand_ended(server, table.table_id))
+            cut_the_network(server)
+            summary = await asyncio.wait_for(playing, PATIENCE)
+        played = await server.store.table_hands(table.table_id)
+    finally:
+        await server.stop()
+    assert summary.hands == len(played)
+    assert sorted(summary.per_hand) == [hand.hand_id for hand in played]
+    assert summary.balance == 1_000 + summary.net
+    assert "the connection dropped" in caplog.text
+    assert "reconnected" in caplog.text
+
+
 async def hand_ended(server: QiuQiuServer, table_id: str) -> bool:
     return len(await server.store.table_hands(table_id)) >= 1
 

@@ -52,7 +52,7 @@ from qiuqiu.cli.arguments import (
     table_id,
     table_options,
 )
-from qiuqiu.cli.connection import Closed, Connection, Reconnected
+from qiuqiu.cli.connection import HISTORY_LIMIT, Closed, Connection, Reconnected
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import (
     BotFailed,
@@ -141,9 +141,9 @@ class Turn:
     opponents: int
     """Seats still in the hand besides this one."""
     history: tuple[Move, ...] = ()
-    """Every betting action of the hand before this turn, the bot's own too, in order.
-    After a reconnect in the middle of a hand, those since the reconnect: the
-    server's snapshot does not say how the hand was bet."""
+    """Every betting action of the hand before this turn, the bot's own too, in order,
+    after a reconnect in the middle of the hand too: the server's snapshot carries
+    the hand's events so far."""
 
     @property
     def hand(self) -> Hand | None:
@@ -415,6 +415,9 @@ async def _play(
     answering: dict[str | int, tuple[TurnKey, Action | Split]] = {}
     """The turn each action sent answers, and the bot's answer, by the action's id."""
     stacks_before: dict[int, int] = {}
+    seen_through: int | None = None
+    """The last hand the seat was seen dealt into: any after it, before the one a
+    snapshot shows, were dealt while the connection was down."""
     leaving = False
     last_hand: int | None = None
     """The hand the seat asked to stand up after, as it began (``after_hand``)."""
@@ -498,18 +501,35 @@ async def _play(
         ):
             # Of the hands it counts: not one in play as it sat down, dealt without it.
             summary.verified += isinstance(state.hand.deal_check, DealChecked)
-        # Kept here rather than read from the state: a snapshot taken mid-hand (after
-        # a reconnect) cannot say what the stack was when the hand began.
+        # Kept here by hand rather than read from the state, which holds only the hand
+        # in play: a snapshot may have moved on from one the seat was dealt into.
         if isinstance(message, wire.HandVoided) and message.hand_id in stacks_before:
             # Counted here, as a hand that cost nothing: a hand its dead server was
             # playing is voided by the table's new host with no hand_ended after it.
             stacks_before.pop(message.hand_id)
             summary.record(message.hand_id, 0)
             log.info("hand %d called off: %s", summary.hands, message.reason)
+        if isinstance(message, wire.TableSnapshot) and state.hand is not None:
+            # After a reconnect (or a gap): the hands dealt meanwhile, and the one
+            # in play if it began unseen, are the seat's all the same.
+            hand = state.hand
+            stack = hand.stacks_before.get(state.you) if state.you is not None else None
+            if stack is not None and hand.hand_id not in summary.per_hand:
+                ended = hand.phase == "ended"
+                if not ended:
+                    stacks_before.setdefault(hand.hand_id, stack)
+                if seen_through is not None:
+                    missed = [i for i in stacks_before if i < hand.hand_id or ended]
+                    missed += range(seen_through + 1, hand.hand_id + ended)
+                    await _count_missed(conn, table_id, hands, sorted(set(missed)), summary)
+                    for hand_id in missed:
+                        stacks_before.pop(hand_id, None)
+                seen_through = max(seen_through or 0, hand.hand_id)
         if isinstance(message, wire.HandStarted | wire.HandEnded) and state.you is not None:
             stack = next((s.amount for s in message.stacks if s.seat == state.you), None)
             if isinstance(message, wire.HandStarted) and stack is not None:
                 stacks_before[message.hand_id] = stack
+                seen_through = message.hand_id
                 if hands is not None and last_hand is None and summary.hands + 1 >= hands:
                     # The last hand: played out, then the seat stands up before the
                     # next is dealt, however soon that comes.
@@ -577,6 +597,42 @@ async def _play(
             else:
                 await _sent(conn, sent)
     return summary
+
+
+async def _count_missed(
+    conn: Connection, table_id: str, hands: int | None, missed: list[int], summary: Summary
+) -> None:
+    """Count into ``summary`` the hands ``missed`` (the seat was dealt into them while
+    the connection was down, or their end went by unseen), as the table's history
+    has them; those it no longer keeps, or that it cannot give now, are not counted."""
+    if not missed:
+        return
+    try:
+        listed = await conn.request(
+            cmd.ListHands(table_id=table_id, limit=HISTORY_LIMIT), wire.HandList
+        )
+    except ClientError as error:
+        log.info("hands %s went by unseen and are not counted: %s", missed, error)
+        return
+    played = {hand.hand_id: hand for hand in listed.hands}
+    for hand_id in missed:
+        hand = played.get(hand_id)
+        seat = next(
+            (s for s in hand.seats if s.account_id == conn.account_id) if hand else iter(()),
+            None,
+        )
+        if seat is None:
+            log.info("hand %d went by unseen, and the history no longer has it", hand_id)
+            continue
+        summary.record(hand_id, seat.after - seat.before)
+        log.info(
+            "hand %d%s: %+d (net %+d, stack %d), played while the connection was down",
+            summary.hands,
+            "" if hands is None else f" of {hands}",
+            seat.after - seat.before,
+            summary.net,
+            seat.after,
+        )
 
 
 def check_is_a_bot(bot: object) -> None:
@@ -654,7 +710,7 @@ async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
     try:
         await conn.send(message)
     except ConnectionLost as lost:
-        log.info("not sent, the connection dropped: %s", lost)
+        log.info("%s not sent, the connection dropped: %s", type(message).__name__, lost)
         return False
     return True
 

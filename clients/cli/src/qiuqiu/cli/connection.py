@@ -520,6 +520,11 @@ class Connection:
             return Closed(reason)
         self._messages.put_nowait(Disconnected(reason, self.grace))
         grace = DEFAULT_GRACE if self.grace is None else self.grace
+        log.info(
+            "the connection dropped (%s): reconnecting, for up to %g s",
+            reason,
+            grace + GRACE_MARGIN,
+        )
         give_up = time.monotonic() + grace + GRACE_MARGIN
         delays = itertools.chain(RECONNECT_DELAYS, itertools.repeat(RECONNECT_DELAYS[-1]))
         unknown = False
@@ -559,5 +564,6 @@ class Connection:
                 assert self._ws is not None
                 await self._ws.close()
                 return Closed(reason)
+            log.info("reconnected to %s: the session resumes", self.url)
             self._messages.put_nowait(Reconnected(welcome))
             return None
