@@ -231,13 +231,16 @@ async def test_an_answer_the_server_refuses_is_logged_with_the_answer_and_its_ha
 
 
 async def test_a_bot_whose_server_came_back_without_its_account_still_reports_its_hands(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """An in-memory server dies mid-run and another starts on its port: the command
     fails (status 1) saying why, and standard output still has the hands played."""
     monkeypatch.setattr(connection, "RECONNECT_DELAYS", (0.05,))
     monkeypatch.setattr(connection, "DEFAULT_GRACE", 1.0)
     monkeypatch.setattr(connection, "GRACE_MARGIN", 0.5)
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.connection")
     config = ServerConfig(port=free_port(), hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
     server = QiuQiuServer(config, store=MemoryStore())
     await server.start()
@@ -255,6 +258,9 @@ async def test_a_bot_whose_server_came_back_without_its_account_still_reports_it
         await server.stop()
     out, err = capsys.readouterr()
     assert "the server no longer knows this account" in err
+    tries = [r.getMessage() for r in caplog.records if r.getMessage().startswith("reconnecting")]
+    assert tries, "a failed reconnect is said"
+    assert len(tries) == len(set(tries)), "each way a reconnect failed, said once"
     summary = json.loads(out)
     assert summary["hands"] >= 2
     assert summary["won"] + summary["lost"] <= summary["hands"]

@@ -528,6 +528,8 @@ class Connection:
         give_up = time.monotonic() + grace + GRACE_MARGIN
         delays = itertools.chain(RECONNECT_DELAYS, itertools.repeat(RECONNECT_DELAYS[-1]))
         unknown = False
+        said = ""
+        """Why the last try failed, as logged: said once, not at every try."""
         while True:
             delay = next(delays)
             if time.monotonic() + delay > give_up:
@@ -547,7 +549,7 @@ class Connection:
             try:
                 welcome = await self._connect(resuming=True)
             except ConnectionLost as lost:
-                log.info("reconnecting: %s", lost)
+                said = _say_once(said, str(lost))
                 continue
             except ServerRefused as refused:
                 # Tried again: a server whose Redis was away may not know the token until
@@ -555,7 +557,13 @@ class Connection:
                 # unknown token may not).
                 if refused.code in (ErrorCode.STORE_UNAVAILABLE, ErrorCode.UNKNOWN_TOKEN):
                     unknown = refused.code == ErrorCode.UNKNOWN_TOKEN
-                    log.info("reconnecting: %s", refused)
+                    said = _say_once(
+                        said,
+                        "the server does not know this account, unless it is still reading "
+                        "its store"
+                        if unknown
+                        else str(refused),
+                    )
                     continue
                 return Closed(f"{reason}; the server refused to resume: {refused}")
             if self._closing:
@@ -567,3 +575,10 @@ class Connection:
             log.info("reconnected to %s: the session resumes", self.url)
             self._messages.put_nowait(Reconnected(welcome))
             return None
+
+
+def _say_once(said: str, why: str) -> str:
+    """Log why a reconnect failed, unless the last try failed the same way; ``why``."""
+    if why != said:
+        log.info("reconnecting: %s; trying again", why)
+    return why
