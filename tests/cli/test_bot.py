@@ -393,7 +393,11 @@ async def test_an_amount_no_message_can_carry_is_logged_and_the_timer_plays_the_
         table, _ = await conn.open_table(TableOptions(turn_seconds=0.2), buy_in=500)
         summary = await asyncio.wait_for(play(OutOfRange(), conn, table.table_id, hands=2), 30)
     assert summary.hands == 2
-    assert "the bot's answer Bet(amount=-5) cannot be sent" in caplog.text
+    said = [r.getMessage() for r in caplog.records if "cannot be sent" in r.getMessage()]
+    assert said[0] == (
+        "the bot's answer Bet(amount=-5) cannot be sent (amount: Input should be greater"
+        " than or equal to 1): the turn's timer will check or fold for it"
+    )
 
 
 class KillsTheHostOnItsFirstTurn(AlwaysCall):

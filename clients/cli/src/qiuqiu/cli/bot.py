@@ -587,7 +587,14 @@ async def _play(
             except ValidationError as unsendable:
                 # An amount or a tile no table could take: illegal, as the server
                 # would say of one it could read; the turn's timer plays it.
-                log.info("the bot's answer %r cannot be sent: %s", action, unsendable)
+                log.info(
+                    "the bot's answer %r cannot be sent (%s): the turn's timer will check "
+                    "or fold for it",
+                    action,
+                    "; ".join(
+                        f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in unsendable.errors()
+                    ),
+                )
                 continue
             answering = {ref: (key, action)}
             if conn.behind(table_id):
