@@ -378,6 +378,25 @@ async def test_a_bots_command_line_refuses_what_is_no_bot_in_one_line_before_it_
     assert not server.lobby.tables
 
 
+class BreaksInItsSecondHand(AlwaysCall):
+    def decide(self, turn: Turn) -> Action:
+        if turn.hand_id > 1:
+            raise ZeroDivisionError("my bug")
+        return super().decide(turn)
+
+
+async def test_a_bot_that_fails_after_some_hands_reports_them_and_the_balance_it_stood_up_to(
+    server: QiuQiuServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--server", server.url, "--hands", "5", "--ante", "1", "--min-bet", "1"]
+    argv += ["--max-bet", "2"]
+    assert await asyncio.to_thread(main, BreaksInItsSecondHand(), argv) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["hands"] == 1
+    (balance,) = [b for account, b in (await server.store.balances()).items() if account != "house"]
+    assert summary["balance"] == balance, "the hand in play as it failed, played out, is in it"
+
+
 class OutOfRange(Bot):
     """Answers with an amount no table can take, and no message can carry."""
 

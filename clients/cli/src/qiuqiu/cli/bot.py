@@ -476,7 +476,7 @@ async def _play(
             continue
         deals = conn.deals.get(table_id)
         if deals is not None and deals.tampered is not None:
-            await _stand_up(conn, table_id)
+            await _stand_up(conn, table_id, summary)
             raise deals.tampered
         state = conn.tables.get(table_id)
         if state is None or getattr(message, "table_id", table_id) != table_id:
@@ -552,7 +552,7 @@ async def _play(
                     try:
                         await thinker.tell(result)
                     except BotFailed:
-                        await _stand_up(conn, table_id)
+                        await _stand_up(conn, table_id, summary)
                         raise
         dealt_after_last = last_hand is None or (
             state.hand is not None and state.hand.hand_id > last_hand
@@ -579,7 +579,7 @@ async def _play(
             try:
                 action = await thinker.answer(turn)
             except BotFailed:
-                await _stand_up(conn, table_id)
+                await _stand_up(conn, table_id, summary)
                 raise
             ref = conn.next_id()
             try:
@@ -722,14 +722,14 @@ async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
     return True
 
 
-async def _stand_up(conn: Connection, table_id: str) -> None:
+async def _stand_up(conn: Connection, table_id: str, summary: Summary) -> None:
     """Leave a table caught cheating, or where the bot failed, waiting a little for the
-    seat to stand up (its chips go back to its balance)."""
+    seat to stand up (its chips go back to its balance, which ``summary`` then has)."""
     if table_id not in conn.tables:
         return
     with contextlib.suppress(ClientError, TimeoutError):
         async with asyncio.timeout(LEAVE_PATIENCE):
-            await leave(conn, table_id)
+            summary.balance = await leave(conn, table_id)
 
 
 async def leave(conn: Connection, table_id: str) -> int | None:
