@@ -629,8 +629,13 @@ async def test_ctrl_c_stops_a_bot_in_the_middle_of_a_long_thought(
     assert rest.splitlines()[-1] == "thinker.py: interrupted"
 
 
+@pytest.mark.parametrize(
+    ("stop", "status", "said"),
+    [(signal.SIGINT, 130, b"interrupted"), (signal.SIGTERM, 143, b"terminated")],
+    ids=["ctrl-c", "sigterm"],
+)
 async def test_ctrl_c_after_some_hands_still_prints_their_summary(
-    server: QiuQiuServer, tmp_path: Path
+    server: QiuQiuServer, tmp_path: Path, stop: signal.Signals, status: int, said: bytes
 ) -> None:
     bot = tmp_path / "thinker.py"
     bot.write_text(
@@ -647,9 +652,10 @@ async def test_ctrl_c_after_some_hands_still_prints_their_summary(
         async with asyncio.timeout(PATIENCE):
             while b"thinking" not in await process.stderr.readline():
                 pass
-            process.send_signal(signal.SIGINT)
-            out, _ = await process.communicate()
-    assert process.returncode == 130
+            process.send_signal(stop)
+            out, err = await process.communicate()
+    assert process.returncode == status
+    assert err.strip().endswith(b": " + said)
     assert json.loads(out)["hands"] == 2
 
 

@@ -31,6 +31,7 @@ import inspect
 import json
 import logging
 import queue
+import signal
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -798,6 +799,14 @@ LOADING: ContextVar[str | None] = ContextVar("qiuqiu_bot_file_loading", default=
 play then, with the arena's command line for its own."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, taken as Ctrl-C is."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 class MainRunOnLoad(ValueError):
     """A bot file calls :func:`main` as it is loaded, not under ``__main__``."""
 
@@ -841,6 +850,10 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     # Filled in as the hands end: a run that stops on an error still reports those played.
     summary = Summary()
     status = 0
+    if threading.current_thread() is threading.main_thread():
+        # `kill`, `timeout` or a container's stop: ended as Ctrl-C ends it, with the
+        # summary of the hands played, rather than at once with nothing said.
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         asyncio.run(
             run(
@@ -863,11 +876,12 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     except DealTampered as tampered:
         print(f"{parser.prog}: DEAL CHECK FAILED at {tampered}", file=sys.stderr)
         status = 3
-    except KeyboardInterrupt:
-        # Ctrl-C: the seat's connection is dropped, as any client's, and the server
-        # treats it so.
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        status = 130
+    except KeyboardInterrupt as stopped:
+        # Ctrl-C or SIGTERM: the seat's connection is dropped, as any client's, and the
+        # server treats it so.
+        terminated = isinstance(stopped, Terminated)
+        print(f"{parser.prog}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        status = 143 if terminated else 130
     if status == 0 or summary.hands:
         print(json.dumps(summary.as_dict()))
     return status
