@@ -5,6 +5,7 @@ A bot whose own code raises stands up and is named, with its own traceback."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import random
@@ -52,11 +53,12 @@ from qiuqiu.protocol import (
 )
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server import gateway
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from tests.cli.conftest import check_told_as_a_spectator_saw_it, cut_the_network, piped
+from tests.cli.conftest import CONFIG, check_told_as_a_spectator_saw_it, cut_the_network, piped
 from tests.cli.test_game import played_to
 from tests.conftest import free_port
 from tests.server import cheats
@@ -627,6 +629,59 @@ async def test_ctrl_c_stops_a_bot_in_the_middle_of_a_long_thought(
         await process.wait()
     assert process.returncode == 130, rest
     assert rest.splitlines()[-1] == "thinker.py: interrupted"
+
+
+SIGNALS_ITS_OWN_THREAD = """
+import functools
+import signal
+import threading
+import time
+
+from qiuqiu.cli import connection
+from qiuqiu.cli.bot import Action, Bot, Check, Turn, main
+
+# No keepalive ping: nothing but the signal can wake the loop that waits for the answer.
+connection.connect = functools.partial(connection.connect, ping_interval=None)
+
+
+class SignalsItsOwnThread(Bot):
+    def decide(self, turn: Turn) -> Action:
+        signal.pthread_kill(threading.get_ident(), signal.{name})
+        time.sleep(600)
+        return Check()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(SignalsItsOwnThread()))
+"""
+
+
+@pytest.mark.parametrize(
+    ("stop", "status", "said"),
+    [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")],
+    ids=["ctrl-c", "sigterm"],
+)
+async def test_a_stop_signal_that_lands_on_the_bots_thread_stops_the_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stop: str, status: int, said: str
+) -> None:
+    """The kernel hands a signal to any thread of the process: one that lands on the
+    bot's, while the loop waits for its answer with nothing else to do, must still
+    wake the loop (neither end pings here, so nothing else would)."""
+    monkeypatch.setattr(gateway, "serve", functools.partial(serve, ping_interval=None))
+    server = QiuQiuServer(CONFIG)
+    await server.start()
+    bot = tmp_path / "signaller.py"
+    bot.write_text(SIGNALS_ITS_OWN_THREAD.replace("{name}", stop))
+    argv = ("--server", server.url, "--hands", "2", "--turn-seconds", "600")
+    try:
+        async with piped(sys.executable, bot, *argv) as process, asyncio.timeout(PATIENCE):
+            assert process.stderr is not None
+            rest = (await process.stderr.read()).decode()
+            await process.wait()
+    finally:
+        await server.stop()
+    assert process.returncode == status, rest
+    assert rest.splitlines()[-1] == f"signaller.py: {said}"
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ import queue
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -799,12 +799,45 @@ LOADING: ContextVar[str | None] = ContextVar("qiuqiu_bot_file_loading", default=
 play then, with the arena's command line for its own."""
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, taken as Ctrl-C is."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Ctrl-C, and what `kill`, `timeout` or a container's stop sends: each ends a bot's
+command line with the summary of the hands played."""
 
 
-def _terminate(signum: int, frame: object) -> None:
-    raise Terminated
+class Stopped(Exception):
+    """One of :data:`STOP_SIGNALS` stopped the command."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+async def _stoppable(work: Awaitable[Outcome]) -> Outcome:
+    """``work``, cancelled by any of :data:`STOP_SIGNALS` and then raising
+    :class:`Stopped`. Taken through the loop's own handlers, which the signal wakes on
+    whichever of the process's threads it lands: a handler set with ``signal.signal``
+    runs in this thread only once the loop wakes for something else, and with the bot
+    thinking in its thread, the loop may wait for nothing else."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    caught: list[int] = []
+
+    def stop(signum: int) -> None:
+        caught.append(signum)
+        task.cancel()
+
+    for signum in STOP_SIGNALS:
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if not caught:
+            raise
+        raise Stopped(caught[0]) from None
+    finally:
+        for signum in STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
 
 
 class MainRunOnLoad(ValueError):
@@ -850,23 +883,20 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     # Filled in as the hands end: a run that stops on an error still reports those played.
     summary = Summary()
     status = 0
-    if threading.current_thread() is threading.main_thread():
-        # `kill`, `timeout` or a container's stop: ended as Ctrl-C ends it, with the
-        # summary of the hands played, rather than at once with nothing said.
-        signal.signal(signal.SIGTERM, _terminate)
+    playing = run(
+        bot,
+        args.server,
+        name=args.name,
+        hands=args.hands,
+        table_id=args.table,
+        options=options,
+        buy_in=args.buy_in,
+        summary=summary,
+    )
     try:
-        asyncio.run(
-            run(
-                bot,
-                args.server,
-                name=args.name,
-                hands=args.hands,
-                table_id=args.table,
-                options=options,
-                buy_in=args.buy_in,
-                summary=summary,
-            )
-        )
+        # Signals reach only the main thread's loop (a test may run this in another).
+        in_main = threading.current_thread() is threading.main_thread()
+        asyncio.run(_stoppable(playing) if in_main else playing)
     except BotFailed as failed:
         print(f"{parser.prog}: {failed}{failed.bot_traceback()}", file=sys.stderr)
         status = 1
@@ -876,10 +906,10 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     except DealTampered as tampered:
         print(f"{parser.prog}: DEAL CHECK FAILED at {tampered}", file=sys.stderr)
         status = 3
-    except KeyboardInterrupt as stopped:
-        # Ctrl-C or SIGTERM: the seat's connection is dropped, as any client's, and the
-        # server treats it so.
-        terminated = isinstance(stopped, Terminated)
+    except (Stopped, KeyboardInterrupt) as stopped:
+        # The seat's connection is dropped, as any client's, and the server treats it so.
+        # KeyboardInterrupt: a Ctrl-C before the loop took the signals.
+        terminated = isinstance(stopped, Stopped) and stopped.signum == signal.SIGTERM
         print(f"{parser.prog}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         status = 143 if terminated else 130
     if status == 0 or summary.hands:
