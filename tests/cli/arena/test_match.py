@@ -12,6 +12,7 @@ import csv
 import json
 import random
 import statistics
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -30,7 +31,7 @@ from qiuqiu.protocol import TableOptions, decode_server
 from qiuqiu.protocol import server as wire
 from qiuqiu.server import views
 from qiuqiu.server.frames import Frame
-from tests.cli.conftest import SLOW_BOT, bot_module
+from tests.cli.conftest import QIUQIU, SLOW_BOT, bot_module
 
 ROOT = Path(__file__).resolve().parents[3]
 CALLER = str(ROOT / "clients/examples/always_call.py")
@@ -552,6 +553,35 @@ def test_ctrl_c_stops_the_command_with_one_line_after_the_matches_it_finished(
     assert out.startswith("always_call vs tile_ranker: ")
     assert len(out.splitlines()) == 1
     assert err == "qiuqiu arena: interrupted; the match in play is not reported\n"
+
+
+def test_sigterm_stops_the_command_as_ctrl_c_does(tmp_path: Path) -> None:
+    bot = tmp_path / "stopped.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import os
+            import signal
+
+            from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
+
+
+            class Stopped(Bot):
+                turns = 0
+
+                def decide(self, turn: Turn) -> Action:
+                    self.turns += 1
+                    if self.turns == 5:
+                        os.kill(os.getpid(), signal.SIGTERM)  # as `kill` or `timeout` would
+                    return Check() if turn.legal.check else Call()
+            """
+        )
+    )
+    argv = [str(QIUQIU), "arena", CALLER, RANKER, str(bot), "--hands", "40"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 143, done.stderr
+    assert done.stdout.startswith("always_call vs tile_ranker: ")
+    assert done.stderr == "qiuqiu arena: terminated; the match in play is not reported\n"
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,9 @@ import asyncio
 import getpass
 import json
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -79,6 +81,14 @@ def _default_name() -> str:
     return (login or "Player").capitalize()[:24]
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill`, `timeout`), which the arena takes as Ctrl-C."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = parser().parse_known_args(argv)
     if unknown:
@@ -86,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # flags it has.
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "arena":
+        # The arena runs its bots in this thread, without a loop: a handler set here runs
+        # between two of their lines, as Ctrl-C's does.
+        in_main = threading.current_thread() is threading.main_thread()
+        was = signal.signal(signal.SIGTERM, _terminate) if in_main else None
         try:
             return run_arena(args)
         except ValueError as error:
@@ -94,10 +108,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BotFailed as failed:
             print(f"qiuqiu arena: {failed}{failed.bot_traceback()}", file=sys.stderr)
             return 1
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stopped:
             # The matches played to their end were printed as each ended.
-            print("qiuqiu arena: interrupted; the match in play is not reported", file=sys.stderr)
-            return 130
+            terminated = isinstance(stopped, Terminated)
+            how = "terminated" if terminated else "interrupted"
+            print(f"qiuqiu arena: {how}; the match in play is not reported", file=sys.stderr)
+            return 143 if terminated else 130
+        finally:
+            if was is not None:
+                signal.signal(signal.SIGTERM, was)
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
     # Piped, an event is one line however long, not cut at rich's 80 columns: a file or
