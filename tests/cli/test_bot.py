@@ -173,11 +173,14 @@ class Historian(Bot):
 
     def __init__(self) -> None:
         self.told: list[Turn | HandResult] = []
+        self.turns = 0
 
     def decide(self, turn: Turn) -> Action:
         self.told.append(turn)
+        self.turns += 1
         legal = turn.legal
-        if len(self.told) % 11 == 0:
+        # Counted in turns, not in all it was told: the 11th thing told may be a result.
+        if self.turns % 11 == 0:
             return Bet(10**9)  # more than any stack: played as a time-out
         if len(self.told) % 7 == 0 and legal.fold:
             return Fold()
