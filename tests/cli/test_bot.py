@@ -37,12 +37,12 @@ from qiuqiu.cli.bot import (
     main,
     play,
     run,
-    turn_key,
 )
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
 from qiuqiu.cli.payouts import PaidWrong
+from qiuqiu.cli.turns import turn_key
 from qiuqiu.protocol import (
     DealTampered,
     ErrorCode,

@@ -23,9 +23,10 @@ from qiuqiu.cli.__main__ import main
 from qiuqiu.cli.arena import table
 from qiuqiu.cli.arena.match import TABLE_ID, duplicate_match, half_width, t95, tiles_swapped
 from qiuqiu.cli.arena.seats import Entrant, Player, SdkPlayer, entrant, load_bot
-from qiuqiu.cli.bot import Turn, turn_of
+from qiuqiu.cli.bot import Turn
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.game import SeatState, TableState
+from qiuqiu.cli.turns import turn_of
 from qiuqiu.engine import HandState, TableRules, shuffled_deck
 from qiuqiu.protocol import TableOptions, decode_server
 from qiuqiu.protocol import server as wire

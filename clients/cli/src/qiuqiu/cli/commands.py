@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from qiuqiu.cli.bot import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.render import legal as legal_text
+from qiuqiu.cli.turns import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.engine import Hand, InvalidTiles, Tile, cut_with, parse_tiles, rank
 from qiuqiu.protocol.fairness import valid_client_seed
 

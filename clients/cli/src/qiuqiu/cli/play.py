@@ -22,12 +22,13 @@ from rich.text import Text
 
 from qiuqiu.cli import render
 from qiuqiu.cli.arguments import check_buy_in, check_joining, table_options
-from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Summary, Turn, check_shuffle, waiting_log
+from qiuqiu.cli.bot import Summary, check_shuffle, waiting_log
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.live import LiveView, key_lines
 from qiuqiu.cli.terminal import INTERRUPT, Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
+from qiuqiu.cli.turns import Action, Bet, Bot, Call, Check, Turn
 from qiuqiu.engine import rank
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.config import ServerConfig

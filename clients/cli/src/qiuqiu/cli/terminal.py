@@ -30,7 +30,6 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from qiuqiu.cli import render
-from qiuqiu.cli.bot import Action, Split, action_message
 from qiuqiu.cli.commands import (
     ACTIONS,
     HELP,
@@ -53,6 +52,7 @@ from qiuqiu.cli.connection import (
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView, now_ms
+from qiuqiu.cli.turns import Action, Split, action_message
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions
 from qiuqiu.protocol import client as cmd

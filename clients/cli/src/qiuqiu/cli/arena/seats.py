@@ -2,8 +2,8 @@
 
 An SDK bot is given exactly what a network client is: its
 :class:`~qiuqiu.cli.game.TableState` is kept from the same wire messages by the
-same code, and its :class:`~qiuqiu.cli.bot.Turn` comes from
-:func:`~qiuqiu.cli.bot.turn_of`, so a bot cannot tell the arena from a server.
+same code, and its :class:`~qiuqiu.cli.turns.Turn` comes from
+:func:`~qiuqiu.cli.turns.turn_of`, so a bot cannot tell the arena from a server.
 Only the SDK's check of each deal is left out, since the arena sealed the deals
 itself (a bot never sees that check). The house reads the same frames as the
 server's dealer bot, the kinds its
@@ -22,27 +22,25 @@ from pathlib import Path
 from random import Random
 from typing import Protocol, cast
 
-from qiuqiu.cli.bot import (
-    LOADING,
+from qiuqiu.cli.bot import LOADING, MainRunOnLoad, check_is_a_bot
+from qiuqiu.cli.deals import TableDeals, dealer_seat
+from qiuqiu.cli.errors import BotFailed
+from qiuqiu.cli.game import Applied, SeatState, TableState
+from qiuqiu.cli.turns import (
     Action,
     Bet,
     Bot,
     Call,
     Check,
     Fold,
-    MainRunOnLoad,
     Raise,
     Split,
     answer,
-    check_is_a_bot,
     listens,
     result_of,
     tell,
     turn_of,
 )
-from qiuqiu.cli.deals import TableDeals, dealer_seat
-from qiuqiu.cli.errors import BotFailed
-from qiuqiu.cli.game import Applied, SeatState, TableState
 from qiuqiu.engine import Hand, rank
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import server as wire

@@ -23,7 +23,7 @@ from time import perf_counter
 
 from qiuqiu import engine
 from qiuqiu.cli.arena.seats import Player
-from qiuqiu.cli.bot import Action, Bet, Call, Check, Fold, Raise, Split
+from qiuqiu.cli.turns import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.engine import Cut, HandState, IllegalAction, Phase, TableRules, Tile, shuffled_deck
 from qiuqiu.protocol import fairness
 from qiuqiu.protocol import server as wire
