@@ -622,6 +622,20 @@ async def next_turn(
             await asyncio.sleep(0.01)
 
 
+async def at_the_last_turn(ann: Client, bo: Client) -> tuple[str, int, Client]:
+    """Ann and Bo heads-up, the first of them to act checked: the table, the hand, and
+    the client whose check now ends the hand."""
+    await hello(ann, name="Ann")
+    await hello(bo, name="Bo")
+    created = await ann.reply("create_table", options=HEADS_UP, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await bo.reply("join_table", table_id=table_id, buy_in=300)
+    hand_id = (await bo.expect("hand_started", table_id=table_id))["hand_id"]
+    first = await next_turn((ann, bo), hand_id)
+    await first.send("check", table_id=table_id, hand_id=hand_id)
+    return table_id, hand_id, await next_turn((ann, bo), hand_id, after=first)
+
+
 async def test_a_hands_end_retried_after_the_lease_ran_out_unclaimed_waits_for_the_renewal(
     server: QiuQiuServer, store: FaultyStore, connect_client: Connect
 ) -> None:
@@ -632,15 +646,7 @@ async def test_a_hands_end_retried_after_the_lease_ran_out_unclaimed_waits_for_t
     adopted it. The end waits for the renewal, which takes the lease back, and the hand
     ends where it was played."""
     ann, bo = await connect_client(), await connect_client()
-    await hello(ann, name="Ann")
-    await hello(bo, name="Bo")
-    created = await ann.reply("create_table", options=HEADS_UP, buy_in=300)
-    table_id = created["table"]["table_id"]
-    await bo.reply("join_table", table_id=table_id, buy_in=300)
-    hand_id = (await bo.expect("hand_started", table_id=table_id))["hand_id"]
-    first = await next_turn((ann, bo), hand_id)
-    await first.send("check", table_id=table_id, hand_id=hand_id)
-    second = await next_turn((ann, bo), hand_id, after=first)
+    table_id, hand_id, second = await at_the_last_turn(ann, bo)
     # The end's tries fail for 1.55 s (a third of which passes the lease's 1.5), and
     # the renewals for longer: the end is tried again with the lease run out.
     store.plan = FaultPlan(
@@ -747,15 +753,7 @@ async def test_a_hands_end_that_reaches_redis_after_its_lease_ran_out_unclaimed_
     table up to nobody (its players sent away with 1012), for the hand to be voided
     wherever the table was adopted. The end waits for the renewal, and is written."""
     ann, bo = await connect_client(), await connect_client()
-    await hello(ann, name="Ann")
-    await hello(bo, name="Bo")
-    created = await ann.reply("create_table", options=HEADS_UP, buy_in=300)
-    table_id = created["table"]["table_id"]
-    await bo.reply("join_table", table_id=table_id, buy_in=300)
-    hand_id = (await bo.expect("hand_started", table_id=table_id))["hand_id"]
-    first = await next_turn((ann, bo), hand_id)
-    await first.send("check", table_id=table_id, hand_id=hand_id)
-    second = await next_turn((ann, bo), hand_id, after=first)
+    table_id, hand_id, second = await at_the_last_turn(ann, bo)
     redis_slower_than_the_lease(store)
     await second.send("check", table_id=table_id, hand_id=hand_id)
     for client in (ann, bo):

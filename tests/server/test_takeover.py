@@ -11,6 +11,7 @@ over real connections.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import signal
 from collections.abc import AsyncIterator, Callable
@@ -615,6 +616,25 @@ async def test_a_host_frozen_past_its_lease_plays_nothing_more_of_the_hand_it_lo
         await host.wait()
 
 
+@contextlib.asynccontextmanager
+async def frozen_until_adopted(
+    host: asyncio.subprocess.Process, redis_store: RedisStore, table_id: str
+) -> AsyncIterator[None]:
+    """``host`` stopped (SIGSTOP) from the start of the block until the other process
+    has adopted ``table_id`` and dealt a hand there, then woken."""
+    dealt = (await hands_dealt(redis_store, [table_id]))[table_id]
+    host.send_signal(signal.SIGSTOP)
+    try:
+        yield
+
+        async def adopted() -> bool:
+            return (await hands_dealt(redis_store, [table_id]))[table_id] > dealt
+
+        await until(adopted)
+    finally:
+        host.send_signal(signal.SIGCONT)
+
+
 async def test_a_player_on_a_host_that_stalled_past_its_lease_reconnects_and_plays_on(
     servers: Servers, redis_store: RedisStore
 ) -> None:
@@ -631,16 +651,8 @@ async def test_a_player_on_a_host_that_stalled_past_its_lease_reconnects_and_pla
     created = await ann.reply("create_table", options={"turn_seconds": 30}, buy_in=500)
     table_id = created["table"]["table_id"]
     await ann.wait(turn_at(table_id))
-    dealt = (await hands_dealt(redis_store, [table_id]))[table_id]
-    host.send_signal(signal.SIGSTOP)
-    try:
-
-        async def adopted() -> bool:
-            return (await hands_dealt(redis_store, [table_id]))[table_id] > dealt
-
-        await until(adopted)
-    finally:
-        host.send_signal(signal.SIGCONT)
+    async with frozen_until_adopted(host, redis_store, table_id):
+        pass
     closed = await seen(ann, lambda m: m["type"] == "table_closed")
     assert "table_seed" not in closed, "the table goes on elsewhere"
     async with asyncio.timeout(10):
@@ -669,18 +681,9 @@ async def test_a_host_woken_past_its_lease_shows_no_snapshot_of_the_table_it_los
     created = await ann.reply("create_table", options={"turn_seconds": 30}, buy_in=500)
     table_id = created["table"]["table_id"]
     await ann.wait(turn_at(table_id))
-    dealt = (await hands_dealt(redis_store, [table_id]))[table_id]
-    host.send_signal(signal.SIGSTOP)
-    try:
+    async with frozen_until_adopted(host, redis_store, table_id):
         frozen_at = len(ann.frames)
         ref = await ann.send("request_snapshot", table_id=table_id)
-
-        async def adopted() -> bool:
-            return (await hands_dealt(redis_store, [table_id]))[table_id] > dealt
-
-        await until(adopted)
-    finally:
-        host.send_signal(signal.SIGCONT)
     async with asyncio.timeout(10):
         await ann.closed()
     assert ann.connection.close_code == 1012
