@@ -308,11 +308,9 @@ class Table:
         tried = False
         while True:
             if write.kind is not WriteKind.CLOSE and not self.store.holds(self.table_id):
-                # Cut off from the store for longer than the lease: the lease ran out
-                # there, and the write would find it lost where the next renewal takes it
-                # back if nobody else took it. That renewal decides; this waits for it.
-                # (A close lets the lease go as it is written: after a try whose answer
-                # was lost, nothing is held, and its retry is known by its id.)
+                # Cut off from the store for longer than the lease: the next renewal takes
+                # it back if nobody took it, or finds it lost; this waits for that. (A
+                # close lets the lease go: a retry of one is known by its commit's id.)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX)
                 if self.closed:
@@ -328,8 +326,7 @@ class Table:
                 self.health.answered()
                 self.abandon(unwritten=not tried)
                 return
-            except LeaseExpired:
-                # Ran out before the write arrived, nobody taking it: wait for the renewal.
+            except LeaseExpired:  # ran out before the write arrived: as above
                 self.health.answered()
             except StoreUnavailable as error:
                 self.health.failed(error)
