@@ -5,9 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from websockets.asyncio.client import connect
+
 from qiuqiu.protocol import fairness
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.server.test_play import Connect, call_or_check, play_hand, seat_three
+from tests.conftest import free_port
+from tests.server.conftest import Client
+from tests.server.processes import Servers
+from tests.server.test_play import NO_BOT_3, Connect, call_or_check, play_hand, seat_three
 from tests.server.witness import hands_seen
 
 HANDS = 6
@@ -86,3 +91,56 @@ async def test_every_tile_each_seat_saw_opens_its_committed_position(
             assert fairness.verify_hand(seen) >= 4, "at least its own four tiles"
             positions = fairness.dealt_positions(tuple(seen.client_seeds), seen.button)[seat]
             assert sorted(hand.openings[seat]) == sorted(positions)
+
+
+async def test_a_folded_hand_stays_hidden_from_players_and_spectators_on_another_process(
+    servers: Servers,
+) -> None:
+    """The table's own process writes each seat's copy; a player and a spectator on the
+    other process get theirs relayed over Redis. Bo folds every hand: nobody but Bo ever
+    sees his tiles, the hands shown down included."""
+    host, other = free_port(), free_port()
+    for port in (host, other):
+        await servers.start(port)
+    ann, bo, cy, watcher = [
+        Client(await connect(f"ws://127.0.0.1:{port}")) for port in (host, other, other, other)
+    ]
+    for name, client in zip(("Ann", "Bo", "Cy", "Watcher"), (ann, bo, cy, watcher), strict=True):
+        await client.hello(name)
+    created = await ann.reply("create_table", options={**NO_BOT_3, "turn_seconds": 30})
+    table_id = created["table"]["table_id"]
+    assert (await watcher.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    seats = []
+    for client in (ann, bo, cy):
+        joined = await client.reply("join_table", table_id=table_id, buy_in=1000)
+        seats.append(joined["seat"])
+
+    def bet_or_call(legal: dict[str, Any]) -> dict[str, Any]:
+        return (
+            {"type": "bet", "amount": legal["bet"]["min"]}
+            if "bet" in legal
+            else call_or_check(legal)
+        )
+
+    def fold_to_a_bet(legal: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "fold"} if legal["fold"] else {"type": "check"}
+
+    for _ in range(3):
+        await asyncio.gather(
+            play_hand(ann, table_id, bet_or_call),
+            play_hand(bo, table_id, fold_to_a_bet),
+            play_hand(cy, table_id, call_or_check),
+        )
+        await watcher.reply("request_snapshot", table_id=table_id)
+
+    bo_seat = seats[1]
+    assert any(s == bo_seat for s, _ in tiles_in_all(bo.frames)), "Bo sees his own tiles"
+    for seat, client in ((seats[0], ann), (seats[2], cy), (None, watcher)):
+        assert check_hidden(client.frames, seat) >= 2
+        assert any(m["type"] == "showdown" for m in client.frames)
+        for message in client.frames:
+            hands = message.get("hands", []) if message["type"] == "showdown" else []
+            seen = tiles_in(message) + [(h["seat"], h["tiles"]) for h in hands]
+            assert all(s != bo_seat for s, _ in seen), f"Bo's folded tiles in {message}"
+    for client in (ann, bo, cy, watcher):
+        await client.close()
