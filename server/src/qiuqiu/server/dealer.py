@@ -104,9 +104,13 @@ class DealerBot:
         try:
             self.table.act(HOUSE, action)
         except Refused as refused:
-            # The turn timer can get there first; the bot is then simply too late.
+            # The turn timer can get there first; the bot is then simply too late. Its
+            # action's type alone: a cut names the bot's tiles, which no log should hold.
             log.debug(
-                "table %s: the dealer bot's %s was refused: %s", action.table_id, action, refused
+                "table %s: the dealer bot's %s was refused: %s",
+                action.table_id,
+                action.type,
+                refused,
             )
 
 
