@@ -74,6 +74,11 @@ class Screen:
                 if text == self.text() and (found := re.search(pattern, text)):
                     return found
 
+    def resize(self, width: int, height: int) -> None:
+        subprocess.run(
+            [*self.tmux, "resize-window", "-x", str(width), "-y", str(height)], check=True
+        )
+
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], check=False, capture_output=True)
 
@@ -262,6 +267,26 @@ async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_ti
             screen.type("check" if "check" in asked[1] else "call")
             while turn_of(screen.text()) == asked:
                 await asyncio.sleep(0.05)
+    screen.type("quit now")
+    await screen.wait_for("EXIT=0")
+
+
+async def test_a_narrow_or_short_window_cuts_no_stack_nor_name_and_keeps_the_prompt(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("narrow", play(config_dir, server, "--turn-seconds", "60"), width=40, height=16)
+    screens.append(screen)
+    text = (await screen.settled(TURN)).string
+    # Too narrow for a seat a line: two lines each, the figures whole.
+    assert re.search(r"seat 1 +You\b", text), text
+    assert re.search(r"seat 2 +Dealer \(D\)", text), text
+    assert re.findall(r"stack (\S+)", text) == ["490", "9990"], text
+    # Too short for the table and three lines of events: the prompt stays in sight.
+    screen.resize(60, 9)
+    text = (await screen.settled(r"(?m)^╰─{58}╯$")).string
+    rows = [row for row in text.splitlines() if row.strip()]
+    assert rows[-1].startswith("> "), text
+    assert re.search(TURN, text), text
     screen.type("quit now")
     await screen.wait_for("EXIT=0")
 

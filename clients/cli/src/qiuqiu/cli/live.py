@@ -109,16 +109,19 @@ class LiveView:
                 title_align="left",
                 box=box.ROUNDED if self.unicode else box.ASCII,
             )
-            parts.append(panel)
             # Measured, not counted: a line too long for the terminal takes two, and
-            # the prompt at the bottom must not be pushed off the screen.
-            used += len(self.console.render_lines(panel, pad=False))
-        room = max(3, height - used)
-        # The last lines as this terminal wraps them now: an event wider than the
-        # window takes more than one, which would push the prompt off the screen.
-        latest = Text("\n").join(list(self.events)[-room:])
-        shown = self.console.render_lines(latest, pad=False)[-room:]
-        parts.append(Text("\n").join(_joined(segments) for segments in shown))
+            # the prompt at the bottom must not be pushed off the screen. A panel
+            # taller than the window keeps its lower lines, the turn among them.
+            drawn = self.console.render_lines(panel, pad=False)[-max(1, height - used) :]
+            parts.append(Text("\n").join(_joined(segments) for segments in drawn))
+            used += len(drawn)
+        room = height - used
+        if room > 0:
+            # The last lines as this terminal wraps them now: an event wider than the
+            # window takes more than one, which would push the prompt off the screen.
+            latest = Text("\n").join(list(self.events)[-room:])
+            shown = self.console.render_lines(latest, pad=False)[-room:]
+            parts.append(Text("\n").join(_joined(segments) for segments in shown))
         if not self._closed:
             parts.append(Text.assemble(("> ", "bold"), self.typed, ("_", "blink")))
         return Group(*parts)

@@ -9,10 +9,12 @@ terminal that cannot encode them, as ``[6|1]``.
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 from collections.abc import Sequence
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Span, Text
 
@@ -162,14 +164,8 @@ def _whom(state: TableState, seat: int) -> str:
 def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     """Every seat with its stack and bet, the pot, and whose turn it is."""
     hand = state.hand
-    # One line a seat however narrow the terminal: a long name is cut short rather
-    # than a stack or a bet wrapped onto a second line.
-    grid = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
-    for column in range(5):
-        grid.add_column(no_wrap=column != 1)
-    for seat in sorted(state.seats.values(), key=lambda s: s.seat):
-        grid.add_row(*_seat_row(state, seat, unicode))
-    lines: list[RenderableType] = [grid]
+    seats = sorted(state.seats.values(), key=lambda s: s.seat)
+    lines: list[RenderableType] = [_Seats([_seat_row(state, seat, unicode) for seat in seats])]
     missing = state.options.min_players - len(state.seats)
     if missing > 0:
         # Else a table without the bot, or one whose others left, just sits there.
@@ -194,6 +190,46 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
         if len(me.tiles) == 4:
             lines.append(Text.assemble(("Best cut:   ", "dim"), hand_value(me.tiles, unicode)))
     return Group(*lines)
+
+
+SHORTEST_NAME = 8
+"""Cells a name keeps, at least, in the one-line-a-seat layout: narrower, the seats
+take two lines each."""
+
+
+class _Seats:
+    """The seats, one line each in aligned columns where the width allows (a long name
+    cut short first), else two lines each: a stack or a bet is never cut short, nor a
+    name to nothing."""
+
+    def __init__(self, rows: list[tuple[Text, ...]]) -> None:
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        shortest = [(row[0], _cut(row[1], SHORTEST_NAME), *row[2:]) for row in self.rows]
+        # Measured unbounded: a measurement is clamped to the width it is given.
+        unbounded = options.update_width(sys.maxsize)
+        if Measurement.get(console, unbounded, _grid(shortest)).maximum <= options.max_width:
+            yield _grid(self.rows)
+            return
+        for number, name, *figures in self.rows:
+            yield Text.assemble(number, "  ", name)
+            yield Text.assemble("  ", Text("  ").join(f for f in figures if f.plain))
+
+
+def _grid(rows: list[tuple[Text, ...]]) -> Table:
+    grid = Table(box=None, show_header=False, padding=(0, 1), pad_edge=False)
+    for column in range(5):
+        grid.add_column(no_wrap=column != 1)
+    for row in rows:
+        grid.add_row(*row)
+    return grid
+
+
+def _cut(name: Text, cells: int) -> Text:
+    short = name.copy()
+    short.truncate(cells, overflow="ellipsis")
+    return short
 
 
 def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, ...]:
