@@ -8,7 +8,7 @@ from qiuqiu.cli.bot import Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.cli.commands import HELP, Help, Nothing, Quit, Rebuy, Refusal, Seed, read
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
-from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
+from qiuqiu.protocol import ChipRange, CutView, LegalActions, TableOptions
 
 ME, BOT = 0, 1
 MY_TILES = ("6-3", "2-1", "5-5", "4-0")
@@ -93,6 +93,59 @@ def test_an_unknown_verb_is_refused_with_a_pointer_to_help() -> None:
 @pytest.mark.parametrize("line", ["check", "call", "fold", "bet 10", "raise 100", "split"])
 def test_an_action_when_it_is_not_your_turn_is_refused(
     line: str, state: TableState | None, reason: str
+) -> None:
+    assert refused(line, state).startswith(reason)
+
+
+def seat_of_mine(state: TableState, **changed: object) -> TableState:
+    me = state.me
+    assert me is not None
+    for field, value in changed.items():
+        setattr(me, field, value)
+    return state
+
+
+def cut_already() -> TableState:
+    cut = CutView(pairs=(("5-5", "6-3"), ("4-0", "2-1")), values=(9, 7))
+    state = seat_of_mine(table(None, tiles=MY_TILES), cut=cut)
+    assert state.hand is not None
+    state.hand.phase, state.hand.cutting = "cutting", (ME, BOT)
+    return state
+
+
+def bot_to_act(state: TableState) -> TableState:
+    assert state.hand is not None
+    state.hand.actor = BOT
+    return state
+
+
+@pytest.mark.parametrize(
+    ("state", "reason"),
+    [
+        pytest.param(
+            bot_to_act(table(None)), "it is not your turn: Dealer is to act", id="bot-to-act"
+        ),
+        pytest.param(
+            bot_to_act(seat_of_mine(table(None), folded=True)),
+            "you have folded this hand: wait for the next",
+            id="folded",
+        ),
+        pytest.param(
+            bot_to_act(seat_of_mine(table(None), all_in=True)),
+            "you are all in: nothing more to do",
+            id="all-in",
+        ),
+        pytest.param(
+            bot_to_act(seat_of_mine(table(None), in_hand=False)),
+            "you are not in this hand: you are dealt in from the next",
+            id="sat-down-mid-hand",
+        ),
+        pytest.param(cut_already(), "you have cut your hand: the showdown comes", id="cut"),
+    ],
+)
+@pytest.mark.parametrize("line", ["check", "call", "fold", "bet 10", "raise 100", "split"])
+def test_an_action_when_none_can_be_played_says_why_and_what_comes(
+    line: str, state: TableState, reason: str
 ) -> None:
     assert refused(line, state).startswith(reason)
 

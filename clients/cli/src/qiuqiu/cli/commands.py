@@ -102,11 +102,26 @@ def read(line: str, state: TableState | None) -> Command:
     if state is None or state.hand is None or state.hand.phase == "ended":
         return Refusal("no hand is being played yet: wait for the deal")
     if state.legal is None:
-        hand = state.hand
-        if hand.actor is not None:
-            return Refusal(f"it is not your turn: {state.name(hand.actor)} is to act")
-        return Refusal("it is not your turn")
+        return Refusal(_not_now(state))
     return _action(verb, args, state)
+
+
+def _not_now(state: TableState) -> str:
+    """Why nothing can be played now: "not your turn" alone would leave someone who has
+    folded, gone all in or cut their hand waiting for a turn that does not come."""
+    hand, me = state.hand, state.me
+    assert hand is not None
+    if me is None or not me.in_hand:
+        return "you are not in this hand: you are dealt in from the next"
+    if me.folded:
+        return "you have folded this hand: wait for the next"
+    if hand.phase == "cutting" and me.cut is not None:
+        return "you have cut your hand: the showdown comes once the others have cut theirs"
+    if me.all_in:
+        return "you are all in: nothing more to do in this hand but wait for the showdown"
+    if hand.actor is not None:
+        return f"it is not your turn: {state.name(hand.actor)} is to act"
+    return "it is not your turn"
 
 
 def _seed(args: list[str]) -> Command:
