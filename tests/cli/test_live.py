@@ -291,6 +291,25 @@ async def test_a_narrow_or_short_window_cuts_no_stack_nor_name_and_keeps_the_pro
     await screen.wait_for("EXIT=0")
 
 
+async def test_the_same_account_run_again_elsewhere_is_told_its_seat_plays_on_there(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    first = Screen("first", play(config_dir, server, "--turn-seconds", "60"))
+    screens.append(first)
+    await first.wait_for(TURN)
+    # The same command in a second terminal: the saved token takes the account over.
+    second = Screen("second", play(config_dir, server, "--turn-seconds", "60"))
+    screens.append(second)
+    await second.wait_for("You are still seated at table")
+    text = (await first.wait_for(r"EXIT=\d+")).string
+    assert "plays on from that other connection" in text, text
+    # Not a seat left waiting for the grace period, nor "You is back".
+    assert "go back to your balance" not in text, text
+    assert "is back" not in text, text
+    second.type("quit now")
+    await second.wait_for("EXIT=0")
+
+
 async def test_a_server_stopping_mid_hand_is_told_in_words_not_a_websocket_dump(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]
 ) -> None:

@@ -70,7 +70,9 @@ GRACE_MARGIN = 10.0
 """Seconds to go on trying past the grace period: the server counts it from when it saw
 the drop, and a hand in play keeps the seat until the hand ends."""
 
-FINAL_CLOSE_CODES = frozenset({1000, 1008, 1009, 4000})
+TAKEN_OVER = 4000
+"""The close of a connection whose account connected again elsewhere."""
+FINAL_CLOSE_CODES = frozenset({1000, 1008, 1009, TAKEN_OVER})
 """Closes that reconnecting cannot mend: a clean close, a policy of the server's (a
 flood, too many connections from this address), an oversize frame, or the account
 taken over by another connection."""
@@ -114,6 +116,8 @@ class Closed:
     reason: str
     seats_gone: bool = False
     """The server no longer knows the account: it holds no seat, and no chip, for it."""
+    taken_over: bool = False
+    """The account connected again elsewhere: its seats play on over that connection."""
 
 
 Notice = wire.AnyServerMessage | Disconnected | Reconnected | Closed
@@ -517,7 +521,7 @@ class Connection:
         if self._closing or not self.reconnect or self.token is None:
             return Closed(reason)
         if code in FINAL_CLOSE_CODES:
-            return Closed(reason)
+            return Closed(reason, taken_over=code == TAKEN_OVER)
         self._messages.put_nowait(Disconnected(reason, self.grace))
         grace = DEFAULT_GRACE if self.grace is None else self.grace
         log.info(

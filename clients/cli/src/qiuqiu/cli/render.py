@@ -307,7 +307,7 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
             return Text(
                 f"{name(seat)} lost the connection ({grace // 1000} s to come back).", "red"
             )
-        case wire.PlayerReconnected(seat=seat):
+        case wire.PlayerReconnected(seat=seat) if seat != state.you:
             return Text(f"{name(seat)} is back.")
         case wire.TableClosed(table_seed=None):
             return Text("The table moved to another server: reconnecting to the seat there.")

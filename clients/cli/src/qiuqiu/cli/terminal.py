@@ -270,13 +270,21 @@ class Terminal:
         """Show one message; ``False`` when the game is over for this client."""
         state = self.state
         match message:
-            case Closed(reason=reason, seats_gone=seats_gone):
+            case Closed(reason=reason, seats_gone=seats_gone, taken_over=taken_over):
                 closed = Text(f"The connection is closed ({reason}).", "bold red")
                 if self.screen is not None:
                     self.screen.offline = closed
                 self.say(closed)
                 me = None if state is None or seats_gone else state.me
-                if me is not None:
+                if me is not None and taken_over:
+                    self.say(
+                        Text(
+                            f"Your seat at table {self.table_id}, with its {me.stack} chips, "
+                            "plays on from that other connection.",
+                            "bold yellow",
+                        )
+                    )
+                elif me is not None:
                     self.say(
                         Text(
                             f"Your {me.stack} chips at table {self.table_id} go back to your "
