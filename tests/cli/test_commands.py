@@ -194,6 +194,24 @@ def test_an_amount_out_of_range_is_refused_naming_the_range(
     assert all(number in reason for number in named), reason
 
 
+@pytest.mark.parametrize(
+    ("line", "legal", "reason"),
+    [
+        # A stack of 50 where bets are from 60: all in is the only bet.
+        ("bet 60", LegalActions(check=True, bet=ChipRange(min=50, max=50)), "bet can only be 50"),
+        (
+            "raise 90",
+            LegalActions(fold=True, call=40, raise_to=ChipRange(min=80, max=80)),
+            "raise can only be 80",
+        ),
+    ],
+)
+def test_an_amount_where_only_one_is_allowed_is_refused_naming_that_one(
+    line: str, legal: LegalActions, reason: str
+) -> None:
+    assert refused(line, table(legal)).startswith(reason)
+
+
 @pytest.mark.parametrize("line", ["bet", "bet ten", "bet -5", "bet 1.5", "bet 10 20", "bet 1e3"])
 def test_a_bet_without_one_whole_amount_is_refused(line: str) -> None:
     assert "bet N" in refused(line, table(OPENING))

@@ -165,6 +165,8 @@ def _action(verb: str, args: list[str], state: TableState) -> Command:
     allowed_range = legal.bet if verb == "bet" else legal.raise_to
     if allowed_range is None:
         return Refusal(f"you cannot {verb} now; {allowed}")
+    if allowed_range.min == allowed_range.max != amount:
+        return Refusal(f"{verb} can only be {allowed_range.min} here, not {amount}")
     if not allowed_range.min <= amount <= allowed_range.max:
         return Refusal(
             f"{verb} must be from {allowed_range.min} to {allowed_range.max}, not {amount}"
