@@ -162,15 +162,20 @@ def hand_count(text: str) -> int:
     return hands
 
 
-def check_joining(options: TableOptions) -> None:
-    """``ValueError`` naming a new table's options that ``--table`` would leave unused:
-    it joins a table as it is."""
+def new_table_flags(options: TableOptions) -> list[str]:
+    """The flags that set ``options`` apart from a new table's defaults."""
     defaults = TableOptions()
-    given = [
+    return [
         _FLAGS.get(field, "--" + field.replace("_", "-"))
         for field in TableOptions.model_fields
         if getattr(options, field) != getattr(defaults, field)
     ]
+
+
+def check_joining(options: TableOptions) -> None:
+    """``ValueError`` naming a new table's options that ``--table`` would leave unused:
+    it joins a table as it is."""
+    given = new_table_flags(options)
     if given:
         raise ValueError(
             f"{', '.join(given)} set the options of a table this opens; --table joins one"

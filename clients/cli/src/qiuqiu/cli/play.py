@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from qiuqiu.cli import render
-from qiuqiu.cli.arguments import check_buy_in, check_joining, table_options
+from qiuqiu.cli.arguments import check_buy_in, check_joining, new_table_flags, table_options
 from qiuqiu.cli.bot import Summary, check_shuffle, waiting_log
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection
@@ -167,6 +167,17 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         say(
             console, options, Text(f"You are still seated at table {table_id}: carrying on.", "dim")
         )
+        unused = new_table_flags(options.table) if options.table_id is None else []
+        if unused:
+            say(
+                console,
+                options,
+                Text(
+                    f"{', '.join(unused)} not used: they are for a new table, and table "
+                    f"{table_id} keeps its own rules (below); quit it to open a new one.",
+                    "yellow",
+                ),
+            )
         return table_id
     if options.table_id is not None:
         for elsewhere in welcome.tables:
