@@ -291,6 +291,20 @@ async def test_a_narrow_or_short_window_cuts_no_stack_nor_name_and_keeps_the_pro
     await screen.wait_for("EXIT=0")
 
 
+async def test_a_line_typed_longer_than_the_window_is_seen_to_its_end(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("long", play(config_dir, server, "--turn-seconds", "60"), width=60, height=16)
+    screens.append(screen)
+    await screen.settled(TURN)
+    typed = "x" * 149 + "y"
+    subprocess.run([*screen.tmux, "send-keys", "-l", typed], check=True)
+    await screen.settled("xy_")
+    subprocess.run([*screen.tmux, "send-keys", "C-u"], check=True)
+    screen.type("quit now")
+    await screen.wait_for("EXIT=0")
+
+
 async def test_the_same_account_run_again_elsewhere_is_told_its_seat_plays_on_there(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]
 ) -> None:

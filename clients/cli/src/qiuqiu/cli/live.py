@@ -88,7 +88,9 @@ class LiveView:
         state = self.state()
         height = self.console.size.height
         parts: list[RenderableType] = []
-        used = 2  # the line being typed, and the one above it
+        prompt = Text.assemble(("> ", "bold"), self.typed, ("_", "blink"))
+        # The line being typed (a long one wraps onto more), and the one below it.
+        used = 1 + (0 if self._closed else len(self.console.render_lines(prompt, pad=False)))
         if state is not None:
             body: list[RenderableType] = [render.table(state, now_ms(), self.unicode)]
             if self.offline is not None:
@@ -123,7 +125,7 @@ class LiveView:
             shown = self.console.render_lines(latest, pad=False)[-room:]
             parts.append(Text("\n").join(_joined(segments) for segments in shown))
         if not self._closed:
-            parts.append(Text.assemble(("> ", "bold"), self.typed, ("_", "blink")))
+            parts.append(prompt)
         return Group(*parts)
 
 
