@@ -342,6 +342,18 @@ def test_a_pot_says_why_it_was_won(mine: str, theirs: str, why: str) -> None:
     assert line(awarded, state).startswith(f"You win the pot of 140: {why}")
 
 
+def test_a_showdown_keeps_its_tiles_in_one_column_clear_of_a_long_name() -> None:
+    state = table()
+    state.seats[BOT].name = "Ana"  # a shared name is told apart: "Ana (seat 2)"
+    state.you = None  # watched: both seats by name
+    drawn = render.showdown(
+        (shown(ME, "6-3 2-1 5-5 4-0"), shown(BOT, "6-2 1-1 5-0 4-1")), state, unicode=False
+    ).plain
+    rows = drawn.splitlines()[1:]
+    assert rows[0].startswith("  Ana (seat 1)  ["), drawn
+    assert rows[1].startswith("  Ana (seat 2)  ["), drawn
+
+
 def test_a_pot_only_its_winner_could_win_is_said_to_go_back() -> None:
     # An ante of 600 over a stack of 500: the 100 nobody matched is a pot of its own.
     state = table()

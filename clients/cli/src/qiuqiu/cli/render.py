@@ -13,6 +13,7 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
@@ -381,11 +382,14 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
 
 def showdown(shown: Sequence[wire.ShownHand], state: TableState, unicode: bool) -> Text:
     lines = Text("Showdown:", style="bold")
-    for entry in shown:
+    names = [who(state, entry.seat) for entry in shown]
+    # The tiles in one column, two spaces clear of the longest name ("Bob (seat 1)").
+    width = max([10, *(cell_len(name) + 2 for name in names)])
+    for entry, name in zip(shown, names, strict=True):
         special = CATEGORY_NAMES[entry.category]
         value = f"{special}!" if special else f"{entry.cut.values[0]}-{entry.cut.values[1]}"
         lines.append("\n  ")
-        lines.append(f"{who(state, entry.seat):<10}", "bold")
+        lines.append(name + " " * (width - cell_len(name)), "bold")
         lines.append_text(pairs(entry.cut.pairs, unicode))
         lines.append("  = ")
         lines.append(value, "bold green" if special else "bold")
