@@ -384,6 +384,28 @@ async def test_while_reconnecting_the_table_offers_no_commands_and_says_why(
         await servers.kill_remaining()
 
 
+async def test_quitting_while_reconnecting_says_the_server_has_not_heard_it(
+    redis_url: str, config_dir: Path, screens: list[Screen]
+) -> None:
+    servers = Servers(redis_url)
+    try:
+        port = free_port()
+        host = await servers.start(port)
+        screen = Screen("gone", play(config_dir, f"ws://127.0.0.1:{port}", "--turn-seconds", "60"))
+        screens.append(screen)
+        await screen.wait_for(TURN)
+        host.kill()
+        await host.wait()
+        await screen.wait_for("Connection lost")
+        screen.type("quit now")
+        text = (await screen.wait_for("EXIT=0")).string
+        assert "the server has not heard you leave" in text, text
+        # Not that the seat plays the hand out and stands up: no request reached a server.
+        assert "plays out this hand" not in text, text
+    finally:
+        await servers.kill_remaining()
+
+
 async def test_who_waits_alone_is_told_why_and_who_joins_is_told_the_rules(
     server: QiuQiuServer, tmp_path: Path, screens: list[Screen]
 ) -> None:

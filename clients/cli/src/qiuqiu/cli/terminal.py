@@ -627,19 +627,21 @@ class Terminal:
             self._left = True
             return Leaving.DONE
         ellipsis = "…" if self.unicode else "..."
-        if not _in_hand(state):
-            plays_out = False
-        elif now or self._plays_out:
-            plays_out = False
+        in_hand = _in_hand(state)
+        plays_out = in_hand and not (now or self._plays_out)
+        # Said once sent: with the connection down the server hears nothing of it.
+        if not await self._ask_to_leave(state, plays_out=plays_out):
             self.say(
                 Text(
-                    f"Leaving: your seat plays out this hand (check or fold), and stands up "
-                    f"as it ends (Ctrl-C: stop waiting){ellipsis}",
-                    "dim",
+                    "Not connected: the server has not heard you leave. It holds your seat "
+                    "for its grace period, then stands it up and your chips go back to your "
+                    "balance; the same command run before then takes the seat back.",
+                    "bold yellow",
                 )
             )
-        else:
-            plays_out = True
+            self.say_summary()
+            return Leaving.DONE
+        if plays_out:
             self.say(
                 Text(
                     "You will leave after this hand: play it out (quit again, or quit now, "
@@ -647,9 +649,14 @@ class Terminal:
                     "bold yellow",
                 )
             )
-        if not await self._ask_to_leave(state, plays_out=plays_out):
-            self.say_summary()
-            return Leaving.DONE
+        elif in_hand:
+            self.say(
+                Text(
+                    f"Leaving: your seat plays out this hand (check or fold), and stands up "
+                    f"as it ends (Ctrl-C: stop waiting){ellipsis}",
+                    "dim",
+                )
+            )
         return Leaving.AFTER_HAND if plays_out else Leaving.AT_ONCE
 
     async def _ask_to_leave(self, state: TableState, *, plays_out: bool) -> bool:
