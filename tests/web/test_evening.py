@@ -21,7 +21,7 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from playwright.async_api import Locator, Page, ViewportSize, expect
+from playwright.async_api import Locator, Page, ViewportSize, WebSocketRoute, expect
 from websockets.asyncio.client import ClientConnection, connect
 
 from qiuqiu.cli.connection import Connection
@@ -1172,3 +1172,67 @@ async def test_a_replayed_hand_names_who_played_it_though_another_sits_there_now
         await page.locator(".history .past-hand[data-hand='1'] [data-action=replay]").click()
         await expect(replay.locator(".seat[data-seat='1'] .seat-name")).to_have_text("Bo")
         await expect(replay.locator(".seat[data-seat='0'] .seat-name")).to_have_text("Ann (you)")
+
+
+async def test_a_snapshot_refused_after_a_gap_is_asked_for_again(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Cici watches Ann and Bo play. One event never reaches her page (a gap in ``seq``),
+    and the snapshot it asks for is refused, as a table's server unsure of its lease a
+    moment refuses one (``store_unavailable``). The page asks again at a later gap,
+    rather than never, and is in step with the table once the snapshot comes."""
+    cici = await open_player()
+    page = cici.page
+    asked: list[int] = []
+    dropped: list[dict[str, Any]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if frame["type"] == "request_snapshot":
+                asked.append(frame["id"])
+                if len(asked) == 1:
+                    refusal = {"code": "store_unavailable", "message": "try again shortly"}
+                    ws.send(json.dumps({"type": "error", "ref": frame["id"], **refusal}))
+                    return
+            server_side.send(message)
+
+        def from_server(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if not dropped and frame["type"] == "betting_round_started":
+                dropped.append(frame)
+                return
+            ws.send(message)
+
+        ws.on_message(from_page)
+        server_side.on_message(from_server)
+
+    await page.route_web_socket(re.compile(".*"), route)
+    await page.reload()
+    await sign_in(page, "Cici")
+    async with connect(server.url) as host:
+        await host.send(
+            json.dumps({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Host"})
+        )
+        options = {"seats": 2, "dealer_bot": False}
+        await host.send(json.dumps({"type": "create_table", "id": 2, "options": options}))
+        while (m := json.loads(await host.recv()))["type"] != "table_created":
+            pass
+        table_id = m["table"]["table_id"]
+        await page.click(f".table-row[data-table-id='{table_id}'] [data-action=watch]")
+        await expect(page.locator(".role")).to_have_text("Watching")
+        async with (
+            socket_player(server, "Ann", table_id, 500),
+            socket_player(server, "Bo", table_id, 500),
+        ):
+            async with asyncio.timeout(30):
+                while len(asked) < 2:
+                    await asyncio.sleep(0.05)
+            hand = dropped[0]["hand_id"]
+            # In step: the hands after the gap reach the felt.
+            await expect(page.locator(".center .phase")).to_contain_text(
+                re.compile(rf"Hand #(?!{hand}\b)\d+"), timeout=30_000
+            )
+    assert len(asked) == 2, "asked once more, then in step"

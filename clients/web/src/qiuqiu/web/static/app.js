@@ -20,6 +20,8 @@ function serverUrl() {
 }
 
 const LOBBY_REFRESH_MS = 4000;
+/** How long a snapshot asked for after a gap may take before the next gap asks again. */
+const SNAPSHOT_PATIENCE_MS = 2000;
 /** How long to wait between asks for a left table's seed: it comes once the table has closed. */
 const SEED_POLL_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000, 60000];
 
@@ -31,8 +33,8 @@ class App {
     this.watching = new Set();
     /** Tables whose seat asked to stand up, until `table_left`: this tab's and the account's other tabs'. */
     this.leaving = new LeaveBook(localStorage);
-    /** Tables with a snapshot on its way (after a gap in `seq`). */
-    this.awaiting = new Set();
+    /** @type {Map<string, number>} Tables with a snapshot asked for (after a gap in `seq`), and when. */
+    this.awaiting = new Map();
     /** @type {string | null} */
     this.active = null;
     /** @type {"signin" | "lobby" | "table"} */
@@ -254,8 +256,11 @@ class App {
     const state = this.tables.get(m.table_id);
     if (!state) return;
     const applied = state.apply(m);
-    if (applied === "gap" && !this.awaiting.has(m.table_id)) {
-      this.awaiting.add(m.table_id);
+    // Asked again if it takes long: the request can be refused (its table's server not
+    // sure of the table for a moment) or lost between server processes.
+    const asked = this.awaiting.get(m.table_id);
+    if (applied === "gap" && (asked === undefined || Date.now() - asked > SNAPSHOT_PATIENCE_MS)) {
+      this.awaiting.set(m.table_id, Date.now());
       this.conn.send({ type: "request_snapshot", table_id: m.table_id });
     }
     if (applied !== "applied") return;
