@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 from qiuqiu.engine import TableRules, Tile
 from qiuqiu.protocol import LegalActions, TableOptions
@@ -32,10 +32,10 @@ class Random(Protocol):
     def random(self) -> float: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(NamedTuple):
     """One betting action: ``added`` is the chips it put in, ``to`` the seat's bet
-    in the round after it."""
+    in the round after it. A tuple, so that the compiled decision reads its fields by
+    place (:mod:`~qiuqiu.server.house.native`)."""
 
     seat: int
     kind: MoveKind
