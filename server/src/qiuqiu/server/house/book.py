@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 from qiuqiu.engine import TableRules, TieRule, Tile
 from qiuqiu.server.errors import StrategiesUnreadable
 from qiuqiu.server.house.holdings import HOLDING_SIZE, HOLDINGS, hand_number, holding_number
+from qiuqiu.server.house.native import Flat, flatten
 from qiuqiu.server.house.tree import Node, Stakes, Tree
 
 SUFFIX = ".qqs"
@@ -73,6 +74,8 @@ class Solved:
     weights: bytes
     header: dict[str, Any]
     buckets: Buckets | None
+    flat: Flat
+    """This strategy as the compiled decision reads it (:mod:`~qiuqiu.server.house.native`)."""
 
     def states(self, number: int) -> int:
         """How many rows a decision node of betting round ``number`` has."""
@@ -178,7 +181,8 @@ def load(path: Path) -> Solved:
     offsets, size = layout(tree, buckets)
     if len(weights) != size:
         raise ValueError(f"{path.name}: {len(weights)} bytes of weights, the tree needs {size}")
-    return Solved(stakes, header["tie_rule"], tree, offsets, weights, header, buckets)
+    flat = flatten(tree, offsets, weights, buckets)
+    return Solved(stakes, header["tie_rule"], tree, offsets, weights, header, buckets, flat)
 
 
 @cache

@@ -7,21 +7,22 @@ it finds the abstract node the betting has reached
 (:mod:`~qiuqiu.server.house.translation`), reads the mixed strategy for its
 tiles there (its holding, or at a two-round table the buckets of its holding
 and, in the second round, of its four tiles), draws one abstract action with
-``rng`` and makes it a legal real amount. Against two or more opponents it
-plays the range-aware policy of :mod:`~qiuqiu.server.house.multiway`. Anywhere
+``rng`` and makes it a legal real amount; in C where that was built
+(:mod:`~qiuqiu.server.house.native`), to the same decisions. Against two or
+more opponents it plays the range-aware policy of :mod:`~qiuqiu.server.house.multiway`. Anywhere
 else (an ante of 0, a hand it did not see begin, betting that left the tree)
 it plays the threshold policy of :mod:`qiuqiu.server.strategy`.
 """
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 
-from qiuqiu.server.house import multiway
+from qiuqiu.server.house import multiway, native
 from qiuqiu.server.house.book import Book
 from qiuqiu.server.house.holdings import HOLDING_SIZE
 from qiuqiu.server.house.record import Random, Situation
-from qiuqiu.server.house.translation import Located, locate
+from qiuqiu.server.house.translation import Located, chosen, locate
 from qiuqiu.server.house.tree import AbstractAction
 from qiuqiu.server.strategy import Decision, Legal, clamp, win_chance
 from qiuqiu.server.strategy import decide as threshold_decide
@@ -39,9 +40,9 @@ def decide(situation: Situation, rng: Random, strategies: Book | None = None) ->
     if len(situation.stacks) > 2:
         return multiway.decide(situation, rng)
     if len(situation.tiles) == HOLDING_SIZE + situation.round - 1:
-        located = locate(situation, strategies or book(), rng)
-        if located is not None:
-            return _play(located, situation, rng)
+        decision = _solved(situation, strategies or book(), rng)
+        if decision is not None:
+            return decision
     return threshold(situation)
 
 
@@ -53,7 +54,11 @@ def threshold(situation: Situation) -> Decision:
     return threshold_decide(chance, pot=situation.pot, to_call=legal.call or 0, legal=legal)
 
 
-def _play(located: Located, situation: Situation, rng: Random) -> Decision:
+def _in_python(situation: Situation, strategies: Book, rng: Random) -> Decision | None:
+    """The solved strategy's decision, or ``None`` where the house has none."""
+    located = locate(situation, strategies, rng)
+    if located is None:
+        return None
     solved, node = located.solved, located.node
     weights = solved.row(node, solved.state(situation.tiles))
     # One uniform draw against the row's cumulative weights, which sum to 255 (the
@@ -69,6 +74,8 @@ def _play(located: Located, situation: Situation, rng: Random) -> Decision:
 
 
 _CHECK, _CALL, _FOLD = Decision("check"), Decision("call"), Decision("fold")
+_UNSIZED = (_CHECK, _CALL, _FOLD)
+"""The decisions of no amount, by their number in :data:`native.KINDS`."""
 # A frozen Decision costs more to make than the rest of the house's turn to look up;
 # the same few amounts come back hand after hand.
 _sized = lru_cache(maxsize=4096)(Decision)
@@ -99,3 +106,7 @@ def _real(action: AbstractAction, located: Located, legal: Legal, pot: int) -> D
         current = max(bets)
         to = current + round((action.fraction or 0) * (pot + current - bets[me]))
     return _sized("raise", clamp(to if to < most else most, legal.raise_to))
+
+
+_solved = _in_python if native.decide is None else partial(native.decide, chosen, _UNSIZED, _sized)
+"""The solved strategy's decision: compiled where it was built, else in Python."""

@@ -68,7 +68,7 @@ def locate(situation: Situation, strategies: Book, rng: Random) -> Located | Non
     if first == situation.button:
         first, stack0, second, stack1 = second, stack1, first, stack0
     effective = stack0 if stack0 < stack1 else stack1
-    solved = situation.memo.solved or _chosen(strategies, situation, effective - rules.ante)
+    solved = situation.memo.solved or chosen(strategies, situation, effective - rules.ante)
     if solved is None:
         return None
     antes = situation.antes
@@ -123,7 +123,7 @@ def locate(situation: Situation, strategies: Book, rng: Random) -> Located | Non
     return Located(solved, node, (bet0, bet1), (stack0 - put0, stack1 - put1))
 
 
-def _chosen(strategies: Book, situation: Situation, behind: int) -> Solved | None:
+def chosen(strategies: Book, situation: Situation, behind: int) -> Solved | None:
     """The strategy of the hand, chosen at the house's first turn in it and kept in its
     memo: the nearest solved one, or on the button, where a lean strategy's risk is
     measured, the lean one of the same stakes when the house's credit with the player
