@@ -5,6 +5,11 @@
 FROM python:3.11-slim AS build
 
 RUN pip install --no-cache-dir uv==0.13.9
+# A C compiler for the dealer bot's decision (server/.../house/_native.c); only this
+# stage has it, the image gets the built module.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
 ENV UV_COMPILE_BYTECODE=1 UV_LINK_MODE=copy UV_PYTHON_DOWNLOADS=never
 WORKDIR /app
 
