@@ -26,6 +26,9 @@ the threshold policy's bot, as it was before the solved strategies, counted the
 opponents in the turn's seats, looked up its win chance and made the engine's
 legal actions from the turn's (:func:`threshold_from_turn`).
 
+The solved policy is the compiled one (``house/_native.c``) where ``uv sync`` built
+it, else the same decisions in Python; the report says which ran.
+
 The ``--repeat`` passes are rounds of one pass of each, in turn, so a host whose
 speed drifts slows all alike; the figures are each one's median over the
 rounds, and the ratio of the two policies is the median of each round's own.
@@ -55,7 +58,7 @@ from qiuqiu.engine import Tile
 from qiuqiu.protocol import ChipRange, LegalActions, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.csprng import BatchedSystemRandom
-from qiuqiu.server.house import policy
+from qiuqiu.server.house import native, policy
 from qiuqiu.server.house.record import Memo, Random, SeenHand, Situation
 from qiuqiu.server.strategy import Decision, win_chance
 from qiuqiu.server.strategy import decide as threshold_decide
@@ -217,10 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         for kind in ("", ", from the turn")
     }
+    compiled = native.decide is not None
     if args.json:
         print(
             json.dumps(
                 {
+                    "compiled": compiled,
                     "decisions": count,
                     "rounds": args.repeat,
                     "us_per_decision": {k: round(v * 1e6, 2) for k, v in figures.items()},
@@ -238,6 +243,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for name, v in figures.items()
             ],
         )
+    )
+    print(
+        "the solved decision ran compiled (house/_native.c)"
+        if compiled
+        else "the solved decision ran in Python: no C compiler when the server was installed"
     )
     for kind, each in ratios.items():
         print(
