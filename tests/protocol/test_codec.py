@@ -312,6 +312,15 @@ def test_decoded_messages_cannot_be_changed() -> None:
         (json.dumps({"type": "hello", "version": 1, "name": 7}), "name"),
         (json.dumps({"type": "create_table", "options": {"ante": "10"}}), "options.ante"),
         (json.dumps({"type": "create_table", "options": {"colour": "red"}}), "options.colour"),
+        # A whole-number option that is picked from a list is as strict as the others.
+        (
+            json.dumps({"type": "create_table", "options": {"betting_rounds": True}}),
+            "options.betting_rounds",
+        ),
+        (
+            json.dumps({"type": "create_table", "options": {"betting_rounds": 2.0}}),
+            "options.betting_rounds",
+        ),
         (json.dumps({"type": "join_table", "table_id": "t1", "buy_in": 100, "seat": 6}), "seat"),
         (json.dumps({"type": "check", "table_id": "t1"}), "hand_id"),
     ],

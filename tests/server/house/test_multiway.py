@@ -99,7 +99,7 @@ def test_it_only_ever_answers_legally(
         min_bet=10,
         max_bet=max_bet,
         max_raises=max_raises,
-        betting_rounds=rounds,  # type: ignore[arg-type]
+        betting_rounds=rounds,
         tie_rule=tie_rule,  # type: ignore[arg-type]
     )
     rng = random.Random(seed)

@@ -122,7 +122,9 @@ class TableOptions(Message):
     min_bet: PositiveChips = 10
     max_bet: PositiveChips | None = None
     max_raises: Annotated[int, Field(ge=0, le=100)] | None = None
-    betting_rounds: Literal[1, 2] = 1
+    betting_rounds: Annotated[int, Field(ge=1, le=2)] = 1
+    """1 or 2. A range, not ``Literal[1, 2]``: a literal takes ``true`` and ``2.0`` as
+    the numbers they equal, even in strict mode."""
     tie_rule: TieRule = "highest_tile"
     manual_split: bool = False
     turn_seconds: Annotated[float, Field(ge=0.05, le=600, allow_inf_nan=False)] = 30.0
