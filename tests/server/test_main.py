@@ -103,6 +103,12 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
         (["--lease", "inf"], {}, "--lease 'inf': Input should be a finite number"),
         ([], {"QIUQIU_GRACE": "inf"}, "QIUQIU_GRACE='inf': Input should be a finite number"),
         (["--lease", "1e300"], {}, "--lease '1e300': Input should be less than or equal to"),
+        # No amount on the wire is larger: every hello closed with 1011, its welcome unsent.
+        (
+            ["--starting-balance", "1000000000001"],
+            {},
+            "--starting-balance '1000000000001': Input should be less than or equal to",
+        ),
         # Browsers send an origin as scheme://host[:port]: these would refuse every one.
         (["--allowed-origins", "example.com"], {}, "'example.com' is not an origin"),
         (["--allowed-origins", "https://a.example/"], {}, "'https://a.example/' is not an"),

@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
+from qiuqiu.protocol import MAX_CHIPS
 from qiuqiu.server import collector, loops
 
 ENV_PREFIX = "QIUQIU_"
@@ -36,7 +37,13 @@ class ServerConfig(BaseSettings):
     port: int = Field(
         8765, ge=0, le=65535, description="TCP port (0 picks a free one; the log says which)"
     )
-    starting_balance: int = Field(1_000, ge=0, description="chips a new account is granted")
+    # A welcome carries the balance, and no amount on the wire is over MAX_CHIPS.
+    starting_balance: int = Field(
+        1_000,
+        ge=0,
+        le=MAX_CHIPS,
+        description="chips a new account is granted, at most 10^12",
+    )
     max_seats_per_account: int = Field(
         8,
         ge=0,
