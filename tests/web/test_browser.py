@@ -396,6 +396,56 @@ async def test_stakes_that_do_not_agree_are_said_in_the_form_and_not_sent(
     assert [(c["options"]["min_bet"], c["options"]["max_bet"]) for c in created] == [(50, 50)]
 
 
+async def test_the_form_takes_the_options_the_server_takes_and_says_where_it_stops(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # The form stopped a turn at 5 whole seconds and the stakes and buy-ins at 100,000
+    # or 1,000,000 chips, where the server and `qiuqiu play --turn-seconds 7.5` go on.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    taken = {
+        "turn_seconds": "7.5",
+        "max_buy_in": "2000000",
+        "ante": "200000",
+        "min_bet": "200000",
+        "max_bet": "3000000",
+        "min_buy_in": "1000",
+    }
+    for name, value in taken.items():
+        await page.fill(f"input[name={name}]", value)
+    for name in taken:
+        field = page.locator(f"input[name={name}]")
+        assert await field.evaluate("i => i.validationMessage") == "", name
+    # Every chip at a table must fit in one amount: six seats of half of 10^12 do not.
+    await page.select_option("select[name=seats]", "6")
+    await page.fill("input[name=max_buy_in]", "500000000000")
+    await page.fill("input[name=buy_in]", "1000")
+    await page.click("[data-action=create]")
+    most = page.locator("input[name=max_buy_in]")
+    assert await most.evaluate("i => i.validationMessage") == (
+        "Buy-ins times the seats must be no more than 1,000,000,000,000 chips: at most"
+        " 166,666,666,666 at 6 seats."
+    )
+    assert not [f for f in ann.sent if f["type"] == "create_table"]
+
+    await page.select_option("select[name=seats]", "2")
+    await page.fill("input[name=max_buy_in]", "2000000")
+    await page.click("[data-action=create]")
+    await expect(page.locator(".table-view")).to_be_visible()
+    created = [f for f in ann.sent if f["type"] == "create_table"]
+    options = created[0]["options"]
+    assert {k: options[k] for k in taken} == {
+        "turn_seconds": 7.5,
+        "ante": 200_000,
+        "min_bet": 200_000,
+        "max_bet": 3_000_000,
+        "min_buy_in": 1_000,
+        "max_buy_in": 2_000_000,
+    }
+    assert not frames_of(ann, "error")
+
+
 async def test_the_amount_field_is_bounded_by_the_legal_range_of_the_turn(
     open_player: OpenPlayer,
 ) -> None:

@@ -4,6 +4,10 @@
 import { h, chips, counted } from "./dom.js";
 import { auditView } from "./fairview.js";
 
+/** No amount on the wire is larger (PROTOCOL.md, "Strict fields"): the form's stakes
+ * and buy-ins go as far as the server's, and no further. */
+const MAX_CHIPS = 1e12;
+
 /**
  * What the view asks of the page.
  * @typedef {{create: (options: Record<string, unknown>, buyIn: number) => void,
@@ -44,7 +48,7 @@ export class LobbyView {
     const field = (/** @type {string} */ label, /** @type {HTMLElement} */ input, /** @type {string} */ note = "") =>
       h("label", { class: "field" }, h("span", { text: label }), input, note && h("small", { text: note }));
     const num = (/** @type {string} */ name, /** @type {number | ""} */ value, /** @type {number} */ min, /** @type {number} */ max, extra = {}) =>
-      h("input", { type: "number", name, value: String(value), min, max, step: name === "turn_seconds" ? 1 : 1, inputMode: "numeric", required: value !== "", ...extra });
+      h("input", { type: "number", name, value: String(value), min, max, step: 1, inputMode: "numeric", required: value !== "", ...extra });
     const seats = h("select", { name: "seats" }, [2, 3, 4, 5, 6].map((n) => h("option", { value: String(n), text: `${n} seats` })));
     const bot = h("input", { type: "checkbox", name: "dealer_bot", checked: true });
     const rounds = h("select", { name: "betting_rounds" }, h("option", { value: "1", text: "1 (classic)" }), h("option", { value: "2", text: "2 (after the 4th tile too)" }));
@@ -55,12 +59,12 @@ export class LobbyView {
         "form",
         { class: "create", oninput: () => this.checkAcross(), onsubmit: (/** @type {Event} */ e) => this.submit(e) },
         h("div", { class: "grid" }, field("Seats", seats), h("label", { class: "field check" }, bot, h("span", { text: "Play against the dealer bot" }))),
-        h("div", { class: "grid" }, field("Ante", num("ante", 10, 0, 100000)), field("Min bet", num("min_bet", 10, 1, 100000)), field("Max bet", num("max_bet", "", 1, 1000000, { placeholder: "no limit" }))),
+        h("div", { class: "grid" }, field("Ante", num("ante", 10, 0, MAX_CHIPS)), field("Min bet", num("min_bet", 10, 1, MAX_CHIPS)), field("Max bet", num("max_bet", "", 1, MAX_CHIPS, { placeholder: "no limit" }))),
         h("div", { class: "grid" }, field("Betting rounds", rounds)),
-        h("div", { class: "grid" }, field("Raises a round", num("max_raises", "", 0, 100, { placeholder: "no limit" })), field("Seconds per turn", num("turn_seconds", 30, 5, 600))),
+        h("div", { class: "grid" }, field("Raises a round", num("max_raises", "", 0, 100, { placeholder: "no limit" })), field("Seconds per turn", num("turn_seconds", 30, 0.05, 600, { step: "any", inputMode: "decimal" }))),
         h("div", { class: "grid select-first" }, field("Equal hands", tie), h("label", { class: "field check" }, split, h("span", { text: "Players cut their own hands" }))),
-        h("div", { class: "grid" }, field("Players to start", num("min_players", 2, 2, 6), "without the bot"), field("Buy-in from", num("min_buy_in", 100, 1, 1000000)), field("Buy-in up to", num("max_buy_in", 10000, 1, 1000000))),
-        h("div", { class: "grid" }, field("Your buy-in", num("buy_in", 500, 1, 1000000))),
+        h("div", { class: "grid" }, field("Players to start", num("min_players", 2, 2, 6), "without the bot"), field("Buy-in from", num("min_buy_in", 100, 1, MAX_CHIPS)), field("Buy-in up to", num("max_buy_in", 10000, 1, MAX_CHIPS))),
+        h("div", { class: "grid" }, field("Your buy-in", num("buy_in", 500, 1, MAX_CHIPS))),
         h("button", { type: "submit", class: "primary", dataset: { action: "create" }, text: "Open the table and sit down" }),
       )
     );
@@ -75,8 +79,11 @@ export class LobbyView {
     const field = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (this.form.elements.namedItem(name));
     const [minBet, maxBet] = [field("min_bet"), field("max_bet")];
     const [fewest, most, ante] = [field("min_buy_in"), field("max_buy_in"), field("ante")];
+    const seats = Number(/** @type {HTMLSelectElement} */ (this.form.elements.namedItem("seats")).value);
     maxBet.setCustomValidity(maxBet.value !== "" && Number(maxBet.value) < Number(minBet.value) ? `The max bet must be at least the min bet, ${chips(Number(minBet.value))}.` : "");
-    most.setCustomValidity(Number(most.value) < Number(fewest.value) ? `Buy-ins must go up to at least where they start, ${chips(Number(fewest.value))}.` : "");
+    // Each stack can win every other at the table: all of them must fit in one amount.
+    const tooMany = Number(most.value) * seats > MAX_CHIPS ? `Buy-ins times the seats must be no more than ${chips(MAX_CHIPS)} chips: at most ${chips(Math.floor(MAX_CHIPS / seats))} at ${seats} seats.` : "";
+    most.setCustomValidity(Number(most.value) < Number(fewest.value) ? `Buy-ins must go up to at least where they start, ${chips(Number(fewest.value))}.` : tooMany);
     ante.setCustomValidity(Number(ante.value) > Number(most.value) ? `The ante must be no more than the largest buy-in, ${chips(Number(most.value))}.` : "");
   }
 
