@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from qiuqiu.engine import Hand, HandState, rank
-from qiuqiu.protocol import ErrorCode, TableOptions, fairness
+from qiuqiu.protocol import MAX_CHIPS, ErrorCode, TableOptions, fairness
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
@@ -1169,3 +1169,32 @@ def test_a_table_closed_while_a_buy_in_is_written_seats_that_player_then_cashes_
         "table_joined",
         "table_left",
     ]
+
+
+# -- the house's top-up ----------------------------------------------------------------
+
+
+def test_the_house_tops_the_bot_up_only_as_far_as_every_chip_at_the_table_fits_in_one_amount() -> (
+    None
+):
+    # Antes of every chip a seat may bring: each hand is one showdown, no decision
+    # of the bot's. A player who won the first had 10^12, and a bot topped up to its
+    # max_buy_in again made the second hand's pot worth more than any amount can be:
+    # the hand's end could not be told, and the table stopped there.
+    half = MAX_CHIPS // 2
+    for n in range(50):
+        h = opened(ante=half, min_buy_in=1, max_buy_in=half)
+        h.balances["ann"] += half
+        h.balances[HOUSE] -= half
+        h.do(h.core.sit, "ann", "Ann", Watcher("ann"), half, None, "ann-sits", f"seed-{n}")
+        h.write(WriteKind.BUY_IN)
+        h.fire(NEXT_HAND)
+        h.write(WriteKind.HAND_START)
+        h.write(WriteKind.HAND_END)
+        if h.core.seat_of("ann") is not None:
+            break
+    else:
+        raise AssertionError("Ann won no first hand")
+    stacks = {s.account_id: s.stack for s in h.core.seats.values()}
+    assert stacks == {"ann": MAX_CHIPS, HOUSE: 0}
+    assert chips(h) == 0

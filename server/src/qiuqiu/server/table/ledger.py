@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from qiuqiu import engine
-from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import MAX_CHIPS, ErrorCode
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
@@ -292,9 +292,14 @@ class Ledger(Audience):
         )
         moves = [(self.seats[n].account_id, -stacks[n]) for n in out]
         bot = self.bot_seat
-        if bot is not None and bot in self.seats and stacks[bot] < self.options.max_buy_in:
-            moves.append((HOUSE, self.options.max_buy_in - stacks[bot]))
-            stacks[bot] = self.options.max_buy_in
+        if bot is not None and bot in self.seats:
+            # Only as far as every chip at the table still fits in one amount: a player
+            # who won the house's chips keeps them, and a pot of them all is paid.
+            others = sum(chips for n, chips in stacks.items() if n != bot)
+            topped = min(self.options.max_buy_in, MAX_CHIPS - others)
+            if stacks[bot] < topped:
+                moves.append((HOUSE, topped - stacks[bot]))
+                stacks[bot] = topped
         record = HandRecord(
             table_id=self.table_id,
             hand_id=self.hand_id,
