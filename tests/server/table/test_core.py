@@ -1198,3 +1198,29 @@ def test_the_house_tops_the_bot_up_only_as_far_as_every_chip_at_the_table_fits_i
     stacks = {s.account_id: s.stack for s in h.core.seats.values()}
     assert stacks == {"ann": MAX_CHIPS, HOUSE: 0}
     assert chips(h) == 0
+
+
+def test_a_buy_in_that_would_hold_more_chips_at_the_table_than_one_amount_is_refused() -> None:
+    # Ann won Bob's buy-in: 10^12 at a two-seat table of 5*10^11 buy-ins. Cat's came
+    # on top, and a pot of every chip (an ante of 5*10^11 each) came to more than any
+    # amount can be: its end could not be told, and the table stopped there.
+    half = MAX_CHIPS // 2
+    h = opened(dealer_bot=False, ante=half, min_buy_in=1, max_buy_in=half)
+    for account in ("ann", "bob", "cat"):
+        h.balances[account] += half
+        h.balances[HOUSE] -= half
+    seated(h, "ann", Watcher("ann"), half)
+    seated(h, "bob", Watcher("bob"), half)
+    h.fire(NEXT_HAND)
+    h.write(WriteKind.HAND_START)
+    h.write(WriteKind.HAND_END)
+    assert [s.stack for s in h.core.seats.values()] == [MAX_CHIPS]
+    with pytest.raises(Refused) as refused:
+        h.core.sit("cat", "Cat", Watcher("cat"), 1)
+    assert refused.value.code is ErrorCode.INVALID_BUY_IN
+    assert refused.value.message == (
+        "the table holds 1000000000000 chips, and every chip at it must fit in one amount"
+        " (at most 1000000000000): buy in with at most 0"
+    )
+    assert h.core.next_write() is None
+    assert chips(h) == 0

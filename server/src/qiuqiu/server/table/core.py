@@ -68,7 +68,15 @@ from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Disarm, Tabl
 from qiuqiu.server.table.deal import engine_action
 from qiuqiu.server.table.hand import MOVED, MOVED_WHILE_WRITTEN, HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
-from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange, Viewer, free_seat, verify_buy_in
+from qiuqiu.server.table.seats import (
+    BuyIn,
+    Seat,
+    SeedChange,
+    Viewer,
+    free_seat,
+    verify_buy_in,
+    verify_room,
+)
 from qiuqiu.server.views import Publication
 
 BOT_NAME = "Dealer"
@@ -184,6 +192,8 @@ class TableCore(HandFlow):
         taken = {*self.seats, *(b.seat for b in self._buy_ins), self.bot_seat}
         number = free_seat(self.table_id, self.options, taken, wanted)
         verify_buy_in(self.options, chips)
+        held = sum(s.stack for s in self.seats.values()) + sum(b.chips for b in self._buy_ins)
+        verify_room(held, chips)
         self._verify_store()
         self._buy_ins.append(BuyIn(account_id, name, number, chips, viewer, ref, client_seed))
         self._arrive(viewer)

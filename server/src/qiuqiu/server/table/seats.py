@@ -6,7 +6,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
-from qiuqiu.protocol import ErrorCode, TableOptions
+from qiuqiu.protocol import MAX_CHIPS, ErrorCode, TableOptions
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
@@ -106,6 +106,17 @@ def verify_buy_in(options: TableOptions, buy_in: int) -> None:
         raise Refused(
             ErrorCode.INVALID_BUY_IN,
             f"buy in with {options.min_buy_in} to {options.max_buy_in} chips, not {buy_in}",
+        )
+
+
+def verify_room(held: int, buy_in: int) -> None:
+    """A pot may come to every chip at the table, so they must all fit in one amount:
+    a winner can hold more than ``max_buy_in``, and a buy-in comes on top."""
+    if held + buy_in > MAX_CHIPS:
+        raise Refused(
+            ErrorCode.INVALID_BUY_IN,
+            f"the table holds {held} chips, and every chip at it must fit in one amount"
+            f" (at most {MAX_CHIPS}): buy in with at most {MAX_CHIPS - held}",
         )
 
 
