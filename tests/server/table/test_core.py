@@ -1200,6 +1200,30 @@ def test_the_house_tops_the_bot_up_only_as_far_as_every_chip_at_the_table_fits_i
     assert chips(h) == 0
 
 
+def test_a_winner_leaving_with_the_houses_chips_leaves_room_for_the_bots_whole_top_up() -> None:
+    # Counted as if they stayed, the chips of a winner leaving would leave the bot with
+    # nothing, and a table with another player at it would deal no more hands.
+    half = MAX_CHIPS // 2
+    for n in range(50):
+        h = opened(ante=half, min_buy_in=1, max_buy_in=half)
+        h.balances[HOUSE] -= half - h.balances["ann"]
+        h.balances["ann"] = half
+        ann = Watcher("ann")
+        h.do(h.core.sit, "ann", "Ann", ann, half, None, "ann-sits", f"seed-{n}")
+        h.write(WriteKind.BUY_IN)
+        h.fire(NEXT_HAND)
+        h.write(WriteKind.HAND_START)
+        h.do(h.core.leave, "ann", ann, "ann-leaves", True)
+        end = h.write(WriteKind.HAND_END)
+        if ("ann", -MAX_CHIPS) in end.commit.moves:
+            break
+    else:
+        raise AssertionError("Ann won no first hand")
+    assert end.commit.moves == (("ann", -MAX_CHIPS), (HOUSE, half))
+    assert [s.stack for s in h.core.seats.values()] == [half]
+    assert chips(h) == 0
+
+
 def test_a_buy_in_that_would_hold_more_chips_at_the_table_than_one_amount_is_refused() -> None:
     # Ann won Bob's buy-in: 10^12 at a two-seat table of 5*10^11 buy-ins. Cat's came
     # on top, and a pot of every chip (an ante of 5*10^11 each) came to more than any

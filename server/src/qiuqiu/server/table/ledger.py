@@ -294,8 +294,9 @@ class Ledger(Audience):
         bot = self.bot_seat
         if bot is not None and bot in self.seats:
             # Only as far as every chip at the table still fits in one amount: a player
-            # who won the house's chips keeps them, and a pot of them all is paid.
-            others = sum(chips for n, chips in stacks.items() if n != bot)
+            # who won the house's chips keeps them, and a pot of them all is paid. The
+            # chips of seats cashed out now are leaving it.
+            others = sum(chips for n, chips in stacks.items() if n != bot and n not in out)
             topped = min(self.options.max_buy_in, MAX_CHIPS - others)
             if stacks[bot] < topped:
                 moves.append((HOUSE, topped - stacks[bot]))
