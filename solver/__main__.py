@@ -225,7 +225,10 @@ TABLE_FLAGS = ("ante", "min_bet", "max_bet", "max_raises", "behind")
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m solver", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+        prog="python -m solver",
+        description=__doc__,
+        formatter_class=argparse.RawTextHelpFormatter,
+        allow_abbrev=False,
     )
     parser.add_argument(
         "--iterations", type=count, help=f"per solve ({ITERATIONS}; {DEEP_ITERATIONS} deeper)"

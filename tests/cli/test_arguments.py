@@ -123,6 +123,23 @@ def test_a_count_that_is_not_a_number_is_said_in_words(
     assert said in capfd.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda: play_main(["play", "--server", "ws://127.0.0.1:9", "--buy", "50"]),
+        lambda: play_main(["arena", "dealer", "dealer", "--buy", "50"]),
+        lambda: bot_main(AlwaysCall(), ["--server", "ws://127.0.0.1:9", "--buy", "50"]),
+    ],
+    ids=["qiuqiu play", "qiuqiu arena", "a bot's main"],
+)
+def test_a_prefix_of_a_flag_is_refused_not_taken_for_the_flag(
+    run: Callable[[], int], capfd: pytest.CaptureFixture[str]
+) -> None:
+    # A typo can be a prefix of another flag than the one meant.
+    assert _status(run) == 2
+    assert "unrecognized arguments: --buy 50" in capfd.readouterr().err
+
+
 def test_a_table_to_join_at_the_embedded_server_is_refused(
     capfd: pytest.CaptureFixture[str],
 ) -> None:

@@ -36,7 +36,7 @@ from qiuqiu.protocol import (
     fairness,
 )
 from qiuqiu.protocol.client import AnyClientMessage
-from qiuqiu.protocol.schema import SCHEMA_FILE, render
+from qiuqiu.protocol.schema import SCHEMA_FILE, main, render
 from qiuqiu.protocol.server import AnyServerMessage
 from tests.server.witness import hands_seen
 
@@ -71,6 +71,15 @@ DECODERS: dict[str, Callable[[str], BaseModel]] = {
 def test_the_committed_schema_is_what_the_models_generate() -> None:
     committed = SCHEMA_FILE.read_text(encoding="utf-8")
     assert committed == render(), f"{SCHEMA_FILE} is stale: {REGENERATE}"
+
+
+def test_the_schema_command_refuses_a_prefix_of_a_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--he"])  # not taken for --help
+    assert exited.value.code == 2
+    assert "unrecognized arguments: --he" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

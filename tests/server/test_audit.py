@@ -54,3 +54,9 @@ def test_a_url_that_does_not_fit_or_a_redis_out_of_reach_is_one_line_and_status_
     assert status == 2
     assert err.startswith("python -m qiuqiu.server.audit: cannot read Redis:")
     assert "hunter2" not in err
+
+
+def test_a_prefix_of_the_flag_is_refused_not_taken_for_it() -> None:
+    status, _, err = audited("--redis", "redis://127.0.0.1:1/0")
+    assert status == 2
+    assert "unrecognized arguments: --redis" in err

@@ -113,6 +113,8 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
         (["--allowed-origins", "example.com"], {}, "'example.com' is not an origin"),
         (["--allowed-origins", "https://a.example/"], {}, "'https://a.example/' is not an"),
         (["--allowed-origins", "*"], {}, "leave it empty to allow any"),
+        # A prefix of a flag is a typo as likely as a shorthand: it is not taken as --grace.
+        (["--gra", "5"], {}, "unrecognized arguments: --gra 5"),
     ],
 )
 def test_a_value_that_does_not_fit_is_a_clear_error_naming_where_it_came_from(

@@ -101,6 +101,16 @@ def test_shipped_strategies_that_are_not_there_or_stakes_without_out_are_refused
     assert error in capsys.readouterr().err
 
 
+def test_a_prefix_of_a_flag_is_refused_not_taken_for_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--out", str(tmp_path), "--iter", "2"])
+    assert exited.value.code == 2
+    assert "unrecognized arguments: --iter 2" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.long
 def test_a_two_round_tables_own_strategies_include_a_lean_one(tmp_path: Path) -> None:
     argv = ["--out", str(tmp_path), "--rounds", "2", "--behind", "2", "--iterations", "4"]

@@ -34,7 +34,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("path", nargs="?", type=Path, default=SCHEMA_FILE)
     args = parser.parse_args(argv)
     args.path.write_text(render(), encoding="utf-8")

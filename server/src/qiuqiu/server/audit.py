@@ -35,7 +35,9 @@ async def audit(url: str, prefix: str = PREFIX) -> tuple[int, int, int, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m qiuqiu.server.audit", description=(__doc__ or "").split("\n")[0]
+        prog="python -m qiuqiu.server.audit",
+        description=(__doc__ or "").split("\n")[0],
+        allow_abbrev=False,
     )
     parser.add_argument(
         "--redis-url",

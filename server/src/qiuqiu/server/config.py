@@ -274,6 +274,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ServerConfig:
     A value that does not fit exits with status 2, naming the flag or variable."""
     parser = argparse.ArgumentParser(
         prog="qiuqiu-server",
+        allow_abbrev=False,
         description="Serve QiuQiu tables over WebSocket.",
         epilog="Every flag can also be set in the environment as QIUQIU_<FLAG>, "
         "e.g. QIUQIU_PORT=9000.",

@@ -39,11 +39,12 @@ from qiuqiu.protocol import DealTampered
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
-        prog="qiuqiu", description="Play QiuQiu (KiuKiu) in the terminal."
+        prog="qiuqiu", description="Play QiuQiu (KiuKiu) in the terminal.", allow_abbrev=False
     )
     commands = top.add_subparsers(dest="command", required=True)
     cmd = commands.add_parser(
         "play",
+        allow_abbrev=False,
         help="play at a table against the dealer bot",
         description="Play QiuQiu. Without --server, a server runs inside this process "
         "(its accounts last as long as it does).",

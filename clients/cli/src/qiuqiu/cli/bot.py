@@ -620,7 +620,9 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
             '`if __name__ == "__main__":`, as clients/examples/ do, so that the arena can '
             "load the bot without playing it on a server"
         )
-    parser = argparse.ArgumentParser(description=(type(bot).__doc__ or "").split("\n")[0])
+    parser = argparse.ArgumentParser(
+        description=(type(bot).__doc__ or "").split("\n")[0], allow_abbrev=False
+    )
     parser.add_argument(
         "--server", type=server_url, default="ws://127.0.0.1:8765", help="(%(default)s)"
     )

@@ -36,6 +36,7 @@ DEFAULT_HANDS = 10_000
 def add_arena(commands: Any) -> None:
     cmd = commands.add_parser(
         "arena",
+        allow_abbrev=False,
         help="play bots against each other or the dealer bot, in this process",
         description="Duplicate matches at engine speed: each deal twice, the seats swapped "
         "(with --seats N, N contestants at one table, each deal N times, the seats rotated). "
