@@ -492,6 +492,35 @@ async def test_a_redis_that_refuses_the_password_is_one_line_and_exit_status_2(
     assert "hunter2" not in everything
 
 
+@pytest.mark.parametrize("requirepass", [(), ("--requirepass", "hunter2")], ids=["none", "set"])
+async def test_a_password_redis_does_not_check_is_a_warning_at_start(
+    tmp_path: Path, requirepass: tuple[str, ...]
+) -> None:
+    # Redis without a password takes any in redis-py's handshake: the server started
+    # without a word, its operator believing Redis protected.
+    port = free_port()
+    redis = own_redis(port, tmp_path, *requirepass)
+    before: list[str] = []
+    try:
+        await until(lambda: listening(port))
+        url = f"redis://:hunter2@127.0.0.1:{port}/0"
+        async with server_process("--redis-url", url, said=before):
+            pass
+    finally:
+        redis.kill()
+        redis.wait()
+    warned = [json.loads(line)["message"] for line in before if '"WARNING"' in line]
+    if requirepass:
+        assert warned == []
+    else:
+        assert warned == [
+            f"the password in --redis-url is not checked: Redis at 127.0.0.1:{port}/0 has "
+            "none, so it takes any, and anyone who can reach it can use it without one; "
+            "give Redis that password (requirepass) or take it out of the URL"
+        ]
+    assert "hunter2" not in "".join(before)
+
+
 async def test_the_listening_line_says_where_accounts_and_tables_are_kept(
     redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

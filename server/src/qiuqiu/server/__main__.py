@@ -17,6 +17,7 @@ from qiuqiu.server.config import ServerConfig, parse_config, unknown_variables
 from qiuqiu.server.errors import StoreRefused, StoreUnavailable, StrategiesUnreadable
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
+from qiuqiu.server.redis_clients import password_unchecked
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Store
 
@@ -28,6 +29,15 @@ async def run(config: ServerConfig) -> None:
         await serve(config, MemoryStore())
         return
     store = await RedisStore.from_url(config.redis_url, timeout=config.store_timeout)
+    if await password_unchecked(config.redis_url, config.store_timeout):
+        # Redis takes any password when it has none, so the store's connection, made
+        # with the URL's, said nothing: an operator would believe Redis protected.
+        log.warning(
+            "the password in --redis-url is not checked: Redis at %s has none, so it "
+            "takes any, and anyone who can reach it can use it without one; give Redis "
+            "that password (requirepass) or take it out of the URL",
+            store.where.removeprefix("in Redis at "),
+        )
     try:
         await serve(config, store)
     finally:

@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+from redis.exceptions import RedisError
 from redis.maint_notifications import MaintNotificationsConfig
+
+QUIET: dict[str, Any] = {
+    "driver_info": None,
+    "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+}
+"""Neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS on each new connection:
+older Redis (the 6.2 the scripts are written for among them) refuses both, and
+each refusal, like the package version looked up for the first, leaves reference
+cycles that only a full collection frees, for round trips the store has no use for."""
 
 
 class CountedRedis(Redis):
@@ -24,29 +34,40 @@ def clients(url: str, timeout: float) -> tuple[Redis, Redis, Redis]:
     """Three clients of ``url``: a pool for the store's calls, one connection of its own
     for lease renewals (so that a renewal never queues behind table writes), and one
     for the channels between processes, which may stay quiet as long as it likes."""
-    # Neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS on each new connection:
-    # older Redis (the 6.2 the scripts are written for among them) refuses both, and
-    # each refusal, like the package version looked up for the first, leaves
-    # reference cycles that only a full collection frees, for round trips the store
-    # has no use for.
-    quiet: dict[str, Any] = {
-        "driver_info": None,
-        "maint_notifications_config": MaintNotificationsConfig(enabled=False),
-    }
     limits: dict[str, Any] = {
         "decode_responses": True,
         "socket_timeout": timeout,
         "socket_connect_timeout": timeout,
         # A burst of callers beyond the pool's connections waits for one, not fails.
         "timeout": timeout,
-        **quiet,
+        **QUIET,
     }
     pool = BlockingConnectionPool.from_url(url, **limits)
     leases = BlockingConnectionPool.from_url(url, max_connections=1, **limits)
     channels = CountedRedis.from_url(
-        url, decode_responses=True, socket_connect_timeout=timeout, **quiet
+        url, decode_responses=True, socket_connect_timeout=timeout, **QUIET
     )
     return CountedRedis.from_pool(pool), CountedRedis.from_pool(leases), channels
+
+
+async def password_unchecked(url: str, timeout: float) -> bool:
+    """Whether the password in ``url`` is one Redis takes without checking it: a
+    Redis without a password accepts any in the handshake redis-py sends (HELLO 3
+    AUTH default ...), so only a connection without it tells. A user other than
+    ``default`` has its password checked whatever the default user needs."""
+    pool = ConnectionPool.from_url(url, socket_timeout=timeout, **QUIET)
+    given = pool.connection_kwargs
+    if not given.get("password") or given.get("username") not in (None, "default"):
+        await pool.disconnect()
+        return False
+    del given["password"]
+    given.pop("username", None)
+    async with Redis.from_pool(pool) as bare:
+        try:
+            await bare.ping()
+        except RedisError:  # NOAUTH: it does need the password; or it cannot tell
+            return False
+    return True
 
 
 def reply_text(reply: bytes | str | None) -> str:
