@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -84,6 +85,30 @@ async def test_metrics_count_connections_tables_hands_errors_and_action_latency(
     assert seen[("qiuqiu_action_seconds_count", ())] >= 1
     assert seen[("qiuqiu_tasks", ())] > 0
     assert seen[("process_resident_memory_bytes", ())] > 0
+
+
+README = Path(__file__).parents[2] / "README.md"
+DOCUMENTED_METRIC = re.compile(r"^\| `(qiuqiu_\w+)(?:\{\w+\})?` \|", re.MULTILINE)
+"""A row of the README's table of metrics: its name, without its labels."""
+HISTOGRAM_SERIES = ("_bucket", "_count", "_sum")
+
+
+async def test_every_series_on_metrics_is_in_the_readmes_table(
+    server: QiuQiuServer, connect_client: Callable[[], Any]
+) -> None:
+    # prometheus-client's own *_created series were served and documented nowhere.
+    client = await connect_client()
+    await client.send_raw("{not json")
+    await client.expect("error", code="bad_json")
+    documented = set(DOCUMENTED_METRIC.findall(README.read_text()))
+    served = set()
+    for family in text_string_to_metric_families((await get(server, "/metrics"))[2].decode()):
+        for sample in family.samples:
+            name = sample.name
+            if family.type == "histogram" and name.endswith(HISTOGRAM_SERIES):
+                name = name.rsplit("_", 1)[0]
+            served.add(name)
+    assert {name for name in served if not name.startswith("process_")} - documented == set()
 
 
 async def test_a_voided_hand_is_not_counted_as_played(

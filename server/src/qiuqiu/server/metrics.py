@@ -13,10 +13,24 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.process_collector import ProcessCollector
 
 from qiuqiu.protocol import client as cmd
+
+# prometheus-client adds a *_created series beside each counter and histogram (and
+# each of their labels): the time it was made, which here is the process's start or
+# a label's first use. Prometheus needs none of them to see a counter reset, and
+# process_start_time_seconds already says when the process started. The setting is
+# the library's, for the whole process, where the server's metrics are the only ones.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 ACTION_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 """Seconds: an action is a few hundred microseconds of work, a slow store tens of ms."""
