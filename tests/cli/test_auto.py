@@ -10,11 +10,14 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 from qiuqiu.cli.bot import run
 from qiuqiu.cli.play import Steady
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
-from tests.cli.conftest import QIUQIU, piped
+from qiuqiu.server.memory_store import MemoryStore
+from tests.cli.conftest import CONFIG, QIUQIU, piped
 from tests.server.conftest import chip_total
 
 RUN_LIMIT = 120.0
@@ -55,6 +58,7 @@ async def test_the_summary_of_auto_play_is_the_servers_own_record_of_those_hands
     nets = [hand.net(account.account_id) for hand in hands]
     assert summary == {
         "hands": 20,
+        "voided": 0,
         "won": sum(net > 0 for net in nets),
         "lost": sum(net < 0 for net in nets),
         "net": sum(nets),
@@ -146,6 +150,34 @@ async def test_the_summary_of_one_hand_speaks_of_one_hand(
     assert "Played 1 hand: " in out
     assert "Deals verified: 1 of 1." in out
     assert "The table's shuffle verified: 1 hand rebuilt from the revealed seed." in out
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+async def test_a_hand_the_server_voided_is_said_apart_from_the_hands_played(
+    config_dir: Path, as_json: bool
+) -> None:
+    # It was counted among the hands played, as if it had been played to its end.
+    # The dealer bot thinks 5 s a turn, so the server stops mid-hand: it voids the
+    # hand, every chip back, and stands every seat up.
+    server = QiuQiuServer(CONFIG.model_copy(update={"bot_delay": 5.0}), store=MemoryStore())
+    await server.start()
+    try:
+        argv = ("play", "--server", server.url, "--auto", "3", *SMALL)
+        async with piped(QIUQIU, *argv, *("--json",) * as_json) as process:
+            async with asyncio.timeout(RUN_LIMIT):
+                while not any(table.playing for table in server.lobby.tables.values()):
+                    await asyncio.sleep(0.05)
+                await server.stop()
+                out, err = await process.communicate()
+    finally:
+        await server.stop()
+    assert process.returncode == 0, err.decode()
+    if as_json:
+        summary = json.loads(out)
+        assert (summary["hands"], summary["voided"], summary["net"]) == (0, 1, 0)
+    else:
+        assert "Played 0 hands: won 0, lost 0, net +0 chips." in out.decode()
+        assert "1 more hand was called off by the server, every chip back." in out.decode()
 
 
 async def test_alone_at_its_table_it_says_it_waits_for_another_player(

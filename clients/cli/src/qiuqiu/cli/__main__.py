@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # The seat's connection is dropped, as any client's, and the server treats it so.
             errors.print("qiuqiu: interrupted", style="bold red")
         status = 130
-    if options.auto is not None and (status == 0 or summary.hands):
+    if options.auto is not None and (status == 0 or summary.hands or summary.voided):
         print_summary(summary, console, as_json=args.json)
     return status
 
@@ -166,6 +166,11 @@ def print_summary(summary: Summary, console: Console, *, as_json: bool) -> None:
         f"Played {summary.hands} hand{'s' * (summary.hands != 1)}: "
         f"won {summary.won}, lost {summary.lost}, net {summary.net:+d} chips.{balance}"
     )
+    if summary.voided:
+        console.print(
+            f"{summary.voided} more hand{'s were' if summary.voided != 1 else ' was'} "
+            "called off by the server, every chip back."
+        )
     console.print(f"Deals verified: {summary.verified} of {summary.hands}.", style="green")
     if (rebuilt := summary.shuffle_verified) is not None:
         console.print(

@@ -105,11 +105,13 @@ _SEND_AGAIN = frozenset({ErrorCode.TABLE_MOVING, ErrorCode.STORE_UNAVAILABLE})
 
 @dataclass
 class Summary:
-    """How a run went for this account: hands dealt in, won, lost, chips won
-    (below zero: lost), the balance after leaving the table, how many hands'
-    deals were checked, and how many the table's revealed seed rebuilt."""
+    """How a run went for this account: hands played to their end, won, lost, chips
+    won (below zero: lost), the balance after leaving the table, how many hands'
+    deals were checked, how many the table's revealed seed rebuilt, and how many
+    hands the server called off."""
 
     hands: int = 0
+    """Hands dealt in and played to their end; not a voided one."""
     won: int = 0
     lost: int = 0
     net: int = 0
@@ -119,7 +121,14 @@ class Summary:
     shuffle_verified: int | None = None
     """Hands rebuilt from the table's seed; ``None`` while the table is open."""
     per_hand: dict[int, int] = field(default_factory=dict)
-    """Chips won or lost in each hand, by ``hand_id``."""
+    """Chips won or lost in each hand played to its end, by ``hand_id``."""
+    voided_hands: set[int] = field(default_factory=set)
+    """The ``hand_id`` of each hand dealt in that the server voided (every chip back):
+    its table moved to another server, the server stopped or its store failed."""
+
+    @property
+    def voided(self) -> int:
+        return len(self.voided_hands)
 
     def record(self, hand_id: int, net: int) -> None:
         self.per_hand[hand_id] = net
@@ -128,9 +137,16 @@ class Summary:
         self.lost += net < 0
         self.net += net
 
+    def record_voided(self, hand_id: int) -> None:
+        self.voided_hands.add(hand_id)
+
+    def counted(self, hand_id: int) -> bool:
+        return hand_id in self.per_hand or hand_id in self.voided_hands
+
     def as_dict(self) -> dict[str, int | None]:
         return {
             "hands": self.hands,
+            "voided": self.voided,
             "won": self.won,
             "lost": self.lost,
             "net": self.net,
@@ -149,9 +165,11 @@ async def play(
     summary: Summary | None = None,
 ) -> Summary:
     """Play ``bot`` at ``table_id`` (where ``conn`` is seated) until ``hands`` hands have
-    ended, then stand up; or until the seat or the table is gone.
+    been played to their end, then stand up; or until the seat or the table is gone.
 
-    The summary counts every hand the seat was dealt into before it stood up. The
+    The summary counts every hand the seat was dealt into before it stood up: those
+    played to their end in ``hands``, those the server voided in ``voided``. Only
+    the first count toward ``hands``: a voided hand is dealt again, as it were. The
     seat asks to stand up as its last hand begins (``after_hand``): it plays that
     hand out, and is not dealt the next, however soon the table deals it. It is ``summary``
     if one is given, filled in as the hands end: its caller still has the hands
@@ -271,17 +289,21 @@ async def _play(
         # Kept here by hand rather than read from the state, which holds only the hand
         # in play: a snapshot may have moved on from one the seat was dealt into.
         if isinstance(message, wire.HandVoided) and message.hand_id in stacks_before:
-            # Counted here, as a hand that cost nothing: a hand its dead server was
-            # playing is voided by the table's new host with no hand_ended after it.
+            # Counted here: a hand its dead server was playing is voided by the table's
+            # new host with no hand_ended after it.
             stacks_before.pop(message.hand_id)
-            summary.record(message.hand_id, 0)
-            log.info("hand %d called off: %s", summary.hands, message.reason)
+            summary.record_voided(message.hand_id)
+            log.info("a hand was called off, every chip back: %s", message.reason)
+            if message.hand_id == last_hand:
+                # Not played to its end: one more is, and the request to stand up after
+                # it may have gone with the server that voided it.
+                last_hand = None
         if isinstance(message, wire.TableSnapshot) and state.hand is not None:
             # After a reconnect (or a gap): the hands dealt meanwhile, and the one
             # in play if it began unseen, are the seat's all the same.
             hand = state.hand
             stack = hand.stacks_before.get(state.you) if state.you is not None else None
-            if stack is not None and hand.hand_id not in summary.per_hand:
+            if stack is not None and not summary.counted(hand.hand_id):
                 ended = hand.phase == "ended"
                 if not ended:
                     stacks_before.setdefault(hand.hand_id, stack)
@@ -397,6 +419,10 @@ async def _count_missed(
         )
         if seat is None:
             log.info("hand %d went by unseen, and the history no longer has it", hand_id)
+            continue
+        if hand is not None and hand.voided:
+            summary.record_voided(hand_id)
+            log.info("a hand was called off while the connection was down, every chip back")
             continue
         summary.record(hand_id, seat.after - seat.before)
         log.info(
@@ -680,6 +706,6 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
         terminated = isinstance(stopped, Stopped) and stopped.signum == signal.SIGTERM
         print(f"{parser.prog}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         status = 143 if terminated else 130
-    if status == 0 or summary.hands:
+    if status == 0 or summary.hands or summary.voided:
         print(json.dumps(summary.as_dict()))
     return status
