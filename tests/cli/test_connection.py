@@ -18,7 +18,7 @@ from qiuqiu.cli.connection import Closed, Connection, Disconnected, Reconnected
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
 from qiuqiu.cli.game import Move
-from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions, encode
+from qiuqiu.protocol import PROTOCOL_VERSION, ErrorCode, TableOptions, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
@@ -361,7 +361,8 @@ async def test_a_server_back_without_the_account_ends_the_bot_instead_of_a_new_a
 ) -> None:
     """An in-memory server dies mid-play and another starts on its port, knowing no
     account: the bot stops, saying so, rather than opening an account there with its
-    name and waiting for ever at a table that account never sat at."""
+    name and waiting for ever at a table that account never sat at; and it stops at
+    that first answer, not once the grace period it would have tried for is over."""
     monkeypatch.setattr(connection, "RECONNECT_DELAYS", (0.05,))
     monkeypatch.setattr(connection, "DEFAULT_GRACE", 1.0)
     monkeypatch.setattr(connection, "GRACE_MARGIN", 0.5)
@@ -381,6 +382,8 @@ async def test_a_server_back_without_the_account_ends_the_bot_instead_of_a_new_a
         with pytest.raises(ConnectionLost, match="no longer knows this account"):
             await asyncio.wait_for(playing, 30)
         assert set(await server.store.balances()) == accounts
+        refused = {"code": ErrorCode.UNKNOWN_TOKEN.value}
+        assert server.metrics.registry.get_sample_value("qiuqiu_errors_total", refused) == 1
     finally:
         await conn.close()
         await server.stop()

@@ -531,19 +531,11 @@ class Connection:
         )
         give_up = time.monotonic() + grace + GRACE_MARGIN
         delays = itertools.chain(RECONNECT_DELAYS, itertools.repeat(RECONNECT_DELAYS[-1]))
-        unknown = False
         said = ""
         """Why the last try failed, as logged: said once, not at every try."""
         while True:
             delay = next(delays)
             if time.monotonic() + delay > give_up:
-                if unknown:
-                    return Closed(
-                        f"{reason}; the server no longer knows this account (its accounts "
-                        "were lost, as an in-memory server's are when it restarts), so "
-                        "its seats are gone",
-                        seats_gone=True,
-                    )
                 return Closed(
                     f"{reason}; no server took the connection back within the grace period"
                 )
@@ -556,19 +548,19 @@ class Connection:
                 said = _say_once(said, str(lost))
                 continue
             except ServerRefused as refused:
-                # Tried again: a server whose Redis was away may not know the token until
-                # it has written back what it holds (store_unavailable says so, an
-                # unknown token may not).
-                if refused.code in (ErrorCode.STORE_UNAVAILABLE, ErrorCode.UNKNOWN_TOKEN):
-                    unknown = refused.code == ErrorCode.UNKNOWN_TOKEN
-                    said = _say_once(
-                        said,
-                        "the server does not know this account, unless it is still reading "
-                        "its store"
-                        if unknown
-                        else str(refused),
-                    )
+                if refused.code == ErrorCode.STORE_UNAVAILABLE:  # nothing changed: try again
+                    said = _say_once(said, str(refused))
                     continue
+                if refused.code == ErrorCode.UNKNOWN_TOKEN:
+                    # Final: a server answers so only once its store has no such token (one
+                    # whose store is away says store_unavailable), and none ever writes an
+                    # account back.
+                    return Closed(
+                        f"{reason}; the server no longer knows this account (its accounts "
+                        "were lost, as an in-memory server's are when it restarts), so "
+                        "its seats are gone",
+                        seats_gone=True,
+                    )
                 return Closed(f"{reason}; the server refused to resume: {refused}")
             if self._closing:
                 # close() ran while this reconnect was under way, and closed the socket
