@@ -49,9 +49,10 @@ from qiuqiu.cli.connection import (
     Notice,
     Reconnected,
 )
-from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
+from qiuqiu.cli.errors import ClientError, ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView, now_ms
+from qiuqiu.cli.tally import Tally
 from qiuqiu.cli.turns import Action, Split, action_message
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions
@@ -180,6 +181,7 @@ class Terminal:
                 )
                 if next_message in done:
                     message = next_message.result()
+                    await self.count_unseen(message)
                     if not self.show(message):
                         return
                     await self.leave_again(message)
@@ -389,12 +391,15 @@ class Terminal:
         if isinstance(message, wire.HandEnded) and state.you is not None:
             net = state.net(state.you)
             if net is not None and state.hand is not None and not state.hand.voided:
-                self.tally.record(message.hand_id, net)
+                self.tally.record(self.table_id, message.hand_id, net)
+            self.tally.counted.add((self.table_id, message.hand_id))
         if isinstance(message, wire.TableSnapshot) and self.table_id not in self._rules_told:
             self._rules_told.add(self.table_id)
             self.say(render.rules(state.options))
         if isinstance(message, wire.HandStarted):
             self._hand_told = (self.table_id, message.hand_id)
+            if state.you in {s.seat for s in message.stacks}:
+                self.tally.dealt = self._hand_told
         hand = state.hand
         if (
             isinstance(message, wire.TableSnapshot)
@@ -436,6 +441,37 @@ class Terminal:
         if isinstance(message, wire.TurnStarted | wire.CuttingStarted | wire.TableSnapshot):
             self.show_turn(state)
         return True
+
+    async def count_unseen(self, message: Notice) -> None:
+        """Before a snapshot of this table is shown, say how each hand the seat was
+        dealt into ended while this client did not see it (its connection down), and
+        count it: the session's net is then what the balance says."""
+        state = self.state
+        if not isinstance(message, wire.TableSnapshot) or state is None:
+            return
+        if message.table.table_id != self.table_id:
+            return
+        missed = self.tally.unseen(self.table_id, state)
+        if not missed:
+            return
+        nets = await self.tally.count_unseen(self.conn, self.table_id, missed)
+        if isinstance(nets, ClientError):
+            listed = ", ".join(f"#{hand_id}" for hand_id in missed)
+            self.say(
+                Text(
+                    f"Hands {listed} went by while you were away, and are not in this "
+                    f"session's count: the server could not list them ({nets}).",
+                    "yellow",
+                )
+            )
+            return
+        for hand_id, net in nets.items():
+            self.say(
+                Text(
+                    f"Hand #{hand_id} was played out while you were away: {net:+d} net for you.",
+                    "yellow",
+                )
+            )
 
     def leave_refused(self, error: wire.Error) -> bool:
         """A request to stand up refused; ``False`` when the game is over for this client."""
@@ -727,41 +763,6 @@ class Terminal:
                 "bold",
             )
         )
-
-
-class Tally:
-    """The evening at the table: every hand this player finished, and the biggest pot won."""
-
-    def __init__(self) -> None:
-        self.nets: dict[int, int] = {}
-        self.pots: dict[int, int] = {}
-        self.biggest = 0
-
-    def pot_won(self, hand_id: int, amount: int) -> None:
-        self.pots[hand_id] = self.pots.get(hand_id, 0) + amount
-
-    def record(self, hand_id: int, net: int) -> None:
-        # Hand ids restart at a new table (a rebuy at a table like the last): count by order.
-        self.nets[len(self.nets)] = net
-        if net > 0:
-            self.biggest = max(self.biggest, self.pots.get(hand_id, 0))
-        self.pots.pop(hand_id, None)
-
-    @property
-    def hands(self) -> int:
-        return len(self.nets)
-
-    @property
-    def won(self) -> int:
-        return sum(net > 0 for net in self.nets.values())
-
-    @property
-    def lost(self) -> int:
-        return sum(net < 0 for net in self.nets.values())
-
-    @property
-    def net(self) -> int:
-        return sum(self.nets.values())
 
 
 def _in_hand(state: TableState) -> bool:

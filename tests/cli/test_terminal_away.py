@@ -1,0 +1,53 @@
+"""The real ``qiuqiu play`` in a pseudo-terminal whose connection drops while hands go
+on without it: what it says of them when it is back, and the summary it ends with."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+from pathlib import Path
+
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.cli.conftest import cut_the_network
+from tests.cli.test_terminal import SMALL, TURN, WELCOME, finished, matched, spawn, words
+
+LEFT = r"You left the table\. Your balance is (\d+)\."
+SUMMARY = re.compile(r"This session: (\d+) hands?, won \d+, lost \d+, net ([+-]\d+)")
+PATIENCE = 30.0
+"""Seconds to wait for the table to deal (never a timing assertion)."""
+
+
+async def hands_ended(server: QiuQiuServer, table_id: str, count: int) -> None:
+    async with asyncio.timeout(PATIENCE):
+        while len(await server.store.table_hands(table_id)) < count:
+            await asyncio.sleep(0.02)
+
+
+async def test_hands_played_while_the_connection_was_down_are_told_and_in_the_summary(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    """The client is stopped at its turn and its connection cut: the timer plays its
+    seat through that hand and the next. Back, it says how each went, and its summary
+    counts them: its net is what the balance says, and its hands what the table dealt
+    it. Their ends come replayed after the reconnect, after a gap in ``seq``: they
+    tell what each seat has, not what it had before the hand."""
+    child = spawn(config_dir, "--server", server.url, *SMALL, "--turn-seconds", "0.5")
+    await child.expect(WELCOME, async_=True)
+    await child.expect(TURN, async_=True)
+    (table_id,) = server.lobby.tables
+    child.kill(signal.SIGSTOP)
+    cut_the_network(server)
+    await hands_ended(server, table_id, 2)
+    child.kill(signal.SIGCONT)
+    await child.expect(words("played out while you were away"), async_=True)
+    await child.expect(TURN, async_=True)
+    child.sendline("quit now")
+    await child.expect(LEFT, async_=True)
+    balance = int(matched(child))
+    output = await finished(child)
+    summary = SUMMARY.search(output)
+    assert summary is not None, output
+    played = await server.store.table_hands(table_id)
+    assert int(summary.group(1)) == len(played)
+    assert balance == 1_000 + int(summary.group(2))
