@@ -757,6 +757,32 @@ async def test_a_bot_back_after_the_grace_period_finds_its_seat_given_up_and_sto
         await server.stop()
 
 
+async def test_hands_the_seat_played_before_it_was_given_up_are_in_the_summary(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The connection drops and comes back after the grace period, the timer having
+    played the seat's hands until it was given up: those hands are counted, from the
+    table's history, so that the net is what the balance says."""
+    monkeypatch.setattr(connection, "RECONNECT_DELAYS", (2.0,))
+    config = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, grace=1.0)
+    server = QiuQiuServer(config, rng=random.Random(5))
+    await server.start()
+    try:
+        async with await Connection.open(server.url, name="Ann") as conn:
+            options = SMALL.model_copy(update={"turn_seconds": 0.05})
+            table, _ = await conn.open_table(options, buy_in=500)
+            playing = asyncio.create_task(play(AlwaysCall(), conn, table.table_id, 1_000))
+            await until(lambda: hand_ended(server, table.table_id))
+            cut_the_network(server)
+            summary = await asyncio.wait_for(playing, PATIENCE)
+        played = await server.store.account_hands(conn.account_id, 100)
+    finally:
+        await server.stop()
+    assert not server.lobby.seated_at(conn.account_id)
+    assert summary.hands == len(played)
+    assert summary.balance == 1_000 + summary.net
+
+
 async def test_hands_dealt_while_the_connection_was_down_are_counted_from_the_history(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -215,8 +215,11 @@ async def _play(
             welcome = message.welcome
             if table_id not in welcome.tables and table_id not in welcome.moving:
                 # Back after the grace period: the server stood the seat up meanwhile,
-                # and nothing more will come of the table.
+                # and nothing more will come of the table but its history.
                 summary.balance = welcome.balance
+                if seen_through is not None:
+                    missed = sorted(i for i in stacks_before if i not in summary.per_hand)
+                    await _count_missed(conn, table_id, hands, missed, summary, since=seen_through)
                 log.info(
                     "the seat at table %s was given up while the connection was down "
                     "(longer than the server's grace period): its chips are back in the "
@@ -396,12 +399,20 @@ async def _play(
 
 
 async def _count_missed(
-    conn: Connection, table_id: str, hands: int | None, missed: list[int], summary: Summary
+    conn: Connection,
+    table_id: str,
+    hands: int | None,
+    missed: list[int],
+    summary: Summary,
+    *,
+    since: int | None = None,
 ) -> None:
     """Count into ``summary`` the hands ``missed`` (the seat was dealt into them while
-    the connection was down, or their end went by unseen), as the table's history
-    has them; those it no longer keeps, or that it cannot give now, are not counted."""
-    if not missed:
+    the connection was down, or their end went by unseen), and with ``since`` every
+    hand after that one the seat was dealt into (it was given up meanwhile: no
+    snapshot says how far the table got), as the table's history has them; those it
+    no longer keeps, or that it cannot give now, are not counted."""
+    if not missed and since is None:
         return
     try:
         listed = await conn.request(
@@ -411,6 +422,15 @@ async def _count_missed(
         log.info("hands %s went by unseen and are not counted: %s", missed, error)
         return
     played = {hand.hand_id: hand for hand in listed.hands}
+    if since is not None:
+        mine = (
+            hand.hand_id
+            for hand in listed.hands
+            if hand.hand_id > since
+            and hand.hand_id not in summary.per_hand
+            and any(s.account_id == conn.account_id for s in hand.seats)
+        )
+        missed = sorted({*missed, *mine})
     for hand_id in missed:
         hand = played.get(hand_id)
         seat = next(
