@@ -8,6 +8,7 @@ import re
 import signal
 from pathlib import Path
 
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.cli.conftest import cut_the_network
 from tests.cli.test_terminal import SMALL, TURN, WELCOME, finished, matched, spawn, words
@@ -49,5 +50,40 @@ async def test_hands_played_while_the_connection_was_down_are_told_and_in_the_su
     summary = SUMMARY.search(output)
     assert summary is not None, output
     played = await server.store.table_hands(table_id)
+    assert int(summary.group(1)) == len(played)
+    assert balance == 1_000 + int(summary.group(2))
+
+
+async def test_back_after_the_seat_was_given_up_the_client_says_so_and_ends_in_step(
+    config_dir: Path,
+) -> None:
+    """The client is stopped at its turn and its connection cut until the server gives
+    the seat up, the timer having played its hands meanwhile. Back, it says the seat
+    stood up and what the balance is, counts those hands, and ends: it neither waits
+    at a table that holds no seat of it nor says its chips are still there."""
+    config = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, grace=1.0)
+    server = QiuQiuServer(config)
+    await server.start()
+    try:
+        child = spawn(config_dir, "--server", server.url, *SMALL, "--turn-seconds", "0.05")
+        await child.expect(WELCOME, async_=True)
+        await child.expect(TURN, async_=True)
+        (table_id,) = server.lobby.tables
+        child.kill(signal.SIGSTOP)
+        cut_the_network(server)
+        async with asyncio.timeout(PATIENCE):
+            while table_id in server.lobby.tables:
+                await asyncio.sleep(0.02)
+        child.kill(signal.SIGCONT)
+        await child.expect(words("stood up while the connection was down"), async_=True)
+        await child.expect(words(r"your balance, now (\d+)\."), async_=True)
+        balance = int(matched(child))
+        output = await finished(child)
+        played = await server.store.table_hands(table_id)
+    finally:
+        await server.stop()
+    summary = SUMMARY.search(output)
+    assert summary is not None, output
+    assert "still at the table" not in output
     assert int(summary.group(1)) == len(played)
     assert balance == 1_000 + int(summary.group(2))

@@ -330,12 +330,28 @@ class Connection:
         out, so the state read beside a message is the state as of that message."""
         while True:
             message = await self._messages.get()
+            if isinstance(message, Reconnected):
+                self._forget_seats_gone(message.welcome)
             if isinstance(message, Disconnected | Reconnected | Closed) or await self._keep(
                 message
             ):
                 yield message
             if isinstance(message, Closed):
                 return
+
+    def _forget_seats_gone(self, welcome: wire.Welcome) -> None:
+        """Drop the state of every table where this account sat and ``welcome`` finds
+        no seat of it: it stood up while the connection was down (its grace period
+        ran out, or a leave asked for went through), and no snapshot comes of it."""
+        gone = [
+            table_id
+            for table_id, state in self.tables.items()
+            if state.you is not None
+            and table_id not in welcome.tables
+            and table_id not in welcome.moving
+        ]
+        for table_id in gone:
+            del self.tables[table_id]
 
     def behind(self, table_id: str) -> bool:
         """Whether the server has said more of ``table_id`` than its state holds: a

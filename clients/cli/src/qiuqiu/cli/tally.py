@@ -49,11 +49,14 @@ class Tally:
         return [i for i in range(dealt[1], last) if (table_id, i) not in self.counted]
 
     async def count_unseen(
-        self, conn: Connection, table_id: str, missed: list[int]
+        self, conn: Connection, table_id: str, missed: list[int], *, since: int | None = None
     ) -> dict[int, int] | ClientError:
-        """Count the hands ``missed`` at ``table_id`` as the table's history has them,
-        and return each one's net, by hand id: a voided one cost nothing and is not
-        counted, nor is one the history no longer keeps. The error if it cannot say."""
+        """Count the hands ``missed`` at ``table_id``, and with ``since`` every one from
+        that hand on (the seat was given up meanwhile: no snapshot says how far the
+        table got), as the table's history has them, and return each one's net, by
+        hand id: a voided one cost nothing and is not counted, nor is one the history
+        no longer keeps, nor one the seat was not dealt into. The error if it cannot
+        say."""
         try:
             listed = await conn.request(
                 cmd.ListHands(table_id=table_id, limit=HISTORY_LIMIT), wire.HandList
@@ -62,7 +65,8 @@ class Tally:
             return error
         nets: dict[int, int] = {}
         for hand in listed.hands:
-            if hand.hand_id not in missed or (table_id, hand.hand_id) in self.counted:
+            wanted = hand.hand_id in missed or (since is not None and hand.hand_id >= since)
+            if not wanted or (table_id, hand.hand_id) in self.counted:
                 continue
             self.counted.add((table_id, hand.hand_id))
             seat = next((s for s in hand.seats if s.account_id == conn.account_id), None)

@@ -184,6 +184,9 @@ class Terminal:
                     await self.count_unseen(message)
                     if not self.show(message):
                         return
+                    if isinstance(message, Reconnected) and self._seat_gone(message.welcome):
+                        await self.stood_up_away(message.welcome)
+                        return
                     await self.leave_again(message)
                     next_message = asyncio.ensure_future(anext(messages))
                 if next_line in done:
@@ -452,15 +455,33 @@ class Terminal:
         if message.table.table_id != self.table_id:
             return
         missed = self.tally.unseen(self.table_id, state)
-        if not missed:
-            return
-        nets = await self.tally.count_unseen(self.conn, self.table_id, missed)
+        if missed:
+            self._say_unseen(await self.tally.count_unseen(self.conn, self.table_id, missed))
+
+    async def stood_up_away(self, welcome: wire.Welcome) -> None:
+        """Back to find the seat stood up: say so, and how each hand the server's timer
+        played for it went, counted as the hands seen were."""
+        dealt = self.tally.dealt
+        if dealt is not None and dealt[0] == self.table_id:
+            nets = await self.tally.count_unseen(self.conn, self.table_id, [], since=dealt[1])
+            self._say_unseen(nets)
+        self.balance = welcome.balance
+        self.say(
+            Text(
+                f"Your seat at table {self.table_id} stood up while the connection was down "
+                "(its grace period ran out, or you had asked to leave): its chips went back "
+                f"to your balance, now {welcome.balance}.",
+                "bold yellow",
+            )
+        )
+        self._left = True
+
+    def _say_unseen(self, nets: dict[int, int] | ClientError) -> None:
         if isinstance(nets, ClientError):
-            listed = ", ".join(f"#{hand_id}" for hand_id in missed)
             self.say(
                 Text(
-                    f"Hands {listed} went by while you were away, and are not in this "
-                    f"session's count: the server could not list them ({nets}).",
+                    "The hands played while you were away are not in this session's "
+                    f"count: the server could not list them ({nets}).",
                     "yellow",
                 )
             )
@@ -472,6 +493,10 @@ class Terminal:
                     "yellow",
                 )
             )
+
+    def _seat_gone(self, welcome: wire.Welcome) -> bool:
+        """Whether the seat this client sat at is not among those ``welcome`` finds."""
+        return self.busted is None and self.table_id not in (*welcome.tables, *welcome.moving)
 
     def leave_refused(self, error: wire.Error) -> bool:
         """A request to stand up refused; ``False`` when the game is over for this client."""
