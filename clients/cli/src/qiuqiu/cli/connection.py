@@ -332,6 +332,11 @@ class Connection:
             message = await self._messages.get()
             if isinstance(message, Reconnected):
                 self._forget_seats_gone(message.welcome)
+                # A snapshot of each comes unasked, after the ends of the hands dealt
+                # meanwhile, whose seqs are far apart: those gaps ask for none.
+                now = time.monotonic()
+                for table_id in message.welcome.tables:
+                    self._awaiting_snapshot[table_id] = now
             if isinstance(message, Disconnected | Reconnected | Closed) or await self._keep(
                 message
             ):
