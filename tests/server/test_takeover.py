@@ -691,3 +691,37 @@ async def test_a_host_woken_past_its_lease_shows_no_snapshot_of_the_table_it_los
     assert [f["type"] for f in after if f["type"] == "table_snapshot"] == [], after
     answers = [f for f in after if f.get("ref") == ref]
     assert [(f["type"], f.get("code")) for f in answers] == [("error", "store_unavailable")]
+
+
+async def test_a_watch_its_host_refused_is_not_made_good_when_another_process_adopts_the_table(
+    servers: Servers,
+) -> None:
+    """Ann's table takes two spectators. Sam, on its host, and Tom, on the other
+    process, watch it; Eve, on the other process too, is refused. When the host is
+    killed and the other process adopts the table, Tom watches on there, unasked, as
+    PROTOCOL.md says; Eve, who never watched, is not made a spectator of it."""
+    host_port, here = free_port(), free_port()
+    host = await servers.start(host_port, flags=("--max-spectators", "2"))
+    await servers.start(here, flags=("--max-spectators", "2"))
+    ann = await client_at(host_port)
+    await ann.hello("Ann")
+    created = await ann.reply("create_table", options=HEADS_UP, buy_in=500)
+    table_id = created["table"]["table_id"]
+    await ann.expect("table_snapshot")
+    sam, tom, eve = await client_at(host_port), await client_at(here), await client_at(here)
+    for client, name in ((sam, "Sam"), (tom, "Tom"), (eve, "Eve")):
+        await client.hello(name)
+    for client in (sam, tom):
+        assert (await client.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+        await client.expect("table_snapshot")
+    refused = await answer(eve, "watch_table", table_id=table_id)
+    assert (refused["type"], refused["code"]) == ("error", "too_many_spectators"), refused
+
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+    watched = await tom.wait(lambda m: m["type"] == "table_watched" and "ref" not in m)
+    await seen_after(tom, watched, unasked_snapshot(table_id))
+    # Told after the adoption: Eve's snapshot is refused, as she watches nothing there.
+    asked = await answer(eve, "request_snapshot", table_id=table_id)
+    assert (asked["type"], asked.get("code")) == ("error", "not_at_table"), asked
+    assert [m for m in eve.frames if m["type"] == "table_watched"] == []

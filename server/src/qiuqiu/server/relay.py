@@ -80,6 +80,8 @@ class Client(Viewer, Protocol):
 
     def send_frame(self, frame: str, table_id: str | None, seq: int | None) -> None: ...
 
+    def told(self, table_id: str, frame: str) -> None: ...
+
     def refuse(self, ref: MessageId | None, code: ErrorCode, text: str) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
@@ -238,6 +240,8 @@ class Relay:
             return
         if "ref" in data:
             self.pending.answered(client.session_id, data["ref"])
+        if "seq" not in data:
+            client.told(data["table"], data["frame"])
         client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
 
     def _serve(self, data: dict[str, Any]) -> None:

@@ -249,7 +249,8 @@ class Session:
             host = await self.lobby.store.table_host(table_id)
             if host is not None and host != self.relay.owner:
                 self.relay.forward(host, self, table_id, "command", message)
-                self._track(table_id, message)
+                if isinstance(message, cmd.LeaveTable):
+                    self.watching.discard(table_id)
                 return False
             if host is None and await self.lobby.store.table(table_id) is not None:
                 raise Refused(
@@ -269,6 +270,17 @@ class Session:
         if isinstance(message, cmd.JoinTable):
             self.sitting_down.add(table_id)
         return own_turn
+
+    def told(self, table_id: str, frame: str) -> None:
+        """A reply from the process hosting ``table_id``: a watch there counts from its
+        ``table_watched`` (not from the request, which the host may refuse) until a seat
+        or ``table_left``, as a process adopting the table makes a spectator of whoever
+        watched it."""
+        kind = json.loads(frame).get("type")
+        if kind == "table_watched":
+            self.watching.add(table_id)
+        elif kind in ("table_joined", "table_left"):
+            self.watching.discard(table_id)
 
     def _track(self, table_id: str, message: cmd.TableMessage) -> None:
         if isinstance(message, cmd.WatchTable):
