@@ -170,8 +170,10 @@ class App {
     for (const id of [...this.tables.keys()]) if (!seated.has(id) && !this.watching.has(id)) this.tables.delete(id);
     const wanted = this.hashTable();
     if (wanted && !seated.has(wanted)) this.watching.add(wanted);
-    for (const id of this.watching) if (!seated.has(id)) this.watch(id);
-    const next = wanted ?? this.active ?? welcome.tables[0] ?? null;
+    // Watched again out of sight: the page stays where its player was (in the lobby, at
+    // a table); only a page just loaded goes to a seat of its own.
+    for (const id of this.watching) if (!seated.has(id)) this.watch(id, false);
+    const next = wanted ?? this.active ?? (this.view === "lobby" ? null : welcome.tables[0]) ?? null;
     if (next && (seated.has(next) || this.watching.has(next))) {
       this.active = next;
       // Shown when its snapshot arrives.
@@ -198,8 +200,9 @@ class App {
         this.active = m.table_id;
         break;
       case "table_watched":
+        // Not shown for that: this page's own watch() shows the table it asked for, and
+        // one watched again unasked (its server took it over) stays where it was.
         this.watching.add(m.table_id);
-        this.active = m.table_id;
         break;
       case "table_left":
         this.tableLeft(m);
@@ -245,10 +248,7 @@ class App {
     if (leaving && state.you === null) this.leaving.delete(id);
     else if (leaving) this.askToLeave(state, leaving.afterHand && stillPlaying(state));
     this.drawAccount();
-    if (this.active === id || this.view !== "table") {
-      this.active = id;
-      this.show("table");
-    }
+    if (this.active === id) this.show("table");
   }
 
   /** @param {any} m */
@@ -499,10 +499,10 @@ class App {
     this.redraw();
   }
 
-  /** @param {string} tableId */
-  async watch(tableId) {
+  /** @param {string} tableId @param {boolean} open whether to show it once its snapshot comes */
+  async watch(tableId, open = true) {
     this.watching.add(tableId);
-    this.active = tableId;
+    if (open) this.active = tableId;
     try {
       await this.conn.request({ type: "watch_table", table_id: tableId });
     } catch (error) {
@@ -622,6 +622,9 @@ class App {
     // A new view starts at its top, as a new page would (the lobby's form may be far down).
     if (view !== this.view) scrollTo(0, 0);
     this.view = view;
+    // A table's snapshot that comes while the lobby is shown (one watched out of sight,
+    // or a seat's) leaves the lobby there.
+    if (view !== "table") this.active = null;
     document.body.dataset.view = view;
     const hash = view === "table" && this.active ? `#/table/${this.active}` : view === "lobby" ? "#/" : "";
     if (hash && location.hash !== hash) history.replaceState(null, "", hash);
