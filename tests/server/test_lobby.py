@@ -451,3 +451,36 @@ async def test_a_table_takes_no_more_spectators_than_the_limit_and_its_players_a
     assert (await cy.reply("watch_table", table_id=table_id))["type"] == "table_watched"
     assert len(table.core.spectators) == 2
     assert await chip_total(server) == 0
+
+
+async def test_one_connection_watches_many_tables_and_a_seat_there_ends_its_watching(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """As PROTOCOL.md says under watch_table: no cap on the tables one connection
+    watches, a second watch_table answered as the first, and a spectator who sits down
+    and stands up again neither sits nor watches there."""
+    hosts = [await connect_client() for _ in range(3)]
+    table_ids = []
+    for n, host in enumerate(hosts):
+        await host.hello(f"Host{n}")
+        for _ in range(EMPTY_TABLES_PER_ACCOUNT):
+            options = {"seats": 3, "dealer_bot": False, "min_players": 3}
+            made = await host.reply("create_table", options=options)
+            table_ids.append(made["table"]["table_id"])
+    eve = await connect_client()
+    await eve.hello("Eve")
+    for table_id in table_ids:
+        assert (await eve.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    again = await eve.reply("watch_table", table_id=table_ids[0])
+    assert again["type"] == "table_watched", again
+    snapshot = await eve.expect("table_snapshot")
+    assert snapshot["table"]["table_id"] == table_ids[0]
+    assert [len(server.lobby.tables[t].core.spectators) for t in table_ids] == [1] * len(table_ids)
+
+    table_id = table_ids[0]
+    sat = await hosts[0].reply("join_table", table_id=table_id, buy_in=100)  # keeps it open
+    assert sat["type"] == "table_joined", sat
+    assert (await eve.reply("join_table", table_id=table_id, buy_in=100))["type"] == "table_joined"
+    assert (await eve.reply("leave_table", table_id=table_id))["type"] == "table_left"
+    refused = await eve.reply("request_snapshot", table_id=table_id)
+    assert refused["code"] == "not_at_table", refused
