@@ -6,7 +6,11 @@ import pytest
 from playwright.async_api import expect
 from websockets.asyncio.client import ClientConnection
 
+from qiuqiu.cli.connection import Connection
+from qiuqiu.protocol import TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
+from tests.conftest import free_port
+from tests.server.processes import Servers
 from tests.web.conftest import Player
 from tests.web.test_browser import OpenPlayer, frames_of, open_table, sign_in, table_by_socket
 
@@ -62,3 +66,46 @@ async def test_a_reconnect_leaves_the_page_where_it_was_not_at_a_table_it_watche
         await expect(page.locator(".table-title strong")).to_have_text(f"Table {table_id}")
         await expect(page.locator(".table-bar .role")).to_have_text("Seat 1")
         assert page.url.endswith(f"#/table/{table_id}"), page.url
+
+
+async def test_a_table_watched_out_of_sight_and_taken_over_by_another_server_stays_there(
+    redis_url: str, open_player: OpenPlayer
+) -> None:
+    """Bo's table is hosted by one process; Eve watches it through the other, then goes
+    back to the lobby. The host is killed: the other process adopts the table and
+    tells Eve, unasked, that she watches it there (PROTOCOL.md, "Several servers"). The
+    page stays in the lobby: it went to the table."""
+    servers = Servers(redis_url)
+    try:
+        hosting, relaying = free_port(), free_port()
+        host = await servers.start(hosting)
+        await servers.start(relaying)
+        bo = await Connection.open(f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False)
+        options = TableOptions(seats=3, dealer_bot=False, min_players=3)
+        table, _ = await bo.open_table(options, 500)
+        eve = await open_player()
+        page = eve.page
+        await page.goto(f"http://127.0.0.1:{relaying}/")
+        await sign_in(page, "Eve")
+        await page.locator(
+            f".table-row[data-table-id='{table.table_id}'] [data-action=watch]"
+        ).click()
+        await expect(page.locator(".table-bar .role")).to_have_text("Watching")
+        await page.click(".table-bar button:has-text('Lobby')")
+        await expect(page.locator(".lobby")).to_be_visible()
+        await page.evaluate(
+            "id => { window.before = window.qiuqiu.tables.get(id); }", table.table_id
+        )
+
+        host.kill()
+        await host.wait()
+        await page.wait_for_function(
+            "id => window.qiuqiu.tables.get(id) !== window.before", arg=table.table_id
+        )
+        unasked = [m for m in frames_of(eve, "table_watched") if "ref" not in m]
+        assert unasked, "the adopting process told the page it watches the table there"
+        await expect(page.locator(".lobby")).to_be_visible()
+        assert page.url.endswith("#/"), page.url
+        await bo.close()
+    finally:
+        await servers.kill_remaining()
