@@ -518,3 +518,49 @@ async def test_joining_a_table_while_it_moves_to_another_server_is_asked_again_u
     finally:
         await servers.kill_remaining()
         await store.close()
+
+
+async def test_a_spectator_watches_its_tables_again_after_a_drop_and_keeps_no_table_it_left(
+    server: QiuQiuServer,
+) -> None:
+    """Eve watches two tables and stops watching one. The network drops: back, she
+    watches the other again (its events come, and its state is the new snapshot's),
+    and the one she left is not among her tables. The SDK resumed her account and
+    watched nothing: her table state stood still."""
+    ann = await Connection.open(server.url, name="Ann")
+    options = TableOptions(seats=3, dealer_bot=False, min_players=3)
+    watched, _ = await ann.open_table(options, 200)
+    left, _ = await ann.open_table(options, 200)
+    eve = await Connection.open(server.url, name="Eve")
+    for table in (watched, left):
+        await eve.request(cmd.WatchTable(table_id=table.table_id), wire.TableWatched)
+    await eve.request(cmd.LeaveTable(table_id=left.table_id), wire.TableLeft)
+    messages = eve.messages()
+
+    async def next_of(kind: type[object], table_id: str) -> object:
+        async with asyncio.timeout(10):
+            async for message in messages:
+                if isinstance(message, kind) and table_of(message) == table_id:
+                    return message
+        raise AssertionError("the messages ended")
+
+    await next_of(wire.TableLeft, left.table_id)
+    assert set(eve.tables) == {watched.table_id}
+    before = eve.tables[watched.table_id]
+    cut_the_network(server)
+    await next_of(wire.TableSnapshot, watched.table_id)
+    assert eve.tables[watched.table_id] is not before
+    bo = await Connection.open(server.url, name="Bo")
+    await bo.join_table(watched.table_id, 200)
+    seated = await next_of(wire.PlayerSeated, watched.table_id)
+    assert isinstance(seated, wire.PlayerSeated)
+    assert seated.name == "Bo"
+    assert set(eve.tables) == {watched.table_id}
+    for conn in (ann, eve, bo):
+        await conn.close()
+
+
+def table_of(message: object) -> str | None:
+    if isinstance(message, wire.TableSnapshot):
+        return message.table.table_id
+    return getattr(message, "table_id", None)

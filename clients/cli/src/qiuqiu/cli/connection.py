@@ -171,6 +171,13 @@ class Connection:
         that stops closes the connection just after, and the message may never be read."""
         self._read_to_close = asyncio.Event()
         """Set once every message before the connection closed has been received."""
+        self.watching: set[str] = set()
+        """The tables this connection watches (from ``table_watched`` until it leaves,
+        sits down there or the table closes): a new connection watches nothing, so each
+        is watched again after a reconnect."""
+        self._watched_again: dict[int, str] = {}
+        """The ids of those watches, with their table: one refused (the table closed
+        meanwhile) is watched no more, and its state goes."""
 
     @classmethod
     async def open(
@@ -465,6 +472,7 @@ class Connection:
         errors a request raises."""
         if isinstance(message, wire.TableClosed) and message.table_seed is not None:
             self._closed_seeds[message.table_id] = message.table_seed
+        self._follow_watching(message)
         if isinstance(message, wire.TableEvent):
             self._hear(message.table_id, message.seq)
         elif isinstance(message, wire.TableSnapshot):
@@ -476,6 +484,19 @@ class Connection:
             if isinstance(message, wire.Error):
                 return
         self._messages.put_nowait(message)
+
+    def _follow_watching(self, message: wire.AnyServerMessage) -> None:
+        if isinstance(message, wire.TableWatched):
+            self.watching.add(message.table_id)
+            if isinstance(message.ref, int):
+                self._watched_again.pop(message.ref, None)
+        elif isinstance(message, wire.TableJoined | wire.TableLeft | wire.TableClosed):
+            self.watching.discard(message.table_id)
+        elif isinstance(message, wire.Error) and isinstance(message.ref, int):
+            table_id = self._watched_again.pop(message.ref, None)
+            if table_id is not None:
+                self.watching.discard(table_id)
+                self.tables.pop(table_id, None)
 
     def _hear(self, table_id: str, seq: int) -> None:
         self._heard[table_id] = max(seq, self._heard.get(table_id, 0))
@@ -517,7 +538,7 @@ class Connection:
             return applied is Applied.APPLIED or (
                 applied is Applied.GAP and isinstance(message, wire.HandVoided)
             )
-        elif isinstance(message, wire.TableLeft) and message.seat is not None:
+        elif isinstance(message, wire.TableLeft):
             self.tables.pop(message.table_id, None)
         return True
 
@@ -591,7 +612,18 @@ class Connection:
                 return Closed(reason)
             log.info("reconnected to %s: the session resumes", self.url)
             self._messages.put_nowait(Reconnected(welcome))
+            await self._watch_again(welcome)
             return None
+
+    async def _watch_again(self, welcome: wire.Welcome) -> None:
+        """Watch again every table watched before the drop (the seats come back by
+        themselves): its snapshot follows, as after the first ``watch_table``."""
+        self._watched_again.clear()
+        for table_id in sorted(self.watching.difference(welcome.tables)):
+            ref = self.next_id()
+            self._watched_again[ref] = table_id
+            with contextlib.suppress(ConnectionLost):  # dropped again: back to the reader
+                await self.send(cmd.WatchTable(id=ref, table_id=table_id))
 
 
 def _say_once(said: str, why: str) -> str:
