@@ -41,8 +41,9 @@ async def test_a_reconnect_leaves_the_page_where_it_was_not_at_a_table_it_watche
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
     """Eve watched two tables and went back to the lobby: they stay watched, out of
-    sight. A reconnect watches them again; the page stayed in the lobby, and later at
-    her own seat, not at whichever table was watched again last."""
+    sight, and the lobby offers to go back to them. A reconnect watches them again;
+    the page stayed in the lobby, and later at her own seat, not at whichever table
+    was watched again last."""
     async with (
         table_by_socket(server, "Citra", 500, FOR_GOOD) as citra,
         table_by_socket(server, "Dewi", 500, FOR_GOOD) as dewi,
@@ -60,6 +61,17 @@ async def test_a_reconnect_leaves_the_page_where_it_was_not_at_a_table_it_watche
         await dropped(server, eve, [citra, dewi])
         await expect(page.locator(".lobby")).to_be_visible()
         assert page.url.endswith("#/"), page.url
+
+        # The lobby says which tables are still watched, and goes back to one as it is.
+        back = rows.filter(has_text="Citra").locator("[data-action=open]")
+        await expect(back).to_have_text("Back to watching")
+        await expect(rows.locator("[data-action=watch]")).to_have_count(0)
+        watches = [m for m in eve.sent if m["type"] == "watch_table"]
+        await back.click()
+        await expect(page.locator(".table-bar .role")).to_have_text("Watching")
+        await expect(page.locator(".seat .seat-name")).to_have_text(["Citra"])
+        assert [m for m in eve.sent if m["type"] == "watch_table"] == watches
+        await page.click(".table-bar button:has-text('Lobby')")
 
         table_id = await open_table(page)
         await dropped(server, eve, [citra, dewi])

@@ -663,7 +663,8 @@ class App {
 
   drawLobby() {
     const seatedAt = new Set([...this.tables.values()].filter((s) => s.you !== null).map((s) => s.tableId));
-    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt, farewell: this.farewell, session: this.session, audits: [...this.audits.values()] });
+    const watchingAt = new Set([...this.watching].filter((id) => this.tables.has(id)));
+    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt, watchingAt, farewell: this.farewell, session: this.session, audits: [...this.audits.values()] });
   }
 
   drawAccount() {

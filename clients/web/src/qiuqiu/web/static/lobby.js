@@ -116,7 +116,7 @@ export class LobbyView {
 
   /**
    * @param {any[]} tables the `table_list` entries
-   * @param {{balance: number, seatedAt: Set<string>, farewell: any, session: import("./tally.js").Tally,
+   * @param {{balance: number, seatedAt: Set<string>, watchingAt: Set<string>, farewell: any, session: import("./tally.js").Tally,
    *          audits: import("./deals.js").DealLedger[]}} me
    */
   render(tables, me) {
@@ -162,7 +162,7 @@ export class LobbyView {
     this.audits.replaceChildren(h("div", { class: "card audits" }, h("h2", { text: "Shuffles of the tables you left" }), views));
   }
 
-  /** @param {any} t @param {{balance: number, seatedAt: Set<string>}} me */
+  /** @param {any} t @param {{balance: number, seatedAt: Set<string>, watchingAt: Set<string>}} me */
   row(t, me) {
     const o = t.options;
     const taken = new Map(t.seats.map((/** @type {any} */ s) => [s.seat, s]));
@@ -207,7 +207,10 @@ export class LobbyView {
           : [
               canJoin && buyIn,
               h("button", { type: "button", class: "primary", dataset: { action: "join" }, disabled: !canJoin, onclick: () => this.actions.join(t.table_id, Number(buyIn.value)), text: t.free_seats > 0 ? "Join" : "Full" }),
-              h("button", { type: "button", class: "ghost", dataset: { action: "watch" }, onclick: () => this.actions.watch(t.table_id), text: "Watch" }),
+              // A table watched out of sight (left for the lobby) is still watched: back to it.
+              me.watchingAt.has(t.table_id)
+                ? h("button", { type: "button", class: "ghost", dataset: { action: "open" }, onclick: () => this.actions.open(t.table_id), text: "Back to watching" })
+                : h("button", { type: "button", class: "ghost", dataset: { action: "watch" }, onclick: () => this.actions.watch(t.table_id), text: "Watch" }),
             ],
       ),
     );
