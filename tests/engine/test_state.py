@@ -397,6 +397,17 @@ def test_a_bet_above_both_max_bet_and_the_stack_is_too_large_not_short_of_chips(
     assert "the largest bet is 100" in str(refused.value)
 
 
+def test_a_bet_or_raise_above_max_bet_and_a_smaller_stack_is_short_of_chips() -> None:
+    """The lower bound is the one named: here the stack is the most the seat may put in."""
+    state = table(60, 1000, ante=10, max_bet=100)
+    assert state.legal_actions(0).bet == ChipRange(10, 50)
+    assert_rejected(state, "not_enough_chips", "bet", 0, 101)
+    state = table(1000, 60, ante=10, max_bet=100)
+    play(state, ("bet", 0, 10))
+    assert state.legal_actions(1).raise_to == ChipRange(20, 50)
+    assert_rejected(state, "not_enough_chips", "raise_to", 1, 111)
+
+
 def test_a_bet_above_the_stack_is_refused_as_not_enough_chips() -> None:
     state = table(100, 1000, ante=10)
     assert state.legal_actions(0).bet == ChipRange(10, 90)
