@@ -598,6 +598,35 @@ def test_a_player_away_for_more_hands_than_are_kept_is_told_how_each_ended() -> 
     assert [m.hand_id for m in again.got if isinstance(m, wire.HandEnded)] == ended[-ENDS_KEPT:]
 
 
+def test_an_end_sent_as_the_connection_dropped_is_told_again_however_many_hands_pass() -> None:
+    """Hand 1's end went to Ann's connection as it dropped, unnoticed (its process died
+    with it), and the table learned of the drop only after: told again when she is
+    back, though more hands than the table keeps ended meanwhile."""
+    h, ann, _ = duel()
+    first = played_away(h, 1)[0][0].hand_id
+    h.do(h.core.disconnect, "ann", ann)
+    later = [hand.hand_id for hand in played_away(h, ENDS_KEPT + 1)[0]]
+    back = Watcher("ann again")
+    h.do(h.core.reconnect, "ann", back)
+    assert [m.hand_id for m in back.got if isinstance(m, wire.HandEnded)] == [first, *later]
+
+
+def test_an_end_sent_as_the_connection_dropped_is_told_again_by_a_table_adopted_since() -> None:
+    h, ann, _ = duel()
+    before = played_away(h, 1)[0]
+    h.do(h.core.disconnect, "ann", ann)
+    after, record = played_away(h, ENDS_KEPT + 1)
+    played = before + after
+    assert [s.missed_since for s in record.seats] == [played[0].hand_id, 0]
+    adopter = Harness(dealer_bot=False)
+    adopter.do(adopter.core.adopt, record, None, played[-record.hands_to_tell() :])
+    adopter.write(WriteKind.HAND_END)
+    back = Watcher("ann again")
+    adopter.do(adopter.core.reconnect, "ann", back)
+    told = [m.hand_id for m in back.got if isinstance(m, wire.HandEnded)]
+    assert told == [hand.hand_id for hand in played]
+
+
 def test_a_table_adopted_after_a_player_missed_hands_tells_it_every_one_of_them() -> None:
     h, ann, _ = duel()
     h.do(h.core.disconnect, "ann", ann)

@@ -114,7 +114,7 @@ class Audience:
         taken since shows nothing of that hand, its last player's tiles least of all."""
         self.hand_id = self.seq = 0
         self._deadline_ms: int | None = None
-        self._ends: deque[tuple[frozenset[str], Frame]] = deque(maxlen=ENDS_KEPT)
+        self._ends: deque[tuple[int, frozenset[str], Frame]] = deque(maxlen=ENDS_KEPT)
         """How the last hands ended (``hand_ended``, or ``hand_voided`` for one a dead host
         left open), with the accounts dealt into each: whoever of them comes back is told
         again, as its old connection may have gone before it was."""
@@ -245,7 +245,7 @@ class Audience:
         seat = None if account_id is None else self.seat_of(account_id)
         if seat is not None:
             seat.missed_since = 0
-        for accounts, end in self._ends:
+        for _, accounts, end in self._ends:
             if account_id in accounts or spectator:
                 ends[id(end)] = end
         for end in sorted(ends.values(), key=lambda end: end.seq or 0):
@@ -254,7 +254,7 @@ class Audience:
 
     def _ended(self, hand_id: int, accounts: Iterable[str], end: Frame) -> None:
         dealt = frozenset(accounts)
-        self._ends.append((dealt, end))
+        self._ends.append((hand_id, dealt, end))
         for seat in self.seats.values():
             if seat.account_id in dealt and not seat.connected and not seat.is_bot:
                 self._missed.setdefault(seat.account_id, []).append(end)
@@ -322,6 +322,16 @@ class Audience:
         )
         self._deliver(b.viewer, joined)
         self._deliver(b.viewer, self.snapshot(b.viewer, None))
+
+    def _missing(self, seat: Seat) -> None:
+        """The seat's connection is gone: the ends of its last hands may have gone down
+        with it unread (its process died, and the table heard of it only later), so
+        they are told again when it is back, as the ones it misses from now on are."""
+        missed = self._missed.setdefault(seat.account_id, [])
+        for hand_id, accounts, end in self._ends:
+            if seat.account_id in accounts and end not in missed:
+                missed.append(end)
+                seat.missed_since = min(seat.missed_since or hand_id, hand_id)
 
     def _arm(self, timer: Timer, seconds: float) -> None:
         self._timers.append(Arm(timer, seconds))

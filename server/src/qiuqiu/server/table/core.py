@@ -290,6 +290,7 @@ class TableCore(HandFlow):
         if seat is None or not seat.connected or seat.viewer is not viewer:
             return
         seat.connected, seat.viewer = False, None
+        self._missing(seat)
         self._arm(Timer("grace", account_id), self.timings.grace)
         # Told after a hand's end being written: its held events have the lower seqs.
         self._when_settled(lambda: self._disconnected(seat.seat))
