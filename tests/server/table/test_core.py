@@ -649,6 +649,41 @@ def test_a_table_adopted_after_a_player_missed_hands_tells_it_every_one_of_them(
     assert again.seq == ends[-1][1], "the last end again, which he ignores by its seq"
 
 
+def test_a_hand_voided_while_a_player_was_away_is_told_by_the_next_adopter_too() -> None:
+    """Ann is away when the table's host dies mid-hand: its adopter voids the hand, and
+    dies too, mid-hand, before she is back. The last adopter tells her of both voids
+    and of the hands between."""
+    h, ann, _ = duel()
+    h.do(h.core.disconnect, "ann", ann)
+    hands, record = played_away(h, 1)
+    second = Harness(dealer_bot=False)
+    second.do(second.core.adopt, record, None, hands[-record.hands_to_tell() :])
+    voided = second.write(WriteKind.HAND_END).commit.hand
+    assert voided is not None
+    assert voided.voided
+    second.do(second.core.reconnect, "bob", Watcher("bob on the second"))
+    second.fire(NEXT_HAND)
+    second.write(WriteKind.HAND_START)
+    later, record = played_away(second, 2)
+    hands = [*hands, voided, *later]
+    third = Harness(dealer_bot=False)
+    third.do(third.core.adopt, record, None, hands[-record.hands_to_tell() :])
+    third.write(WriteKind.HAND_END)
+    back = Watcher("ann again")
+    third.do(third.core.reconnect, "ann", back)
+    told = [
+        (m.type, m.hand_id) for m in back.got if isinstance(m, wire.HandEnded | wire.HandVoided)
+    ]
+    assert told == [
+        ("hand_ended", hands[0].hand_id),
+        ("hand_voided", voided.hand_id),
+        *[("hand_ended", hand.hand_id) for hand in later],
+        ("hand_voided", record.hand_id),
+    ]
+    seqs = [m.seq for m in back.got if isinstance(m, wire.HandEnded | wire.HandVoided)]
+    assert seqs == sorted(seqs)
+
+
 def test_a_seat_whose_grace_runs_out_is_cashed_out_by_a_write() -> None:
     h = opened()
     ann = Watcher("ann")

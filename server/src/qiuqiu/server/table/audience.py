@@ -262,14 +262,15 @@ class Audience:
 
     def _tell_again(self, hands: Sequence[HandRecord]) -> None:
         """An adopted table's last ``hands`` (finished, oldest first): whoever comes back
-        is told how the last one ended, and each one it missed while away. Told to all,
-        even before a voided one: the dead host may have written a hand's end and the
-        next one's start and died before either reached anyone."""
+        is told how the last one ended, and each one it missed while away, voided ones
+        too (by an adopter before this one). Told to all, even before a voided one: the
+        dead host may have written a hand's end and the next one's start and died
+        before either reached anyone."""
         last = hands[-1].hand_id if hands else None
         for hand in hands:
             ended = decode_server(hand.events[-1]) if hand.events else None
-            if not isinstance(ended, wire.HandEnded):
-                continue  # voided on adopting: nothing to tell again
+            if not isinstance(ended, wire.HandEnded | wire.HandVoided):
+                continue
             number = hand.hand_id
             away = {s.account_id for s in self.seats.values() if 0 < s.missed_since <= number}
             self._ended(

@@ -125,10 +125,7 @@ class TableCore(HandFlow):
         self._tell_again(hands)
         if record.hand_open:
             self.state = TablePhase.SETTLING
-            self._first = Write(
-                WriteKind.HAND_END,
-                self._commit(hand=HandRecord.voided_in(record), hand_open=False),
-            )
+            self._first = self._void_adopted(record)
 
     def close(self, reason: str) -> None:
         """Void the hand in play (every chip back to who put it in), cash every seat out

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 from qiuqiu import engine
-from qiuqiu.protocol import MAX_CHIPS, ErrorCode
+from qiuqiu.protocol import MAX_CHIPS, ErrorCode, decode_server, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
@@ -85,13 +85,21 @@ class Ledger(Audience):
         self._had_players, self._bust_out = True, False
         self._when_settled(lambda: self._announce_seat(seat, b, balances))
 
+    def _void_adopted(self, record: TableRecord) -> Write:
+        """The write that voids the hand a dead host was playing. Its record keeps the
+        notice, as a hand's record keeps its end: should this host die too before a
+        player who was away is back, the next one tells it again."""
+        notice = self._voided_event(record.hand_id, LOST)
+        hand = replace(HandRecord.voided_in(record), events=(encode(notice),))
+        return Write(WriteKind.HAND_END, self._commit(hand=hand, hand_open=False))
+
     def _hand_settled(self, write: Write, balances: dict[str, int]) -> None:
         for number, chips in write.stacks:
             self.seats[number].stack = chips
         hand = write.commit.hand
         if hand is not None and hand.voided and self.deal is None:
             # Adopted with it open: voided here, and told to whoever comes back.
-            voided = Frame.of(self._voided_event(hand.hand_id, LOST))
+            voided = Frame.of(decode_server(hand.events[-1]))
             self._ended(hand.hand_id, (a for _, a in hand.accounts), voided)
             self._adopted_until = self._clock() + self.timings.grace
         elif hand is not None:
