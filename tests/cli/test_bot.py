@@ -757,33 +757,6 @@ async def test_a_bot_back_after_the_grace_period_finds_its_seat_given_up_and_sto
         await server.stop()
 
 
-async def test_the_hand_ends_replayed_on_a_reconnect_ask_for_no_snapshot(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Back after hands were played without it, the bot gets their ends replayed, their
-    seqs far apart, then the snapshot that covers the gaps between them: the protocol
-    says to ask for none, so it waits for that one rather than asking for another."""
-    caplog.set_level(logging.INFO, logger="qiuqiu.cli")
-    monkeypatch.setattr(connection, "RECONNECT_DELAYS", (1.0,))
-    config = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
-    server = QiuQiuServer(config)
-    await server.start()
-    try:
-        async with await Connection.open(server.url, name="Ann") as conn:
-            options = SMALL.model_copy(update={"turn_seconds": 0.05})
-            table, _ = await conn.open_table(options, buy_in=500)
-            playing = asyncio.create_task(play(AlwaysCall(), conn, table.table_id, 60))
-            await until(lambda: hand_ended(server, table.table_id))
-            cut_the_network(server)
-            summary = await asyncio.wait_for(playing, PATIENCE)
-    finally:
-        await server.stop()
-    assert any("played while the connection was down" in r.getMessage() for r in caplog.records)
-    asked = [r.getMessage() for r in caplog.records if "asking for a snapshot" in r.getMessage()]
-    assert not asked
-    assert summary.balance == 1_000 + summary.net
-
-
 async def test_hands_the_seat_played_before_it_was_given_up_are_in_the_summary(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -815,7 +788,9 @@ async def test_hands_dealt_while_the_connection_was_down_are_counted_from_the_hi
 ) -> None:
     """Hands the seat was dealt while the connection was down (its turns checked or
     folded by the timer) are in the summary all the same, as the table's history has
-    them: its net is what the balance says, and it counts every hand the seat played."""
+    them: its net is what the balance says, and it counts every hand the seat played.
+    Their ends are replayed on the reconnect, their seqs far apart, then the snapshot
+    that covers the gaps: the protocol says to ask for none, and the bot asks none."""
     caplog.set_level(logging.INFO, logger="qiuqiu.cli")
     monkeypatch.setattr(connection, "RECONNECT_DELAYS", (1.0,))
     config = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
@@ -837,6 +812,8 @@ async def test_hands_dealt_while_the_connection_was_down_are_counted_from_the_hi
     assert summary.balance == 1_000 + summary.net
     assert "the connection dropped" in caplog.text
     assert "reconnected" in caplog.text
+    assert "played while the connection was down" in caplog.text
+    assert "asking for a snapshot" not in caplog.text
 
 
 async def hand_ended(server: QiuQiuServer, table_id: str) -> bool:
