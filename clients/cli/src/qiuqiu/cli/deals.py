@@ -395,7 +395,7 @@ class TableDeals:
 
 def hand_seen(played: wire.PlayedHand) -> HandSeen | None:
     """A played hand as its history shows it (what a spectator saw); ``None`` for a
-    hand voided without events."""
+    hand whose history does not show it dealt (one voided when its server died)."""
     started: wire.HandStarted | None = None
     openings: dict[int, tuple[Opening, ...]] = {}
     try:
