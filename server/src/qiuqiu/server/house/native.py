@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 from qiuqiu.server.house.tree import Tree
 
 if TYPE_CHECKING:
-    from qiuqiu.server.house.book import Book, Buckets, Solved
-    from qiuqiu.server.house.record import Random, Situation
+    from qiuqiu.server.house.book import Buckets
     from qiuqiu.server.strategy import Decision
 
 MOST_ACTIONS = 6
@@ -40,23 +39,12 @@ it is bucketed, each holding's bucket, each hand's and how many there are."""
 
 T = TypeVar("T")
 
-Decide = Callable[
-    [
-        "Callable[[Book, Situation, int], Solved | None]",
-        "tuple[Decision, Decision, Decision]",
-        "Callable[[str, int], Decision]",
-        "Situation",
-        "Book",
-        "Random",
-    ],
-    "Decision | None",
-]
-"""``decide(chosen, unsized, sized, situation, strategies, rng)``: the policy's solved
-decision at ``situation`` (``None`` where the house has none), made by the policy's
-``unsized`` decisions (by their number in :data:`KINDS`) or ``sized(kind, amount)``,
-with ``chosen`` choosing the hand's strategy at its first turn."""
-
-decide: Decide | None
+decide: Callable[..., Decision | None] | None
+"""``decide(chosen, unsized, sized, situation, strategies, rng)`` (``_native.pyi``):
+the policy's solved decision at ``situation``, ``None`` where the house has none,
+made by the policy's ``unsized`` decisions (by their number in :data:`KINDS`) or
+``sized(kind, amount)``, with ``chosen`` choosing the hand's strategy at its first
+turn; ``None`` itself where the C was not built."""
 try:
     from qiuqiu.server.house._native import decide
 except ImportError:  # built without a C compiler: the house decides in Python
