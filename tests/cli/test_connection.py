@@ -27,7 +27,7 @@ from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
 from tests.cli.conftest import cut_the_network
 from tests.conftest import free_port, own_redis
-from tests.server.conftest import FAST, chip_total
+from tests.server.conftest import FAST, WAIT, chip_total
 from tests.server.processes import Servers, listening, until
 from tests.server.store_helpers import OPTIONS, saved
 
@@ -564,3 +564,59 @@ def table_of(message: object) -> str | None:
     if isinstance(message, wire.TableSnapshot):
         return message.table.table_id
     return getattr(message, "table_id", None)
+
+
+async def test_a_spectator_back_while_its_table_moves_to_another_server_watches_it_again(
+    redis_url: str,
+) -> None:
+    """Eve, on one server, watches Bo's table, hosted by another. That one is killed, and
+    Eve's network drops: back before her server has adopted the table (the lease is
+    3 s), her watch is refused table_moving, nothing changed, and the SDK sends it again
+    until the table is adopted and its snapshot comes. It took the refusal as final:
+    she came back watching nothing."""
+    servers = Servers(redis_url)
+    store = await RedisStore.from_url(redis_url)
+    other = QiuQiuServer(FAST.model_copy(update={"port": free_port()}), store=store)
+    await other.start()
+    try:
+        hosting = free_port()
+        host = await servers.start(hosting, lease=3.0)
+        async with await Connection.open(
+            f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False
+        ) as bo:
+            table, _ = await bo.open_table(TableOptions(dealer_bot=False), 500)
+        eve = await Connection.open(other.url, name="Eve")
+        await eve.request(cmd.WatchTable(table_id=table.table_id), wire.TableWatched)
+        messages = eve.messages()
+        async with asyncio.timeout(WAIT):
+            async for message in messages:
+                if isinstance(message, wire.TableSnapshot):
+                    break
+        dead = await store.table_host(table.table_id)
+        host.kill()
+        await host.wait()
+        async with Redis.from_url(redis_url) as redis:
+
+            async def gone() -> bool:
+                return not await redis.pubsub_channels(f"*{dead}*")
+
+            await until(gone)
+        cut_the_network(other)
+        refused = False
+        snapshot = None
+        async with asyncio.timeout(30):
+            async for message in messages:
+                if isinstance(message, wire.Error):
+                    refused |= message.code is ErrorCode.TABLE_MOVING
+                if isinstance(message, wire.TableSnapshot):
+                    snapshot = message
+                    break
+        assert refused, "adopted before the watch was sent again"
+        assert snapshot is not None
+        assert snapshot.table.table_id == table.table_id
+        assert eve.watching == {table.table_id}
+        await eve.close()
+    finally:
+        await other.stop()
+        await servers.kill_remaining()
+        await store.close()

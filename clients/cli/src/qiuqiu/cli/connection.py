@@ -78,7 +78,8 @@ flood, too many connections from this address), an oversize frame, or the accoun
 taken over by another connection."""
 
 MOVING_RETRIES = (0.5, 1.0, 2.0, 4.0, 8.0)
-"""Waits before sending again a ``join_table`` refused ``table_moving``: the table's
+"""Waits before sending again a ``join_table``, or a ``watch_table`` sent after a
+reconnect, refused ``table_moving``: the table's
 server stopped and another adopts it once its lease runs out (5 s by default), and
 the refusal says nothing changed."""
 
@@ -175,9 +176,12 @@ class Connection:
         """The tables this connection watches (from ``table_watched`` until it leaves,
         sits down there or the table closes): a new connection watches nothing, so each
         is watched again after a reconnect."""
-        self._watched_again: dict[int, str] = {}
-        """The ids of those watches, with their table: one refused (the table closed
-        meanwhile) is watched no more, and its state goes."""
+        self._watched_again: dict[int, tuple[str, int]] = {}
+        """The ids of those watches, with their table and how many times it was refused
+        ``table_moving`` before: one refused otherwise (the table closed meanwhile), or
+        once :data:`MOVING_RETRIES` are used up, is watched no more, and its state goes."""
+        self._watches_later: set[asyncio.Task[None]] = set()
+        """The watches to send again once a table has had time to move."""
 
     @classmethod
     async def open(
@@ -374,6 +378,7 @@ class Connection:
     async def close(self) -> None:
         """Close the connection (seats keep their grace period: leave tables first)."""
         self._closing = True
+        self._cancel_watches_later()
         if self._ws is not None:
             await self._ws.close()
         if self._reader is not None:
@@ -493,10 +498,19 @@ class Connection:
         elif isinstance(message, wire.TableJoined | wire.TableLeft | wire.TableClosed):
             self.watching.discard(message.table_id)
         elif isinstance(message, wire.Error) and isinstance(message.ref, int):
-            table_id = self._watched_again.pop(message.ref, None)
-            if table_id is not None:
-                self.watching.discard(table_id)
-                self.tables.pop(table_id, None)
+            refused = self._watched_again.pop(message.ref, None)
+            if refused is None:
+                return
+            table_id, moving = refused
+            if message.code is ErrorCode.TABLE_MOVING and moving < len(MOVING_RETRIES):
+                # Nothing changed: the table's server stopped (as a reconnect follows
+                # when a server hands its tables over) and another has not adopted it yet.
+                later = asyncio.create_task(self._watch_later(table_id, moving))
+                self._watches_later.add(later)
+                later.add_done_callback(self._watches_later.discard)
+                return
+            self.watching.discard(table_id)
+            self.tables.pop(table_id, None)
 
     def _hear(self, table_id: str, seq: int) -> None:
         self._heard[table_id] = max(seq, self._heard.get(table_id, 0))
@@ -619,11 +633,26 @@ class Connection:
         """Watch again every table watched before the drop (the seats come back by
         themselves): its snapshot follows, as after the first ``watch_table``."""
         self._watched_again.clear()
+        self._cancel_watches_later()
         for table_id in sorted(self.watching.difference(welcome.tables)):
-            ref = self.next_id()
-            self._watched_again[ref] = table_id
-            with contextlib.suppress(ConnectionLost):  # dropped again: back to the reader
-                await self.send(cmd.WatchTable(id=ref, table_id=table_id))
+            await self._watch(table_id, moving=0)
+
+    async def _watch(self, table_id: str, *, moving: int) -> None:
+        ref = self.next_id()
+        self._watched_again[ref] = (table_id, moving)
+        with contextlib.suppress(ConnectionLost):  # dropped again: back to the reader
+            await self.send(cmd.WatchTable(id=ref, table_id=table_id))
+
+    async def _watch_later(self, table_id: str, moving: int) -> None:
+        """Watch ``table_id`` again, refused ``table_moving`` ``moving`` times before,
+        once the table has had a while more to move."""
+        await asyncio.sleep(MOVING_RETRIES[moving])
+        if table_id in self.watching:
+            await self._watch(table_id, moving=moving + 1)
+
+    def _cancel_watches_later(self) -> None:
+        for later in self._watches_later:
+            later.cancel()
 
 
 def _say_once(said: str, why: str) -> str:
