@@ -9,6 +9,7 @@ import { Tally } from "./tally.js";
 import { DealLedger } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
 import { LeaveBook, sameLeaving } from "./leaving.js";
+import { cameBack, tellAway, signed } from "./away.js";
 import { h, chips, counted } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
@@ -35,6 +36,10 @@ class App {
     this.leaving = new LeaveBook(localStorage);
     /** @type {Map<string, number>} Tables with a snapshot asked for (after a gap in `seq`), and when. */
     this.awaiting = new Map();
+    /** @type {Map<string, number>} Seated tables a resumed session found again, and the first hand whose end it may have missed (away.js). */
+    this.away = new Map();
+    /** Set while another tab played this account's seats: their hands are that tab's, not played for this one. */
+    this.playedElsewhere = false;
     /** @type {string | null} */
     this.active = null;
     /** @type {"signin" | "lobby" | "table"} */
@@ -114,6 +119,7 @@ class App {
     // the ones it sent no longer say what the next hands are dealt with. Taking the
     // game back, it sends a new one (see snapshot).
     if (this.elsewhere) this.seeds = new SeedBook();
+    if (this.elsewhere) this.playedElsewhere = true;
     const labels = {
       connecting: "Connecting…",
       "need-name": "Connected",
@@ -162,13 +168,17 @@ class App {
     this.accountId = welcome.account_id;
     this.balance = welcome.balance;
     this.drawAccount();
-    this.awaiting.clear();
     const seated = new Set(/** @type {string[]} */ (welcome.tables));
+    const gone = welcome.resumed && !this.playedElsewhere ? cameBack(this, welcome) : new Set();
+    this.playedElsewhere = false;
+    // The ends replayed before each seated table's snapshot come after gaps in seq: the
+    // snapshot that follows them, unasked, covers those (PROTOCOL.md, "The session").
+    this.awaiting = new Map(welcome.tables.map((/** @type {string} */ id) => [id, Date.now()]));
     // A seat still held is asked to stand up again with its snapshot (see snapshot).
     for (const id of this.leaving.keys()) if (!seated.has(id)) this.leaving.delete(id);
     // A snapshot of every seated table follows; watched ones must be asked for again.
     for (const id of [...this.tables.keys()]) if (!seated.has(id) && !this.watching.has(id)) this.tables.delete(id);
-    const wanted = this.hashTable();
+    const wanted = gone.has(this.hashTable() ?? "") ? null : this.hashTable();
     if (wanted && !seated.has(wanted)) this.watching.add(wanted);
     // Watched again out of sight: the page stays where its player was (in the lobby, at
     // a table); only a page just loaded goes to a seat of its own.
@@ -238,6 +248,7 @@ class App {
     }
     this.tables.set(id, state);
     this.awaiting.delete(id);
+    tellAway(this, state);
     // Seated without having sent a seed from this page (a resumed session), or with one
     // never confirmed (its server may have stopped before writing it): send it now.
     const { current, pending } = this.seeds.get(id);
@@ -729,9 +740,6 @@ const stillPlaying = (state) => state.you !== null && !!state.hand && state.hand
 
 /** Whether `error` says the server did not apply the message (not `outcome_unknown`). @param {unknown} error */
 const refusedForSure = (error) => error instanceof Refused && error.code !== "outcome_unknown";
-
-/** @param {number} n */
-const signed = (n) => (n > 0 ? `+${chips(n)}` : n < 0 ? `−${chips(-n)}` : "±0");
 
 // One app per page; exposed for debugging from the console.
 /** @type {any} */ (window).qiuqiu = new App();

@@ -1,0 +1,137 @@
+"""The page back after its connection was down while the server played its seat: what
+happened meanwhile is said, and counted once, as the server's own records have it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import pytest
+from playwright.async_api import expect
+
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
+from tests.web.conftest import Player
+from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, sign_in
+from tests.web.test_evening import signed
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+AWAY_LIMIT = 30.0
+"""Seconds the server may take to play the hands a test waits for (turns of half a second)."""
+
+
+@asynccontextmanager
+async def seated_with_short_turns(
+    open_player: OpenPlayer, grace: float
+) -> AsyncIterator[tuple[QiuQiuServer, Player, str]]:
+    """Ann, on a server of her own, at a dealer-bot table whose turns last half a
+    second, so its timer plays hand after hand for her while she is away."""
+    config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=grace)
+    server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(11))
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        await page.fill("input[name=turn_seconds]", "0.5")
+        await page.click("[data-action=create]")
+        await expect(page.locator(".table-view")).to_be_visible()
+        title = await page.locator(".table-title strong").inner_text()
+        await expect(page.locator(".center .phase")).to_have_text(re.compile("Hand #1"))
+        yield server, ann, title.removeprefix("Table ")
+    finally:
+        await server.stop()
+
+
+async def away_until(
+    server: QiuQiuServer, ann: Player, done: Callable[[], Awaitable[bool]]
+) -> None:
+    """The page's network goes (its socket cut, and no new one can open) until ``done``."""
+    await ann.context.set_offline(True)
+    assert server._server is not None
+    for connection in list(server._server.connections):
+        connection.transport.abort()
+    async with asyncio.timeout(AWAY_LIMIT):
+        while not await done():
+            await asyncio.sleep(0.1)
+    await ann.context.set_offline(False)
+
+
+async def test_hands_played_for_the_seat_while_away_are_told_and_counted_once(
+    open_player: OpenPlayer,
+) -> None:
+    """Back within the grace period after three hands the server's timer played for
+    her: each is said in the log with its net, the page asks for no snapshot over the
+    replayed ends, and the figures on leaving are the server's. The page had said
+    nothing of those hands, left them out of the evening's figure (3 hands counted of
+    7), and asked for a snapshot the protocol says comes unasked."""
+    async with seated_with_short_turns(open_player, grace=30.0) as (server, ann, _):
+        page = ann.page
+        account_id = frames_of(ann, "welcome")[0]["account_id"]
+
+        async def three_hands() -> bool:
+            return len(await server.store.account_hands(account_id)) >= 3
+
+        await away_until(server, ann, three_hands)
+        await expect(page.locator("#status")).to_have_attribute("data-sessions", "2")
+        log = page.locator(".log")
+        for hand_id in (1, 2, 3):
+            told = rf"Hand #{hand_id} was played out while you were away: \S+ net for you\."
+            await expect(log).to_contain_text(re.compile(told))
+        resumed = next(i for i, m in enumerate(ann.sent) if m.get("token"))
+        assert not [m for m in ann.sent[resumed:] if m["type"] == "request_snapshot"]
+
+        await page.click(".leave")
+        await expect(page.locator(".farewell")).to_be_visible(timeout=HAND_LIMIT * 1000)
+        hands = await server.store.account_hands(account_id)
+        nets = [hand.net(account_id) for hand in hands]
+        await expect(page.locator(".farewell-table")).to_contain_text(
+            f"At that table: {len(hands)} hands, won {sum(n > 0 for n in nets)}, "
+            f"lost {sum(n < 0 for n in nets)}, net {signed(sum(nets))}"
+        )
+        await expect(page.locator(".session-net")).to_have_text(signed(sum(nets)))
+
+
+async def test_a_seat_given_up_while_away_is_said_with_the_hands_played_for_it(
+    open_player: OpenPlayer,
+) -> None:
+    """Back after the grace period: the seat stood up meanwhile and its chips went back
+    to the balance. The page says so, with the hands played for the seat until then in
+    its figures, and does not watch the table it sat at. It had said only that the table
+    was no longer open, "or the server restarted", counted none of those hands, and
+    asked to watch the table."""
+    async with seated_with_short_turns(open_player, grace=1.0) as (server, ann, table_id):
+        page = ann.page
+        account_id = frames_of(ann, "welcome")[0]["account_id"]
+
+        async def stood_up() -> bool:
+            return not await server.store.seated_tables(account_id)
+
+        await away_until(server, ann, stood_up)
+        farewell = page.locator(".farewell")
+        await expect(farewell).to_contain_text(
+            "Your seat was given up while the connection was down (you were away past the "
+            "grace period): your chips went back to your balance."
+        )
+        hands = await server.store.account_hands(account_id)
+        nets = [hand.net(account_id) for hand in hands]
+        counted = f"{len(hands)} hand{'s' * (len(hands) > 1)}"
+        await expect(farewell).to_contain_text(
+            f"Meanwhile {counted} {'were' if len(hands) > 1 else 'was'} played for you: "
+            f"{signed(sum(nets))} net."
+        )
+        await expect(page.locator(".farewell-table")).to_contain_text(f"At that table: {counted},")
+        await expect(page.locator(".session-net")).to_have_text(signed(sum(nets)))
+        account = await server.store.account(account_id)
+        assert account is not None
+        await expect(page.locator(".balance-amount")).to_have_text(f"{account.balance:,}")
+        await expect(page.locator(".at-table")).to_have_count(0)
+        await expect(page.locator("#toast")).not_to_contain_text("no longer open")
+        assert not [m for m in ann.sent if m["type"] == "watch_table"]
+        assert page.url.endswith("#/"), (page.url, table_id)
