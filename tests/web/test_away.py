@@ -4,19 +4,20 @@ happened meanwhile is said, and counted once, as the server's own records have i
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Page, WebSocketRoute, expect
 
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from tests.web.conftest import Player
-from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, sign_in
+from tests.web.test_browser import CHECK_OR_CALL, HAND_LIMIT, OpenPlayer, frames_of, sign_in
 from tests.web.test_evening import signed
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -135,3 +136,55 @@ async def test_a_seat_given_up_while_away_is_said_with_the_hands_played_for_it(
         await expect(page.locator("#toast")).not_to_contain_text("no longer open")
         assert not [m for m in ann.sent if m["type"] == "watch_table"]
         assert page.url.endswith("#/"), (page.url, table_id)
+
+
+async def cut_as_it_sits_down(page: Page, *, heard: bool) -> None:
+    """The page's connection closes as it sends its first ``join_table``, which the
+    server gets only if ``heard``; the page opens a table and sits down at it."""
+    closing: list[asyncio.Future[None]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            sits = json.loads(message)["type"] == "join_table"
+            if heard or closing or not sits:
+                server_side.send(message)
+            if sits and not closing:
+                closing.append(asyncio.ensure_future(ws.close()))
+
+        ws.on_message(from_page)
+
+    await page.route_web_socket(re.compile(".*"), route)
+    await page.reload()
+    await sign_in(page, "Ann")
+    await page.click("[data-action=create]")
+
+
+async def test_a_seat_taken_as_the_connection_dropped_is_where_the_page_goes_back(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """The connection drops as the page sits down, before its ``table_joined`` reaches
+    it. Back, the welcome lists the seat: the page goes to it, as it would have, and
+    plays. It stayed in the lobby, saying nothing, its player seated at a table that
+    dealt her hands."""
+    ann = await open_player()
+    page = ann.page
+    await cut_as_it_sits_down(page, heard=True)
+    await expect(page.locator(".table-bar .role")).to_have_text("Seat 1")
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, True]
+
+
+async def test_a_seat_asked_for_as_the_connection_dropped_and_not_taken_is_said(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """The connection drops as the page sits down, and the request never reaches the
+    server. Back, the welcome lists no seat: the page says so, where it said nothing."""
+    ann = await open_player()
+    page = ann.page
+    await cut_as_it_sits_down(page, heard=False)
+    toast = page.locator("#toast .toast-item")
+    await expect(toast.filter(has_text="you did not sit down at table")).to_be_visible()
+    await expect(page.locator(".lobby")).to_be_visible()
+    await expect(page.locator(".balance-amount")).to_have_text("1,000")

@@ -40,6 +40,8 @@ class App {
     this.away = new Map();
     /** Set while another tab played this account's seats: their hands are that tab's, not played for this one. */
     this.playedElsewhere = false;
+    /** @type {string | null} A table this page asked to sit at, until the answer comes. */
+    this.joining = null;
     /** @type {string | null} */
     this.active = null;
     /** @type {"signin" | "lobby" | "table"} */
@@ -183,7 +185,10 @@ class App {
     // Watched again out of sight: the page stays where its player was (in the lobby, at
     // a table); only a page just loaded goes to a seat of its own.
     for (const id of this.watching) if (!seated.has(id)) this.watch(id, false);
-    const next = wanted ?? this.active ?? (this.view === "lobby" ? null : welcome.tables[0]) ?? null;
+    const joined = this.joining;
+    this.joining = null;
+    if (joined && !seated.has(joined)) this.toast(`The connection dropped before the server answered: you did not sit down at table ${joined}.`, "bad");
+    const next = wanted ?? (joined && seated.has(joined) ? joined : this.active) ?? (this.view === "lobby" ? null : welcome.tables[0]) ?? null;
     if (next && (seated.has(next) || this.watching.has(next))) {
       this.active = next;
       // Shown when its snapshot arrives.
@@ -446,9 +451,13 @@ class App {
       this.openLedger(tableId, listed?.seed_commitment);
     }
     const seed = this.seeds.joining(tableId);
+    this.joining = tableId;
     try {
       await this.conn.request({ type: "join_table", table_id: tableId, buy_in: buyIn, client_seed: seed });
+      this.joining = null;
     } catch (error) {
+      // Unanswered as the connection dropped, it may have been heard: the welcome says.
+      if (error instanceof Refused) this.joining = null;
       if (refusedForSure(error) && this.seeds.get(tableId).current === seed) this.seeds.forget(tableId);
       throw error;
     }
