@@ -17,7 +17,15 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from tests.web.conftest import Player
-from tests.web.test_browser import CHECK_OR_CALL, HAND_LIMIT, OpenPlayer, frames_of, sign_in
+from tests.web.test_browser import (
+    CHECK_OR_CALL,
+    HAND_LIMIT,
+    OpenPlayer,
+    frames_of,
+    play_hand,
+    seated_against_the_bot,
+    sign_in,
+)
 from tests.web.test_evening import signed
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -138,25 +146,31 @@ async def test_a_seat_given_up_while_away_is_said_with_the_hands_played_for_it(
         assert page.url.endswith("#/"), (page.url, table_id)
 
 
-async def cut_as_it_sits_down(page: Page, *, heard: bool) -> None:
-    """The page's connection closes as it sends its first ``join_table``, which the
-    server gets only if ``heard``; the page opens a table and sits down at it."""
+async def cut_at(page: Page, sent: str, *, heard: bool) -> None:
+    """From now on, the page's connection closes as it sends its first message of type
+    ``sent``, which the server gets only if ``heard`` (a reload puts the route in place)."""
     closing: list[asyncio.Future[None]] = []
 
     def route(ws: WebSocketRoute) -> None:
         server_side = ws.connect_to_server()
 
         def from_page(message: str | bytes) -> None:
-            sits = json.loads(message)["type"] == "join_table"
-            if heard or closing or not sits:
+            cuts = json.loads(message)["type"] == sent
+            if heard or closing or not cuts:
                 server_side.send(message)
-            if sits and not closing:
+            if cuts and not closing:
                 closing.append(asyncio.ensure_future(ws.close()))
 
         ws.on_message(from_page)
 
     await page.route_web_socket(re.compile(".*"), route)
     await page.reload()
+
+
+async def cut_as_it_sits_down(page: Page, *, heard: bool) -> None:
+    """The page's connection closes as it sends its ``join_table`` for the table it
+    opens, which the server gets only if ``heard``."""
+    await cut_at(page, "join_table", heard=heard)
     await sign_in(page, "Ann")
     await page.click("[data-action=create]")
 
@@ -188,3 +202,25 @@ async def test_a_seat_asked_for_as_the_connection_dropped_and_not_taken_is_said(
     await expect(toast.filter(has_text="you did not sit down at table")).to_be_visible()
     await expect(page.locator(".lobby")).to_be_visible()
     await expect(page.locator(".balance-amount")).to_have_text("1,000")
+
+
+async def test_a_seat_left_as_the_connection_dropped_is_said_to_be_left(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Between hands the page asks to leave, and the connection drops before the
+    ``table_left`` reaches it. Back, the welcome lists no seat: the lobby says she left,
+    with the hand she played in its figures. The page watched the table instead, and
+    said it was no longer open."""
+    ann, _ = await seated_against_the_bot(open_player)
+    page = ann.page
+    await play_hand([page], 1)
+    await cut_at(page, "leave_table", heard=True)
+    await expect(page.locator(".center .phase")).to_have_text("Next hand soon")
+    await page.click(".leave")
+    farewell = page.locator(".farewell")
+    await expect(farewell).to_contain_text(
+        "You left while the connection was down: your chips went back to your balance."
+    )
+    await expect(page.locator(".farewell-table")).to_contain_text("At that table: 1 hand,")
+    await expect(page.locator("#toast")).not_to_contain_text("no longer open")
+    assert not [m for m in ann.sent if m["type"] == "watch_table"]
