@@ -80,21 +80,34 @@ async def test_hands_played_for_the_seat_while_away_are_told_and_counted_once(
     replayed ends, and the figures on leaving are the server's. The page had said
     nothing of those hands, left them out of the evening's figure (3 hands counted of
     7), and asked for a snapshot the protocol says comes unasked."""
-    async with seated_with_short_turns(open_player, grace=30.0) as (server, ann, _):
+    async with seated_with_short_turns(open_player, grace=30.0) as (server, ann, table_id):
         page = ann.page
         account_id = frames_of(ann, "welcome")[0]["account_id"]
 
-        async def three_hands() -> bool:
-            return len(await server.store.account_hands(account_id)) >= 3
+        async def three_hands_and_one_in_play() -> bool:
+            played = len(await server.store.account_hands(account_id))
+            table = await server.store.table(table_id)
+            return played >= 3 and table is not None and table.hand_open
 
-        await away_until(server, ann, three_hands)
+        await away_until(server, ann, three_hands_and_one_in_play)
         await expect(page.locator("#status")).to_have_attribute("data-sessions", "2")
         log = page.locator(".log")
         for hand_id in (1, 2, 3):
-            told = rf"Hand #{hand_id} was played out while you were away: \S+ net for you\."
-            await expect(log).to_contain_text(re.compile(told))
+            said = rf"Hand #{hand_id} was played out while you were away: \S+ net for you\."
+            await expect(log).to_contain_text(re.compile(said))
         resumed = next(i for i, m in enumerate(ann.sent) if m.get("token"))
         assert not [m for m in ann.sent[resumed:] if m["type"] == "request_snapshot"]
+        # Where the page came back, in order: the hands played out, then the one it came
+        # back into, headed as any hand (its start went by unseen).
+        lines = await log.locator("li").all_inner_texts()
+        back = lines.index("Back online.")
+        told = [line for line in lines if "was played out while you were away" in line]
+        assert lines[back + 1 : back + 1 + len(told)] == told, lines
+        snapshot = frames_of(ann, "table_snapshot")[1]
+        hand = snapshot["table"].get("hand")
+        if hand and hand["phase"] != "ended":
+            head = f"Hand #{hand['hand_id']} (begun while you were away)"
+            assert lines[back + 1 + len(told) : back + 2 + len(told)] == [head], lines
 
         await page.click(".leave")
         await expect(page.locator(".farewell")).to_be_visible(timeout=HAND_LIMIT * 1000)

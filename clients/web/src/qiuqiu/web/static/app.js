@@ -250,6 +250,12 @@ class App {
       // Whatever was said since the connection dropped (a hand called off may come first).
       const said = before.log.findLast((line) => line.text === "Back online." || line.text.startsWith("Connection lost"));
       if (said?.text.startsWith("Connection lost")) state.note("Back online.", "ok");
+      const hand = state.hand;
+      // Its start went by unseen: headed as any hand, after the hands played out before it.
+      if (said?.text.startsWith("Connection lost") && hand && hand.phase !== "ended" && hand.handId !== before.hand?.handId) {
+        state.note(`Hand #${hand.handId} (begun while you were away)`, "head");
+        if (state.me?.tiles.length) state.note(`You were dealt ${state.me.tiles.join("  ")}.`);
+      }
     }
     this.tables.set(id, state);
     this.awaiting.delete(id);

@@ -87,9 +87,12 @@ export async function tellAway(page, state) {
   // The hand the snapshot shows is over only if its phase says so; its end came replayed.
   const to = state.hand ? state.hand.handId + (state.hand.phase === "ended" ? 1 : 0) : Infinity;
   const played = await countInto(page, state.tableId, from, to, page.tableTally(state.tableId));
+  const lines = (played ?? []).map(({ handId, net }) => `Hand #${handId} was played out while you were away: ${signed(net)} net for you.`);
+  if (played === null) lines.push("The hands played for you while you were away could not be listed: they are not in this evening's figure.");
+  // Said where the page came back, before the hand it came back into and what followed.
   const now = page.tables.get(state.tableId) ?? state;
-  if (played === null) now.note("The hands played for you while you were away could not be listed: they are not in this evening's figure.", "warn");
-  for (const { handId, net } of played ?? []) now.note(`Hand #${handId} was played out while you were away: ${signed(net)} net for you.`, "warn");
+  const back = now.log.findLastIndex((/** @type {any} */ line) => line.text === "Back online.");
+  now.log.splice(back < 0 ? now.log.length : back + 1, 0, ...lines.map((text) => ({ text, kind: "warn" })));
   page.redraw();
 }
 
