@@ -237,3 +237,28 @@ async def test_a_seat_left_as_the_connection_dropped_is_said_to_be_left(
     await expect(page.locator(".farewell-table")).to_contain_text("At that table: 1 hand,")
     await expect(page.locator("#toast")).not_to_contain_text("no longer open")
     assert not [m for m in ann.sent if m["type"] == "watch_table"]
+
+
+async def test_the_shuffles_kept_of_a_table_its_restarted_server_forgot_are_said_lost(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """An in-memory server stops, standing the seat up, and starts again knowing
+    nothing. The hands the page kept to rebuild once the table's seed is out never will
+    be: the lobby says so, where it said for ever that the seed would come."""
+    ann, table_id = await seated_against_the_bot(open_player)
+    page = ann.page
+    await play_hand([page], 1)
+    port = server.port
+    await server.stop()
+    config = ServerConfig(port=port, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
+    await again.start()
+    try:
+        audit = page.locator(f".audit[data-table-id='{table_id}']")
+        await expect(audit).to_contain_text(
+            "whose shuffle cannot be rebuilt: the server no longer knows the table",
+            timeout=20_000,
+        )
+        await expect(page.locator(".audits")).not_to_contain_text("reveals its seed")
+    finally:
+        await again.stop()

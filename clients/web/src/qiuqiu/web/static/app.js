@@ -95,7 +95,7 @@ class App {
       refresh: () => this.refreshLobby(),
       dismiss: () => {
         this.farewell = null;
-        for (const [id, ledger] of this.audits) if (ledger.audit) this.audits.delete(id);
+        for (const [id, ledger] of this.audits) if (ledger.audit || ledger.forgotten) this.audits.delete(id);
         this.drawLobby();
       },
     });
@@ -502,8 +502,10 @@ class App {
       try {
         reply = await this.conn.request({ type: "list_hands", table_id: tableId, limit: 1 });
       } catch (error) {
-        if (error instanceof Refused) return;
-        continue;
+        if (!(error instanceof Refused)) continue;
+        ledger.forgotten = error.code === "unknown_table";
+        this.drawLobby();
+        return;
       }
       const seed = reply.hands.find((/** @type {any} */ x) => x.table_seed)?.table_seed;
       if (seed) {

@@ -28,6 +28,8 @@ export class DealLedger {
     this.hands = new Map();
     /** @type {Audit | null} */
     this.audit = null;
+    /** Set once the server knows neither the table nor any hand of it (an in-memory one restarted): its seed never comes. */
+    this.forgotten = false;
     /** Why no revealed seed can vindicate this table, once something showed it. @type {string | null} */
     this.broken = null;
     /** The dealer bot's seat: the button of every hand, with the empty seed. @type {number | null} */

@@ -48,6 +48,7 @@ export function auditView(ledger) {
   const audit = ledger.audit ?? (ledger.broken ? { ok: false, detail: ledger.broken } : null);
   if (!audit) {
     if (!n) return null;
+    if (ledger.forgotten) return h("div", { class: "audit pending", dataset: table, text: `Table ${ledger.tableId}: ${counted(n, "hand")} kept, whose shuffle cannot be rebuilt: the server no longer knows the table (it restarted without keeping its tables), so its seed will not be revealed.` });
     return h("div", { class: "audit pending", dataset: table, text: `${counted(n, "hand")} kept: the whole shuffle of each is rebuilt when the table closes and reveals its seed.` });
   }
   const { ok, detail } = audit;
