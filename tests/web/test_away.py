@@ -20,6 +20,7 @@ from tests.web.conftest import Player
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
+    MY_TURN,
     OpenPlayer,
     frames_of,
     play_hand,
@@ -262,3 +263,29 @@ async def test_the_shuffles_kept_of_a_table_its_restarted_server_forgot_are_said
         await expect(page.locator(".audits")).not_to_contain_text("reveals its seed")
     finally:
         await again.stop()
+
+
+@pytest.mark.parametrize("heard", [True, False])
+async def test_an_action_sent_as_the_connection_dropped_is_said_played_or_not(
+    server: QiuQiuServer, open_player: OpenPlayer, heard: bool
+) -> None:
+    """Ann checks, and the connection drops as the check goes out: the server gets it
+    (``heard``) or not. Back, the log says which, once, and a check not played leaves
+    her turn hers to play again. The page said only "Back online.": a check played
+    was not in the log, and one lost could have been either."""
+    ann, _ = await seated_against_the_bot(open_player)
+    page = ann.page
+    await cut_at(page, "check", heard=heard)
+    await page.locator(f"{MY_TURN} [data-action=check]").click()
+    log = page.locator(".log")
+    said = "Your check reached the server before the connection dropped, and was played."
+    if not heard:
+        said = "Your check did not reach the server before the connection dropped: "
+        said += "it is still your turn."
+    await expect(log).to_contain_text(said)
+    await expect(log.locator("li", has_text="Your check")).to_have_count(1)
+    # What reached the server: the check once, or not at all; never sent again.
+    checks = [m for m in ann.sent if m["type"] == "check"]
+    assert len(checks) == heard, checks
+    if not heard:
+        await expect(page.locator(f"{MY_TURN} [data-action=check]:enabled")).to_be_visible()

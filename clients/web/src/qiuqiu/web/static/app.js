@@ -9,7 +9,7 @@ import { Tally } from "./tally.js";
 import { DealLedger } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
 import { LeaveBook, sameLeaving } from "./leaving.js";
-import { cameBack, tellAway, signed } from "./away.js";
+import { actedAway, cameBack, tellAway, signed } from "./away.js";
 import { h, chips, counted } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
@@ -40,6 +40,8 @@ class App {
     this.away = new Map();
     /** Set while another tab played this account's seats: their hands are that tab's, not played for this one. */
     this.playedElsewhere = false;
+    /** @type {import("./away.js").Acted | null} The last action sent, until an event answers it. */
+    this.acted = null;
     /** @type {string | null} A table this page asked to sit at, until the answer comes. */
     this.joining = null;
     /** @type {string | null} */
@@ -228,6 +230,7 @@ class App {
         this.redraw();
         break;
       case "error":
+        this.acted = null;
         this.tableView.refused();
         this.toast(m.message, "bad");
         break;
@@ -249,10 +252,16 @@ class App {
       state.skewMs = before.skewMs;
       // Whatever was said since the connection dropped (a hand called off may come first).
       const said = before.log.findLast((line) => line.text === "Back online." || line.text.startsWith("Connection lost"));
-      if (said?.text.startsWith("Connection lost")) state.note("Back online.", "ok");
+      const back = said?.text.startsWith("Connection lost");
+      if (back) state.note("Back online.", "ok");
+      if (back && this.acted?.tableId === id) {
+        const acted = actedAway(this.acted, m, state);
+        if (acted) state.note(acted, "warn");
+        this.acted = null;
+      }
       const hand = state.hand;
       // Its start went by unseen: headed as any hand, after the hands played out before it.
-      if (said?.text.startsWith("Connection lost") && hand && hand.phase !== "ended" && hand.handId !== before.hand?.handId) {
+      if (back && hand && hand.phase !== "ended" && hand.handId !== before.hand?.handId) {
         state.note(`Hand #${hand.handId} (begun while you were away)`, "head");
         if (state.me?.tiles.length) state.note(`You were dealt ${state.me.tiles.join("  ")}.`);
       }
@@ -286,6 +295,8 @@ class App {
       this.conn.send({ type: "request_snapshot", table_id: m.table_id });
     }
     if (applied !== "applied") return;
+    // The page's own action comes back with its ref; a time-out takes its place.
+    if (m.ref !== undefined || (m.type === "turn_timed_out" && m.seat === state.you)) this.acted = null;
     // The header's chips at the table are the seat's stack as it is now, as its box says.
     if (state.you !== null) this.drawAccount();
     if (m.type === "hand_ended") this.record(state);
@@ -384,7 +395,9 @@ class App {
   /** @param {TableState} state @param {Record<string, unknown>} action */
   act(state, action) {
     if (!state.hand) return false;
-    return this.conn.send({ ...action, table_id: state.tableId, hand_id: state.hand.handId });
+    const sent = this.conn.send({ ...action, table_id: state.tableId, hand_id: state.hand.handId });
+    if (sent) this.acted = { tableId: state.tableId, handId: state.hand.handId, type: String(action.type), seq: state.seq };
+    return sent;
   }
 
   /**

@@ -136,5 +136,31 @@ function goneHands(played) {
   return ` Meanwhile ${counted(played.length, "hand")} ${played.length > 1 ? "were" : "was"} played for you: ${signed(played.reduce((sum, p) => sum + p.net, 0))} net.`;
 }
 
+/** The event that says the server played each action the page sends, and its name in a sentence. */
+const ANSWERS = new Map([["check", ["checked", "check"]], ["call", ["called", "call"]], ["bet", ["bet_placed", "bet"]], ["raise", ["raised", "raise"]], ["fold", ["folded", "fold"]], ["declare_cut", ["cut_declared", "cut"]]]);
+
+/**
+ * @typedef {{tableId: string, handId: number, type: string, seq: number}} Acted
+ * An action the page sent, its table's `seq` then, until an event answers it.
+ */
+
+/**
+ * Whether the action the page sent as the connection dropped was played, read from the
+ * events of the hand in the snapshot that came back (those after it, in order): said,
+ * so the player knows it went once, or not at all. Null where it cannot say.
+ * @param {Acted} acted @param {any} snapshot @param {import("./state.js").TableState} state
+ */
+export function actedAway(acted, snapshot, state) {
+  const hand = snapshot.table.hand;
+  const [answer, word] = ANSWERS.get(acted.type) ?? [];
+  if (!hand?.events || hand.hand_id !== acted.handId || !answer) return null;
+  // The timer's own check or fold follows its turn_timed_out: whichever comes first tells.
+  const first = hand.events.find((/** @type {any} */ e) => e.seq > acted.seq && e.seat === state.you && (e.type === answer || e.type === "turn_timed_out"));
+  if (first?.type === answer) return `Your ${word} reached the server before the connection dropped, and was played.`;
+  if (first) return `Your ${word} did not reach the server before the connection dropped: your turn ran out.`;
+  if (state.legal) return `Your ${word} did not reach the server before the connection dropped: it is still your turn.`;
+  return null;
+}
+
 /** @param {number} n */
 export const signed = (n) => (n > 0 ? `+${chips(n)}` : n < 0 ? `−${chips(-n)}` : "±0");
