@@ -80,7 +80,7 @@ class Client(Viewer, Protocol):
 
     def send_frame(self, frame: str, table_id: str | None, seq: int | None) -> None: ...
 
-    def told(self, table_id: str, frame: str) -> None: ...
+    def told(self, table_id: str, kind: str) -> None: ...
 
     def refuse(self, ref: MessageId | None, code: ErrorCode, text: str) -> None: ...
 
@@ -120,6 +120,8 @@ class RemoteViewer:
         }
         if frame.event:
             data["table_id"], data["seq"] = frame.table_id, frame.seq
+        else:  # a reply or a snapshot: what it is tells whether the session watches
+            data["type"] = frame.kind.model_fields["type"].default
         if frame.ref is not None:
             data["ref"] = self.last_ref = frame.ref
         unheard = partial(self.relay.unheard, self, self.heard)
@@ -241,7 +243,7 @@ class Relay:
         if "ref" in data:
             self.pending.answered(client.session_id, data["ref"])
         if "seq" not in data:
-            client.told(data["table"], data["frame"])
+            client.told(data["table"], data["type"])
         client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))
 
     def _serve(self, data: dict[str, Any]) -> None:

@@ -271,12 +271,11 @@ class Session:
             self.sitting_down.add(table_id)
         return own_turn
 
-    def told(self, table_id: str, frame: str) -> None:
-        """A reply from the process hosting ``table_id``: a watch there counts from its
-        ``table_watched`` (not from the request, which the host may refuse) until a seat
-        or ``table_left``, as a process adopting the table makes a spectator of whoever
-        watched it."""
-        kind = json.loads(frame).get("type")
+    def told(self, table_id: str, kind: str) -> None:
+        """A reply of type ``kind`` from the process hosting ``table_id``: a watch there
+        counts from its ``table_watched`` (not from the request, which the host may
+        refuse) until a seat or ``table_left``, as a process adopting the table makes a
+        spectator of whoever watched it."""
         if kind == "table_watched":
             self.watching.add(table_id)
         elif kind in ("table_joined", "table_left"):
