@@ -769,6 +769,8 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
         ).to_be_visible(timeout=20_000)
         await expect(page.locator(".lobby")).to_be_visible()
         await expect(page.locator(".balance-amount")).to_have_text("1,000")
+        # The hands kept of the table it forgot: their seed is never coming.
+        await expect(page.locator(".audit")).to_contain_text("cannot be rebuilt")
         await page.screenshot(path=screenshot("server-restarted"))
         assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, False]
     finally:
