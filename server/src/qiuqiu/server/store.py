@@ -33,6 +33,7 @@ take back.
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
@@ -152,6 +153,12 @@ class HandRecord:
         return sum(after[seat] - before[seat] for seat in seats)
 
 
+_PROCESS_TAG = secrets.token_hex(8)
+_COMMITS = itertools.count()
+"""A commit's id is this process's random tag and a count: as unique as a random id
+each, without asking the system for randomness at each of a hand's two commits."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableCommit:
     """One atomic write of a table: everything it says happens, or nothing does."""
@@ -170,7 +177,8 @@ class TableCommit:
     """The most tables an account seated by this commit may sit at, this one counted
     (0: no limit): checked with the balance, in the same step, so that no number of
     buy-ins at once, on however many processes, seats an account past it."""
-    commit_id: str = field(default_factory=lambda: secrets.token_hex(8))
+    commit_id: str = field(default_factory=lambda: f"{_PROCESS_TAG}{next(_COMMITS):x}")
+    """How a retried commit is known (one a store has already made is not made again)."""
 
 
 class Store(Protocol):
