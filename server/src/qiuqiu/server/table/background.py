@@ -38,11 +38,20 @@ class Background:
         self._later: dict[int, asyncio.TimerHandle] = {}
         self._numbers = itertools.count()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        # Looked up once: on Python 3.11 each asyncio.get_running_loop() asks the kernel
+        # for the process id, and a hand arms and fires a dozen timers.
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop
 
     def arm(self, timer: Timer, seconds: float, fire: Callable[[Timer], None]) -> None:
         """Run ``fire(timer)`` in ``seconds``, in place of the same timer armed before."""
         self.disarm(timer)
-        loop = asyncio.get_running_loop()
+        loop = self.loop
         # The due time is kept apart: uvloop hands a timer of 0 s back as a plain
         # handle, which has no ``when``.
         self._timers[timer] = loop.call_later(
@@ -56,12 +65,10 @@ class Background:
 
     def later(self, delay: float, work: Callable[[], None]) -> None:
         number = next(self._numbers)
-        self._later[number] = asyncio.get_running_loop().call_later(
-            delay, self._run_later, number, work
-        )
+        self._later[number] = self.loop.call_later(delay, self._run_later, number, work)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
+        task = self.loop.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
 
@@ -82,7 +89,7 @@ class Background:
     def _fire(self, timer: Timer, fire: Callable[[Timer], None], due: float | None) -> None:
         """``due`` is None once the timer has waited its grace after a stall."""
         del self._timers[timer]
-        loop = asyncio.get_running_loop()
+        loop = self.loop
         if due is not None and loop.time() - due > STALL:
             self._timers[timer] = loop.call_later(STALL_GRACE, self._fire, timer, fire, None)
             return

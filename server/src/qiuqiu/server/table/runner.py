@@ -278,7 +278,7 @@ class Table:
         if self.closed:
             self._shut()
         elif self._writer is None and (write := self.core.next_write()) is not None:
-            self._writer = asyncio.get_running_loop().create_task(self._write(write))
+            self._writer = self._background.loop.create_task(self._write(write))
 
     def _new_bot(self) -> FrameViewer | None:
         return (
