@@ -11,10 +11,10 @@ the hands shown and no other: a folded hand and the undealt tiles stay sealed.
 from __future__ import annotations
 
 import json
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from qiuqiu import engine
 from qiuqiu.engine import Cut, HandState, Phase, Tile
@@ -32,8 +32,9 @@ def tiles_text(tiles: Iterable[Tile]) -> tuple[str, ...]:
     return tuple(str(tile) for tile in tiles)
 
 
-_PRIVATE = (engine.TilesDealt, engine.FourthTileDealt, engine.CutDeclared)
+_PRIVATE = frozenset((engine.TilesDealt, engine.FourthTileDealt, engine.CutDeclared))
 """Events whose seat sees more in its own copy than anyone else sees in theirs."""
+_Private = engine.TilesDealt | engine.FourthTileDealt | engine.CutDeclared
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +105,10 @@ class HandWire:
         """Where ``tiles`` lay in the sealed deck, opened."""
         return tuple(self.sealed.opening(self._position[tile.text]) for tile in tiles)
 
-    def _openings_text(self, tiles: Iterable[Tile]) -> str:
-        return ",".join(map(self._opening_text, tiles)).join("[]")
+    def openings_text(self, tiles: Iterable[Tile]) -> str:
+        return ",".join(map(self.opening_text, tiles)).join("[]")
 
-    def _opening_text(self, tile: Tile) -> str:
+    def opening_text(self, tile: Tile) -> str:
         sealed, p = self.sealed, self._position[tile.text]
         return f'{{"position":{p},"tile":"{sealed.tiles[p]}","salt":"{sealed.salts[p]}"}}'
 
@@ -137,31 +138,16 @@ class HandWire:
     ) -> Publication | None:
         """``event`` for every audience, or ``None`` for an event the wire does not
         carry (``HandStarted`` holds the deck: :meth:`started` announces the hand)."""
+        write = _WRITERS.get(type(event))
+        if write is None:
+            return None
         self.pot += pot_change(event)
-        public: Frame | None
-        match event:
-            case engine.HandStarted():
-                return None
-            case engine.BettingRoundEnded(round):
-                public = self._frame(
-                    wire.BettingRoundEnded, seq, f',"round":{round},"pot":{self.pot}'
-                )
-            case engine.CuttingStarted(seats):
-                body = f',"seats":{ints_text(seats)},"deadline_ms":{deadline_ms or 0}'
-                public = self._frame(wire.CuttingStarted, seq, body)
-            case engine.HandVoided(refunds):
-                body = f',"reason":{free_text(reason)},"refunds":{amounts_text(refunds)}'
-                public = self._frame(wire.HandVoided, seq, body)
-            case engine.HandEnded(stacks):
-                public = self._frame(wire.HandEnded, seq, f',"stacks":{amounts_text(stacks)}')
-            case _:
-                public = self._message(event, False, seq)
-        assert public is not None
+        kind, body = write(self, event, False, deadline_ms, reason)
+        public = self._frame(kind, seq, body)
         own: dict[int, Frame] = {}
-        if isinstance(event, _PRIVATE):
-            mine = self._message(event, True, seq)
-            assert mine is not None
-            own[event.seat] = mine
+        if type(event) in _PRIVATE:
+            seat = cast(_Private, event).seat
+            own[seat] = self._frame(kind, seq, write(self, event, True, deadline_ms, reason)[1])
         if actor is not None and ref is not None:
             own[actor] = own.get(actor, public).with_ref(ref)
         return Publication(public, own)
@@ -183,63 +169,132 @@ class HandWire:
         own = {actor: public if legal is None else public.with_field("legal", legal)}
         return Publication(public, own)
 
-    def _message(self, event: engine.Event, own: bool, seq: int) -> Frame | None:
-        """``event`` as its own seat sees it (``own``) or as everyone else does."""
-        frame = self._frame
-        match event:
-            case engine.AnteTaken(seat, amount, all_in):
-                body = f',"seat":{seat},"amount":{amount},"all_in":{BOOL[all_in]}'
-                return frame(wire.AnteTaken, seq, body)
-            case engine.TilesDealt(seat, tiles):
-                if not own:
-                    return frame(wire.TilesDealt, seq, f',"seat":{seat}')
-                body = (
-                    f',"seat":{seat},"tiles":{plain_strings(tiles)}'
-                    f',"openings":{self._openings_text(tiles)}'
-                )
-                return frame(wire.TilesDealt, seq, body)
-            case engine.BettingRoundStarted(round):
-                return frame(wire.BettingRoundStarted, seq, f',"round":{round}')
-            case engine.TurnTimedOut(seat):
-                return frame(wire.TurnTimedOut, seq, f',"seat":{seat}')
-            case engine.Checked(seat):
-                return frame(wire.Checked, seq, f',"seat":{seat}')
-            case engine.BetPlaced(seat, amount, all_in):
-                body = f',"seat":{seat},"amount":{amount},"all_in":{BOOL[all_in]}'
-                return frame(wire.BetPlaced, seq, body)
-            case engine.Called(seat, amount, all_in):
-                body = f',"seat":{seat},"amount":{amount},"all_in":{BOOL[all_in]}'
-                return frame(wire.Called, seq, body)
-            case engine.Raised(seat, to, amount, all_in):
-                body = f',"seat":{seat},"to":{to},"amount":{amount},"all_in":{BOOL[all_in]}'
-                return frame(wire.Raised, seq, body)
-            case engine.Folded(seat):
-                return frame(wire.Folded, seq, f',"seat":{seat}')
-            case engine.BetReturned(seat, amount):
-                return frame(wire.BetReturned, seq, f',"seat":{seat},"amount":{amount}')
-            case engine.FourthTileDealt(seat, tile):
-                if not own:
-                    return frame(wire.FourthTileDealt, seq, f',"seat":{seat}')
-                body = f',"seat":{seat},"tile":"{tile}","opening":{self._opening_text(tile)}'
-                return frame(wire.FourthTileDealt, seq, body)
-            case engine.CutDeclared(seat, cut):
-                body = f',"seat":{seat},"cut":{cut_text(cut)}' if own else f',"seat":{seat}'
-                return frame(wire.CutDeclared, seq, body)
-            case engine.Showdown(hands):
-                faces = ",".join(
-                    f'{{"seat":{hand.seat},"tiles":{plain_strings(hand.tiles)}'
-                    f',"cut":{cut_text(hand.cut)},"category":"{hand.category}"'
-                    f',"openings":{self._openings_text(hand.tiles)}}}'
-                    for hand in hands
-                )
-                return frame(wire.Showdown, seq, f',"hands":[{faces}]')
-            case engine.PotAwarded(amount, eligible, shares):
-                body = (
-                    f',"amount":{amount},"eligible":{ints_text(eligible)}'
-                    f',"shares":{amounts_text(shares)}'
-                )
-                return frame(wire.PotAwarded, seq, body)
-        return None
+
+# -- each event's body, by the event's class -------------------------------------------
+# A look-up by class, not a match: each case of a match is an isinstance check, and a
+# hand's events go through here for every one of them. A writer gives the message's
+# class and its fields after ``seq``, as its own seat sees them (``own``) or as everyone
+# else does; only the events in _PRIVATE differ between the two.
+
+Body = tuple[type[wire.HandEvent], str]
+
+
+def _ante_taken(w: HandWire, e: engine.AnteTaken, own: bool, _: int | None, __: str) -> Body:
+    return wire.AnteTaken, f',"seat":{e.seat},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
+
+
+def _tiles_dealt(w: HandWire, e: engine.TilesDealt, own: bool, _: int | None, __: str) -> Body:
+    if not own:
+        return wire.TilesDealt, f',"seat":{e.seat}'
+    tiles, openings = plain_strings(e.tiles), w.openings_text(e.tiles)
+    return wire.TilesDealt, f',"seat":{e.seat},"tiles":{tiles},"openings":{openings}'
+
+
+def _round_started(
+    w: HandWire, e: engine.BettingRoundStarted, own: bool, _: int | None, __: str
+) -> Body:
+    return wire.BettingRoundStarted, f',"round":{e.round}'
+
+
+def _round_ended(
+    w: HandWire, e: engine.BettingRoundEnded, own: bool, _: int | None, __: str
+) -> Body:
+    return wire.BettingRoundEnded, f',"round":{e.round},"pot":{w.pot}'
+
+
+def _timed_out(w: HandWire, e: engine.TurnTimedOut, own: bool, _: int | None, __: str) -> Body:
+    return wire.TurnTimedOut, f',"seat":{e.seat}'
+
+
+def _checked(w: HandWire, e: engine.Checked, own: bool, _: int | None, __: str) -> Body:
+    return wire.Checked, f',"seat":{e.seat}'
+
+
+def _bet_placed(w: HandWire, e: engine.BetPlaced, own: bool, _: int | None, __: str) -> Body:
+    return wire.BetPlaced, f',"seat":{e.seat},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
+
+
+def _called(w: HandWire, e: engine.Called, own: bool, _: int | None, __: str) -> Body:
+    return wire.Called, f',"seat":{e.seat},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
+
+
+def _raised(w: HandWire, e: engine.Raised, own: bool, _: int | None, __: str) -> Body:
+    body = f',"seat":{e.seat},"to":{e.to},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
+    return wire.Raised, body
+
+
+def _folded(w: HandWire, e: engine.Folded, own: bool, _: int | None, __: str) -> Body:
+    return wire.Folded, f',"seat":{e.seat}'
+
+
+def _bet_returned(w: HandWire, e: engine.BetReturned, own: bool, _: int | None, __: str) -> Body:
+    return wire.BetReturned, f',"seat":{e.seat},"amount":{e.amount}'
+
+
+def _fourth_tile(w: HandWire, e: engine.FourthTileDealt, own: bool, _: int | None, __: str) -> Body:
+    if not own:
+        return wire.FourthTileDealt, f',"seat":{e.seat}'
+    opening = w.opening_text(e.tile)
+    return wire.FourthTileDealt, f',"seat":{e.seat},"tile":"{e.tile}","opening":{opening}'
+
+
+def _cutting_started(
+    w: HandWire, e: engine.CuttingStarted, own: bool, deadline_ms: int | None, __: str
+) -> Body:
+    return wire.CuttingStarted, f',"seats":{ints_text(e.seats)},"deadline_ms":{deadline_ms or 0}'
+
+
+def _cut_declared(w: HandWire, e: engine.CutDeclared, own: bool, _: int | None, __: str) -> Body:
+    body = f',"seat":{e.seat},"cut":{cut_text(e.cut)}' if own else f',"seat":{e.seat}'
+    return wire.CutDeclared, body
+
+
+def _showdown(w: HandWire, e: engine.Showdown, own: bool, _: int | None, __: str) -> Body:
+    faces = ",".join(
+        f'{{"seat":{hand.seat},"tiles":{plain_strings(hand.tiles)}'
+        f',"cut":{cut_text(hand.cut)},"category":"{hand.category}"'
+        f',"openings":{w.openings_text(hand.tiles)}}}'
+        for hand in e.hands
+    )
+    return wire.Showdown, f',"hands":[{faces}]'
+
+
+def _pot_awarded(w: HandWire, e: engine.PotAwarded, own: bool, _: int | None, __: str) -> Body:
+    body = (
+        f',"amount":{e.amount},"eligible":{ints_text(e.eligible)},"shares":{amounts_text(e.shares)}'
+    )
+    return wire.PotAwarded, body
+
+
+def _hand_voided(w: HandWire, e: engine.HandVoided, own: bool, _: int | None, reason: str) -> Body:
+    return wire.HandVoided, f',"reason":{free_text(reason)},"refunds":{amounts_text(e.refunds)}'
+
+
+def _hand_ended(w: HandWire, e: engine.HandEnded, own: bool, _: int | None, __: str) -> Body:
+    return wire.HandEnded, f',"stacks":{amounts_text(e.stacks)}'
+
+
+_WRITERS: dict[type[engine.Event], Callable[[HandWire, Any, bool, int | None, str], Body]] = {
+    engine.AnteTaken: _ante_taken,
+    engine.TilesDealt: _tiles_dealt,
+    engine.BettingRoundStarted: _round_started,
+    engine.BettingRoundEnded: _round_ended,
+    engine.TurnTimedOut: _timed_out,
+    engine.Checked: _checked,
+    engine.BetPlaced: _bet_placed,
+    engine.Called: _called,
+    engine.Raised: _raised,
+    engine.Folded: _folded,
+    engine.BetReturned: _bet_returned,
+    engine.FourthTileDealt: _fourth_tile,
+    engine.CuttingStarted: _cutting_started,
+    engine.CutDeclared: _cut_declared,
+    engine.Showdown: _showdown,
+    engine.PotAwarded: _pot_awarded,
+    engine.HandVoided: _hand_voided,
+    engine.HandEnded: _hand_ended,
+}
+"""Every event the wire carries; ``HandStarted`` is announced by :meth:`HandWire.started`."""
 
 
 @cache
@@ -351,16 +406,17 @@ def hand_view(
 def pot_change(event: engine.Event) -> int:
     """How ``event`` changes the chips in the middle: the pot as of each event, for
     ``betting_round_ended`` (the engine's pot is as of its last event)."""
-    match event:
-        case (
-            engine.AnteTaken(amount=amount)
-            | engine.BetPlaced(amount=amount)
-            | engine.Called(amount=amount)
-            | engine.Raised(amount=amount)
-        ):
-            return amount
-        case engine.BetReturned(amount=amount) | engine.PotAwarded(amount=amount):
-            return -amount
-        case engine.HandVoided(refunds):
-            return -sum(amount for _, amount in refunds)
+    kind = type(event)
+    if kind in _INTO_POT:
+        return cast(_IntoPot, event).amount
+    if kind in _OUT_OF_POT:
+        return -cast(_OutOfPot, event).amount
+    if kind is engine.HandVoided:
+        return -sum(amount for _, amount in cast(engine.HandVoided, event).refunds)
     return 0
+
+
+_IntoPot = engine.AnteTaken | engine.BetPlaced | engine.Called | engine.Raised
+_OutOfPot = engine.BetReturned | engine.PotAwarded
+_INTO_POT = frozenset((engine.AnteTaken, engine.BetPlaced, engine.Called, engine.Raised))
+_OUT_OF_POT = frozenset((engine.BetReturned, engine.PotAwarded))
