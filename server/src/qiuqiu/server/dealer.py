@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from qiuqiu import engine
 from qiuqiu.engine import Hand, Tile, rank
@@ -27,7 +27,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.house.policy import decide
-from qiuqiu.server.house.record import OBSERVED, SeenHand
+from qiuqiu.server.house.record import HAND_EVENTS, OBSERVED, SeenHand
 from qiuqiu.server.store import HOUSE
 from qiuqiu.server.strategy import Decision
 from qiuqiu.server.table import Table
@@ -59,19 +59,27 @@ class DealerBot:
         (a hand's end, another seat's tiles, the pots) ends its turn and nothing more."""
         if frame.kind in _READ:
             self.deliver(frame.message)
-        elif issubclass(frame.kind, wire.HandEvent):
+        elif frame.kind in HAND_EVENTS:
             self._turn = None
 
     def deliver(self, message: wire.Reply) -> None:
         self._record.observe(message)
-        match message:
-            case wire.TurnStarted(seat=seat, legal=legal) if seat == self.seat and legal:
-                self._turn = message
-                self.table.later(self._delay, partial(self._bet, message))
-            case wire.CuttingStarted(seats=seats) if self.seat in seats:
-                self.table.later(self._delay, partial(self._cut, message.hand_id))
-            case wire.HandEvent():
-                self._turn = None
+        # By class, not by a match: each case would be an isinstance check through
+        # ABCMeta, for every message of every hand.
+        kind = type(message)
+        if kind is wire.TurnStarted:
+            turn = cast(wire.TurnStarted, message)
+            if turn.seat == self.seat and turn.legal:
+                self._turn = turn
+                self.table.later(self._delay, partial(self._bet, turn))
+                return
+        elif kind is wire.CuttingStarted:
+            cutting = cast(wire.CuttingStarted, message)
+            if self.seat in cutting.seats:
+                self.table.later(self._delay, partial(self._cut, cutting.hand_id))
+                return
+        if kind in HAND_EVENTS:
+            self._turn = None
 
     def _mine(self, hand_id: int) -> tuple[Tile, ...]:
         """The bot's tiles in ``hand_id``; from a snapshot if it missed their deal

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, cast
 
 from qiuqiu.engine import TableRules, Tile
 from qiuqiu.protocol import LegalActions, TableOptions
@@ -127,14 +127,16 @@ class SeenHand:
             self.button, self.started = message.button, True
             self.stacks = MappingProxyType({s.seat: s.amount for s in message.stacks})
             return
-        if not isinstance(message, wire.HandEvent):
-            if type(message) in _NEW_COMPANY:
+        kind = type(message)
+        if kind not in HAND_EVENTS:
+            if kind in _NEW_COMPANY:
                 self.credit = Credit()
             return
-        if message.hand_id != self.hand_id:
+        hand_id = cast(wire.HandEvent, message).hand_id
+        if hand_id != self.hand_id:
             # A hand it did not see begin (it was seated, or its table adopted, mid-hand).
-            self._reset(message.hand_id)
-        learn = _LEARN.get(type(message))
+            self._reset(hand_id)
+        learn = _LEARN.get(kind)
         if learn is not None:
             learn(self, message)
 
@@ -218,7 +220,7 @@ class SeenHand:
         return self._rules[1]
 
 
-_LEARN: dict[type[wire.HandEvent], Callable[[SeenHand, Any], None]] = {
+_LEARN: dict[type[wire.Reply], Callable[[SeenHand, Any], None]] = {
     wire.AnteTaken: SeenHand._ante_taken,
     wire.TilesDealt: SeenHand._tiles_dealt,
     wire.FourthTileDealt: SeenHand._fourth_tile_dealt,
@@ -235,5 +237,11 @@ NO_LEGAL = LegalActions()
 """A turn's legal actions where it carries none (it is another seat's)."""
 _NEW_COMPANY: frozenset[type[wire.Reply]] = frozenset({wire.PlayerSeated, wire.PlayerLeft})
 """Seats taken or given up: the house's credit was another player's."""
+HAND_EVENTS: frozenset[type[wire.Reply]] = frozenset(
+    kind
+    for kind in vars(wire).values()
+    if isinstance(kind, type) and issubclass(kind, wire.HandEvent)
+)
+"""The hand's events, to tell them by class (see :meth:`SeenHand.observe`)."""
 OBSERVED: frozenset[type[wire.Reply]] = frozenset({wire.HandStarted, *_LEARN, *_NEW_COMPANY})
 """The messages a :class:`SeenHand` learns from: it may skip reading any other."""
