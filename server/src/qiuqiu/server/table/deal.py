@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -20,6 +20,19 @@ class Random(Shuffler, Protocol):
     def getrandbits(self, k: int, /) -> int: ...
 
     def random(self) -> float: ...
+
+
+hand_seed: Callable[[str, str, int], str]
+derive_deck: Callable[[str, Mapping[int, str]], SealedDeck]
+""":func:`fairness.hand_seed` and :func:`fairness.derive_deck` compiled (``_deal.c``), the
+same bytes: a deal's 65 or so digests cost the interpreter more in calls than in hashing
+(issue 18). The protocol's Python is the reference, the one clients verify with, and
+tests/server/table/test_deal_native.py holds the C to it. ``uv sync`` builds the C where it
+finds a C compiler and OpenSSL's headers; elsewhere these are the Python's themselves."""
+try:
+    from qiuqiu.server.table._deal import derive_deck, hand_seed
+except ImportError:  # built without a C compiler or OpenSSL's headers: the deal is Python's
+    hand_seed, derive_deck = fairness.hand_seed, fairness.derive_deck
 
 
 def new_table_seed(rng: Random) -> str:
@@ -59,14 +72,14 @@ class Deal:
         stacks: dict[int, int],
         client_seeds: dict[int, str],
     ) -> Deal:
-        seed = fairness.hand_seed(table_seed, table_id, hand_id)
+        seed = hand_seed(table_seed, table_id, hand_id)
         seeds = {n: client_seeds.get(n, "") for n in stacks}
         return cls(
             hand_id,
             button,
             tuple(sorted(stacks.items())),
             tuple(sorted(seeds.items())),
-            fairness.derive_deck(seed, seeds),
+            derive_deck(seed, seeds),
         )
 
     @property
