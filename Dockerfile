@@ -5,10 +5,12 @@
 FROM python:3.11-slim AS build
 
 RUN pip install --no-cache-dir uv==0.13.9
-# A C compiler for the dealer bot's decision (server/.../house/_native.c); only this
-# stage has it, the image gets the built module.
+# A C compiler for the dealer bot's decision (server/.../house/_native.c) and the deal
+# (server/.../table/_deal.c, which also needs OpenSSL's headers); only this stage has
+# them, the image gets the built modules. The deal's module links libcrypto.so.3, which
+# the slim image already has: Python's own hashlib and ssl link it.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && apt-get install -y --no-install-recommends gcc libc6-dev libssl-dev \
     && rm -rf /var/lib/apt/lists/*
 ENV UV_COMPILE_BYTECODE=1 UV_LINK_MODE=copy UV_PYTHON_DOWNLOADS=never
 WORKDIR /app
