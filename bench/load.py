@@ -567,7 +567,16 @@ def machine() -> dict[str, Any]:
         "cores": os.cpu_count(),
         "python": sys.version.split()[0],
         "kernel": os.uname().release,
+        "compiled": [name for name, module in COMPILED if importlib.util.find_spec(module)],
     }
+
+
+COMPILED = (
+    ("the deal", "qiuqiu.server.table._deal"),
+    ("the dealer bot's decision", "qiuqiu.server.house._native"),
+)
+"""The server's optional C modules: the servers run in this environment, so what it
+has built is what they run (without them they run the same in Python, slower)."""
 
 
 def numbers(text: str) -> tuple[int, ...]:

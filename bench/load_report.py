@@ -86,7 +86,8 @@ def text_report(report: dict[str, Any]) -> str:
         f"qiuqiu server benchmark: medians of {plan['runs']} runs of {plan['duration']:g} s;"
         f" {m['cpu']}, {m['cores']} cores, Python {m['python']};"
         f" event loop {plan.get('loop', 'asyncio')} (servers, echo and clients alike)"
-        + (f"; server flags {' '.join(plan['server_flags'])}" if plan.get("server_flags") else ""),
+        + (f"; server flags {' '.join(plan['server_flags'])}" if plan.get("server_flags") else "")
+        + f"; in C: {' and '.join(m.get('compiled', ())) or 'nothing (no C module built)'}",
     ]
     if "throughput" in report:
         out += ["", "throughput: every player acts the moment its turn comes"]
