@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,14 @@ from qiuqiu.cli.connection import Closed, Connection, Disconnected, Reconnected
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
 from qiuqiu.cli.game import Move
-from qiuqiu.protocol import PROTOCOL_VERSION, ErrorCode, TableOptions, encode
+from qiuqiu.protocol import (
+    MAX_BALANCE,
+    MAX_CHIPS,
+    PROTOCOL_VERSION,
+    ErrorCode,
+    TableOptions,
+    encode,
+)
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
@@ -43,6 +51,24 @@ async def test_a_new_account_gets_a_token_and_the_token_opens_it_again(
     assert again.welcome is not None
     assert again.welcome.resumed
     assert again.account_id == first.account_id
+
+
+async def test_a_balance_past_the_chips_of_any_table_is_read_as_it_is(
+    server: QiuQiuServer,
+) -> None:
+    """A balance sums every table's winnings: up to 2^53 - 1, not a table's 10^12."""
+    issued: list[str] = []
+    first = await Connection.open(server.url, name="Ann", on_token=issued.append)
+    await first.close()
+    store = server.store
+    assert isinstance(store, MemoryStore)
+    rich = MAX_BALANCE - MAX_CHIPS
+    store._accounts[first.account_id] = replace(store._accounts[first.account_id], balance=rich)
+    async with await Connection.open(server.url, token=issued[0]) as again:
+        assert again.welcome is not None
+        assert again.welcome.balance == rich
+        joined = await again.open_table(TableOptions(), 500)
+    assert joined[1].balance == rich - 500
 
 
 async def test_a_lobby_of_thousands_of_tables_comes_through_in_one_listing(

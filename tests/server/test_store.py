@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import MAX_BALANCE, TableOptions
 from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.memory_store import MemoryStore
@@ -223,9 +223,12 @@ async def test_an_account_id_already_taken_is_refused_and_changes_nothing(store:
     assert await balance(store, HOUSE) == -GRANT
 
 
-async def test_a_negative_grant_is_a_mistake_and_changes_nothing(store: Store) -> None:
-    with pytest.raises(ValueError, match="never negative"):
-        await store.create_account("ann", "Ann", token_hash("secret"), -1)
+@pytest.mark.parametrize("grant", [-1, MAX_BALANCE + 1])
+async def test_a_grant_below_zero_or_past_the_most_a_balance_holds_is_a_mistake_and_changes_nothing(
+    store: Store, grant: int
+) -> None:
+    with pytest.raises(ValueError, match=f"from 0 to {MAX_BALANCE}"):
+        await store.create_account("ann", "Ann", token_hash("secret"), grant)
     assert await store.account("ann") is None
     assert await store.account_for_token(token_hash("secret")) is None
     assert await balance(store, HOUSE) == 0

@@ -9,6 +9,7 @@ the JSON Schema of both unions. PROTOCOL.md documents every message.
 from qiuqiu.protocol import client, server
 from qiuqiu.protocol.codec import decode_client, decode_server, encode, message_id
 from qiuqiu.protocol.common import (
+    MAX_BALANCE,
     MAX_CHIPS,
     PROTOCOL_VERSION,
     ChipRange,
@@ -22,6 +23,7 @@ from qiuqiu.protocol.errors import BadMessage, ErrorCode, ProtocolError
 from qiuqiu.protocol.fairness import DealTampered
 
 __all__ = [
+    "MAX_BALANCE",
     "MAX_CHIPS",
     "PROTOCOL_VERSION",
     "BadMessage",

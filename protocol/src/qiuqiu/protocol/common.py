@@ -25,7 +25,14 @@ PROTOCOL_VERSION = 2
 """Bumped whenever a message changes in a way an older client would misread."""
 
 MAX_CHIPS = 10**12
-"""No amount on the wire is larger; bigger numbers are refused before they reach the engine."""
+"""No amount at a table (a bet, a stack, a buy-in, every chip at one table together) is
+larger; bigger numbers are refused before they reach the engine."""
+
+MAX_BALANCE = 2**53 - 1
+"""The most chips an account's balance holds: the largest whole number a JavaScript
+number (the browser page's) holds exactly. A balance sums what was won at every table,
+so it may pass :data:`MAX_CHIPS`; the store refuses a commit that would take it past
+this rather than let it wrap or round."""
 
 NAME_LENGTH = 24
 
@@ -71,6 +78,7 @@ TileInput = Annotated[
 ]
 """A tile in a client message: read high end first, whichever end the client wrote first."""
 Chips = Annotated[int, Field(ge=0, le=MAX_CHIPS)]
+Balance = Annotated[int, Field(ge=0, le=MAX_BALANCE)]
 PositiveChips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
 SeatNumber = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
 HandId = Annotated[int, Field(ge=1, le=2**53)]

@@ -45,6 +45,7 @@ class ErrorCode(StrEnum):
     NO_SUCH_SEAT = "no_such_seat"
     INVALID_BUY_IN = "invalid_buy_in"
     INSUFFICIENT_BALANCE = "insufficient_balance"
+    BALANCE_LIMIT = "balance_limit"
     NOT_AT_TABLE = "not_at_table"
     NOT_SEATED = "not_seated"
     ALREADY_LEAVING = "already_leaving"

@@ -28,6 +28,7 @@ from pydantic import Field, TypeAdapter
 
 from qiuqiu.engine import Category
 from qiuqiu.protocol.common import (
+    Balance,
     Chips,
     ClientSeed,
     CutView,
@@ -146,7 +147,7 @@ class Welcome(Reply):
     version: int
     account_id: str
     name: str
-    balance: Chips
+    balance: Balance
     token: str | None = None
     resumed: bool = False
     tables: tuple[TableId, ...] = ()
@@ -201,7 +202,7 @@ class TableJoined(Reply):
     table_id: TableId
     seat: SeatNumber
     buy_in: Chips
-    balance: Chips
+    balance: Balance
 
 
 class TableLeft(Reply):
@@ -211,7 +212,7 @@ class TableLeft(Reply):
     table_id: TableId
     seat: SeatNumber | None = None
     cashed_out: Chips = 0
-    balance: Chips
+    balance: Balance
 
 
 class TableWatched(Reply):

@@ -37,7 +37,8 @@ class ServerConfig(BaseSettings):
     port: int = Field(
         8765, ge=0, le=65535, description="TCP port (0 picks a free one; the log says which)"
     )
-    # A welcome carries the balance, and no amount on the wire is over MAX_CHIPS.
+    # Far below MAX_BALANCE: a buy-in keeps room under it for what every table the
+    # account sits at may pay back, 10^12 each.
     starting_balance: int = Field(
         1_000,
         ge=0,

@@ -7,7 +7,7 @@ nothing has changed.
 
 from __future__ import annotations
 
-from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import MAX_BALANCE, ErrorCode
 
 
 class ServerError(Exception):
@@ -29,6 +29,18 @@ def too_many_seats(limit: int) -> Refused:
     return Refused(
         ErrorCode.TOO_MANY_TABLES,
         f"you sit at {limit} tables already, the most one account may: leave one first",
+    )
+
+
+def balance_limit(balance: int, tables: int) -> Refused:
+    """The refusal of a commit that would leave a balance of ``balance`` chips past the
+    most one holds, a place kept for 10^12 chips from each of ``tables`` (PROTOCOL.md,
+    "Conventions")."""
+    kept = f", with 10^12 kept free for each of the tables you would sit at ({tables})"
+    return Refused(
+        ErrorCode.BALANCE_LIMIT,
+        f"your balance would be {balance} chips: more than an account holds"
+        f" ({MAX_BALANCE}){kept if tables else ''}",
     )
 
 

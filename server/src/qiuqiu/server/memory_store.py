@@ -10,7 +10,7 @@ from collections import defaultdict, deque
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
 
-from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import MAX_BALANCE, ErrorCode
 from qiuqiu.server.bus import Bus
 from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused, too_many_seats
 from qiuqiu.server.store import (
@@ -21,6 +21,7 @@ from qiuqiu.server.store import (
     HandRecord,
     TableCommit,
     TableRecord,
+    verify_room,
     with_seeds,
 )
 
@@ -111,8 +112,8 @@ class MemoryStore:
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
-        if grant < 0:
-            raise ValueError(f"a grant is never negative, not {grant}")
+        if not 0 <= grant <= MAX_BALANCE:
+            raise ValueError(f"a grant is from 0 to {MAX_BALANCE}, not {grant}")
         if account_id in self._accounts or token_hash in self._tokens:
             raise Refused(ErrorCode.ACCOUNT_EXISTS, f"account {account_id} or its token exists")
         self._credit(HOUSE, -grant)
@@ -159,6 +160,13 @@ class MemoryStore:
                 others = set(await self.seated_tables(account_id)) - {table_id}
                 if sits and account_id != HOUSE and len(others) >= commit.seat_limit:
                     raise too_many_seats(commit.seat_limit)
+        for account_id, amount in owed.items():
+            if account_id == HOUSE:
+                continue
+            elsewhere = 0  # counted for a buy-in alone: every table is read for it
+            if amount > 0:
+                elsewhere = len(set(await self.seated_tables(account_id)) - {table_id})
+            verify_room(self._accounts[account_id].balance - amount, amount, elsewhere)
         for account_id, amount in commit.moves:
             self._credit(account_id, -amount)
         if commit.table is None:

@@ -28,6 +28,13 @@ The keys, each under a prefix (``qiuqiu:`` unless told otherwise):
 - ``health``: the last process whose health check wrote it, for a minute
 """
 
+from typing import Any
+
+from qiuqiu.protocol import MAX_BALANCE, MAX_CHIPS, ErrorCode
+from qiuqiu.server.errors import Refused, balance_limit, too_many_seats
+from qiuqiu.server.redis_clients import reply_text
+from qiuqiu.server.store import TableCommit
+
 # KEYS: the house's account, the accounts set. ARGV: the house's id.
 OPEN_HOUSE = """
 redis.call('HSETNX', KEYS[1], 'name', 'House')
@@ -87,7 +94,9 @@ return {redis.call('INCR', KEYS[2]), before}
 # amount, 1 if the balance may go below zero, 1 if the account sits at the table
 # after; then the hand's JSON ('' for none), minus HISTORY_LENGTH, the most tables an
 # account may sit at (0: no limit), and the seed of the table it drops ('' for none).
-# A refusal is a reply rather than an error, so that it carries the balance.
+# A refusal is a reply rather than an error, so that it carries the balance. The
+# balance limit is verify_room's (store.py): Lua's numbers are doubles, exact up to
+# MAX_BALANCE, and a sum past it rounds to no less than 2^53, so the test holds.
 COMMIT = """
 local moves = tonumber(ARGV[6])
 if redis.call('GET', KEYS[3]) == ARGV[3] then
@@ -130,6 +139,20 @@ for i = 1, moves do
     return {'too_many_tables'}
   end
 end
+for i = 1, moves do
+  local a = 2 + 5 * i
+  if ARGV[a + 3] == '0' then
+    local before = redis.call('HGET', KEYS[4 + 2 * i], 'balance')
+    local tables = 0
+    if owed[ARGV[a]] > 0 then
+      tables = 1 + redis.call('SCARD', KEYS[5 + 2 * i])
+        - redis.call('SISMEMBER', KEYS[5 + 2 * i], ARGV[5])
+    end
+    if tonumber(before) - owed[ARGV[a]] + tables * MAX_CHIPS > MAX_BALANCE then
+      return {'balance_limit', ARGV[a], before, tables}
+    end
+  end
+end
 local done = {'ok', redis.call('INCR', KEYS[2])}
 for i = 1, moves do
   local a = 2 + 5 * i
@@ -160,6 +183,27 @@ end
 redis.call('SET', KEYS[3], ARGV[3], 'EX', 86400)
 return done
 """
+
+COMMIT = COMMIT.replace("MAX_CHIPS", str(MAX_CHIPS)).replace("MAX_BALANCE", str(MAX_BALANCE))
+
+
+def commit_refusal(outcome: str, rest: list[Any], commit: TableCommit) -> Refused:
+    """What COMMIT's refusal ``outcome`` (with the rest of its reply) says."""
+    match outcome:
+        case ErrorCode.TOO_MANY_TABLES:
+            return too_many_seats(commit.seat_limit)
+        case ErrorCode.UNKNOWN_ACCOUNT:
+            return Refused(ErrorCode.UNKNOWN_ACCOUNT, f"there is no account {reply_text(rest[0])}")
+    account_id, balance = reply_text(rest[0]), int(rest[1])
+    amount = sum(n for a, n in commit.moves if a == account_id)
+    if outcome == ErrorCode.INSUFFICIENT_BALANCE:
+        return Refused(
+            ErrorCode.INSUFFICIENT_BALANCE,
+            f"your balance is {balance} chips, not enough for {amount}",
+        )
+    assert outcome == ErrorCode.BALANCE_LIMIT, outcome
+    return balance_limit(balance - amount, int(rest[2]))
+
 
 # KEYS: the lease, its fencing counter, the table's version. ARGV: the lease this
 # store holds or '', this store's owner id, the lease's length in milliseconds.

@@ -36,10 +36,10 @@ from functools import partial
 from redis.asyncio import Redis
 from redis.exceptions import AuthenticationError, InvalidResponse, ResponseError
 
-from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import MAX_BALANCE, ErrorCode
 from qiuqiu.server import redis_scripts as scripts
 from qiuqiu.server.bus import RedisBus
-from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused, too_many_seats
+from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
 from qiuqiu.server.redis_clients import CountedRedis, clients, reply_text
@@ -175,8 +175,8 @@ class RedisStore:
     async def create_account(
         self, account_id: str, name: str, token_hash: str, grant: int
     ) -> Account:
-        if grant < 0:
-            raise ValueError(f"a grant is never negative, not {grant}")
+        if not 0 <= grant <= MAX_BALANCE:
+            raise ValueError(f"a grant is from 0 to {MAX_BALANCE}, not {grant}")
         keys = [
             self._account_key(account_id),
             self._key("token", token_hash),
@@ -319,17 +319,8 @@ class RedisStore:
             # Still held, for the next renewal to take back; not sure of until then.
             self._sure_until.pop(table_id, None)
             raise LeaseExpired(table_id)
-        if outcome == ErrorCode.TOO_MANY_TABLES:
-            raise too_many_seats(commit.seat_limit)
-        if outcome == ErrorCode.UNKNOWN_ACCOUNT:
-            raise Refused(ErrorCode.UNKNOWN_ACCOUNT, f"there is no account {rest[0]}")
-        if outcome == ErrorCode.INSUFFICIENT_BALANCE:
-            account_id, balance = rest
-            amount = sum(n for a, n in commit.moves if a == account_id)
-            raise Refused(
-                ErrorCode.INSUFFICIENT_BALANCE,
-                f"your balance is {balance} chips, not enough for {amount}",
-            )
+        if outcome != "ok":
+            raise scripts.commit_refusal(outcome, rest, commit)
         if table is None:
             self._forget(table_id)
         elif table_id in self._holding:

@@ -39,7 +39,8 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import MAX_BALANCE, MAX_CHIPS, TableOptions
+from qiuqiu.server.errors import balance_limit
 
 if TYPE_CHECKING:
     from qiuqiu.server.bus import Bus
@@ -233,12 +234,13 @@ class Store(Protocol):
     async def commit(self, commit: TableCommit) -> dict[str, int]:
         """Write ``commit`` in one step and return the balance of each account it moved
         chips for. Raises :class:`Refused` (``insufficient_balance``,
-        ``unknown_account``, ``too_many_tables``) and changes nothing if a balance is
-        short, an account missing (only the house may go below zero) or one it seats
-        sits at ``seat_limit`` other tables already; :class:`LeaseLost` if this store
-        does not hold the table's lease, and :class:`LeaseExpired` if it ran out with
-        nobody taking it since (a renewal takes it back). The same commit again is not
-        applied twice."""
+        ``unknown_account``, ``too_many_tables``, ``balance_limit``) and changes nothing
+        if a balance is short, an account missing (only the house may go below zero),
+        one it seats sits at ``seat_limit`` other tables already, or a balance would
+        leave too little room under :data:`MAX_BALANCE` (:func:`verify_room`);
+        :class:`LeaseLost` if this store does not hold the table's lease, and
+        :class:`LeaseExpired` if it ran out with nobody taking it since (a renewal takes
+        it back). The same commit again is not applied twice."""
 
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
         """The tables where ``account_id`` has a seat, by id: kept by the commits that
@@ -271,6 +273,18 @@ class Store(Protocol):
     def bus(self) -> Bus | None:
         """How this process reaches the others sharing the store; ``None`` when no other
         process can share it (the store lives in this one)."""
+
+
+def verify_room(balance: int, owed: int, other_tables: int) -> None:
+    """Refuse a commit that leaves an account (not the house) ``balance`` chips, having
+    taken ``owed`` from it (below zero: paid it), when the account sits at
+    ``other_tables`` tables besides the commit's. No balance passes :data:`MAX_BALANCE`;
+    and a buy-in must leave room under it for 10^12 chips (every chip one table holds)
+    from each table the account sits at, so that no cash-out is ever refused for it."""
+    if owed > 0 and balance + (other_tables + 1) * MAX_CHIPS > MAX_BALANCE:
+        raise balance_limit(balance, other_tables + 1)
+    if balance > MAX_BALANCE:
+        raise balance_limit(balance, 0)
 
 
 def with_seeds(hands: Iterable[HandRecord], revealed: dict[str, str]) -> tuple[HandRecord, ...]:

@@ -1,0 +1,188 @@
+"""A balance past 10^12, the most any table holds: it is written, read and resumed
+(PROTOCOL.md, "Conventions"), and the store lets none pass MAX_BALANCE.
+
+A balance sums what was won at every table, so it may pass the most chips one table
+holds; before balances had their own bound, the welcome that carried one could not be
+written, and its account was locked out for good.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+from websockets.asyncio.client import connect
+
+from qiuqiu.protocol import MAX_BALANCE, MAX_CHIPS, PROTOCOL_VERSION, TableOptions
+from qiuqiu.server.errors import Refused
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import Store, TableRecord
+from tests.server.conftest import FAST, Client, at_bot_table, check_or_call_to
+from tests.server.store_helpers import (
+    OPTIONS,
+    balance,
+    buy_in,
+    cash_out,
+    open_account,
+    saved,
+    seat,
+    with_seat,
+)
+
+STORES = ["memory_store", "redis_store"]
+BUY_IN, ANTE = 500, TableOptions().ante
+
+
+@pytest.fixture
+def memory_store() -> MemoryStore:
+    return MemoryStore()
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest) -> Store:
+    made: Store = request.getfixturevalue(request.param)
+    return made
+
+
+@pytest.fixture
+async def leases(store: Store) -> None:
+    for table_id in ("t1", "t2"):
+        assert await store.acquire_table(table_id, 60)
+
+
+# -- the store -------------------------------------------------------------------------
+
+
+async def test_a_cash_out_that_would_take_a_balance_past_the_most_one_holds_is_refused(
+    store: Store, leases: None
+) -> None:
+    await open_account(store, "ann", grant=MAX_BALANCE - 50)
+    # Seated as no buy-in could have seated her (see the next test): only to reach the
+    # bound, which the store must guard however the balance came near it.
+    table = with_seat(TableRecord("t1", OPTIONS), seat(0, "ann", 100))
+    await store.commit(saved(table))
+    with pytest.raises(Refused) as refused:
+        await store.commit(cash_out(table, 0))
+    assert refused.value.code == "balance_limit"
+    assert str(MAX_BALANCE) in refused.value.message
+    assert await balance(store, "ann") == MAX_BALANCE - 50
+    assert await store.table("t1") == table
+
+
+async def test_a_buy_in_leaves_room_for_every_chip_its_tables_may_pay_back(
+    store: Store, leases: None
+) -> None:
+    """A cash-out is never refused for the bound: a buy-in keeps 10^12 chips (every chip
+    one table holds) of room under it for each table the account sits at."""
+    await open_account(store, "ann", grant=MAX_BALANCE - MAX_CHIPS + 1)
+    first = buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 1))
+    await store.commit(first)
+    assert await balance(store, "ann") == MAX_BALANCE - MAX_CHIPS
+    with pytest.raises(Refused) as refused:
+        await store.commit(buy_in(TableRecord("t2", OPTIONS), seat(0, "ann", 1)))
+    assert refused.value.code == "balance_limit"
+    assert "tables you would sit at (2)" in refused.value.message
+    assert await balance(store, "ann") == MAX_BALANCE - MAX_CHIPS
+    assert await store.seated_tables("ann") == ("t1",)
+    assert await store.table("t2") is None
+    # Ann won every chip a table holds at the first: all of it comes back.
+    assert first.table is not None
+    won = with_seat(first.table, seat(0, "ann", MAX_CHIPS))
+    await store.commit(saved(won))
+    assert await store.commit(cash_out(won, 0)) == {"ann": MAX_BALANCE}
+
+
+# -- the wire ----------------------------------------------------------------------------
+
+Raise = Callable[[QiuQiuServer, str, int], Awaitable[None]]
+
+
+async def _in_memory(server: QiuQiuServer, account_id: str, chips: int) -> None:
+    store = server.store
+    assert isinstance(store, MemoryStore)
+    store._accounts[account_id] = replace(store._accounts[account_id], balance=chips)
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def served(
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[tuple[QiuQiuServer, Raise]]:
+    """A server on each store, and how to set an account's balance there."""
+    redis_store: RedisStore | None = None
+    if request.param == "memory":
+        server = QiuQiuServer(FAST, store=MemoryStore())
+        raise_to: Raise = _in_memory
+    else:
+        url = request.getfixturevalue("redis_url")
+        redis_store = await RedisStore.from_url(url)
+        server = QiuQiuServer(FAST, store=redis_store)
+
+        async def raise_to(_: QiuQiuServer, account_id: str, chips: int) -> None:
+            async with Redis.from_url(url) as redis:
+                assert await redis.hset(f"qiuqiu:account:{account_id}", "balance", chips) == 0
+
+    await server.start()
+    yield server, raise_to
+    await server.stop()
+    if redis_store is not None:
+        await redis_store.close()
+
+
+async def test_an_account_whose_balance_passed_10_to_the_12_resumes_with_its_token(
+    served: tuple[QiuQiuServer, Raise],
+) -> None:
+    server, raise_to = served
+    async with connect(server.url) as ws:
+        welcome = await Client(ws).hello("Ann")
+    rich = MAX_BALANCE - MAX_CHIPS
+    await raise_to(server, welcome["account_id"], rich)
+    async with connect(server.url) as ws:
+        ann = Client(ws)
+        again = await ann.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+        assert (again["type"], again["balance"]) == ("welcome", rich), again
+        created = await ann.reply("create_table", options={}, buy_in=500)
+        assert created["type"] == "table_created", created
+        joined = await ann.expect("table_joined")
+        assert joined["balance"] == rich - 500
+
+
+def _turn_after(hand_id: int, message: dict[str, Any]) -> bool:
+    return message["type"] == "turn_started" and "legal" in message and message["hand_id"] > hand_id
+
+
+async def _ahead(ann: Client, turn: dict[str, Any], by: int) -> dict[str, Any]:
+    """Play hands from ``turn`` (checking or calling) until one starts with Ann's stack
+    more than ``by`` over her buy-in; its first turn of hers."""
+    while True:
+        started = next(
+            m for m in ann.frames if m["type"] == "hand_started" and m["hand_id"] == turn["hand_id"]
+        )
+        stack = next(s["amount"] for s in started["stacks"] if s["seat"] == turn["seat"])
+        if stack > BUY_IN + by:
+            return turn
+        await check_or_call_to(ann, turn, "hand_ended")
+        turn = await ann.wait(partial(_turn_after, turn["hand_id"]))
+
+
+@pytest.mark.parametrize("config", [FAST.model_copy(update={"starting_balance": MAX_CHIPS})])
+async def test_a_player_who_starts_with_10_to_the_12_wins_past_it_and_comes_back(
+    connect_client: Callable[[], Awaitable[Client]],
+) -> None:
+    ann, turn = await at_bot_table(connect_client, buy_in=BUY_IN)
+    token = ann.frames[0]["token"]
+    # Leaving in a hand checks or folds the seat: it loses its ante at most.
+    turn = await _ahead(ann, turn, by=ANTE)
+    await ann.send("leave_table", table_id=turn["table_id"])
+    left = await ann.expect("table_left", table_id=turn["table_id"])
+    assert left["balance"] == MAX_CHIPS - BUY_IN + left["cashed_out"] > MAX_CHIPS
+    await ann.close()
+
+    again = await connect_client()
+    welcome = await again.reply("hello", version=PROTOCOL_VERSION, token=token)
+    assert (welcome["type"], welcome["balance"]) == ("welcome", left["balance"]), welcome
