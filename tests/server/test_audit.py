@@ -8,6 +8,7 @@ import sys
 
 from redis.asyncio import Redis
 
+from qiuqiu.protocol import MAX_BALANCE
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
@@ -42,6 +43,22 @@ async def test_the_audit_sums_balances_and_stacks_and_says_when_a_chip_is_missin
     assert (status, out) == (1, "")
     assert err == (
         "balances -405, stacks +400 (tables: 1, accounts: 3), sum -5: chips were made or lost\n"
+    )
+
+
+async def test_the_audit_sums_balances_near_the_most_one_holds_to_the_chip(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    """The house's balance is minus every grant: past 2^53 here, where a double rounds."""
+    grants = {"ann": MAX_BALANCE, "bob": MAX_BALANCE - 2, "cara": 1}
+    for account_id, grant in grants.items():
+        await redis_store.create_account(account_id, account_id, token_hash(account_id), grant)
+    assert await redis_store.acquire_table("t1", 60)
+    await redis_store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "cara", 1)))
+    assert audited("--redis-url", redis_url) == (
+        0,
+        "balances -1, stacks +1 (tables: 1, accounts: 4), sum +0: every chip accounted for\n",
+        "",
     )
 
 

@@ -29,8 +29,8 @@ async def audit(url: str, prefix: str = PREFIX) -> tuple[int, int, int, int]:
         found = await redis.eval(
             scripts.AUDIT, len(keys), *keys, f"{prefix}account:", f"{prefix}table:"
         )
-    # Lua's numbers are doubles, sent as text: exact for any sum of chips below 2**53.
-    return int(float(found[0])), int(float(found[1])), int(found[2]), int(found[3])
+    balances, stacks = sum(map(int, found[0])), sum(map(int, found[1]))
+    return balances, stacks, int(found[2]), int(found[3])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -274,23 +274,28 @@ return found
 """
 
 # KEYS: the accounts set, the tables set. ARGV: the prefix of an account's key, then
-# of a table's. Every balance and every stack at every table, summed in one step, so
-# that no commit falls between them: the two add up to zero while no chip is lost.
-# A table's record keeps the stacks as they were when its hand in play began.
+# of a table's. Every balance and every table's stacks, read in one step, so that no
+# commit falls between them: the two add up to zero while no chip is lost. A table's
+# record keeps the stacks as they were when its hand in play began. The balances go
+# back as Redis keeps them, to be summed by the caller: Lua's numbers are doubles, and
+# a sum of balances near MAX_BALANCE (the house's is minus all of them) would round.
+# One table's stacks are at most MAX_CHIPS, which a double holds exactly.
 AUDIT = """
-local balances, stacks = 0, 0
+local balances, stacks = {}, {}
 local accounts = redis.call('SMEMBERS', KEYS[1])
 for _, id in ipairs(accounts) do
-  balances = balances + tonumber(redis.call('HGET', ARGV[1] .. id, 'balance') or '0')
+  balances[#balances + 1] = redis.call('HGET', ARGV[1] .. id, 'balance') or '0'
 end
 local tables = redis.call('SMEMBERS', KEYS[2])
 for _, id in ipairs(tables) do
   local text = redis.call('GET', ARGV[2] .. id)
   if text then
+    local chips = 0
     for _, seat in ipairs(cjson.decode(text)['seats']) do
-      stacks = stacks + seat['stack']
+      chips = chips + seat['stack']
     end
+    stacks[#stacks + 1] = string.format('%d', chips)
   end
 end
-return {tostring(balances), tostring(stacks), #accounts, #tables}
+return {balances, stacks, #accounts, #tables}
 """
