@@ -586,6 +586,35 @@ async def test_a_spectator_watches_its_tables_again_after_a_drop_and_keeps_no_ta
         await conn.close()
 
 
+@pytest.mark.parametrize(
+    "config", [pytest.param(FAST.model_copy(update={"max_watched_tables": 2}), id="two watched")]
+)
+async def test_a_spectator_at_the_cap_of_watched_tables_watches_them_all_again_after_a_drop(
+    server: QiuQiuServer,
+) -> None:
+    """The server caps the tables one connection watches; the SDK watches again, on its
+    new connection, as many as it watched: all of them fit."""
+    ann = await Connection.open(server.url, name="Ann")
+    options = TableOptions(seats=3, dealer_bot=False, min_players=3)
+    tables = [(await ann.open_table(options, 200))[0].table_id for _ in range(2)]
+    eve = await Connection.open(server.url, name="Eve")
+    for table_id in tables:
+        await eve.request(cmd.WatchTable(table_id=table_id), wire.TableWatched)
+    messages = eve.messages()
+    cut_the_network(server)
+    again: set[str] = set()
+    async with asyncio.timeout(10):
+        async for message in messages:
+            assert not isinstance(message, wire.Error), message
+            if isinstance(message, wire.TableSnapshot):
+                again.add(message.table.table_id)
+            if again == set(tables):
+                break
+    assert eve.watching == set(tables)
+    for conn in (ann, eve):
+        await conn.close()
+
+
 def table_of(message: object) -> str | None:
     if isinstance(message, wire.TableSnapshot):
         return message.table.table_id

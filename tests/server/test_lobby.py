@@ -453,13 +453,17 @@ async def test_a_table_takes_no_more_spectators_than_the_limit_and_its_players_a
     assert await chip_total(server) == 0
 
 
+@pytest.mark.parametrize(
+    "config", [pytest.param(FAST.model_copy(update={"max_watched_tables": 0}), id="no cap")]
+)
 async def test_one_connection_watches_many_tables_and_a_seat_there_ends_its_watching(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:
-    """As PROTOCOL.md says under watch_table: no cap on the tables one connection
-    watches, a second watch_table answered as the first, and a spectator who sits down
-    and stands up again neither sits nor watches there."""
-    hosts = [await connect_client() for _ in range(3)]
+    """With no cap (``--max-watched-tables 0``) a connection watches more tables than
+    the default cap; as PROTOCOL.md says under watch_table, a second watch_table is
+    answered as the first, and a spectator who sits down and stands up again neither
+    sits nor watches there."""
+    hosts = [await connect_client() for _ in range(4)]
     table_ids = []
     for n, host in enumerate(hosts):
         await host.hello(f"Host{n}")

@@ -41,6 +41,7 @@ class ErrorCode(StrEnum):
     ALREADY_SEATED = "already_seated"
     TABLE_FULL = "table_full"
     TOO_MANY_SPECTATORS = "too_many_spectators"
+    TOO_MANY_WATCHED = "too_many_watched"
     SEAT_TAKEN = "seat_taken"
     NO_SUCH_SEAT = "no_such_seat"
     INVALID_BUY_IN = "invalid_buy_in"

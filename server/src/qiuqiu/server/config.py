@@ -57,6 +57,13 @@ class ServerConfig(BaseSettings):
         description="spectators one table takes at once (its players are none of them); "
         "one more watch_table is refused with too_many_spectators; 0 for no cap",
     )
+    max_watched_tables: int = Field(
+        10,
+        ge=0,
+        description="tables one connection may watch at once, on this server or another "
+        "sharing the store; one more watch_table is refused with too_many_watched; 0 for "
+        "no cap",
+    )
     max_frame: int = Field(
         4096, ge=256, description="largest frame accepted in bytes; a bigger one closes with 1009"
     )

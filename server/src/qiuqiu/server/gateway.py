@@ -105,6 +105,7 @@ class QiuQiuServer:
             c.lease,
             seats_per_account=c.max_seats_per_account,
             spectators_per_table=c.max_spectators,
+            watched_per_connection=c.max_watched_tables,
             metrics=self.metrics,
             health=self.health,
         )

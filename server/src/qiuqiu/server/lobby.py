@@ -79,6 +79,8 @@ class Lobby:
     """The most tables one account may sit at at once, on every process (0: no limit)."""
     spectators_per_table: int = 50
     """The most spectators one table takes at once (0: no limit)."""
+    watched_per_connection: int = 10
+    """The most tables one connection watches at once, here or elsewhere (0: no limit)."""
     on_adopted: Callable[[str], None] | None = None
     """Told the id of each table this process adopts from a dead one."""
     metrics: Metrics = field(default_factory=Metrics)

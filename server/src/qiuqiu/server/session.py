@@ -34,6 +34,7 @@ from qiuqiu.protocol import (
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
+from qiuqiu.server import watched
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.lobby import Lobby
@@ -69,7 +70,10 @@ class Session:
         self.session_id = secrets.token_hex(8)
         self.account: Account | None = None
         self.watching: set[str] = set()
-        """The tables this session watches, here or elsewhere, by id."""
+        """The tables this session watches, here or elsewhere, by id (:mod:`.watched`)."""
+        self.asked_to_watch: set[str] = set()
+        """Tables elsewhere this session asked to watch, their host's answer not come yet:
+        an ``error`` from there now refuses the watch."""
         self.remote_tables: dict[str, str] = {}
         """Tables hosted by another process that this session sits or watches at."""
         self.sitting_down: set[str] = set()
@@ -244,13 +248,14 @@ class Session:
     async def _at_table(self, account_id: str, message: cmd.TableMessage) -> bool:
         """Serve a message about one table here, or send it to the process hosting it."""
         table_id = message.table_id
+        if isinstance(message, cmd.WatchTable):
+            await watched.verify_room(self, table_id)
         table = self.lobby.tables.get(table_id)
         if table is None and self.relay is not None:
             host = await self.lobby.store.table_host(table_id)
             if host is not None and host != self.relay.owner:
                 self.relay.forward(host, self, table_id, "command", message)
-                if isinstance(message, cmd.LeaveTable):
-                    self.watching.discard(table_id)
+                watched.track(self, message, elsewhere=True)
                 return False
             if host is None and await self.lobby.store.table(table_id) is not None:
                 raise Refused(
@@ -266,26 +271,14 @@ class Session:
                 raise await self._with_balance(refused) from None
             raise
         table.when_sent(partial(self.lobby.metrics.served, message, self._arrived))
-        self._track(table_id, message)
+        watched.track(self, message, elsewhere=False)
         if isinstance(message, cmd.JoinTable):
             self.sitting_down.add(table_id)
         return own_turn
 
     def told(self, table_id: str, kind: str) -> None:
-        """A reply of type ``kind`` from the process hosting ``table_id``: a watch there
-        counts from its ``table_watched`` (not from the request, which the host may
-        refuse) until a seat or ``table_left``, as a process adopting the table makes a
-        spectator of whoever watched it."""
-        if kind == "table_watched":
-            self.watching.add(table_id)
-        elif kind in ("table_joined", "table_left"):
-            self.watching.discard(table_id)
-
-    def _track(self, table_id: str, message: cmd.TableMessage) -> None:
-        if isinstance(message, cmd.WatchTable):
-            self.watching.add(table_id)
-        elif isinstance(message, cmd.LeaveTable):
-            self.watching.discard(table_id)
+        """A reply of type ``kind`` from the process hosting ``table_id``."""
+        watched.told(self, table_id, kind)
 
     def _first_time(self, message_id: MessageId) -> bool:
         """True the first time this connection uses ``message_id`` (of its last 1,024):

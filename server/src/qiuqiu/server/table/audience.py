@@ -190,6 +190,11 @@ class Audience:
     def sees(self, viewer: Viewer) -> bool:
         return viewer in self.spectators or any(s.viewer is viewer for s in self.seats.values())
 
+    def watches(self, viewer: Viewer) -> bool:
+        """Whether ``viewer`` is a spectator here, or on its way to be one."""
+        seated = any(s.viewer is viewer for s in self.seats.values())
+        return not seated and (viewer in self.spectators or viewer in self.arriving)
+
     def snapshot(self, viewer: Viewer, ref: MessageId | None) -> wire.TableSnapshot:
         """The table as ``viewer`` may see it, as of the last event it was sent."""
         you = next((s.seat for s in self.seats.values() if s.viewer is viewer), None)
