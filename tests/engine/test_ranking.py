@@ -21,6 +21,7 @@ from qiuqiu.engine import (
     rank,
     rank_with_cut,
 )
+from qiuqiu.engine.ranking import rank_dealt
 
 ORDER = [
     Category.NORMAL,
@@ -234,3 +235,11 @@ def test_special_hands_of_one_class_outside_a_deal_compare_by_highest_tile() -> 
     assert compare(a, b) == 1
     assert compare(a, b, tie_rule="split") == 0
     assert all(t in ALL_TILES for t in a.tiles)
+
+
+def test_dealt_tiles_rank_in_any_order_as_their_hand_does() -> None:
+    for r in all_ranks():
+        tiles = r.hand.tiles
+        assert rank_dealt(tiles) is r
+        assert rank_dealt(tiles[::-1]) is r
+        assert rank_dealt((tiles[2], tiles[0], tiles[3], tiles[1])) is r

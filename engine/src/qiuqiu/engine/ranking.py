@@ -13,6 +13,7 @@ dictionary look-ups.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from itertools import combinations
@@ -175,6 +176,17 @@ _RANKS = _rank_all()
 def rank(hand: Hand) -> Rank:
     """The rank of ``hand`` scored by its best cut (a look-up)."""
     return _RANKS[hand.mask]
+
+
+def rank_dealt(tiles: Sequence[Tile]) -> Rank:
+    """The rank of four tiles dealt from one deck, by their best cut: ``rank(Hand(tiles))``.
+
+    The showdown ranks every hand still in; tiles from one deck need none of the
+    sorting and checks of making a :class:`Hand`, which would cost it four times the
+    look-up.
+    """
+    a, b, c, d = tiles
+    return _RANKS[1 << a.index | 1 << b.index | 1 << c.index | 1 << d.index]
 
 
 def all_ranks() -> tuple[Rank, ...]:

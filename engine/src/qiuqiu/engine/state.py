@@ -66,7 +66,7 @@ from qiuqiu.engine.events import (
     TurnTimedOut,
 )
 from qiuqiu.engine.pots import share, side_pots
-from qiuqiu.engine.ranking import Cut, Rank, compare_ranks, rank, rank_with_cut
+from qiuqiu.engine.ranking import Cut, Rank, compare_ranks, rank, rank_dealt, rank_with_cut
 from qiuqiu.engine.rules import MAX_SEATS, MIN_SEATS, TableRules
 from qiuqiu.engine.tiles import ALL_TILES, Hand, Tile
 
@@ -610,10 +610,9 @@ class HandState:
 
     def _showdown_rank(self, seat: int) -> Rank:
         s = self._seats[seat]
-        hand = Hand(s.tiles)
         if s.cut is not None:  # declared under manual_split
-            return rank_with_cut(hand, s.cut)
-        return rank(hand)
+            return rank_with_cut(Hand(s.tiles), s.cut)
+        return rank_dealt(s.tiles)
 
     def _ended(self) -> HandEnded:
         return HandEnded(tuple((seat, self._seats[seat].stack) for seat in sorted(self._seats)))
