@@ -170,6 +170,9 @@ class HandState:
     _raises: int = 0
     _paid_out: int = 0
     _pending_cuts: tuple[int, ...] = ()
+    _live: tuple[int, ...] = ()
+    """Seats still in, in acting order: kept as seats fold, since nearly every step
+    of the hand asks."""
     _log: list[Event] = field(default_factory=list)
 
     # -- making a hand ---------------------------------------------------------
@@ -214,12 +217,14 @@ class HandState:
     def _from(cls, started: HandStarted) -> HandState:
         seats = sorted(seat for seat, _ in started.stacks)
         after_button = seats.index(started.button) + 1
+        order = tuple(seats[after_button:] + seats[:after_button])
         return cls(
             rules=started.rules,
             button=started.button,
-            order=tuple(seats[after_button:] + seats[:after_button]),
+            order=order,
             _deck=started.deck,
             _seats={seat: SeatState(seat, stack) for seat, stack in started.stacks},
+            _live=order,
             _log=[started],
         )
 
@@ -477,9 +482,13 @@ class HandState:
                 for s in self._seats.values():
                     s.round_bet, s.acted = 0, False
                 self.actor = self._next_actor(after=self.button)
-            case Checked(seat) | Folded(seat):
+            case Checked(seat):
+                self._seats[seat].acted = True
+                self.actor = self._next_actor(after=seat)
+            case Folded(seat):
                 s = self._seats[seat]
-                s.acted, s.folded = True, isinstance(event, Folded)
+                s.acted = s.folded = True
+                self._live = tuple(n for n in self._live if n != seat)
                 self.actor = self._next_actor(after=seat)
             case BetPlaced(seat, amount) | Called(seat, amount):
                 self._put_in(seat, amount)
@@ -527,7 +536,7 @@ class HandState:
 
     def _next_actor(self, after: int) -> int | None:
         """The next seat clockwise after ``after`` that still has to act this round."""
-        if len(self._live()) < 2:
+        if len(self._live) < 2:
             return None
         start = self.order.index(after) + 1
         for seat in self.order[start:] + self.order[:start]:
@@ -563,15 +572,14 @@ class HandState:
 
     def _deal_on(self) -> None:
         """Between rounds: the walk-over, the next round, the 4th tile, or the showdown."""
-        live = self._live()
+        live = self._live
         if len(live) == 1:
-            if self.pot:
-                self._emit(PotAwarded(self.pot, (live[0],), ((live[0], self.pot),)))
+            if pot := self.pot:
+                self._emit(PotAwarded(pot, (live[0],), ((live[0], pot),)))
             self._emit(self._ended())
             return
-        can_bet = sum(1 for seat in live if self._seats[seat].can_bet)
         if len(self._seats[live[0]].tiles) == FIRST_TILES:
-            if self.round == 0 and can_bet >= 2:
+            if self.round == 0 and self._round_can_open():
                 self._emit(BettingRoundStarted(1))
                 return
             fourth = FIRST_TILES * len(self.order)
@@ -579,15 +587,19 @@ class HandState:
                 if seat in live:
                     self._emit(FourthTileDealt(seat, self._deck[fourth + i]))
             return
-        if self.rules.betting_rounds == 2 and self.round < 2 and can_bet >= 2:
+        if self.rules.betting_rounds == 2 and self.round < 2 and self._round_can_open():
             self._emit(BettingRoundStarted(2))
         elif self.rules.manual_split:
             self._emit(CuttingStarted(live))
         else:
             self._show_down()
 
+    def _round_can_open(self) -> bool:
+        """Rule 2: at least two seats still in have chips behind."""
+        return sum(1 for seat in self._live if self._seats[seat].can_bet) >= 2
+
     def _show_down(self) -> None:
-        ranks = {seat: self._showdown_rank(seat) for seat in self._live()}
+        ranks = {seat: self._showdown_rank(seat) for seat in self._live}
         self._emit(
             Showdown(
                 tuple(
@@ -624,10 +636,6 @@ class HandState:
             return self._seats[seat]
         except KeyError:
             raise IllegalAction("unknown_seat", f"seat {seat} is not in this hand") from None
-
-    def _live(self) -> tuple[int, ...]:
-        """Seats still in, in acting order."""
-        return tuple(seat for seat in self.order if not self._seats[seat].folded)
 
 
 def _check_table(stacks: Mapping[int, int], button: int, deck: Sequence[Tile]) -> None:
