@@ -271,15 +271,16 @@ class HandState:
             return LegalActions(declare_cut=seat in self._pending_cuts)
         if self.phase is not Phase.BETTING or seat != self.actor:
             return NO_ACTIONS
-        facing = self._seat(seat).round_bet < self.current_bet
         # Nobody bets into a bet, and nobody raises none: said before asking, since a
         # refusal raised and caught costs more than the rest of the answer.
+        if not self.current_bet:
+            return LegalActions(check=True, bet=self._bet_range(seat))
+        facing = self._seats[seat].round_bet < self.current_bet
         return LegalActions(
             check=not facing,
             fold=facing,
             call=self.to_call(seat) if facing else None,
-            bet=None if self.current_bet else self._bet_range(seat),
-            raise_to=_or_none(lambda: self._raise_range(seat)) if self.current_bet else None,
+            raise_to=_or_none(self._raise_range, seat),
         )
 
     # -- actions ---------------------------------------------------------------
@@ -438,7 +439,8 @@ class HandState:
         if allowed is not None and self._raises >= allowed:
             raises = "no raise" if allowed == 0 else f"only {allowed} raise{'s' * (allowed > 1)}"
             raise IllegalAction("raise_limit", f"this round allows {raises}: call or fold")
-        if s.acted and self.current_bet - s.round_bet < self._min_raise:
+        min_raise = self._min_raise
+        if s.acted and self.current_bet - s.round_bet < min_raise:
             raise IllegalAction(
                 "betting_not_reopened",
                 "a raise short of a full raise does not reopen the betting: call or fold",
@@ -451,7 +453,7 @@ class HandState:
         if all_in_to <= self.current_bet:
             raise IllegalAction("not_enough_chips", "you cannot cover more than a call")
         cap = all_in_to if self.rules.max_bet is None else self.current_bet + self.rules.max_bet
-        return ChipRange(min(self.current_bet + self._min_raise, all_in_to), min(all_in_to, cap))
+        return ChipRange(min(self.current_bet + min_raise, all_in_to), min(all_in_to, cap))
 
     @property
     def _min_raise(self) -> int:
@@ -684,8 +686,8 @@ def _can(verify: Callable[..., None], *args: object) -> bool:
     return True
 
 
-def _or_none(compute: Callable[[], ChipRange]) -> ChipRange | None:
+def _or_none(compute: Callable[[int], ChipRange], seat: int) -> ChipRange | None:
     try:
-        return compute()
+        return compute(seat)
     except IllegalAction:
         return None
