@@ -24,18 +24,19 @@ def side_pots(
     adjacent pots with the same eligible seats are merged."""
     levels = sorted({contributed[seat] for seat in live if contributed[seat] > 0})
     pots: list[Pot] = []
-    floor = 0
+    in_pots = 0  # chips in the pots so far
     for level in levels:
-        amount = sum(min(paid, level) - min(paid, floor) for paid in contributed.values())
+        up_to_level = sum(min(paid, level) for paid in contributed.values())
+        amount = up_to_level - in_pots
         eligible = tuple(s for s in order if s in live and contributed[s] >= level)
         if pots and pots[-1].eligible == eligible:
             pots[-1] = Pot(pots[-1].amount + amount, eligible)
         else:
             pots.append(Pot(amount, eligible))
-        floor = level
+        in_pots = up_to_level
     # The uncalled part of a bet is returned before pots are cut, so some
     # seat still in always paid the most and every chip lands in a pot.
-    assert floor == max(contributed.values()), "a folded seat paid more than any seat still in"
+    assert in_pots == sum(contributed.values()), "a folded seat paid more than any seat still in"
     return tuple(pots)
 
 
