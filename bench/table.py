@@ -58,21 +58,18 @@ class Player:
         self.deliver_frame(Frame.of(message))
 
     def deliver_frame(self, frame: Frame) -> None:
-        if '"turn_started"' in frame.text or '"cutting_started"' in frame.text:
-            self._turn(json.loads(frame.text))
+        # Only its own turns carry what it may do; a client bot reads no other.
+        if '"legal"' in frame.text:
+            turn = json.loads(frame.text)
+            ids = {"table_id": turn["table_id"], "hand_id": turn["hand_id"]}
+            action = cmd.Call(**ids) if "call" in turn["legal"] else cmd.Check(**ids)
+            asyncio.get_running_loop().call_soon(self._act, action)
         elif '"hand_ended"' in frame.text:
             hand = self.table.hand
             assert hand is not None
             self.logs.append(hand.log)
             if len(self.logs) == self.hands and not self.done.done():
                 self.done.set_result(None)
-
-    def _turn(self, turn: dict[str, Any]) -> None:
-        ids = {"table_id": turn["table_id"], "hand_id": turn["hand_id"]}
-        if turn["type"] == "turn_started" and "legal" in turn:
-            called = turn["legal"].get("call") is not None
-            action = cmd.Call(**ids) if called else cmd.Check(**ids)
-            asyncio.get_running_loop().call_soon(self._act, action)
 
     def _act(self, action: cmd.TableAction) -> None:
         self.table.serve(PLAYER, "Player", self, action)
