@@ -174,82 +174,44 @@ class HandWire:
 # A look-up by class, not a match: each case of a match is an isinstance check, and a
 # hand's events go through here for every one of them. A writer gives the message's
 # class and its fields after ``seq``, as its own seat sees them (``own``) or as everyone
-# else does; only the events in _PRIVATE differ between the two.
+# else does (only the events in _PRIVATE differ), given the deadline and the reason that
+# ``cutting_started`` and ``hand_voided`` carry.
 
 Body = tuple[type[wire.HandEvent], str]
+Writer = Callable[[HandWire, Any, bool, int | None, str], Body]
 
 
-def _ante_taken(w: HandWire, e: engine.AnteTaken, own: bool, _: int | None, __: str) -> Body:
-    return wire.AnteTaken, f',"seat":{e.seat},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
+def _seat_amount(kind: type[wire.HandEvent]) -> Writer:
+    return lambda w, e, *_: (
+        kind,
+        f',"seat":{e.seat},"amount":{e.amount},"all_in":{BOOL[e.all_in]}',
+    )
 
 
-def _tiles_dealt(w: HandWire, e: engine.TilesDealt, own: bool, _: int | None, __: str) -> Body:
+def _seat_only(kind: type[wire.HandEvent]) -> Writer:
+    return lambda w, e, *_: (kind, f',"seat":{e.seat}')
+
+
+def _tiles_dealt(w: HandWire, e: engine.TilesDealt, own: bool, *_: object) -> Body:
     if not own:
         return wire.TilesDealt, f',"seat":{e.seat}'
     tiles, openings = plain_strings(e.tiles), w.openings_text(e.tiles)
     return wire.TilesDealt, f',"seat":{e.seat},"tiles":{tiles},"openings":{openings}'
 
 
-def _round_started(
-    w: HandWire, e: engine.BettingRoundStarted, own: bool, _: int | None, __: str
-) -> Body:
-    return wire.BettingRoundStarted, f',"round":{e.round}'
-
-
-def _round_ended(
-    w: HandWire, e: engine.BettingRoundEnded, own: bool, _: int | None, __: str
-) -> Body:
-    return wire.BettingRoundEnded, f',"round":{e.round},"pot":{w.pot}'
-
-
-def _timed_out(w: HandWire, e: engine.TurnTimedOut, own: bool, _: int | None, __: str) -> Body:
-    return wire.TurnTimedOut, f',"seat":{e.seat}'
-
-
-def _checked(w: HandWire, e: engine.Checked, own: bool, _: int | None, __: str) -> Body:
-    return wire.Checked, f',"seat":{e.seat}'
-
-
-def _bet_placed(w: HandWire, e: engine.BetPlaced, own: bool, _: int | None, __: str) -> Body:
-    return wire.BetPlaced, f',"seat":{e.seat},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
-
-
-def _called(w: HandWire, e: engine.Called, own: bool, _: int | None, __: str) -> Body:
-    return wire.Called, f',"seat":{e.seat},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
-
-
-def _raised(w: HandWire, e: engine.Raised, own: bool, _: int | None, __: str) -> Body:
-    body = f',"seat":{e.seat},"to":{e.to},"amount":{e.amount},"all_in":{BOOL[e.all_in]}'
-    return wire.Raised, body
-
-
-def _folded(w: HandWire, e: engine.Folded, own: bool, _: int | None, __: str) -> Body:
-    return wire.Folded, f',"seat":{e.seat}'
-
-
-def _bet_returned(w: HandWire, e: engine.BetReturned, own: bool, _: int | None, __: str) -> Body:
-    return wire.BetReturned, f',"seat":{e.seat},"amount":{e.amount}'
-
-
-def _fourth_tile(w: HandWire, e: engine.FourthTileDealt, own: bool, _: int | None, __: str) -> Body:
+def _fourth_tile(w: HandWire, e: engine.FourthTileDealt, own: bool, *_: object) -> Body:
     if not own:
         return wire.FourthTileDealt, f',"seat":{e.seat}'
     opening = w.opening_text(e.tile)
     return wire.FourthTileDealt, f',"seat":{e.seat},"tile":"{e.tile}","opening":{opening}'
 
 
-def _cutting_started(
-    w: HandWire, e: engine.CuttingStarted, own: bool, deadline_ms: int | None, __: str
-) -> Body:
-    return wire.CuttingStarted, f',"seats":{ints_text(e.seats)},"deadline_ms":{deadline_ms or 0}'
-
-
-def _cut_declared(w: HandWire, e: engine.CutDeclared, own: bool, _: int | None, __: str) -> Body:
+def _cut_declared(w: HandWire, e: engine.CutDeclared, own: bool, *_: object) -> Body:
     body = f',"seat":{e.seat},"cut":{cut_text(e.cut)}' if own else f',"seat":{e.seat}'
     return wire.CutDeclared, body
 
 
-def _showdown(w: HandWire, e: engine.Showdown, own: bool, _: int | None, __: str) -> Body:
+def _showdown(w: HandWire, e: engine.Showdown, *_: object) -> Body:
     faces = ",".join(
         f'{{"seat":{hand.seat},"tiles":{plain_strings(hand.tiles)}'
         f',"cut":{cut_text(hand.cut)},"category":"{hand.category}"'
@@ -259,40 +221,45 @@ def _showdown(w: HandWire, e: engine.Showdown, own: bool, _: int | None, __: str
     return wire.Showdown, f',"hands":[{faces}]'
 
 
-def _pot_awarded(w: HandWire, e: engine.PotAwarded, own: bool, _: int | None, __: str) -> Body:
-    body = (
-        f',"amount":{e.amount},"eligible":{ints_text(e.eligible)},"shares":{amounts_text(e.shares)}'
-    )
-    return wire.PotAwarded, body
+def _pot_awarded(w: HandWire, e: engine.PotAwarded, *_: object) -> Body:
+    eligible, shares = ints_text(e.eligible), amounts_text(e.shares)
+    return wire.PotAwarded, f',"amount":{e.amount},"eligible":{eligible},"shares":{shares}'
 
 
-def _hand_voided(w: HandWire, e: engine.HandVoided, own: bool, _: int | None, reason: str) -> Body:
-    return wire.HandVoided, f',"reason":{free_text(reason)},"refunds":{amounts_text(e.refunds)}'
-
-
-def _hand_ended(w: HandWire, e: engine.HandEnded, own: bool, _: int | None, __: str) -> Body:
-    return wire.HandEnded, f',"stacks":{amounts_text(e.stacks)}'
-
-
-_WRITERS: dict[type[engine.Event], Callable[[HandWire, Any, bool, int | None, str], Body]] = {
-    engine.AnteTaken: _ante_taken,
+_WRITERS: dict[type[engine.Event], Writer] = {
+    engine.AnteTaken: _seat_amount(wire.AnteTaken),
     engine.TilesDealt: _tiles_dealt,
-    engine.BettingRoundStarted: _round_started,
-    engine.BettingRoundEnded: _round_ended,
-    engine.TurnTimedOut: _timed_out,
-    engine.Checked: _checked,
-    engine.BetPlaced: _bet_placed,
-    engine.Called: _called,
-    engine.Raised: _raised,
-    engine.Folded: _folded,
-    engine.BetReturned: _bet_returned,
+    engine.BettingRoundStarted: lambda w, e, *_: (wire.BettingRoundStarted, f',"round":{e.round}'),
+    engine.BettingRoundEnded: lambda w, e, *_: (
+        wire.BettingRoundEnded,
+        f',"round":{e.round},"pot":{w.pot}',
+    ),
+    engine.TurnTimedOut: _seat_only(wire.TurnTimedOut),
+    engine.Checked: _seat_only(wire.Checked),
+    engine.BetPlaced: _seat_amount(wire.BetPlaced),
+    engine.Called: _seat_amount(wire.Called),
+    engine.Raised: lambda w, e, *_: (
+        wire.Raised,
+        f',"seat":{e.seat},"to":{e.to},"amount":{e.amount},"all_in":{BOOL[e.all_in]}',
+    ),
+    engine.Folded: _seat_only(wire.Folded),
+    engine.BetReturned: lambda w, e, *_: (
+        wire.BetReturned,
+        f',"seat":{e.seat},"amount":{e.amount}',
+    ),
     engine.FourthTileDealt: _fourth_tile,
-    engine.CuttingStarted: _cutting_started,
+    engine.CuttingStarted: lambda w, e, own, deadline_ms, _: (
+        wire.CuttingStarted,
+        f',"seats":{ints_text(e.seats)},"deadline_ms":{deadline_ms or 0}',
+    ),
     engine.CutDeclared: _cut_declared,
     engine.Showdown: _showdown,
     engine.PotAwarded: _pot_awarded,
-    engine.HandVoided: _hand_voided,
-    engine.HandEnded: _hand_ended,
+    engine.HandVoided: lambda w, e, own, _, reason: (
+        wire.HandVoided,
+        f',"reason":{free_text(reason)},"refunds":{amounts_text(e.refunds)}',
+    ),
+    engine.HandEnded: lambda w, e, *_: (wire.HandEnded, f',"stacks":{amounts_text(e.stacks)}'),
 }
 """Every event the wire carries; ``HandStarted`` is announced by :meth:`HandWire.started`."""
 
