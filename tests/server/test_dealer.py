@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import pytest
 
-from qiuqiu.protocol import LegalActions
+from qiuqiu.protocol import LegalActions, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.dealer import DealerBot
@@ -132,11 +132,17 @@ def test_the_bot_skips_reading_what_it_learns_nothing_from() -> None:
         seats=(),
         legal=legal,
     )
-    bot.deliver_frame(Frame.of(turn))
+    bot.deliver_frame(Frame(encode(turn), wire.TurnStarted, "t", 5, own_seat=1))
     assert bot._turn == turn
     # Not JSON at all: had the bot read it, it would have raised.
     bot.deliver_frame(Frame("{not json", wire.PotAwarded, "t", 6))
     assert bot._turn is None, "a hand's event, read or not, ends the bot's turn"
+    bot.deliver_frame(Frame(encode(turn), wire.TurnStarted, "t", 5, own_seat=1))
+    # Another seat's turn, and another seat's tiles: copies that are not the bot's own.
+    for kind in (wire.TurnStarted, wire.TilesDealt, wire.FourthTileDealt):
+        bot.deliver_frame(Frame("{not json", kind, "t", 6))
+        bot.deliver_frame(Frame("{not json", kind, "t", 6, own_seat=0))
+    assert bot._turn is None
     started = wire.HandStarted(
         table_id="t",
         seq=7,

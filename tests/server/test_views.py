@@ -245,6 +245,28 @@ def test_no_copy_of_an_event_shows_a_tile_that_is_not_the_viewers_before_the_sho
                 assert message == seen_by(event, None)
 
 
+@settings(max_examples=30, deadline=None)
+@given(SEEDS)
+def test_each_seats_own_copy_says_whose_it_is_and_the_copy_for_everyone_says_no_ones(
+    seed: int,
+) -> None:
+    # The dealer bot reads only its own copies of turns and tiles dealt by this mark.
+    told = 0
+    for hand in random_hand(seed):
+        translator = made(hand)
+        published = [translator.event(e, 1, actor=0, ref=7) for e in hand.log]
+        if hand.actor is not None:
+            published.append(translator.turn(hand, 2, 0))
+        for publication in published:
+            if publication is None:
+                continue
+            assert publication.public_frame.own_seat is None
+            for seat, frame in publication.own_frames.items():
+                assert frame.own_seat == seat
+                told += 1
+    assert told > 0
+
+
 # -- seat_views ------------------------------------------------------------------------
 
 EVERY_SEAT = range(6)

@@ -35,6 +35,9 @@ from qiuqiu.server.table import Table
 log = logging.getLogger(__name__)
 
 _READ = OBSERVED | {wire.TurnStarted, wire.CuttingStarted}
+_OWN_COPIES = frozenset({wire.TurnStarted, wire.TilesDealt, wire.FourthTileDealt})
+"""What the bot learns from in its own copy alone: another seat's turn, or its tiles
+dealt face down, tell the bot's record nothing, and are a quarter of a hand's messages."""
 
 TURN_SHARE = 0.25
 """The most of a turn the bot waits before acting, whatever ``--bot-delay`` says: at a
@@ -56,10 +59,12 @@ class DealerBot:
 
     def deliver_frame(self, frame: Frame) -> None:
         """Read the messages the bot learns from; of the rest, that a hand's event came
-        (a hand's end, another seat's tiles, the pots) ends its turn and nothing more."""
-        if frame.kind in _READ:
+        (a hand's end, another seat's tiles or turn, the pots) ends its turn and nothing
+        more."""
+        kind = frame.kind
+        if kind in _READ and (kind not in _OWN_COPIES or frame.own_seat == self.seat):
             self.deliver(frame.message)
-        elif frame.kind in HAND_EVENTS:
+        elif kind in HAND_EVENTS:
             self._turn = None
 
     def deliver(self, message: wire.Reply) -> None:

@@ -27,9 +27,12 @@ BOOL = ("false", "true")
 
 class Frame:
     """One outbound message: its text, what the session orders it by (``table_id``,
-    ``seq``), and its model, made from the text the first time it is asked for."""
+    ``seq``), and its model, made from the text the first time it is asked for.
+    ``own_seat`` is the seat whose own copy of a table event this is, where it tells
+    that seat alone something (its tiles, the actions it may take, the ``ref`` of its
+    own action); ``None`` for the copy everyone else gets, and for any other message."""
 
-    __slots__ = ("_message", "event", "kind", "ref", "seq", "table_id", "text")
+    __slots__ = ("_message", "event", "kind", "own_seat", "ref", "seq", "table_id", "text")
 
     def __init__(
         self,
@@ -39,10 +42,11 @@ class Frame:
         seq: int | None = None,
         ref: MessageId | None = None,
         message: wire.Reply | None = None,
+        own_seat: int | None = None,
     ) -> None:
         self.text, self.kind, self.table_id, self.seq, self.ref = text, kind, table_id, seq, ref
         self.event = issubclass(kind, wire.TableEvent)
-        self._message = message
+        self._message, self.own_seat = message, own_seat
 
     @classmethod
     def of(cls, message: wire.Reply) -> Frame:
@@ -64,15 +68,15 @@ class Frame:
             self._message = message
         return self._message
 
-    def with_ref(self, ref: MessageId) -> Frame:
-        """The copy for the client whose action caused the event."""
+    def with_ref(self, ref: MessageId, own_seat: int | None = None) -> Frame:
+        """The copy for the client whose action caused the event (at ``own_seat``)."""
         text = f'{{"ref":{ref_text(ref)},{self.text[1:]}'
-        return Frame(text, self.kind, self.table_id, self.seq, ref)
+        return Frame(text, self.kind, self.table_id, self.seq, ref, own_seat=own_seat)
 
-    def with_field(self, name: str, value: str) -> Frame:
-        """The copy with one more field, ``value`` being its JSON text."""
+    def with_field(self, name: str, value: str, own_seat: int) -> Frame:
+        """The copy for ``own_seat`` with one more field, ``value`` being its JSON text."""
         text = f'{self.text[:-1]},"{name}":{value}}}'
-        return Frame(text, self.kind, self.table_id, self.seq, self.ref)
+        return Frame(text, self.kind, self.table_id, self.seq, self.ref, own_seat=own_seat)
 
 
 def table_list(summaries: Iterable[str], ref: MessageId | None) -> Frame:

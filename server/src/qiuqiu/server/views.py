@@ -112,9 +112,11 @@ class HandWire:
         sealed, p = self.sealed, self._position[tile.text]
         return f'{{"position":{p},"tile":"{sealed.tiles[p]}","salt":"{sealed.salts[p]}"}}'
 
-    def _frame(self, kind: type[wire.HandEvent], seq: int, body: str) -> Frame:
+    def _frame(
+        self, kind: type[wire.HandEvent], seq: int, body: str, own_seat: int | None = None
+    ) -> Frame:
         text = f"{_type_field(kind)}{self._head}{seq}{body}}}"
-        return Frame(text, kind, self.table_id, seq)
+        return Frame(text, kind, self.table_id, seq, own_seat=own_seat)
 
     def started(self, seq: int, button: int, stacks: Iterable[tuple[int, int]]) -> Publication:
         sealed = self.sealed
@@ -147,9 +149,11 @@ class HandWire:
         own: dict[int, Frame] = {}
         if type(event) in _PRIVATE:
             seat = cast(_Private, event).seat
-            own[seat] = self._frame(kind, seq, write(self, event, True, deadline_ms, reason)[1])
+            own[seat] = self._frame(
+                kind, seq, write(self, event, True, deadline_ms, reason)[1], seat
+            )
         if actor is not None and ref is not None:
-            own[actor] = own.get(actor, public).with_ref(ref)
+            own[actor] = own.get(actor, public).with_ref(ref, actor)
         return Publication(public, own)
 
     def turn(self, hand: HandState, seq: int, deadline_ms: int) -> Publication:
@@ -166,7 +170,7 @@ class HandWire:
         )
         public = self._frame(wire.TurnStarted, seq, body)
         legal = legal_text(hand.legal_actions(actor))
-        own = {actor: public if legal is None else public.with_field("legal", legal)}
+        own = {} if legal is None else {actor: public.with_field("legal", legal, actor)}
         return Publication(public, own)
 
 
