@@ -12,7 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("module", ["dealer", "decision", "multiway", "echo", "load_profile", "table"])
+@pytest.mark.parametrize(
+    "module", ["dealer", "decision", "multiway", "echo", "load_profile", "table"]
+)
 def test_the_command_a_benchmarks_help_gives_is_a_line_of_its_own(module: str) -> None:
     shown = subprocess.run(
         [sys.executable, "-m", f"bench.{module}", "--help"],
