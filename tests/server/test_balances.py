@@ -152,6 +152,20 @@ async def test_an_account_whose_balance_passed_10_to_the_12_resumes_with_its_tok
         assert joined["balance"] == rich - 500
 
 
+async def test_a_new_table_whose_buy_in_would_pass_the_bound_is_not_made(
+    served: tuple[QiuQiuServer, Raise],
+) -> None:
+    server, raise_to = served
+    async with connect(server.url) as ws:
+        ann = Client(ws)
+        welcome = await ann.hello("Ann")
+        await raise_to(server, welcome["account_id"], MAX_BALANCE)
+        refused = await ann.reply("create_table", options={}, buy_in=500)
+        assert (refused["type"], refused.get("code")) == ("error", "balance_limit"), refused
+        listing = await ann.reply("list_tables")
+        assert listing["tables"] == []
+
+
 def _turn_after(hand_id: int, message: dict[str, Any]) -> bool:
     return message["type"] == "turn_started" and "legal" in message and message["hand_id"] > hand_id
 

@@ -29,7 +29,7 @@ from qiuqiu.server.errors import LeaseLost, Refused, too_many_seats
 from qiuqiu.server.frames import Frame, table_list
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
-from qiuqiu.server.store import Account, Store, TableRecord
+from qiuqiu.server.store import Account, Store, TableRecord, verify_room
 from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
 
 log = logging.getLogger(__name__)
@@ -291,12 +291,14 @@ class Lobby:
         to another process."""
         if not self.seats_per_account:
             return
-        seated = {*self._seated.get(account_id, ()), *await self.store.seated_tables(account_id)}
+        seated = await self._seated_tables(account_id)
         seated.discard(table_id or "")
         if len(seated) >= self.seats_per_account:
             raise too_many_seats(self.seats_per_account)
 
     async def verify_balance(self, account_id: str, amount: int) -> None:
+        """Refuse a buy-in of ``amount`` at a new table that the store would refuse for
+        the balance: one short of it, or one too near the most a balance holds."""
         account = await self.store.account(account_id)
         balance = 0 if account is None else account.balance
         if balance < amount:
@@ -304,6 +306,10 @@ class Lobby:
                 ErrorCode.INSUFFICIENT_BALANCE,
                 f"your balance is {balance} chips, not enough for {amount}",
             )
+        verify_room(balance - amount, amount, len(await self._seated_tables(account_id)))
+
+    async def _seated_tables(self, account_id: str) -> set[str]:
+        return {*self._seated.get(account_id, ()), *await self.store.seated_tables(account_id)}
 
     def table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
