@@ -511,6 +511,24 @@ async def test_a_seat_taken_just_after_its_last_player_left_checks_no_hand_it_wa
     assert summary.verified == 2
 
 
+async def kill_the_host(
+    host: asyncio.subprocess.Process, store: RedisStore, redis_url: str, table_id: str
+) -> str:
+    """Kill the process hosting ``table_id`` and wait until Redis knows it is gone (its
+    channels closed); the dead host's name, which the table's record still holds."""
+    dead = await store.table_host(table_id)
+    assert dead is not None
+    host.kill()
+    await host.wait()
+    async with Redis.from_url(redis_url) as redis:
+
+        async def gone() -> bool:
+            return not await redis.pubsub_channels(f"*{dead}*")
+
+        await until(gone)
+    return dead
+
+
 async def test_joining_a_table_while_it_moves_to_another_server_is_asked_again_until_it_has(
     redis_url: str,
 ) -> None:
@@ -527,16 +545,7 @@ async def test_joining_a_table_while_it_moves_to_another_server_is_asked_again_u
             f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False
         ) as bo:
             table, _ = await bo.open_table(TableOptions(dealer_bot=False), 500)
-            dead = await store.table_host(table.table_id)
-            host.kill()
-            await host.wait()
-
-            async with Redis.from_url(redis_url) as redis:
-
-                async def gone() -> bool:
-                    return not await redis.pubsub_channels(f"*{dead}*")
-
-                await until(gone)
+            dead = await kill_the_host(host, store, redis_url, table.table_id)
             assert await store.table_host(table.table_id) == dead, "adopted before the test"
             async with await Connection.open(f"ws://127.0.0.1:{other}", name="Ann") as ann:
                 joined = await ann.join_table(table.table_id, 500)
@@ -647,15 +656,7 @@ async def test_a_spectator_back_while_its_table_moves_to_another_server_watches_
             async for message in messages:
                 if isinstance(message, wire.TableSnapshot):
                     break
-        dead = await store.table_host(table.table_id)
-        host.kill()
-        await host.wait()
-        async with Redis.from_url(redis_url) as redis:
-
-            async def gone() -> bool:
-                return not await redis.pubsub_channels(f"*{dead}*")
-
-            await until(gone)
+        await kill_the_host(host, store, redis_url, table.table_id)
         cut_the_network(other)
         refused = False
         snapshot = None
