@@ -23,6 +23,7 @@ from tests.web.test_browser import (
     MY_TURN,
     OpenPlayer,
     frames_of,
+    open_table,
     play_hand,
     seated_against_the_bot,
     sign_in,
@@ -50,11 +51,9 @@ async def seated_with_short_turns(
         await page.goto(f"http://127.0.0.1:{server.port}/")
         await sign_in(page, "Ann")
         await page.fill("input[name=turn_seconds]", "0.5")
-        await page.click("[data-action=create]")
-        await expect(page.locator(".table-view")).to_be_visible()
-        title = await page.locator(".table-title strong").inner_text()
+        table_id = await open_table(page)
         await expect(page.locator(".center .phase")).to_have_text(re.compile("Hand #1"))
-        yield server, ann, title.removeprefix("Table ")
+        yield server, ann, table_id
     finally:
         await server.stop()
 
