@@ -24,6 +24,7 @@ from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Store, TableRecord
 from tests.server.conftest import FAST, Client, at_bot_table, check_or_call_to
+from tests.server.processes import until
 from tests.server.store_helpers import (
     OPTIONS,
     balance,
@@ -200,3 +201,28 @@ async def test_a_player_who_starts_with_10_to_the_12_wins_past_it_and_comes_back
     again = await connect_client()
     welcome = await again.reply("hello", version=PROTOCOL_VERSION, token=token)
     assert (welcome["type"], welcome["balance"]) == ("welcome", left["balance"]), welcome
+
+
+async def test_a_cash_out_the_store_refuses_waits_for_the_account_and_loses_nothing(
+    served: tuple[QiuQiuServer, Raise], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only a balance edited by hand can make the store refuse a cash-out (a buy-in
+    leaves room for it): the table keeps the chips and tries again, and the account
+    gets them once its balance has room."""
+    server, raise_to = served
+    async with connect(server.url) as ws:
+        ann = Client(ws)
+        welcome = await ann.hello("Ann")
+        created = await ann.reply("create_table", options={}, buy_in=BUY_IN)
+        table_id = created["table"]["table_id"]
+        await ann.expect("table_joined")
+        await raise_to(server, welcome["account_id"], MAX_BALANCE)
+        await ann.send("leave_table", table_id=table_id)
+
+        async def refused() -> bool:
+            return "the store refused a hand_end write" in caplog.text
+
+        await until(refused)
+        await raise_to(server, welcome["account_id"], 1000)
+        left = await ann.expect("table_left", table_id=table_id)
+        assert left["balance"] == 1000 + left["cashed_out"]

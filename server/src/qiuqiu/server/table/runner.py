@@ -9,8 +9,9 @@ It feeds the core one input at a time and carries out what the core asks
 - it makes the core's writes, one at a time, in a writer task of its own, so
   no request ever waits on the store inside the table. A write that meets
   :class:`StoreUnavailable` is retried, the same commit, with capped
-  exponential backoff, until the store answers; :class:`LeaseLost` means
-  another process hosts the table now, and this one lets it go.
+  exponential backoff, until the store answers, and so is a write of chips
+  leaving the table that it refuses (an account edited by hand); :class:`LeaseLost`
+  means another process hosts the table now, and this one lets it go.
 
 Every input is a plain method call that returns at once: two never interleave,
 because the core changes only between awaits, and none needs a lock.
@@ -305,7 +306,7 @@ class Table:
             commit = replace(commit, seat_limit=self.seat_limit)
         # Whether a try may have been written, its answer lost: then a lease found lost
         # at a later try says nothing of whether the write is in the adopter's record.
-        tried = False
+        tried = held = False
         while True:
             if write.kind is not WriteKind.CLOSE and not self.store.holds(self.table_id):
                 # Cut off from the store for longer than the lease: the next renewal takes
@@ -320,8 +321,16 @@ class Table:
                 balances = await self.store.commit(commit)
             except Refused as refusal:
                 self.health.answered()
-                self._input(partial(self.core.refused, write, refusal))
-                return
+                if write.kind in (WriteKind.BUY_IN, WriteKind.SEED):
+                    self._input(partial(self.core.refused, write, refusal))
+                    return
+                # Chips leaving the table: only an account deleted or a balance edited
+                # by hand gets here. The table keeps them until the account can take them.
+                if not held:
+                    self.log.error(
+                        "the store refused a %s write; trying again: %s", write.kind, refusal
+                    )
+                    held = True
             except LeaseLost:
                 self.health.answered()
                 self.abandon(unwritten=not tried)
