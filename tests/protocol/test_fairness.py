@@ -348,11 +348,20 @@ def test_hand_ids_tables_and_client_seeds_each_change_the_deck() -> None:
 
 
 def test_client_seeds_outside_the_alphabet_are_refused() -> None:
-    for bad in ("has space", "é", "x" * 65):
+    for bad in ("has space", "é", "x" * 65, "seed\n"):
         with pytest.raises(ValueError, match="a client seed is"):
             f.deal_key("00" * 32, {0: bad})
     assert f.valid_client_seed("A-z_09")
     assert not f.valid_client_seed("")
+    assert not f.valid_client_seed("seed\n")
+
+
+def test_a_seed_with_anything_after_its_64_hex_digits_is_refused() -> None:
+    with pytest.raises(ValueError, match="a seed is 32 bytes"):
+        f.hand_seed(TABLE_SEED + "\n", "t1", 1)
+    _, seen = honest()
+    with pytest.raises(DealTampered, match="not the one committed"):
+        f.verify_reveal(seen, TABLE_SEED + "\n", f.seed_commitment(TABLE_SEED))
 
 
 def test_an_opening_is_the_wire_model() -> None:

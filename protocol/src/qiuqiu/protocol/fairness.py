@@ -309,7 +309,7 @@ def verify_reveal(hand: HandSeen, table_seed: str, seed_commitment_hex: str) -> 
     committed leaves. A hand seen without its leaves (a client keeps only the
     commitment of a hand it checked as it ended, since the leaves hash to it) is
     held to its commitment. Raises :class:`DealTampered`."""
-    if not _HEX32.match(table_seed) or seed_commitment(table_seed) != seed_commitment_hex:
+    if not _HEX32.fullmatch(table_seed) or seed_commitment(table_seed) != seed_commitment_hex:
         raise DealTampered(hand.table_id, None, "the revealed seed is not the one committed to")
     seed = hand_seed(table_seed, hand.table_id, hand.hand_id)
     rebuilt = derive_deck(seed, hand.client_seeds)
@@ -324,16 +324,16 @@ def verify_reveal(hand: HandSeen, table_seed: str, seed_commitment_hex: str) -> 
 
 
 def valid_client_seed(seed: str) -> bool:
-    return bool(_CLIENT_SEED.match(seed))
+    return bool(_CLIENT_SEED.fullmatch(seed))
 
 
 def _seed_bytes(seed: str) -> bytes:
-    if not _HEX32.match(seed):
+    if not _HEX32.fullmatch(seed):
         raise ValueError("a seed is 32 bytes in lowercase hex")
     return bytes.fromhex(seed)
 
 
 def _client_seed_bytes(seed: str) -> bytes:
-    if seed and not _CLIENT_SEED.match(seed):
+    if seed and not _CLIENT_SEED.fullmatch(seed):
         raise ValueError("a client seed is 1 to 64 letters, digits, '_' or '-'")
     return seed.encode("ascii")
