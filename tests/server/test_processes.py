@@ -215,6 +215,28 @@ async def test_an_account_keeps_only_a_few_empty_tables_open_across_processes(
             assert len(listing["tables"]) == EMPTY_TABLES_PER_ACCOUNT
 
 
+async def test_every_process_lists_the_lobby_in_the_same_order(servers: Servers) -> None:
+    """By table id: a process used to list its own tables before the others'."""
+    ports = free_port(), free_port()
+    for port in ports:
+        await servers.start(port)
+    listings = []
+    async with (
+        connect(f"ws://127.0.0.1:{ports[0]}") as one,
+        connect(f"ws://127.0.0.1:{ports[1]}") as two,
+    ):
+        clients = Client(one), Client(two)
+        for name, client in zip(("Wu", "Xia"), clients, strict=True):
+            await client.hello(name)
+            for _ in range(2):
+                assert (await client.reply("create_table"))["type"] == "table_created"
+        for client in clients:
+            listing = await client.reply("list_tables")
+            listings.append([t["table_id"] for t in listing["tables"]])
+    assert listings[0] == listings[1] == sorted(listings[0])
+    assert len(listings[0]) == 4
+
+
 @pytest.mark.parametrize("relayed", [False, True], ids=["on the host", "on another process"])
 async def test_a_seat_written_after_its_connection_was_taken_over_is_away(
     servers: Servers, relayed: bool

@@ -340,11 +340,13 @@ class Lobby:
             self._seated.setdefault(account_id, {})[table_id] = None
 
     async def listing(self, ref: MessageId | None) -> Frame:
-        """Every table in the lobby as one ``table_list``: this process's, then those
-        other processes host (whose records alone are read)."""
-        here = [t.core.summary_text() for t in self.tables.values() if not t.closed]
-        elsewhere = [encode(summary_of(r)) for r in await self.store.tables(skip=self.tables)]
-        return table_list([*here, *elsewhere], ref)
+        """Every table in the lobby as one ``table_list``, by id, so that every process
+        lists them in the same order: this process's from the tables themselves, those
+        other processes host from their records."""
+        here = [(t.table_id, t.core.summary_text()) for t in self.tables.values() if not t.closed]
+        records = await self.store.tables(skip=self.tables)
+        elsewhere = [(r.table_id, encode(summary_of(r))) for r in records]
+        return table_list((text for _, text in sorted([*here, *elsewhere])), ref)
 
 
 def summary_of(record: TableRecord) -> wire.TableSummary:
