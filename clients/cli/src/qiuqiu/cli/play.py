@@ -128,20 +128,23 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
                 await play_bot(Steady(), conn, table_id, options.auto, summary=summary)
             await check_shuffle(conn, table_id, summary)
             return
-        if not options.live:
-            scripted = not sys.stdin.isatty()
-            terminal = Terminal(conn, table_id, console, options.unicode, scripted=scripted)
-            await terminal.run(typed_lines(stdin_lines()))
-            return
-        terminal = Terminal(conn, table_id, console, options.unicode)
-        with LiveView(console, options.unicode, lambda: terminal.state) as screen:
-            terminal.screen = screen
-            await terminal.run(typed_lines(key_lines(screen)))
+        scripted = not sys.stdin.isatty()
+        terminal = Terminal(conn, table_id, console, options.unicode, scripted=scripted)
+        await shown(terminal, console, options)
 
 
-async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> str:
-    """Go back to the table this account already sits at, join ``--table``, or open a
-    table with the options given."""
+async def shown(narrator: Terminal, console: Console, options: PlayOptions) -> None:
+    """Run ``narrator`` on the live table view, or line by line."""
+    if not options.live:
+        await narrator.run(typed_lines(stdin_lines()))
+        return
+    with LiveView(console, options.unicode, lambda: narrator.state) as screen:
+        narrator.screen = screen
+        await narrator.run(typed_lines(key_lines(screen)))
+
+
+def greet(conn: Connection, options: PlayOptions, console: Console) -> None:
+    """The welcome, with the name of an account resumed that ``--name`` did not open."""
     assert conn.welcome is not None
     welcome = conn.welcome
     greeting = "Welcome back" if welcome.resumed else "Welcome"
@@ -162,6 +165,31 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
                 "yellow",
             ),
         )
+
+
+def say_seat_plays_on(
+    conn: Connection, options: PlayOptions, console: Console, table_id: str
+) -> None:
+    """This client plays one table: a seat left at ``table_id`` plays on by itself."""
+    say(
+        console,
+        options,
+        Text(
+            f"You are still seated at table {table_id} from an earlier session: "
+            "its turns are checked or folded for you until you go back to it "
+            f"({command_name()} play --server {conn.url} --table {table_id}) "
+            "and quit.",
+            "yellow",
+        ),
+    )
+
+
+async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> str:
+    """Go back to the table this account already sits at, join ``--table``, or open a
+    table with the options given."""
+    assert conn.welcome is not None
+    welcome = conn.welcome
+    greet(conn, options, console)
     if options.table_id in welcome.tables or (options.table_id is None and welcome.tables):
         table_id = options.table_id or welcome.tables[0]
         say(
@@ -181,18 +209,7 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         return table_id
     if options.table_id is not None:
         for elsewhere in welcome.tables:
-            # This client plays one table: a seat left at another plays on by itself.
-            say(
-                console,
-                options,
-                Text(
-                    f"You are still seated at table {elsewhere} from an earlier session: "
-                    "its turns are checked or folded for you until you go back to it "
-                    f"({command_name()} play --server {conn.url} --table {elsewhere}) "
-                    "and quit.",
-                    "yellow",
-                ),
-            )
+            say_seat_plays_on(conn, options, console, elsewhere)
         joined = await conn.join_table(options.table_id, options.buy_in)
         say(
             console,

@@ -291,6 +291,15 @@ def seconds_left(deadline_ms: int, now_ms: int) -> int:
     return max(0, round((deadline_ms - now_ms) / 1000))
 
 
+def to_act(state: TableState, now_ms: int) -> Text | None:
+    """Whose turn it is and the seconds it has left, when it is someone's."""
+    hand = state.hand
+    if hand is None or hand.actor is None or hand.deadline_ms is None:
+        return None
+    left = seconds_left(hand.deadline_ms, now_ms)
+    return Text(f"{who(state, hand.actor)} to act ({left} s).", "dim")
+
+
 def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> Text | None:
     """One line for what happened, or ``None`` for what the table picture shows better."""
 

@@ -52,6 +52,7 @@ from qiuqiu.cli.connection import (
 from qiuqiu.cli.errors import ClientError, ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView, now_ms
+from qiuqiu.cli.narrator import Narrator
 from qiuqiu.cli.tally import Tally
 from qiuqiu.cli.turns import Action, Split, action_message
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
@@ -104,7 +105,7 @@ async def stdin_lines() -> AsyncIterator[str]:
         yield line.decode(errors="replace")
 
 
-class Terminal:
+class Terminal(Narrator):
     """Shows the table at ``table_id`` and plays what the person types."""
 
     def __init__(
@@ -116,12 +117,7 @@ class Terminal:
         screen: LiveView | None = None,
         scripted: bool = False,
     ) -> None:
-        self.conn = conn
-        self.table_id = table_id
-        self.console = console
-        self.unicode = unicode
-        self.screen = screen
-        """The live table view; ``None`` in line mode (pipes, ``--plain``)."""
+        super().__init__(conn, table_id, console, unicode, screen)
         self.scripted = scripted
         """The lines come from a script, not a person: each waits for its turn to come."""
         self._typed: deque[str | None] = deque()
@@ -152,10 +148,6 @@ class Terminal:
         """The table and hand whose start was last said."""
         self._seeds_typed: set[str] = set()
         """The seeds the person chose with ``seed``; any other the client sent itself."""
-
-    @property
-    def state(self) -> TableState | None:
-        return self.conn.tables.get(self.table_id)
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Play until the person quits, the input ends, or the table is gone; having
@@ -250,15 +242,10 @@ class Terminal:
     # -- output --------------------------------------------------------------------
 
     def say(self, renderable: RenderableType) -> None:
-        if not self.unicode and isinstance(renderable, Text):
-            renderable = render.ascii_only(renderable)
-        if self.screen is not None:
-            self.screen.add(renderable)
-            return
-        if self._prompt_open:
+        if self.screen is None and self._prompt_open:
             self.console.print()
             self._prompt_open = False
-        self.console.print(renderable)
+        super().say(renderable)
 
     def prompt(self) -> None:
         state = self.state
@@ -276,10 +263,7 @@ class Terminal:
         state = self.state
         match message:
             case Closed(reason=reason, seats_gone=seats_gone, taken_over=taken_over):
-                closed = Text(f"The connection is closed ({reason}).", "bold red")
-                if self.screen is not None:
-                    self.screen.offline = closed
-                self.say(closed)
+                self.connection_closed(reason)
                 me = None if state is None or seats_gone else state.me
                 if me is not None and taken_over:
                     self.say(
@@ -301,15 +285,7 @@ class Terminal:
                 self.say_summary(seated=not seats_gone)
                 return False
             case Disconnected(reason=reason, grace=grace):
-                ellipsis = "…" if self.unicode else "..."
-                if self.screen is not None:
-                    # Before the line below, whose refresh draws the table with it.
-                    self.screen.offline = Text(
-                        f"Reconnecting{ellipsis} the table is as it was when the connection "
-                        "dropped; your commands wait for it.",
-                        "bold red",
-                    )
-                self.say(Text(f"Connection lost ({reason}); reconnecting{ellipsis}", "red"))
+                self.connection_dropped(reason, "; your commands wait for it")
                 if state is not None and state.me is not None:
                     held = (
                         f"the server's grace period ({DEFAULT_GRACE:g} s unless it was started "
@@ -326,9 +302,7 @@ class Terminal:
                     )
                 return True
             case Reconnected():
-                if self.screen is not None:
-                    self.screen.offline = None
-                self.say(Text("Reconnected.", "green"))
+                self.reconnected()
                 return True
             case wire.TableJoined(balance=balance):
                 self.balance = balance  # the buy-in is out of it
@@ -521,9 +495,9 @@ class Terminal:
         if hand is None or hand.deadline_ms is None:
             return
         if state.legal is None:
-            if hand.actor is not None and self.screen is None:
-                left = render.seconds_left(hand.deadline_ms, now_ms())
-                self.say(Text(f"{render.who(state, hand.actor)} to act ({left} s).", "dim"))
+            to_act = render.to_act(state, now_ms())
+            if to_act is not None and self.screen is None:
+                self.say(to_act)
             return
         key = (hand.hand_id, hand.deadline_ms)
         if key == self._turn_shown or self.screen is not None:
@@ -687,7 +661,6 @@ class Terminal:
         if self.busted is not None or state is None:
             self._left = True
             return Leaving.DONE
-        ellipsis = "…" if self.unicode else "..."
         in_hand = _in_hand(state)
         plays_out = in_hand and not (now or self._plays_out)
         # Said once sent: with the connection down the server hears nothing of it.
@@ -714,7 +687,7 @@ class Terminal:
             self.say(
                 Text(
                     f"Leaving: your seat plays out this hand (check or fold), and stands up "
-                    f"as it ends (Ctrl-C: stop waiting){ellipsis}",
+                    f"as it ends (Ctrl-C: stop waiting){self.ellipsis}",
                     "dim",
                 )
             )
