@@ -148,6 +148,33 @@ def test_a_table_to_join_at_the_embedded_server_is_refused(
     assert "--table needs --server" in capfd.readouterr().err
 
 
+BESIDE_WATCH = [
+    (("--table", "t1234abcd"), "--table is for sitting down at a table; --watch only watches"),
+    (("--buy-in", "500"), "--buy-in is for sitting down at a table; --watch only watches"),
+    (("--auto", "3"), "--auto is for sitting down at a table; --watch only watches"),
+    (("--rounds", "2"), "--rounds set the options of a table this opens; --watch watches"),
+    (("--no-bot",), "--no-bot set the options of a table this opens; --watch watches"),
+]
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"), BESIDE_WATCH, ids=[" ".join(flags) for flags, _ in BESIDE_WATCH]
+)
+def test_watch_beside_a_flag_for_a_seat_or_a_new_table_is_refused(
+    flags: tuple[str, ...], said: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["play", "--server", "ws://127.0.0.1:9", "--watch", "t1234abcd", *flags]
+    assert _status(lambda: play_main(argv)) == 2
+    err = capfd.readouterr().err
+    assert said in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_watch_at_the_embedded_server_is_refused(capfd: pytest.CaptureFixture[str]) -> None:
+    assert _status(lambda: play_main(["play", "--watch", "t1234abcd"])) == 2
+    assert "--watch needs --server" in capfd.readouterr().err
+
+
 def test_json_without_auto_is_refused(capfd: pytest.CaptureFixture[str]) -> None:
     # Else the game is played with all of its output on standard error and nothing,
     # not even a summary, on standard output.

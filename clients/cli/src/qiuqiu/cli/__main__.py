@@ -2,7 +2,8 @@
 
 ``qiuqiu play`` starts a server inside this process and seats you against the
 dealer bot; ``qiuqiu play --server ws://host:port`` plays on a running server;
-``--auto N`` lets a simple bot play N hands and prints a summary.
+``--auto N`` lets a simple bot play N hands and prints a summary; ``--watch ID``
+watches a table of that server, seated nowhere.
 ``qiuqiu arena BOT BOT ...`` plays bots against each other or the dealer bot
 in this process, without a server (see :mod:`qiuqiu.cli.arena`).
 """
@@ -46,8 +47,8 @@ def parser() -> argparse.ArgumentParser:
         "play",
         allow_abbrev=False,
         help="play at a table against the dealer bot",
-        description="Play QiuQiu. Without --server, a server runs inside this process "
-        "(its accounts last as long as it does).",
+        description="Play QiuQiu, or watch a table of a server with --watch. Without "
+        "--server, a server runs inside this process (its accounts last as long as it does).",
     )
     cmd.add_argument(
         "--server",
@@ -59,7 +60,14 @@ def parser() -> argparse.ArgumentParser:
     cmd.add_argument(
         "--table", type=table_id, metavar="ID", help="join this table instead of opening one"
     )
-    cmd.add_argument("--buy-in", type=chips, default=500, help="chips to sit down with (500)")
+    cmd.add_argument(
+        "--watch",
+        type=table_id,
+        metavar="ID",
+        help="watch this table on --server as a spectator, without a seat (no tile is "
+        "shown before the showdown); help and quit are its commands",
+    )
+    cmd.add_argument("--buy-in", type=chips, help="chips to sit down with (500)")
     add_table_options(cmd)
     cmd.add_argument("--auto", type=hand_count, metavar="N", help="let a simple bot play N hands")
     cmd.add_argument("--json", action="store_true", help="with --auto: the summary as JSON")

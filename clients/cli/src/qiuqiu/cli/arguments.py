@@ -172,14 +172,13 @@ def new_table_flags(options: TableOptions) -> list[str]:
     ]
 
 
-def check_joining(options: TableOptions) -> None:
-    """``ValueError`` naming a new table's options that ``--table`` would leave unused:
-    it joins a table as it is."""
+def check_joining(options: TableOptions, joins: str = "--table joins one") -> None:
+    """``ValueError`` naming a new table's options that ``--table`` (or what ``joins``
+    says) would leave unused: it takes a table as it is."""
     given = new_table_flags(options)
     if given:
         raise ValueError(
-            f"{', '.join(given)} set the options of a table this opens; --table joins one"
-            " with its own"
+            f"{', '.join(given)} set the options of a table this opens; {joins} with its own"
         )
 
 

@@ -14,7 +14,13 @@ from qiuqiu.cli.turns import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.engine import Hand, InvalidTiles, Tile, cut_with, parse_tiles, rank
 from qiuqiu.protocol.fairness import valid_client_seed
 
-HELP = """\
+RANKING = """\
+Best hand wins: four tiles cut into two pairs, each its spots mod 10 (9 best);
+higher pair first, then the lower. Above them, best first: Six Gods (3-3 4-2
+5-1 6-0), Four Doubles, Pure Big (39+ spots), Pure Small (9 spots or fewer)."""
+
+HELP = (
+    """\
 Commands:
   check, call, fold   pass when nobody has bet; match the bet; give up the hand
                       (fold is refused when you may check for free)
@@ -27,9 +33,19 @@ Commands:
   help                this list
   quit, leave         stand up, your stack back to your balance: mid-hand once
                       you have played it out; quit now (or again) leaves at once
-Best hand wins: four tiles cut into two pairs, each its spots mod 10 (9 best);
-higher pair first, then the lower. Above them, best first: Six Gods (3-3 4-2
-5-1 6-0), Four Doubles, Pure Big (39+ spots), Pure Small (9 spots or fewer)."""
+"""
+    + RANKING
+)
+
+WATCHING_HELP = (
+    """\
+Commands while watching:
+  help                this list
+  quit, leave         stop watching
+Nobody's tiles are shown before the showdown; then every hand still in is.
+"""
+    + RANKING
+)
 
 
 @dataclass(frozen=True, slots=True)

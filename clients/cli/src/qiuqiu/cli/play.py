@@ -29,10 +29,13 @@ from qiuqiu.cli.live import LiveView, key_lines
 from qiuqiu.cli.terminal import INTERRUPT, Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
 from qiuqiu.cli.turns import Action, Bet, Bot, Call, Check, Turn
+from qiuqiu.cli.watch import Spectator, start_watching
 from qiuqiu.engine import rank
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+
+DEFAULT_BUY_IN = 500
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class PlayOptions:
     name_given: bool
     """``--name`` was typed: a saved account with another name is worth a word."""
     table_id: str | None
+    watch: str | None
+    """The table to watch, seated nowhere (``--watch``)."""
     buy_in: int
     table: TableOptions
     auto: int | None
@@ -62,8 +67,11 @@ class PlayOptions:
             )
         if args.json and args.auto is None:
             raise ValueError("--json needs --auto: it is the summary of the hands the bot plays")
+        if args.watch is not None:
+            _check_watching(args, table)
+        buy_in = DEFAULT_BUY_IN if args.buy_in is None else args.buy_in
         if args.table is None:
-            check_buy_in(args.buy_in, table)
+            check_buy_in(buy_in, table)
         else:
             check_joining(table)
         encoding = (console.encoding or "").lower().replace("-", "")
@@ -72,13 +80,26 @@ class PlayOptions:
             name=args.name,
             name_given=args.name_given,
             table_id=args.table,
-            buy_in=args.buy_in,
+            watch=args.watch,
+            buy_in=buy_in,
             table=table,
             auto=args.auto,
             unicode=not args.ascii and encoding.startswith("utf"),
             resume=not args.new_account,
             live=console.is_terminal and sys.stdin.isatty() and not args.plain,
         )
+
+
+def _check_watching(args: argparse.Namespace, table: TableOptions) -> None:
+    """``ValueError`` naming what ``--watch`` cannot go with: what sits down or plays."""
+    if args.server is None:
+        raise ValueError(
+            "--watch needs --server: the embedded server has no table but the one it opens"
+        )
+    for flag, given in (("--table", args.table), ("--buy-in", args.buy_in), ("--auto", args.auto)):
+        if given is not None:
+            raise ValueError(f"{flag} is for sitting down at a table; --watch only watches one")
+    check_joining(table, "--watch watches one")
 
 
 class Steady(Bot):
@@ -122,6 +143,9 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
             on_token=(lambda t: tokens.save(url, t)) if tokens else None,
         )
         stack.push_async_callback(conn.close)
+        if options.watch is not None:
+            await look_on(conn, options.watch, options, console)
+            return
         table_id = await sit_down(conn, options, console)
         if options.auto is not None:
             with waiting_said(console, options):
@@ -133,7 +157,17 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
         await shown(terminal, console, options)
 
 
-async def shown(narrator: Terminal, console: Console, options: PlayOptions) -> None:
+async def look_on(conn: Connection, table_id: str, options: PlayOptions, console: Console) -> None:
+    """Watch ``table_id``, a seat the account holds elsewhere playing on."""
+    assert conn.welcome is not None
+    greet(conn, options, console)
+    for elsewhere in conn.welcome.tables:
+        say_seat_plays_on(conn, options, console, elsewhere)
+    await start_watching(conn, table_id)
+    await shown(Spectator(conn, table_id, console, options.unicode), console, options)
+
+
+async def shown(narrator: Terminal | Spectator, console: Console, options: PlayOptions) -> None:
     """Run ``narrator`` on the live table view, or line by line."""
     if not options.live:
         await narrator.run(typed_lines(stdin_lines()))
@@ -170,7 +204,7 @@ def greet(conn: Connection, options: PlayOptions, console: Console) -> None:
 def say_seat_plays_on(
     conn: Connection, options: PlayOptions, console: Console, table_id: str
 ) -> None:
-    """This client plays one table: a seat left at ``table_id`` plays on by itself."""
+    """This client plays or watches one table: a seat left at ``table_id`` plays on by itself."""
     say(
         console,
         options,

@@ -300,6 +300,23 @@ def to_act(state: TableState, now_ms: int) -> Text | None:
     return Text(f"{who(state, hand.actor)} to act ({left} s).", "dim")
 
 
+def face_down(message: wire.AnyServerMessage, state: TableState) -> Text | None:
+    """To whom tiles were dealt, for a viewer the tiles themselves are not sent to."""
+    match message:
+        case wire.TilesDealt(seat=seat, tiles=None):
+            return Text(f"{who(state, seat)} was dealt three tiles, face down.", "dim")
+        case wire.FourthTileDealt(seat=seat, tile=None):
+            return Text(f"{who(state, seat)} was dealt a fourth tile, face down.", "dim")
+    return None
+
+
+def stacks(state: TableState) -> Text:
+    """Every seat's stack, in seat order: ``Stacks: Ann 510, Dealer 490.``"""
+    seats = sorted(state.seats.values(), key=lambda s: s.seat)
+    listed = ", ".join(f"{who(state, seat.seat)} {seat.stack}" for seat in seats)
+    return Text(f"Stacks: {listed}.", "dim")
+
+
 def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> Text | None:
     """One line for what happened, or ``None`` for what the table picture shows better."""
 

@@ -1,0 +1,198 @@
+"""``qiuqiu play --watch ID``: a table watched as a spectator, seated nowhere.
+
+The server sends a spectator the table's events without any seat's tiles: that
+tiles were dealt, and to whom, but which only at the showdown, for the hands still
+in. So this client draws the seats and stacks, tells each hand as it is played,
+and shows no tile it was not sent. The connection watches the table again by
+itself after a reconnect (:attr:`~qiuqiu.cli.connection.Connection.watching`);
+``quit`` stops watching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from qiuqiu.cli import render
+from qiuqiu.cli.commands import ACTIONS, WATCHING_HELP, Help, Nothing, Quit, Refusal, read
+from qiuqiu.cli.connection import (
+    OPEN_TIMEOUT,
+    Closed,
+    Connection,
+    Disconnected,
+    Notice,
+    Reconnected,
+)
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.cli.live import LiveView, now_ms
+from qiuqiu.cli.narrator import Narrator
+from qiuqiu.cli.terminal import INTERRUPT
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+
+PLAYING = ACTIONS | {"rebuy", "seed", "/seed"}
+"""The commands of a seat, which a spectator has not."""
+
+
+async def start_watching(conn: Connection, table_id: str) -> None:
+    """Ask to watch ``table_id``: :class:`ServerRefused` saying why not (no such table,
+    a full audience, too many tables watched from this connection)."""
+    try:
+        await conn.request(cmd.WatchTable(table_id=table_id), wire.TableWatched)
+    except ServerRefused as refused:
+        raise ServerRefused(
+            refused.code, f"table {table_id} cannot be watched: {refused.message}"
+        ) from None
+
+
+class Spectator(Narrator):
+    """Tells what happens at the table ``table_id``, which ``conn`` watches."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        table_id: str,
+        console: Console,
+        unicode: bool,
+        screen: LiveView | None = None,
+    ) -> None:
+        super().__init__(conn, table_id, console, unicode, screen)
+        self._rules_told = False
+        """A reconnect's snapshot says nothing new of them."""
+
+    async def run(self, lines: AsyncIterator[str]) -> None:
+        """Watch until the person quits, the input ends, or the table is gone.
+        Raises :class:`ServerRefused` when watching again after a reconnect is refused."""
+        if self.screen is not None:
+            self.screen.standing = Text(
+                "Watching: no tile is shown before the showdown. Type quit to stop.", "dim"
+            )
+        self.say(
+            Text(f"You are watching table {self.table_id}. Type help for the commands.", "dim")
+        )
+        messages = self.conn.messages()
+        next_message = asyncio.ensure_future(anext(messages))
+        next_line: asyncio.Future[str | None] = asyncio.ensure_future(anext(lines, None))
+        try:
+            while True:
+                waiting: set[asyncio.Future[Any]] = {next_message, next_line}
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if next_message in done:
+                    if not self.show(next_message.result()):
+                        return
+                    next_message = asyncio.ensure_future(anext(messages))
+                if next_line in done:
+                    if not await self.command(next_line.result()):
+                        return
+                    next_line = asyncio.ensure_future(anext(lines, None))
+        finally:
+            for task in (next_message, next_line):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await task
+
+    def show(self, message: Notice) -> bool:
+        """Show one message; ``False`` once there is nothing more to watch."""
+        match message:
+            case Closed(reason=reason):
+                self.connection_closed(reason)
+                return False
+            case Disconnected(reason=reason):
+                self.connection_dropped(reason)
+                return True
+            case Reconnected():
+                self.reconnected()
+                return True
+            case wire.Error(code=code, message=text) if self.table_id not in self.conn.watching:
+                # Watching again after a reconnect was refused: the connection gave up the
+                # table (it closed meanwhile, or its audience filled up).
+                raise ServerRefused(code, f"table {self.table_id} cannot be watched again: {text}")
+            case wire.TableLeft(table_id=self.table_id):
+                self.say(Text(f"You no longer watch table {self.table_id}.", "bold"))
+                return False
+            case wire.TableSnapshot(table=wire.TableView(table_id=self.table_id)):
+                self.show_snapshot()
+                return True
+        state = self.state
+        if state is None or getattr(message, "table_id", None) != self.table_id:
+            return True
+        match message:
+            case wire.TableClosed(table_seed=None):
+                self.say(
+                    Text(
+                        "The table moved to another server: run the same command again to "
+                        "watch it there.",
+                        "bold yellow",
+                    )
+                )
+                return False
+            case wire.TurnStarted() if self.screen is None:
+                line = render.to_act(state, now_ms())
+            case _:
+                line = render.face_down(message, state) or render.event(
+                    message, state, self.unicode
+                )
+        if line is not None and line.plain:
+            self.say(line)
+        if isinstance(message, wire.HandEnded):
+            self.say(render.stacks(state))
+        return not state.closed
+
+    def show_snapshot(self) -> None:
+        """The table as it is now: its rules, its seats and stacks (drawn all the time
+        in the live view), and the hand under way, if one is."""
+        state = self.state
+        if state is None:
+            return
+        if not self._rules_told:
+            self._rules_told = True
+            self.say(render.rules(state.options))
+        if self.screen is None:
+            self.say(render.table(state, now_ms(), self.unicode))
+        hand = state.hand
+        if hand is not None and hand.phase != "ended":
+            header = render.hand_header(
+                state, hand.hand_id, hand.button, hand.commitment, self.unicode
+            )
+            self.say(header.append("  (under way)", "dim"))
+
+    async def command(self, line: str | None) -> bool:
+        """Carry out one typed line; ``False`` once the person has stopped watching."""
+        if line is None or line.strip() == INTERRUPT:
+            await self.stop()
+            return False
+        words = line.split()
+        if words and words[0].lower() in PLAYING:
+            self.say(
+                Text(
+                    f"{words[0].lower()} is for a seat: you are watching. Type help for the "
+                    "commands.",
+                    "red",
+                )
+            )
+            return True
+        match read(line, None):
+            case Quit():
+                await self.stop()
+                return False
+            case Help():
+                self.say(WATCHING_HELP)
+            case Refusal(reason=reason):
+                self.say(Text(reason, "red"))
+            case Nothing():
+                pass
+        return True
+
+    async def stop(self) -> None:
+        """Stop watching: said to the server if the connection is up (else it forgets
+        the watch with the connection)."""
+        leave = cmd.LeaveTable(table_id=self.table_id)
+        with contextlib.suppress(ConnectionLost, ServerRefused, TimeoutError):
+            async with asyncio.timeout(OPEN_TIMEOUT):
+                await self.conn.request(leave, wire.TableLeft)
+        self.say(Text(f"You stopped watching table {self.table_id}.", "bold"))

@@ -1,0 +1,159 @@
+"""``qiuqiu play --watch ID``, the real client in a pseudo-terminal, watching a table of
+a server in the test's own process where a player (the SDK, which knows its own
+tiles) plays against the dealer bot."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from qiuqiu.cli.bot import Action, Bot, Call, Check, HandResult, Turn, play
+from qiuqiu.cli.connection import Connection
+from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+from qiuqiu.server.gateway import QiuQiuServer
+from tests.cli.conftest import CONFIG, cut_the_network
+from tests.cli.test_terminal import STYLE, WELCOME, _Collect, finished, spawn
+
+SMALL = TableOptions(ante=1, min_bet=1, max_bet=2, max_raises=2)
+WATCHING = r"You are watching table (t\w+)\."
+DOMINO_FACES = re.compile("[\U0001f031-\U0001f061]")
+
+
+class CheckOrCall(Bot):
+    """Never bets, so the dealer bot never faces a bet to fold to: every hand is shown down."""
+
+    def __init__(self) -> None:
+        self.results: list[HandResult] = []
+
+    def decide(self, turn: Turn) -> Action:
+        return Check() if turn.legal.check else Call()
+
+    def hand_ended(self, result: HandResult) -> None:
+        self.results.append(result)
+
+
+@contextlib.asynccontextmanager
+async def seated(server: QiuQiuServer) -> AsyncIterator[tuple[Connection, str]]:
+    """Bo at a new table against the dealer bot: its first hand waits for his turn."""
+    async with await Connection.open(server.url, name="Bo") as bo:
+        table, _ = await bo.open_table(SMALL, buy_in=500)
+        yield bo, table.table_id
+
+
+async def watching(config_dir: Path, server: QiuQiuServer, table_id: str) -> pexpect.spawn[str]:
+    child = spawn(config_dir, "--server", server.url, "--watch", table_id)
+    await child.expect(WELCOME, async_=True)
+    await child.expect(WATCHING, async_=True)
+    return child
+
+
+def hands_told(screen: str) -> dict[int, str]:
+    """The watcher's screen cut at each hand's header, by hand id; without colours."""
+    plain = re.sub(STYLE, "", screen)
+    parts = re.split(r"Hand #(\d+) ", plain)
+    return {int(hand_id): text for hand_id, text in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+async def test_the_watcher_sees_each_hand_and_no_tile_before_the_showdown(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    async with seated(server) as (bo, table_id):
+        child = await watching(config_dir, server, table_id)
+        screen: list[str] = []
+        child.logfile_read = _Collect(screen)
+        player = CheckOrCall()
+        await play(player, bo, table_id, hands=3)
+        # Bo stood up: the table, with only the dealer bot, closes.
+        await child.expect("The table closed", async_=True)
+        await finished(child)
+    told = hands_told("".join(screen))
+    assert len(player.results) == 3
+    for result in player.results:
+        hand = told[result.hand_id]
+        before, showdown, after = hand.partition("Showdown:")
+        assert showdown, hand
+        # The first hand was under way as the watch began: its deal was not seen.
+        if "(under way)" not in before:
+            assert "Bo was dealt three tiles, face down." in before
+        assert "Bo was dealt a fourth tile, face down." in before
+        assert DOMINO_FACES.search(before) is None, before
+        for tiles in result.shown.values():
+            assert not any(str(tile) in before for tile in tiles), before
+        assert all(str(tile) in after for tile in result.tiles), after
+        assert re.search(r"(Bo|Dealer) wins the pot of \d+", after), after
+        assert re.search(r"Stacks: Bo \d+, Dealer \d+\.", after), after
+
+
+async def test_a_table_that_does_not_exist_is_refused_with_the_servers_words(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    child = spawn(config_dir, "--server", server.url, "--watch", "t1234abcd")
+    await child.expect(WELCOME, async_=True)
+    await child.expect(
+        "unknown_table: table t1234abcd cannot be watched: there is no table t1234abcd",
+        async_=True,
+    )
+    await child.expect(pexpect.EOF, async_=True)
+    child.close()
+    assert child.exitstatus == 1
+
+
+@pytest.mark.parametrize(
+    "config", [pytest.param(CONFIG.model_copy(update={"max_spectators": 1}), id="one spectator")]
+)
+async def test_a_full_audience_is_refused_with_the_servers_words(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    async with (
+        seated(server) as (_, table_id),
+        await Connection.open(server.url, name="Cy") as cy,
+    ):
+        await cy.request(cmd.WatchTable(table_id=table_id), wire.TableWatched)
+        child = spawn(config_dir, "--server", server.url, "--watch", table_id)
+        await child.expect(f"too_many_spectators: table {table_id} cannot be watched", async_=True)
+        await child.expect(pexpect.EOF, async_=True)
+        child.close()
+        assert child.exitstatus == 1
+
+
+async def test_a_watcher_takes_only_help_and_quit_and_quit_stops_the_watch(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    async with seated(server) as (_, table_id):
+        child = await watching(config_dir, server, table_id)
+        audience = server.lobby.tables[table_id].core.spectators
+        assert len(audience) == 1
+        child.sendline("call")
+        await child.expect("call is for a seat: you are watching", async_=True)
+        child.sendline("dance")
+        await child.expect("unknown command 'dance': type help for the list", async_=True)
+        child.sendline("help")
+        await child.expect(r"quit, leave\s+stop watching", async_=True)
+        child.sendline("quit")
+        await child.expect(f"You stopped watching table {table_id}.", async_=True)
+        await finished(child)
+        assert len(audience) == 0
+
+
+async def test_a_dropped_connection_watches_the_table_again(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    async with seated(server) as (bo, table_id):
+        child = await watching(config_dir, server, table_id)
+        cut_the_network(server)
+        await child.expect("Reconnected.", async_=True)
+        # Bo's connection dropped too: it comes back by itself as he plays.
+        player = CheckOrCall()
+        await play(player, bo, table_id, hands=1)
+        (result,) = player.results
+        await child.expect(f"Hand #{result.hand_id} ", async_=True)
+        await child.expect("Showdown:", async_=True)
+        child.sendline("quit")
+        await finished(child)
