@@ -8,10 +8,10 @@ written, and its account was locked out for good.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
-from functools import partial
-from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -23,7 +23,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Store, TableRecord
-from tests.server.conftest import FAST, Client, at_bot_table, check_or_call_to
+from tests.server.conftest import FAST, Client, my_turn
 from tests.server.processes import until
 from tests.server.store_helpers import (
     OPTIONS,
@@ -167,35 +167,47 @@ async def test_a_new_table_whose_buy_in_would_pass_the_bound_is_not_made(
         assert listing["tables"] == []
 
 
-def _turn_after(hand_id: int, message: dict[str, Any]) -> bool:
-    return message["type"] == "turn_started" and "legal" in message and message["hand_id"] > hand_id
-
-
-async def _ahead(ann: Client, turn: dict[str, Any], by: int) -> dict[str, Any]:
-    """Play hands from ``turn`` (checking or calling) until one starts with Ann's stack
-    more than ``by`` over her buy-in; its first turn of hers."""
+async def _fold_to_every_bet(bo: Client, table_id: str) -> None:
     while True:
-        started = next(
-            m for m in ann.frames if m["type"] == "hand_started" and m["hand_id"] == turn["hand_id"]
-        )
-        stack = next(s["amount"] for s in started["stacks"] if s["seat"] == turn["seat"])
-        if stack > BUY_IN + by:
-            return turn
-        await check_or_call_to(ann, turn, "hand_ended")
-        turn = await ann.wait(partial(_turn_after, turn["hand_id"]))
+        turn = await my_turn(bo, table_id)
+        action = "check" if turn["legal"]["check"] else "fold"
+        await bo.send(action, table_id=table_id, hand_id=turn["hand_id"])
 
 
 @pytest.mark.parametrize("config", [FAST.model_copy(update={"starting_balance": MAX_CHIPS})])
 async def test_a_player_who_starts_with_10_to_the_12_wins_past_it_and_comes_back(
     connect_client: Callable[[], Awaitable[Client]],
 ) -> None:
-    ann, turn = await at_bot_table(connect_client, buy_in=BUY_IN)
-    token = ann.frames[0]["token"]
-    # Leaving in a hand checks or folds the seat: it loses its ante at most.
-    turn = await _ahead(ann, turn, by=ANTE)
-    await ann.send("leave_table", table_id=turn["table_id"])
-    left = await ann.expect("table_left", table_id=turn["table_id"])
+    """Ann bets whenever she may and Bo folds to every bet, so every hand is hers
+    whatever the tiles: no run of the test hangs on the deal."""
+    ann, bo = await connect_client(), await connect_client()
+    token = (await ann.hello("Ann"))["token"]
+    await bo.hello("Bo")
+    created = await ann.reply("create_table", options={"dealer_bot": False}, buy_in=BUY_IN)
+    table_id = created["table"]["table_id"]
+    joined = await bo.reply("join_table", table_id=table_id, buy_in=BUY_IN)
+    assert joined["type"] == "table_joined", joined
+    folding = asyncio.create_task(_fold_to_every_bet(bo, table_id))
+    while True:
+        turn = await my_turn(ann, table_id)
+        started = next(
+            m for m in ann.frames if m["type"] == "hand_started" and m["hand_id"] == turn["hand_id"]
+        )
+        stack = next(s["amount"] for s in started["stacks"] if s["seat"] == turn["seat"])
+        # Leaving in a hand folds the seat: it loses its ante at most.
+        if stack > BUY_IN + ANTE:
+            break
+        ids = {"table_id": table_id, "hand_id": turn["hand_id"]}
+        if "bet" in turn["legal"]:
+            await ann.send("bet", **ids, amount=turn["legal"]["bet"]["min"])
+        else:
+            await ann.send("check", **ids)
+    await ann.send("leave_table", table_id=table_id)
+    left = await ann.expect("table_left", table_id=table_id)
     assert left["balance"] == MAX_CHIPS - BUY_IN + left["cashed_out"] > MAX_CHIPS
+    folding.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await folding
     await ann.close()
 
     again = await connect_client()
