@@ -15,7 +15,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from rich.console import Console
 from rich.text import Text
 
 from qiuqiu.cli import render
@@ -29,7 +28,7 @@ from qiuqiu.cli.connection import (
     Reconnected,
 )
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused
-from qiuqiu.cli.live import LiveView, now_ms
+from qiuqiu.cli.live import now_ms
 from qiuqiu.cli.narrator import Narrator
 from qiuqiu.cli.terminal import INTERRUPT
 from qiuqiu.protocol import client as cmd
@@ -53,17 +52,8 @@ async def start_watching(conn: Connection, table_id: str) -> None:
 class Spectator(Narrator):
     """Tells what happens at the table ``table_id``, which ``conn`` watches."""
 
-    def __init__(
-        self,
-        conn: Connection,
-        table_id: str,
-        console: Console,
-        unicode: bool,
-        screen: LiveView | None = None,
-    ) -> None:
-        super().__init__(conn, table_id, console, unicode, screen)
-        self._rules_told = False
-        """A reconnect's snapshot says nothing new of them."""
+    _rules_told = False
+    """Whether the table's rules were told: a reconnect's snapshot says nothing new of them."""
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Watch until the person quits, the input ends, or the table is gone.
