@@ -11,13 +11,16 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from redis.asyncio import Redis
 
 from qiuqiu.cli.bot import Action, Bot, Call, Check, HandResult, Turn, play
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import CONFIG, cut_the_network
 from tests.cli.test_terminal import STYLE, WELCOME, _Collect, finished, spawn
 
@@ -157,3 +160,34 @@ async def test_a_dropped_connection_watches_the_table_again(
         await child.expect("Showdown:", async_=True)
         child.sendline("quit")
         await finished(child)
+
+
+async def test_a_table_that_moved_to_another_server_is_watched_there(
+    redis_url: str, config_dir: Path
+) -> None:
+    """The watcher's server stalled past the table's lease (here its lease is taken at
+    Redis, as an adopter does, and lapses for her server to adopt the table again): it
+    says the table moved. The table goes on, so the watch does too, on the same
+    connection; a watcher that stopped there would leave a table still being played."""
+    store = await RedisStore.from_url(redis_url)
+    server = QiuQiuServer(ServerConfig(port=0, lease=0.3, hand_pause=0.0), store=store)
+    await server.start()
+    try:
+        async with seated(server) as (bo, table_id):
+            child = await watching(config_dir, server, table_id)
+            async with Redis.from_url(redis_url) as raw:
+                fence = await raw.incr(f"qiuqiu:fence:{table_id}")
+                await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+            await child.expect("The table moved to another server: watching it there", async_=True)
+            # Bo's connection was closed (1012) for the move: it comes back as he plays.
+            player = CheckOrCall()
+            await play(player, bo, table_id, hands=1)
+            (result,) = player.results
+            await child.expect(f"Hand #{result.hand_id} ", async_=True)
+            await child.expect("Showdown:", async_=True)
+            # Bo stood up: the table, with only the dealer bot, closes.
+            await child.expect("The table closed", async_=True)
+            await finished(child)
+    finally:
+        await server.stop()
+        await store.close()

@@ -24,7 +24,7 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -181,7 +181,8 @@ class Connection:
         ``table_moving`` before: one refused otherwise (the table closed meanwhile), or
         once :data:`MOVING_RETRIES` are used up, is watched no more, and its state goes."""
         self._watches_later: set[asyncio.Task[None]] = set()
-        """The watches to send again once a table has had time to move."""
+        """The watches sent again beside the reader: of a table that moved to another
+        server, or that had not finished moving and is given time to."""
 
     @classmethod
     async def open(
@@ -495,6 +496,14 @@ class Connection:
             self.watching.add(message.table_id)
             if isinstance(message.ref, int):
                 self._watched_again.pop(message.ref, None)
+        elif (
+            isinstance(message, wire.TableClosed)
+            and message.table_seed is None
+            and message.table_id in self.watching
+        ):
+            # Moved to another server, not closed: a seat's connection is closed (1012)
+            # for it to find the table there, a spectator's is not, so it asks again.
+            self._in_background(self._watch(message.table_id, moving=0))
         elif isinstance(message, wire.TableJoined | wire.TableLeft | wire.TableClosed):
             self.watching.discard(message.table_id)
         elif isinstance(message, wire.Error) and isinstance(message.ref, int):
@@ -505,9 +514,7 @@ class Connection:
             if message.code is ErrorCode.TABLE_MOVING and moving < len(MOVING_RETRIES):
                 # Nothing changed: the table's server stopped (as a reconnect follows
                 # when a server hands its tables over) and another has not adopted it yet.
-                later = asyncio.create_task(self._watch_later(table_id, moving))
-                self._watches_later.add(later)
-                later.add_done_callback(self._watches_later.discard)
+                self._in_background(self._watch_later(table_id, moving))
                 return
             self.watching.discard(table_id)
             self.tables.pop(table_id, None)
@@ -649,6 +656,11 @@ class Connection:
         await asyncio.sleep(MOVING_RETRIES[moving])
         if table_id in self.watching:
             await self._watch(table_id, moving=moving + 1)
+
+    def _in_background(self, watch: Coroutine[object, object, None]) -> None:
+        task = asyncio.create_task(watch)
+        self._watches_later.add(task)
+        task.add_done_callback(self._watches_later.discard)
 
     def _cancel_watches_later(self) -> None:
         for later in self._watches_later:

@@ -111,16 +111,14 @@ class Spectator(Narrator):
         state = self.state
         if state is None or getattr(message, "table_id", None) != self.table_id:
             return True
+        line: Text | None
         match message:
             case wire.TableClosed(table_seed=None):
-                self.say(
-                    Text(
-                        "The table moved to another server: run the same command again to "
-                        "watch it there.",
-                        "bold yellow",
-                    )
+                # Not closed: the connection watches it again, and its snapshot follows.
+                line = Text(
+                    f"The table moved to another server: watching it there{self.ellipsis}",
+                    "yellow",
                 )
-                return False
             case wire.TurnStarted() if self.screen is None:
                 line = render.to_act(state, now_ms())
             case _:
