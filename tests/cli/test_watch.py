@@ -166,7 +166,7 @@ async def test_a_table_that_moved_to_another_server_is_watched_there(
     redis_url: str, config_dir: Path
 ) -> None:
     """The watcher's server stalled past the table's lease (here its lease is taken at
-    Redis, as an adopter does, and lapses for her server to adopt the table again): it
+    Redis, as an adopter does, and lapses for its server to adopt the table again): it
     says the table moved. The table goes on, so the watch does too, on the same
     connection; a watcher that stopped there would leave a table still being played."""
     store = await RedisStore.from_url(redis_url)
@@ -175,6 +175,8 @@ async def test_a_table_that_moved_to_another_server_is_watched_there(
     try:
         async with seated(server) as (bo, table_id):
             child = await watching(config_dir, server, table_id)
+            screen: list[str] = []
+            child.logfile_read = _Collect(screen)
             async with Redis.from_url(redis_url) as raw:
                 fence = await raw.incr(f"qiuqiu:fence:{table_id}")
                 await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
@@ -188,6 +190,10 @@ async def test_a_table_that_moved_to_another_server_is_watched_there(
             # Bo stood up: the table, with only the dealer bot, closes.
             await child.expect("The table closed", async_=True)
             await finished(child)
+        # The table as it is on its new server is told once, though its snapshot comes
+        # more than once (an answer to the watch sent again among them).
+        after_the_move = re.sub(STYLE, "", "".join(screen)).partition("watching it there")[2]
+        assert after_the_move.count("seat 1  Bo") == 1, after_the_move
     finally:
         await server.stop()
         await store.close()

@@ -54,6 +54,9 @@ class Spectator(Narrator):
 
     _rules_told = False
     """Whether the table's rules were told: a reconnect's snapshot says nothing new of them."""
+    _seq_told = -1
+    """The ``seq`` of the last event or snapshot told: a snapshot as of no later one (one
+    sent again, as when the table moves, or as of the events told) has nothing new."""
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Watch until the person quits, the input ends, or the table is gone.
@@ -99,18 +102,22 @@ class Spectator(Narrator):
                 self.reconnected()
                 return True
             case wire.Error(code=code, message=text) if self.table_id not in self.conn.watching:
-                # Watching again after a reconnect was refused: the connection gave up the
-                # table (it closed meanwhile, or its audience filled up).
+                # Watching again after a reconnect or a move was refused: the connection
+                # gave up the table (it closed meanwhile, or its audience filled up).
                 raise ServerRefused(code, f"table {self.table_id} cannot be watched again: {text}")
             case wire.TableLeft(table_id=self.table_id):
                 self.say(Text(f"You no longer watch table {self.table_id}.", "bold"))
                 return False
-            case wire.TableSnapshot(table=wire.TableView(table_id=self.table_id)):
-                self.show_snapshot()
+            case wire.TableSnapshot(seq=seq, table=wire.TableView(table_id=self.table_id)):
+                if seq > self._seq_told:
+                    self._seq_told = seq
+                    self.show_snapshot()
                 return True
         state = self.state
         if state is None or getattr(message, "table_id", None) != self.table_id:
             return True
+        if isinstance(message, wire.TableEvent):
+            self._seq_told = max(self._seq_told, message.seq)
         line: Text | None
         match message:
             case wire.TableClosed(table_seed=None):
