@@ -22,7 +22,16 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import CONFIG, cut_the_network
-from tests.cli.test_terminal import STYLE, WELCOME, _Collect, finished, spawn
+from tests.cli.test_terminal import (
+    STYLE,
+    TURN,
+    WELCOME,
+    _Collect,
+    connect,
+    finished,
+    leave,
+    spawn,
+)
 
 SMALL = TableOptions(ante=1, min_bet=1, max_bet=2, max_raises=2)
 WATCHING = r"You are watching table (t\w+)\."
@@ -143,6 +152,21 @@ async def test_a_watcher_takes_only_help_and_quit_and_quit_stops_the_watch(
         await child.expect(f"You stopped watching table {table_id}.", async_=True)
         await finished(child)
         assert len(audience) == 0
+
+
+async def test_a_watcher_from_the_players_own_folder_leaves_the_player_playing(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    """The watcher has an account of its own: an account has one connection, so on the
+    player's its hello would take over the connection that plays."""
+    ann = await connect(config_dir, server)
+    await ann.expect(TURN, async_=True)
+    async with seated(server) as (_, table_id):
+        child = await watching(config_dir, server, table_id)
+        child.sendline("quit")
+        await finished(child)
+    await leave(ann)
+    await finished(ann)
 
 
 async def test_a_dropped_connection_watches_the_table_again(

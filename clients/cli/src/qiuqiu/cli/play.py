@@ -123,7 +123,10 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
             tokens = None
         else:
             tokens = TokenFile(config_dir())
-        saved = tokens.load(url) if tokens else None
+        # A watcher keeps an account of its own beside the player's: an account has one
+        # connection, so on the player's it would take over the connection that plays.
+        key = url if options.watch is None else f"{url} watching"
+        saved = tokens.load(key) if tokens else None
         token = saved if options.resume else None
         if tokens and saved and not options.resume:
             # One token a server: the new account's takes the saved one's place.
@@ -131,7 +134,7 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
                 console,
                 options,
                 Text(
-                    f"--new-account: the account saved for {url} will no longer be resumed "
+                    f"--new-account: the account saved for {key} will no longer be resumed "
                     f"from here; its token in {tokens.path} is replaced by the new one's.",
                     "yellow",
                 ),
@@ -140,7 +143,7 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
             url,
             name=options.name,
             token=token,
-            on_token=(lambda t: tokens.save(url, t)) if tokens else None,
+            on_token=(lambda t: tokens.save(key, t)) if tokens else None,
         )
         stack.push_async_callback(conn.close)
         if options.watch is not None:
@@ -158,11 +161,8 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
 
 
 async def look_on(conn: Connection, table_id: str, options: PlayOptions, console: Console) -> None:
-    """Watch ``table_id``, a seat the account holds elsewhere playing on."""
-    assert conn.welcome is not None
+    """Watch ``table_id`` (an account that never sits down: see :func:`play`)."""
     greet(conn, options, console)
-    for elsewhere in conn.welcome.tables:
-        say_seat_plays_on(conn, options, console, elsewhere)
     await start_watching(conn, table_id)
     await shown(Spectator(conn, table_id, console, options.unicode), console, options)
 
@@ -201,23 +201,6 @@ def greet(conn: Connection, options: PlayOptions, console: Console) -> None:
         )
 
 
-def say_seat_plays_on(
-    conn: Connection, options: PlayOptions, console: Console, table_id: str
-) -> None:
-    """This client plays or watches one table: a seat left at ``table_id`` plays on by itself."""
-    say(
-        console,
-        options,
-        Text(
-            f"You are still seated at table {table_id} from an earlier session: "
-            "its turns are checked or folded for you until you go back to it "
-            f"({command_name()} play --server {conn.url} --table {table_id}) "
-            "and quit.",
-            "yellow",
-        ),
-    )
-
-
 async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> str:
     """Go back to the table this account already sits at, join ``--table``, or open a
     table with the options given."""
@@ -243,7 +226,18 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         return table_id
     if options.table_id is not None:
         for elsewhere in welcome.tables:
-            say_seat_plays_on(conn, options, console, elsewhere)
+            # This client plays one table: a seat left at another plays on by itself.
+            say(
+                console,
+                options,
+                Text(
+                    f"You are still seated at table {elsewhere} from an earlier session: "
+                    "its turns are checked or folded for you until you go back to it "
+                    f"({command_name()} play --server {conn.url} --table {elsewhere}) "
+                    "and quit.",
+                    "yellow",
+                ),
+            )
         joined = await conn.join_table(options.table_id, options.buy_in)
         say(
             console,
