@@ -152,8 +152,8 @@ BESIDE_WATCH = [
     (("--table", "t1234abcd"), "--table is for sitting down at a table; --watch only watches"),
     (("--buy-in", "500"), "--buy-in is for sitting down at a table; --watch only watches"),
     (("--auto", "3"), "--auto is for sitting down at a table; --watch only watches"),
-    (("--rounds", "2"), "--rounds set the options of a table this opens; --watch watches"),
-    (("--no-bot",), "--no-bot set the options of a table this opens; --watch watches"),
+    (("--rounds", "2"), "--rounds sets the options of a table this opens; --watch watches"),
+    (("--no-bot",), "--no-bot sets the options of a table this opens; --watch watches"),
 ]
 
 

@@ -59,8 +59,13 @@ async def seated(server: QiuQiuServer) -> AsyncIterator[tuple[Connection, str]]:
         yield bo, table.table_id
 
 
-async def watching(config_dir: Path, server: QiuQiuServer, table_id: str) -> pexpect.spawn[str]:
+async def watching(
+    config_dir: Path, server: QiuQiuServer, table_id: str, screen: list[str] | None = None
+) -> pexpect.spawn[str]:
+    """The watcher, once it watches; everything it prints from its start into ``screen``."""
     child = spawn(config_dir, "--server", server.url, "--watch", table_id)
+    if screen is not None:
+        child.logfile_read = _Collect(screen)
     await child.expect(WELCOME, async_=True)
     await child.expect(WATCHING, async_=True)
     return child
@@ -77,9 +82,8 @@ async def test_the_watcher_sees_each_hand_and_no_tile_before_the_showdown(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
     async with seated(server) as (bo, table_id):
-        child = await watching(config_dir, server, table_id)
         screen: list[str] = []
-        child.logfile_read = _Collect(screen)
+        child = await watching(config_dir, server, table_id, screen)
         player = CheckOrCall()
         await play(player, bo, table_id, hands=3)
         # Bo stood up: the table, with only the dealer bot, closes.

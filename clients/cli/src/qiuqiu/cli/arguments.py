@@ -177,8 +177,9 @@ def check_joining(options: TableOptions, joins: str = "--table joins one") -> No
     says) would leave unused: it takes a table as it is."""
     given = new_table_flags(options)
     if given:
+        sets = "sets" if len(given) == 1 else "set"
         raise ValueError(
-            f"{', '.join(given)} set the options of a table this opens; {joins} with its own"
+            f"{', '.join(given)} {sets} the options of a table this opens; {joins} with its own"
         )
 
 

@@ -293,7 +293,8 @@ class Audience:
         if limit and viewer not in self.spectators and len(self.spectators) >= limit:
             raise Refused(
                 ErrorCode.TOO_MANY_SPECTATORS,
-                f"table {self.table_id} has {limit} spectators, the most it takes",
+                f"table {self.table_id} has {limit} spectator{'s' * (limit > 1)}, the most it"
+                " takes",
             )
 
     def _announce_seat(self, seat: Seat, b: BuyIn, balances: dict[str, int]) -> None:
