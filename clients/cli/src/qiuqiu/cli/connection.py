@@ -621,7 +621,7 @@ class Connection:
                     return Closed(
                         f"{reason}; the server no longer knows this account (its accounts "
                         "were lost, as an in-memory server's are when it restarts), so "
-                        "its seats are gone",
+                        "its seats and the tables it watched are gone",
                         seats_gone=True,
                     )
                 return Closed(f"{reason}; the server refused to resume: {refused}")
