@@ -71,6 +71,15 @@ async def watching(
     return child
 
 
+async def one_hand_told(child: pexpect.spawn[str], bo: Connection, table_id: str) -> None:
+    """Bo plays a hand, and the watcher tells it through to its showdown."""
+    player = CheckOrCall()
+    await play(player, bo, table_id, hands=1)
+    (result,) = player.results
+    await child.expect(f"Hand #{result.hand_id} ", async_=True)
+    await child.expect("Showdown:", async_=True)
+
+
 def hands_told(screen: str) -> dict[int, str]:
     """The watcher's screen cut at each hand's header, by hand id; without colours."""
     plain = re.sub(STYLE, "", screen)
@@ -181,11 +190,7 @@ async def test_a_dropped_connection_watches_the_table_again(
         cut_the_network(server)
         await child.expect("Reconnected.", async_=True)
         # Bo's connection dropped too: it comes back by itself as he plays.
-        player = CheckOrCall()
-        await play(player, bo, table_id, hands=1)
-        (result,) = player.results
-        await child.expect(f"Hand #{result.hand_id} ", async_=True)
-        await child.expect("Showdown:", async_=True)
+        await one_hand_told(child, bo, table_id)
         child.sendline("quit")
         await finished(child)
 
@@ -202,19 +207,14 @@ async def test_a_table_that_moved_to_another_server_is_watched_there(
     await server.start()
     try:
         async with seated(server) as (bo, table_id):
-            child = await watching(config_dir, server, table_id)
             screen: list[str] = []
-            child.logfile_read = _Collect(screen)
+            child = await watching(config_dir, server, table_id, screen)
             async with Redis.from_url(redis_url) as raw:
                 fence = await raw.incr(f"qiuqiu:fence:{table_id}")
                 await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
             await child.expect("The table moved to another server: watching it there", async_=True)
             # Bo's connection was closed (1012) for the move: it comes back as he plays.
-            player = CheckOrCall()
-            await play(player, bo, table_id, hands=1)
-            (result,) = player.results
-            await child.expect(f"Hand #{result.hand_id} ", async_=True)
-            await child.expect("Showdown:", async_=True)
+            await one_hand_told(child, bo, table_id)
             # Bo stood up: the table, with only the dealer bot, closes.
             await child.expect("The table closed", async_=True)
             await finished(child)
