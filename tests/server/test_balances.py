@@ -220,7 +220,7 @@ async def test_a_cash_out_the_store_refuses_waits_for_the_account_and_loses_noth
 ) -> None:
     """Only a balance edited by hand can make the store refuse a cash-out (a buy-in
     leaves room for it): the table keeps the chips and tries again, and the account
-    gets them once its balance has room."""
+    gets them once its balance has room, and the log says so."""
     server, raise_to = served
     async with connect(server.url) as ws:
         ann = Client(ws)
@@ -238,3 +238,4 @@ async def test_a_cash_out_the_store_refuses_waits_for_the_account_and_loses_noth
         await raise_to(server, welcome["account_id"], 1000)
         left = await ann.expect("table_left", table_id=table_id)
         assert left["balance"] == 1000 + left["cashed_out"]
+        assert "the store took the hand_end write it had refused" in caplog.text

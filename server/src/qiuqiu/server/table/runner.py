@@ -324,8 +324,8 @@ class Table:
                 if write.kind in (WriteKind.BUY_IN, WriteKind.SEED):
                     self._input(partial(self.core.refused, write, refusal))
                     return
-                # Chips leaving the table: only an account deleted or a balance edited
-                # by hand gets here. The table keeps them until the account can take them.
+                # Chips leaving the table, or the house's to a new bot: only an account
+                # deleted or edited by hand gets here. They wait until it can take them.
                 if not held:
                     self.log.error(
                         "the store refused a %s write; trying again: %s", write.kind, refusal
@@ -350,6 +350,8 @@ class Table:
                 tried = True
             else:
                 self.health.answered()
+                if held:  # the ERROR above said it was held: say that it is over
+                    self.log.warning("the store took the %s write it had refused", write.kind)
                 self._input(partial(self.core.written, write, balances))
                 self._written(write)
                 return
