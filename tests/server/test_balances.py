@@ -239,3 +239,31 @@ async def test_a_cash_out_the_store_refuses_waits_for_the_account_and_loses_noth
         left = await ann.expect("table_left", table_id=table_id)
         assert left["balance"] == 1000 + left["cashed_out"]
         assert "the store took the hand_end write it had refused" in caplog.text
+
+
+async def test_asked_again_while_its_cash_out_is_held_a_leave_waits_for_no_hand(
+    served: tuple[QiuQiuServer, Raise], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Out of a hand, a leave waits only for its cash-out: asked again while the store
+    refuses that write, the refusal does not speak of a hand to wait for."""
+    server, raise_to = served
+    async with connect(server.url) as ws:
+        ann = Client(ws)
+        welcome = await ann.hello("Ann")
+        options = {"dealer_bot": False}  # alone there, no hand is dealt
+        created = await ann.reply("create_table", options=options, buy_in=BUY_IN)
+        table_id = created["table"]["table_id"]
+        await ann.expect("table_joined")
+        await raise_to(server, welcome["account_id"], MAX_BALANCE)
+        await ann.send("leave_table", table_id=table_id)
+
+        async def refused() -> bool:
+            return "the store refused a cash_out write" in caplog.text
+
+        await until(refused)
+        again = await ann.reply("leave_table", table_id=table_id)
+        assert again["code"] == "already_leaving", again
+        assert "hand" not in again["message"], again
+        await raise_to(server, welcome["account_id"], 1000)
+        left = await ann.expect("table_left", table_id=table_id)
+        assert left["balance"] == 1000 + BUY_IN

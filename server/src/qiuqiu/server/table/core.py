@@ -223,10 +223,11 @@ class TableCore(HandFlow):
             self._verify_store()
         hurried = seat.plays_out and not after_hand  # played out, then asked to go now
         if seat.leaving and not seat.grace_ran_out and seat.leave_asker is viewer and not hurried:
-            # One answer a request: the first one's comes when the hand ends.
+            # One answer a request: the first one's comes when the hand ends, or out of
+            # one once the cash-out is written (held while the store refuses it).
+            when = "the hand ends" if self._in_hand(seat.seat) else "your chips are written back"
             raise Refused(
-                ErrorCode.ALREADY_LEAVING,
-                "you are leaving already: table_left comes when the hand ends",
+                ErrorCode.ALREADY_LEAVING, f"you are leaving already: table_left comes when {when}"
             )
         seat.leaving, seat.leave_ref, seat.viewer, seat.grace_ran_out = True, ref, viewer, False
         seat.leave_asker = viewer
