@@ -267,3 +267,36 @@ async def test_asked_again_while_its_cash_out_is_held_a_leave_waits_for_no_hand(
         await raise_to(server, welcome["account_id"], 1000)
         left = await ann.expect("table_left", table_id=table_id)
         assert left["balance"] == 1000 + BUY_IN
+
+
+async def test_a_stop_that_leaves_a_held_cash_out_does_not_blame_an_absent_store(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store answered, and refused: the stop's warning must not send the operator
+    looking for a Redis that was there all along."""
+    store = await RedisStore.from_url(redis_url)
+    server = QiuQiuServer(FAST.model_copy(update={"stop_timeout": 1.0}), store=store)
+    await server.start()
+    try:
+        async with connect(server.url) as ws:
+            ann = Client(ws)
+            welcome = await ann.hello("Ann")
+            options = {"dealer_bot": False}
+            created = await ann.reply("create_table", options=options, buy_in=BUY_IN)
+            table_id = created["table"]["table_id"]
+            await ann.expect("table_joined")
+            async with Redis.from_url(redis_url) as redis:
+                key = f"qiuqiu:account:{welcome['account_id']}"
+                await redis.hset(key, "balance", MAX_BALANCE)
+            await ann.send("leave_table", table_id=table_id)
+
+            async def refused() -> bool:
+                return "the store refused a cash_out write" in caplog.text
+
+            await until(refused)
+            await server.stop()
+        assert "stopped with 1 table not closed" in caplog.text
+        assert "(the store did not answer)" not in caplog.text
+    finally:
+        await server.stop()
+        await store.close()

@@ -284,7 +284,7 @@ class QiuQiuServer:
             left = [t.table_id for t in tables.values() if not t.closed]
             if left:
                 log.warning(
-                    "stopped with %d %s not closed (the store did not answer); "
+                    "stopped with %d %s not closed (the store did not answer, or refused a write); "
                     "the next start voids their hands with every chip back",
                     len(left),
                     "table" if len(left) == 1 else "tables",
