@@ -232,7 +232,7 @@ async def test_a_cash_out_the_store_refuses_waits_for_the_account_and_loses_noth
         await ann.send("leave_table", table_id=table_id)
 
         async def refused() -> bool:
-            return "the store refused a hand_end write" in caplog.text
+            return "the store refused the hand_end write" in caplog.text
 
         await until(refused)
         await raise_to(server, welcome["account_id"], 1000)
@@ -258,7 +258,7 @@ async def test_asked_again_while_its_cash_out_is_held_a_leave_waits_for_no_hand(
         await ann.send("leave_table", table_id=table_id)
 
         async def refused() -> bool:
-            return "the store refused a cash_out write" in caplog.text
+            return "the store refused the cash_out write" in caplog.text
 
         await until(refused)
         again = await ann.reply("leave_table", table_id=table_id)
@@ -291,7 +291,7 @@ async def test_a_stop_that_leaves_a_held_cash_out_does_not_blame_an_absent_store
             await ann.send("leave_table", table_id=table_id)
 
             async def refused() -> bool:
-                return "the store refused a cash_out write" in caplog.text
+                return "the store refused the cash_out write" in caplog.text
 
             await until(refused)
             await server.stop()

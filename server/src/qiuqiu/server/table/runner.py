@@ -328,7 +328,7 @@ class Table:
                 # deleted or edited by hand gets here. They wait until it can take them.
                 if not held:
                     self.log.error(
-                        "the store refused a %s write; trying again: %s", write.kind, refusal
+                        "the store refused the %s write; trying again: %s", write.kind, refusal
                     )
                     held = True
             except LeaseLost:
