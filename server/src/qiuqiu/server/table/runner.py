@@ -48,6 +48,10 @@ log = logging.getLogger("qiuqiu.server.table")
 RETRY_MIN, RETRY_MAX = 0.05, 2.0
 """Seconds between tries of a write, doubling up to the most."""
 
+ASKED_FOR = (WriteKind.BUY_IN, WriteKind.SEED)
+"""The writes a player asked for: one the store refuses is an answer to give them, where
+any other write holds chips or the table itself and is tried until it lands."""
+
 
 class Table:
     """A table, compared by identity: there is one object per table in a process."""
@@ -321,11 +325,11 @@ class Table:
                 balances = await self.store.commit(commit)
             except Refused as refusal:
                 self.health.answered()
-                if write.kind in (WriteKind.BUY_IN, WriteKind.SEED):
+                if write.kind in ASKED_FOR:
                     self._input(partial(self.core.refused, write, refusal))
                     return
-                # Chips leaving the table, or the house's to a new bot: only an account
-                # deleted or edited by hand gets here. They wait until it can take them.
+                # Only an account deleted or edited by hand gets here (a cash-out, the
+                # house's chips to a new bot): they wait until it can take them.
                 if not held:
                     self.log.error(
                         "the store refused the %s write; trying again: %s", write.kind, refusal
@@ -339,7 +343,7 @@ class Table:
                 self.health.answered()
             except StoreUnavailable as error:
                 self.health.failed(error)
-                if error.unsent and write.kind in (WriteKind.BUY_IN, WriteKind.SEED):
+                if error.unsent and write.kind in ASKED_FOR:
                     # Certainly not written: the player is told so now, not after the outage.
                     away = Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
                     self._input(partial(self.core.refused, write, away))
