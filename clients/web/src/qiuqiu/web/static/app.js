@@ -172,6 +172,9 @@ class App {
     this.accountId = welcome.account_id;
     this.balance = welcome.balance;
     this.drawAccount();
+    // The seeds still awaited are asked for at once: the poll's next turn may be a while
+    // off after the server was away (its pauses grow, SEED_POLL_MS).
+    for (const [id, ledger] of this.audits) if (!ledger.audit && !ledger.forgotten) this.askSeed(id, ledger);
     const seated = new Set(/** @type {string[]} */ (welcome.tables));
     const gone = welcome.resumed && !this.playedElsewhere ? cameBack(this, welcome) : new Set();
     this.playedElsewhere = false;
@@ -511,21 +514,35 @@ class App {
       await new Promise((resolve) => setTimeout(resolve, SEED_POLL_MS[Math.min(attempt, SEED_POLL_MS.length - 1)]));
       // Back at the table meanwhile: its own events will carry the seed.
       if (this.tables.has(tableId) || this.audits.get(tableId) !== ledger) return;
-      let reply;
-      try {
-        reply = await this.conn.request({ type: "list_hands", table_id: tableId, limit: 1 });
-      } catch (error) {
-        if (!(error instanceof Refused)) continue;
-        ledger.forgotten = error.code === "unknown_table";
-        this.drawLobby();
-        return;
-      }
-      const seed = reply.hands.find((/** @type {any} */ x) => x.table_seed)?.table_seed;
-      if (seed) {
-        ledger.reveal(seed);
-        this.audited(tableId);
-      }
+      if (await this.askSeed(tableId, ledger)) return;
     }
+  }
+
+  /**
+   * Ask once for the seed of a table this page left: its hands are rebuilt if it came.
+   * True once there is nothing more to ask: the seed came, or the server refused (a
+   * table it no longer knows is said to be forgotten).
+   * @param {string} tableId
+   * @param {any} ledger
+   */
+  async askSeed(tableId, ledger) {
+    let reply;
+    try {
+      reply = await this.conn.request({ type: "list_hands", table_id: tableId, limit: 1 });
+    } catch (error) {
+      if (!(error instanceof Refused)) return false;
+      ledger.forgotten = error.code === "unknown_table";
+      this.drawLobby();
+      return true;
+    }
+    const seed = reply.hands.find((/** @type {any} */ x) => x.table_seed)?.table_seed;
+    if (!seed) return false;
+    // Asked twice at once (see welcome), the first answer rebuilds the hands.
+    if (!ledger.audit) {
+      ledger.reveal(seed);
+      this.audited(tableId);
+    }
+    return true;
   }
 
   /** A table's seed came out: say what its rebuild found. @param {string} tableId */
