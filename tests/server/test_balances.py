@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -110,6 +111,14 @@ async def _in_memory(server: QiuQiuServer, account_id: str, chips: int) -> None:
     store._accounts[account_id] = replace(store._accounts[account_id], balance=chips)
 
 
+def _in_redis(url: str) -> Raise:
+    async def raise_to(_: QiuQiuServer, account_id: str, chips: int) -> None:
+        async with Redis.from_url(url) as redis:
+            assert await redis.hset(f"qiuqiu:account:{account_id}", "balance", chips) == 0
+
+    return raise_to
+
+
 @pytest.fixture(params=["memory", "redis"])
 async def served(
     request: pytest.FixtureRequest,
@@ -123,11 +132,7 @@ async def served(
         url = request.getfixturevalue("redis_url")
         redis_store = await RedisStore.from_url(url)
         server = QiuQiuServer(FAST, store=redis_store)
-
-        async def raise_to(_: QiuQiuServer, account_id: str, chips: int) -> None:
-            async with Redis.from_url(url) as redis:
-                assert await redis.hset(f"qiuqiu:account:{account_id}", "balance", chips) == 0
-
+        raise_to = _in_redis(url)
     await server.start()
     yield server, raise_to
     await server.stop()
@@ -215,6 +220,30 @@ async def test_a_player_who_starts_with_10_to_the_12_wins_past_it_and_comes_back
     assert (welcome["type"], welcome["balance"]) == ("welcome", left["balance"]), welcome
 
 
+async def _leaving_refused(
+    server: QiuQiuServer,
+    raise_to: Raise,
+    ann: Client,
+    caplog: pytest.LogCaptureFixture,
+    options: dict[str, Any],
+    kind: str,
+) -> tuple[str, str]:
+    """Ann at a new table, her balance then raised as far as one goes, leaving: once the
+    store has refused the ``kind`` write that pays her, her account and the table."""
+    welcome = await ann.hello("Ann")
+    created = await ann.reply("create_table", options=options, buy_in=BUY_IN)
+    table_id = created["table"]["table_id"]
+    await ann.expect("table_joined")
+    await raise_to(server, welcome["account_id"], MAX_BALANCE)
+    await ann.send("leave_table", table_id=table_id)
+
+    async def refused() -> bool:
+        return f"the store refused the {kind} write" in caplog.text
+
+    await until(refused)
+    return welcome["account_id"], table_id
+
+
 async def test_a_cash_out_the_store_refuses_waits_for_the_account_and_loses_nothing(
     served: tuple[QiuQiuServer, Raise], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -224,18 +253,8 @@ async def test_a_cash_out_the_store_refuses_waits_for_the_account_and_loses_noth
     server, raise_to = served
     async with connect(server.url) as ws:
         ann = Client(ws)
-        welcome = await ann.hello("Ann")
-        created = await ann.reply("create_table", options={}, buy_in=BUY_IN)
-        table_id = created["table"]["table_id"]
-        await ann.expect("table_joined")
-        await raise_to(server, welcome["account_id"], MAX_BALANCE)
-        await ann.send("leave_table", table_id=table_id)
-
-        async def refused() -> bool:
-            return "the store refused the hand_end write" in caplog.text
-
-        await until(refused)
-        await raise_to(server, welcome["account_id"], 1000)
+        account_id, table_id = await _leaving_refused(server, raise_to, ann, caplog, {}, "hand_end")
+        await raise_to(server, account_id, 1000)
         left = await ann.expect("table_left", table_id=table_id)
         assert left["balance"] == 1000 + left["cashed_out"]
         assert "the store took the hand_end write it had refused" in caplog.text
@@ -249,22 +268,14 @@ async def test_asked_again_while_its_cash_out_is_held_a_leave_waits_for_no_hand(
     server, raise_to = served
     async with connect(server.url) as ws:
         ann = Client(ws)
-        welcome = await ann.hello("Ann")
-        options = {"dealer_bot": False}  # alone there, no hand is dealt
-        created = await ann.reply("create_table", options=options, buy_in=BUY_IN)
-        table_id = created["table"]["table_id"]
-        await ann.expect("table_joined")
-        await raise_to(server, welcome["account_id"], MAX_BALANCE)
-        await ann.send("leave_table", table_id=table_id)
-
-        async def refused() -> bool:
-            return "the store refused the cash_out write" in caplog.text
-
-        await until(refused)
+        alone = {"dealer_bot": False}  # no hand is dealt
+        account_id, table_id = await _leaving_refused(
+            server, raise_to, ann, caplog, alone, "cash_out"
+        )
         again = await ann.reply("leave_table", table_id=table_id)
         assert again["code"] == "already_leaving", again
         assert "hand" not in again["message"], again
-        await raise_to(server, welcome["account_id"], 1000)
+        await raise_to(server, account_id, 1000)
         left = await ann.expect("table_left", table_id=table_id)
         assert left["balance"] == 1000 + BUY_IN
 
@@ -279,21 +290,9 @@ async def test_a_stop_that_leaves_a_held_cash_out_does_not_blame_an_absent_store
     await server.start()
     try:
         async with connect(server.url) as ws:
-            ann = Client(ws)
-            welcome = await ann.hello("Ann")
-            options = {"dealer_bot": False}
-            created = await ann.reply("create_table", options=options, buy_in=BUY_IN)
-            table_id = created["table"]["table_id"]
-            await ann.expect("table_joined")
-            async with Redis.from_url(redis_url) as redis:
-                key = f"qiuqiu:account:{welcome['account_id']}"
-                await redis.hset(key, "balance", MAX_BALANCE)
-            await ann.send("leave_table", table_id=table_id)
-
-            async def refused() -> bool:
-                return "the store refused the cash_out write" in caplog.text
-
-            await until(refused)
+            alone = {"dealer_bot": False}
+            raise_to = _in_redis(redis_url)
+            await _leaving_refused(server, raise_to, Client(ws), caplog, alone, "cash_out")
             await server.stop()
         assert "stopped with 1 table not closed" in caplog.text
         assert "(the store did not answer)" not in caplog.text
