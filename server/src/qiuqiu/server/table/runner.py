@@ -6,12 +6,8 @@ It feeds the core one input at a time and carries out what the core asks
 - it delivers the core's messages, in order, to viewers that never block;
 - it arms and disarms the core's timers, and runs the dealer bot's answers
   (:meth:`Table.later`), all cancelled when it stops (:mod:`.background`);
-- it makes the core's writes, one at a time, in a writer task of its own, so
-  no request ever waits on the store inside the table. A write that meets
-  :class:`StoreUnavailable` is retried, the same commit, with capped
-  exponential backoff, until the store answers, and so is a write of chips
-  leaving the table that it refuses (an account edited by hand); :class:`LeaseLost`
-  means another process hosts the table now, and this one lets it go.
+- it makes the core's writes, one at a time, in a task of their own
+  (:mod:`.writer`), so no request ever waits on the store inside the table.
 
 Every input is a plain method call that returns at once: two never interleave,
 because the core changes only between awaits, and none needs a lock.
@@ -23,15 +19,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from functools import partial
 from typing import cast
 
 from qiuqiu.engine import HandState
 from qiuqiu.protocol import ErrorCode, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused, StoreUnavailable
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.logs import TableLog, hand_fields, hand_result
 from qiuqiu.server.store import HandRecord, Store, TableRecord
@@ -42,15 +36,9 @@ from qiuqiu.server.table.deal import Random
 from qiuqiu.server.table.hand import MOVED, UNAVAILABLE
 from qiuqiu.server.table.ledger import Write, WriteKind
 from qiuqiu.server.table.seats import FrameViewer, Seat, Viewer
+from qiuqiu.server.table.writer import write_all
 
 log = logging.getLogger("qiuqiu.server.table")
-
-RETRY_MIN, RETRY_MAX = 0.05, 2.0
-"""Seconds between tries of a write, doubling up to the most."""
-
-ASKED_FOR = (WriteKind.BUY_IN, WriteKind.SEED)
-"""The writes a player asked for: one the store refuses is an answer to give them, where
-any other write holds chips or the table itself and is tried until it lands."""
 
 
 class Table:
@@ -294,73 +282,10 @@ class Table:
         self._input(lambda: self.core.fire(timer))
 
     async def _write(self, first: Write) -> None:
-        """Make the core's writes one after another, for as long as it has one."""
-        write: Write | None = first
         try:
-            while write is not None:
-                await self._commit(write)
-                write = None if self.closed else self.core.next_write()
+            await write_all(self, first, self._input, self._written)
         finally:
             self._writer = None
-
-    async def _commit(self, write: Write) -> None:
-        delay = RETRY_MIN
-        commit = write.commit
-        if write.kind is WriteKind.BUY_IN:
-            commit = replace(commit, seat_limit=self.seat_limit)
-        # Whether a try may have been written, its answer lost: then a lease found lost
-        # at a later try says nothing of whether the write is in the adopter's record.
-        tried = held = False
-        while True:
-            if write.kind is not WriteKind.CLOSE and not self.store.holds(self.table_id):
-                # Cut off from the store for longer than the lease: the next renewal takes
-                # it back if nobody took it, or finds it lost; this waits for that. (A
-                # close lets the lease go: a retry of one is known by its commit's id.)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RETRY_MAX)
-                if self.closed:
-                    return
-                continue
-            try:
-                balances = await self.store.commit(commit)
-            except Refused as refusal:
-                self.health.answered()
-                if write.kind in ASKED_FOR:
-                    self._input(partial(self.core.refused, write, refusal))
-                    return
-                # Only an account deleted or edited by hand gets here (a cash-out, the
-                # house's chips to a new bot): they wait until it can take them.
-                if not held:
-                    self.log.error(
-                        "the store refused the %s write; trying again: %s", write.kind, refusal
-                    )
-                    held = True
-            except LeaseLost:
-                self.health.answered()
-                self.abandon(unwritten=not tried)
-                return
-            except LeaseExpired:  # ran out before the write arrived: as above
-                self.health.answered()
-            except StoreUnavailable as error:
-                self.health.failed(error)
-                if error.unsent and write.kind in ASKED_FOR:
-                    # Certainly not written: the player is told so now, not after the outage.
-                    away = Refused(ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
-                    self._input(partial(self.core.refused, write, away))
-                    return
-                tried = tried or not error.unsent
-            except Exception:
-                self.log.exception("a %s write failed; trying again", write.kind)
-                tried = True
-            else:
-                self.health.answered()
-                if held:  # the ERROR above said it was held: say that it is over
-                    self.log.warning("the store took the %s write it had refused", write.kind)
-                self._input(partial(self.core.written, write, balances))
-                self._written(write)
-                return
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, RETRY_MAX)
 
     def _written(self, write: Write) -> None:
         if write.kind is WriteKind.OPEN and self._opened is not None:
