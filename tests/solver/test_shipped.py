@@ -10,6 +10,7 @@ write a shipped file again byte for byte.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +20,15 @@ import pytest
 
 from qiuqiu.server.house.book import Book, Solved
 from solver import SKYLAKE_X, cpu_flags, models
-from solver.__main__ import CONVERGENCE, STRATEGIES, game
+from solver.__main__ import CONVERGENCE, STRATEGIES
+from solver.__main__ import game as solver_game
 from solver.cfr import Matrix, Solver
 
 pytestmark = pytest.mark.long
+
+game = functools.cache(solver_game)
+"""The game's matrices, made once a process: a two-round game's take ten seconds, and
+the solver only reads them."""
 
 
 def strategy_of(solved: Solved) -> dict[int, Matrix]:
