@@ -47,7 +47,7 @@ def strategy_of(solved: Solved) -> dict[int, Matrix]:
 def test_each_shipped_strategy_is_within_50_milli_antes_of_an_equilibrium(
     tie_rule: str, rounds: int
 ) -> None:
-    played, header = game(rounds, tie_rule)  # type: ignore[arg-type]
+    played, header = game(rounds, tie_rule)
     shipped = [
         s for s in Book().solved if s.tie_rule == tie_rule and s.stakes.betting_rounds == rounds
     ]

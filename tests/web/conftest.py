@@ -72,6 +72,11 @@ SCREENS = {"desktop": DESKTOP, "laptop": LAPTOP, "phone": PHONE}
 """The sizes every layout is checked at."""
 
 
+QUICK = ServerConfig(port=0, hand_pause=1.0, bot_delay=0.05, grace=30.0)
+"""For a module whose tests read each hand's check in the log, never its showdown on the
+felt, and play hand after hand: a second between hands."""
+
+
 @pytest.fixture
 def config() -> ServerConfig:
     # The pause after a hand keeps its showdown on the felt while the test looks at it;

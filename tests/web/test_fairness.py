@@ -26,8 +26,9 @@ from qiuqiu.protocol.fairness import (
     verify_hand,
     verify_reveal,
 )
+from qiuqiu.server.config import ServerConfig
 from tests.server import cheats
-from tests.web.conftest import Player, screenshot
+from tests.web.conftest import QUICK, Player, screenshot
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
@@ -39,6 +40,12 @@ from tests.web.test_browser import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    return QUICK
+
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[1] / "data" / "fairness-vectors.json").read_text()

@@ -28,12 +28,18 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.views import HandWire
 from tests.cli.test_payouts import STACKS, Wild
 from tests.server import cheats
-from tests.web.conftest import Player, screenshot
+from tests.web.conftest import QUICK, Player, screenshot
 from tests.web.test_browser import CHECK_OR_CALL, OpenPlayer, frames_of, sign_in
 from tests.web.test_evening import replayed_to_the_end
 from tests.web.test_fairness import at_the_bot_table, play_until_checked
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    return QUICK
+
 
 SEED = 20261205
 """The generator's seed: a failure names its case, and the same seed makes it again."""
