@@ -209,6 +209,17 @@ def test_a_passed_deal_check_says_what_was_checked() -> None:
     assert paid.endswith("your seed in the shuffle, paid as the rules say.")
 
 
+def test_a_hand_with_no_tile_shown_is_not_called_verified() -> None:
+    # A spectator sees no tile of a hand won by a fold.
+    unseen = render.verdict(table(check=DealChecked(tiles=0, own_seed=False, paid=True)))
+    assert unseen.plain == (
+        "No tile of this hand was shown to check against the deal's commitment: the whole"
+        " deck is checked when the table closes and reveals its seed. It was paid as the"
+        " rules say."
+    )
+    assert "green" not in str(unseen.style)
+
+
 def test_a_failed_payout_check_is_loud_and_says_it_is_the_chips_not_the_deal() -> None:
     wrong = PaidWrong("t1", 3, "the pot was not paid as the rules say: seat 0 0 (due 1000)")
     verdict = render.verdict(table(check=wrong)).plain

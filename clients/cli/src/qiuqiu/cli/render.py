@@ -502,6 +502,14 @@ def verdict(state: TableState) -> Text:
     check = None if hand is None else hand.deal_check
     if hand is None or check is None or (hand.voided and isinstance(check, DealChecked)):
         return Text("")
+    if isinstance(check, DealChecked) and not check.tiles:
+        # A spectator's hand won by a fold: nothing was opened to check.
+        paid = " It was paid as the rules say." if check.paid else ""
+        return Text(
+            "No tile of this hand was shown to check against the deal's commitment: the"
+            f" whole deck is checked when the table closes and reveals its seed.{paid}",
+            "dim",
+        )
     if isinstance(check, DealChecked):
         what = f"{check.tiles} tile{'s' * (check.tiles != 1)} at their committed positions"
         seed = ", your seed in the shuffle" if check.own_seed else ""
