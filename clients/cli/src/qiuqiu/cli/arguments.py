@@ -58,10 +58,10 @@ def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -
         "--turn-seconds",
         type=float,
         default=defaults.turn_seconds,
-        help="seconds a turn lasts; then the server checks or folds (%(default)s)"
+        help=f"seconds a turn lasts; then the server checks or folds ({defaults.turn_seconds:g})"
         if served
         else "the turn clock: an answer slower than this is played, and counted as late, "
-        "since a server would have checked or folded for the bot (%(default)s)",
+        f"since a server would have checked or folded for the bot ({defaults.turn_seconds:g})",
     )
     if not served:
         parser.set_defaults(no_bot=False)
