@@ -24,6 +24,7 @@ from qiuqiu.cli.commands import HELP
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
+from tests.cli.test_watch import seated
 from tests.conftest import free_port
 from tests.server.processes import Servers
 
@@ -241,6 +242,19 @@ async def test_help_is_whole_on_an_80x24_terminal_and_no_prompt_outlives_the_cli
     await screen.wait_for("EXIT=0")
     # Gone, the client leaves no prompt behind that looks as if it still listened.
     assert "> _\nEXIT=0" not in screen.text()
+
+
+async def test_a_watch_over_leaves_its_table_on_screen_without_asking_to_quit(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    async with seated(server) as (_, table_id):
+        screen = Screen("watch", play(config_dir, server, "--watch", table_id))
+        screens.append(screen)
+        await screen.wait_for("Type quit to stop")
+        screen.type("quit")
+        await screen.wait_for("EXIT=0")
+        assert f"Table {table_id}" in screen.text()
+        assert "Type quit to stop" not in screen.text()
 
 
 async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_tile_whole(

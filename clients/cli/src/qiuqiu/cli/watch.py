@@ -84,6 +84,8 @@ class Spectator(Narrator):
                         return
                     next_line = asyncio.ensure_future(anext(lines, None))
         finally:
+            if self.screen is not None:
+                self.screen.standing = None  # its last picture stays: there is no quitting it
             for task in (next_message, next_line):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
