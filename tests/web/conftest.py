@@ -73,8 +73,8 @@ SCREENS = {"desktop": DESKTOP, "laptop": LAPTOP, "phone": PHONE}
 
 
 QUICK = ServerConfig(port=0, hand_pause=1.0, bot_delay=0.05, grace=30.0)
-"""For a module whose tests read each hand's check in the log, never its showdown on the
-felt, and play hand after hand: a second between hands."""
+"""For tests that play hand after hand and never look at a showdown on the felt: a
+second between hands."""
 
 
 @pytest.fixture
