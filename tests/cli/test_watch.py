@@ -4,6 +4,7 @@ tiles) plays against the dealer bot."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import AsyncIterator
@@ -193,6 +194,96 @@ async def test_a_dropped_connection_watches_the_table_again(
         await one_hand_told(child, bo, table_id)
         child.sendline("quit")
         await finished(child)
+
+
+class Link:
+    """A TCP link to a server's port that a test can break, turning new connections away
+    until it is mended: a network that fails for a while."""
+
+    def __init__(self, port: int) -> None:
+        self.port, self.up = port, True
+        self._ends: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return f"ws://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    def cut(self) -> None:
+        self.up = False
+        for end in self._ends:
+            end.transport.abort()
+
+    async def close(self) -> None:
+        assert self._server is not None
+        self.cut()
+        self._server.close()
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.up:
+            writer.transport.abort()
+            return
+        from_server, to_server = await asyncio.open_connection("127.0.0.1", self.port)
+        ends = {writer, to_server}
+        self._ends |= ends
+        try:
+            await asyncio.gather(_relay(reader, to_server), _relay(from_server, writer))
+        finally:
+            self._ends -= ends
+            for end in ends:
+                end.transport.abort()
+
+
+async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    writer.transport.abort()  # one way closed: the link is gone both ways
+
+
+async def hands_played(bo: Connection, table_id: str, count: int) -> list[int]:
+    """Bo checks or calls through ``count`` more hands, and stays seated; their ids."""
+    ended: list[int] = []
+    async for message in bo.messages():
+        match message:
+            case wire.TurnStarted(hand_id=hand_id, legal=legal) if legal and legal.check:
+                await bo.send(cmd.Check(table_id=table_id, hand_id=hand_id))
+            case wire.TurnStarted(hand_id=hand_id, legal=legal) if legal:
+                await bo.send(cmd.Call(table_id=table_id, hand_id=hand_id))
+            case wire.HandEnded(hand_id=hand_id):
+                ended.append(hand_id)
+                if len(ended) == count:
+                    return ended
+    raise AssertionError("Bo's connection ended")
+
+
+async def test_hands_played_while_the_connection_was_down_are_named(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    link = Link(server.port)
+    url = await link.start()
+    try:
+        async with seated(server) as (bo, table_id):
+            child = spawn(config_dir, "--server", url, "--watch", table_id)
+            await child.expect(WATCHING, async_=True)
+            (first,) = await hands_played(bo, table_id, 1)
+            await child.expect(f"Hand #{first} ", async_=True)
+            await child.expect("Showdown:", async_=True)
+            link.cut()
+            await child.expect("Connection lost", async_=True)
+            unseen = await hands_played(bo, table_id, 2)
+            link.up = True
+            await child.expect("Reconnected.", async_=True)
+            await child.expect(
+                f"Hands #{unseen[0]} to #{unseen[1]} went by while the connection was down.",
+                async_=True,
+            )
+            child.sendline("quit")
+            await finished(child)
+    finally:
+        await link.close()
 
 
 async def test_a_table_that_moved_to_another_server_is_watched_there(

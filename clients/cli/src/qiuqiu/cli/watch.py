@@ -57,6 +57,9 @@ class Spectator(Narrator):
     _seq_told = -1
     """The ``seq`` of the last event or snapshot told: a snapshot as of no later one (one
     sent again, as when the table moves, or as of the events told) has nothing new."""
+    _ended_told: int | None = None
+    """The last hand whose end was told, or before which the watch began: a later
+    snapshot past the next one (after a reconnect) says which hands went by unseen."""
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Watch until the person quits, the input ends, or the table is gone.
@@ -113,6 +116,7 @@ class Spectator(Narrator):
             case wire.TableSnapshot(seq=seq, table=wire.TableView(table_id=self.table_id)):
                 if seq > self._seq_told:
                     self._seq_told = seq
+                    self.tell_unseen(message.table.hand)
                     self.show_snapshot()
                 return True
         state = self.state
@@ -137,8 +141,21 @@ class Spectator(Narrator):
         if line is not None and line.plain:
             self.say(line)
         if isinstance(message, wire.HandEnded):
+            self._ended_told = message.hand_id
             self.say(render.stacks(state))
         return not state.closed
+
+    def tell_unseen(self, hand: wire.HandView | None) -> None:
+        """Say which hands ended unseen before a snapshot showing ``hand`` (the one under
+        way, or the last one, ended); the first snapshot only sets where the watch began."""
+        if hand is None:
+            return  # no hand yet, or one voided at an adopted table: nothing to tell
+        last = hand.hand_id - (hand.phase != "ended")
+        told, self._ended_told = self._ended_told, max(last, self._ended_told or 0)
+        if told is None or last <= told:
+            return
+        hands = f"Hand #{last}" if last == told + 1 else f"Hands #{told + 1} to #{last}"
+        self.say(Text(f"{hands} went by while the connection was down.", "yellow"))
 
     def show_snapshot(self) -> None:
         """The table as it is now: its rules, its seats and stacks (drawn all the time
