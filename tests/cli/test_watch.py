@@ -286,6 +286,37 @@ async def test_hands_played_while_the_connection_was_down_are_named(
         await link.close()
 
 
+async def test_hands_played_while_down_are_named_when_the_watch_began_before_any_hand(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    link = Link(server.port)
+    url = await link.start()
+    try:
+        async with await Connection.open(server.url, name="Bo") as bo:
+            table, _ = await bo.open_table(SMALL.model_copy(update={"dealer_bot": False}), 500)
+            table_id = table.table_id
+            child = spawn(config_dir, "--server", url, "--watch", table_id)
+            await child.expect(WATCHING, async_=True)
+            await child.expect("Waiting for 1 more player", async_=True)
+            link.cut()
+            await child.expect("Connection lost", async_=True)
+            async with await Connection.open(server.url, name="Cy") as cy:
+                await cy.join_table(table_id, 500)
+                played = asyncio.create_task(hands_played(cy, table_id, 2))
+                unseen = await hands_played(bo, table_id, 2)
+                await played
+            link.up = True
+            await child.expect("Reconnected.", async_=True)
+            await child.expect(
+                f"Hands #{unseen[0]} to #{unseen[1]} went by while the connection was down.",
+                async_=True,
+            )
+            child.sendline("quit")
+            await finished(child)
+    finally:
+        await link.close()
+
+
 async def test_a_table_that_moved_to_another_server_is_watched_there(
     redis_url: str, config_dir: Path
 ) -> None:

@@ -38,15 +38,23 @@ PLAYING = ACTIONS | {"rebuy", "seed", "/seed"}
 """The commands of a seat, which a spectator has not."""
 
 
-async def start_watching(conn: Connection, table_id: str) -> None:
+async def start_watching(conn: Connection, table_id: str) -> int | None:
     """Ask to watch ``table_id``: :class:`ServerRefused` saying why not (no such table,
-    a full audience, too many tables watched from this connection)."""
+    a full audience, too many tables watched from this connection). Returns the last
+    hand the table's history has (0 if none), ``None`` if it cannot be read now."""
     try:
         await conn.request(cmd.WatchTable(table_id=table_id), wire.TableWatched)
     except ServerRefused as refused:
         raise ServerRefused(
             refused.code, f"table {table_id} cannot be watched: {refused.message}"
         ) from None
+    # A snapshot with no hand (before the first, or at a table another server adopted)
+    # does not say where the watch began: the history does.
+    try:
+        listed = await conn.request(cmd.ListHands(table_id=table_id, limit=1), wire.HandList)
+    except (ServerRefused, ConnectionLost):
+        return None
+    return max((hand.hand_id for hand in listed.hands), default=0)
 
 
 class Spectator(Narrator):
@@ -60,6 +68,8 @@ class Spectator(Narrator):
     _ended_told: int | None = None
     """The last hand whose end was told, or before which the watch began: a later
     snapshot past the next one (after a reconnect) says which hands went by unseen."""
+    ended_before: int | None = None
+    """The last hand the table's history had as the watch began (:func:`start_watching`)."""
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Watch until the person quits, the input ends, or the table is gone.
@@ -149,7 +159,11 @@ class Spectator(Narrator):
         """Say which hands ended unseen before a snapshot showing ``hand`` (the one under
         way, or the last one, ended); the first snapshot only sets where the watch began."""
         if hand is None:
-            return  # no hand yet, or one voided at an adopted table: nothing to tell
+            # No hand yet, or one voided at an adopted table: nothing to tell, and the
+            # history says where the watch began.
+            if self._ended_told is None:
+                self._ended_told = self.ended_before
+            return
         last = hand.hand_id - (hand.phase != "ended")
         told, self._ended_told = self._ended_told, max(last, self._ended_told or 0)
         if told is None or last <= told:
