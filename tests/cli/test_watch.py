@@ -317,6 +317,33 @@ async def test_hands_played_while_down_are_named_when_the_watch_began_before_any
         await link.close()
 
 
+async def test_a_table_that_closed_while_the_connection_was_down_is_said_and_checked(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    link = Link(server.port)
+    url = await link.start()
+    try:
+        async with seated(server) as (bo, table_id):
+            child = spawn(config_dir, "--server", url, "--watch", table_id)
+            await child.expect(WATCHING, async_=True)
+            await hands_played(bo, table_id, 1)
+            await child.expect("Showdown:", async_=True)
+            link.cut()
+            await child.expect("Connection lost", async_=True)
+            await bo.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+            link.up = True
+            await child.expect("Reconnected.", async_=True)
+            await child.expect(
+                f"Table {table_id} closed while the connection was down.", async_=True
+            )
+            await child.expect(
+                rf"Table {table_id}'s shuffle verified: \d+ hands? rebuilt", async_=True
+            )
+            await finished(child)
+    finally:
+        await link.close()
+
+
 async def test_a_table_that_moved_to_another_server_is_watched_there(
     redis_url: str, config_dir: Path
 ) -> None:

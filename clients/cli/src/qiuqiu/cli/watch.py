@@ -27,10 +27,11 @@ from qiuqiu.cli.connection import (
     Notice,
     Reconnected,
 )
-from qiuqiu.cli.errors import ConnectionLost, ServerRefused
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.live import now_ms
 from qiuqiu.cli.narrator import Narrator
 from qiuqiu.cli.terminal import INTERRUPT
+from qiuqiu.protocol import DealTampered, ErrorCode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
@@ -69,6 +70,8 @@ class Spectator(Narrator):
     """The last hand whose end was told, or before which the watch began: a later
     snapshot past the next one (after a reconnect) says which hands went by unseen."""
     ended_before: int | None = None
+    _closed_unseen = False
+    """Whether the table closed while the connection was down: watching it again found none."""
     """The last hand the table's history had as the watch began (:func:`start_watching`)."""
 
     async def run(self, lines: AsyncIterator[str]) -> None:
@@ -90,6 +93,8 @@ class Spectator(Narrator):
                 done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
                 if next_message in done:
                     if not self.show(next_message.result()):
+                        if self._closed_unseen:
+                            await self.closed_unseen()
                         return
                     next_message = asyncio.ensure_future(anext(messages))
                 if next_line in done:
@@ -119,6 +124,9 @@ class Spectator(Narrator):
             case wire.Error(code=code, message=text) if self.table_id not in self.conn.watching:
                 # Watching again after a reconnect or a move was refused: the connection
                 # gave up the table (it closed meanwhile, or its audience filled up).
+                if code is ErrorCode.UNKNOWN_TABLE:
+                    self._closed_unseen = True
+                    return False
                 raise ServerRefused(code, f"table {self.table_id} cannot be watched again: {text}")
             case wire.TableLeft(table_id=self.table_id):
                 self.say(Text(f"You no longer watch table {self.table_id}.", "bold"))
@@ -154,6 +162,19 @@ class Spectator(Narrator):
             self._ended_told = message.hand_id
             self.say(render.stacks(state))
         return not state.closed
+
+    async def closed_unseen(self) -> None:
+        """Say that the table closed unseen, and rebuild its decks from the seed its
+        history now reveals, as its close would have."""
+        self.say(Text(f"Table {self.table_id} closed while the connection was down.", "bold"))
+        try:
+            rebuilt = await self.conn.verify_table(self.table_id, 0)
+        except DealTampered as failure:
+            self.say(render.tampered(failure))
+        except (ShuffleNotRevealed, ConnectionLost, ServerRefused) as error:
+            self.say(Text(f"Could not check table {self.table_id}'s shuffle: {error}", "red"))
+        else:
+            self.say(render.shuffle(self.table_id, rebuilt))
 
     def tell_unseen(self, hand: wire.HandView | None) -> None:
         """Say which hands ended unseen before a snapshot showing ``hand`` (the one under
