@@ -21,10 +21,12 @@ from pathlib import Path
 import pytest
 
 from qiuqiu.cli.commands import HELP
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
-from tests.cli.test_watch import seated
+from tests.cli.test_watch import Link, seated
 from tests.conftest import free_port
 from tests.server.processes import Servers
 
@@ -255,6 +257,29 @@ async def test_a_watch_over_leaves_its_table_on_screen_without_asking_to_quit(
         await screen.wait_for("EXIT=0")
         assert f"Table {table_id}" in screen.text()
         assert "Type quit to stop" not in screen.text()
+
+
+async def test_a_table_closed_while_the_watcher_was_away_stays_on_screen(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    link = Link(server.port)
+    url = await link.start()
+    try:
+        async with seated(server) as (bo, table_id):
+            screen = Screen("away", play(config_dir, url, "--watch", table_id))
+            screens.append(screen)
+            await screen.wait_for("Type quit to stop")
+            link.cut()
+            await screen.wait_for("Connection lost")
+            await bo.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+            link.up = True
+            await screen.wait_for("EXIT=0")
+            text = screen.text()
+            assert "closed while the connection was down" in text
+            assert f"Table {table_id}  Hand #1" in text
+            assert "Type quit to stop" not in text
+    finally:
+        await link.close()
 
 
 async def test_a_small_terminal_keeps_the_prompt_each_seat_on_a_line_and_each_tile_whole(

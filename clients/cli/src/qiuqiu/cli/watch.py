@@ -28,6 +28,7 @@ from qiuqiu.cli.connection import (
     Reconnected,
 )
 from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
+from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import now_ms
 from qiuqiu.cli.narrator import Narrator
 from qiuqiu.cli.terminal import INTERRUPT
@@ -72,6 +73,17 @@ class Spectator(Narrator):
     ended_before: int | None = None
     _closed_unseen = False
     """Whether the table closed while the connection was down: watching it again found none."""
+    _last_state: TableState | None = None
+
+    @property
+    def state(self) -> TableState | None:
+        """The table as last seen: the connection forgets one it may no longer watch (it
+        closed while the connection was down), whose last picture stays on screen too."""
+        state = self.conn.tables.get(self.table_id)
+        if state is not None:
+            self._last_state = state
+        return self._last_state
+
     """The last hand the table's history had as the watch began (:func:`start_watching`)."""
 
     async def run(self, lines: AsyncIterator[str]) -> None:
