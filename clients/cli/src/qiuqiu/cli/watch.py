@@ -71,6 +71,7 @@ class Spectator(Narrator):
     """The last hand whose end was told, or before which the watch began: a later
     snapshot past the next one (after a reconnect) says which hands went by unseen."""
     ended_before: int | None = None
+    """The last hand the table's history had as the watch began (:func:`start_watching`)."""
     _closed_unseen = False
     """Whether the table closed while the connection was down: watching it again found none."""
     _last_state: TableState | None = None
@@ -83,8 +84,6 @@ class Spectator(Narrator):
         if state is not None:
             self._last_state = state
         return self._last_state
-
-    """The last hand the table's history had as the watch began (:func:`start_watching`)."""
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Watch until the person quits, the input ends, or the table is gone.
