@@ -259,89 +259,83 @@ async def hands_played(bo: Connection, table_id: str, count: int) -> list[int]:
     raise AssertionError("Bo's connection ended")
 
 
-async def test_hands_played_while_the_connection_was_down_are_named(
-    server: QiuQiuServer, config_dir: Path
-) -> None:
+@contextlib.asynccontextmanager
+async def watching_through_a_link(
+    config_dir: Path, server: QiuQiuServer, table_id: str
+) -> AsyncIterator[tuple[pexpect.spawn[str], Link]]:
+    """The watcher, once it watches, its connection through a :class:`Link`."""
     link = Link(server.port)
     url = await link.start()
     try:
-        async with seated(server) as (bo, table_id):
-            child = spawn(config_dir, "--server", url, "--watch", table_id)
-            await child.expect(WATCHING, async_=True)
-            (first,) = await hands_played(bo, table_id, 1)
-            await child.expect(f"Hand #{first} ", async_=True)
-            await child.expect("Showdown:", async_=True)
-            link.cut()
-            await child.expect("Connection lost", async_=True)
-            unseen = await hands_played(bo, table_id, 2)
-            link.up = True
-            await child.expect("Reconnected.", async_=True)
-            await child.expect(
-                f"Hands #{unseen[0]} to #{unseen[1]} went by while the connection was down.",
-                async_=True,
-            )
-            child.sendline("quit")
-            await finished(child)
+        child = spawn(config_dir, "--server", url, "--watch", table_id)
+        await child.expect(WATCHING, async_=True)
+        yield child, link
     finally:
         await link.close()
+
+
+async def cut_off(child: pexpect.spawn[str], link: Link) -> None:
+    link.cut()
+    await child.expect("Connection lost", async_=True)
+
+
+async def back(child: pexpect.spawn[str], link: Link, unseen: list[int]) -> None:
+    """The link mended, the watcher reconnects and names the hands it did not see."""
+    link.up = True
+    await child.expect("Reconnected.", async_=True)
+    went_by = f"Hands #{unseen[0]} to #{unseen[1]} went by while the connection was down."
+    await child.expect(went_by, async_=True)
+    child.sendline("quit")
+    await finished(child)
+
+
+async def test_hands_played_while_the_connection_was_down_are_named(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    async with (
+        seated(server) as (bo, table_id),
+        watching_through_a_link(config_dir, server, table_id) as (child, link),
+    ):
+        (first,) = await hands_played(bo, table_id, 1)
+        await child.expect(f"Hand #{first} ", async_=True)
+        await child.expect("Showdown:", async_=True)
+        await cut_off(child, link)
+        await back(child, link, await hands_played(bo, table_id, 2))
 
 
 async def test_hands_played_while_down_are_named_when_the_watch_began_before_any_hand(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
-    link = Link(server.port)
-    url = await link.start()
-    try:
-        async with await Connection.open(server.url, name="Bo") as bo:
-            table, _ = await bo.open_table(SMALL.model_copy(update={"dealer_bot": False}), 500)
-            table_id = table.table_id
-            child = spawn(config_dir, "--server", url, "--watch", table_id)
-            await child.expect(WATCHING, async_=True)
+    async with await Connection.open(server.url, name="Bo") as bo:
+        table, _ = await bo.open_table(SMALL.model_copy(update={"dealer_bot": False}), 500)
+        table_id = table.table_id
+        async with watching_through_a_link(config_dir, server, table_id) as (child, link):
             await child.expect("Waiting for 1 more player", async_=True)
-            link.cut()
-            await child.expect("Connection lost", async_=True)
+            await cut_off(child, link)
             async with await Connection.open(server.url, name="Cy") as cy:
                 await cy.join_table(table_id, 500)
                 played = asyncio.create_task(hands_played(cy, table_id, 2))
                 unseen = await hands_played(bo, table_id, 2)
                 await played
-            link.up = True
-            await child.expect("Reconnected.", async_=True)
-            await child.expect(
-                f"Hands #{unseen[0]} to #{unseen[1]} went by while the connection was down.",
-                async_=True,
-            )
-            child.sendline("quit")
-            await finished(child)
-    finally:
-        await link.close()
+            await back(child, link, unseen)
 
 
 async def test_a_table_that_closed_while_the_connection_was_down_is_said_and_checked(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
-    link = Link(server.port)
-    url = await link.start()
-    try:
-        async with seated(server) as (bo, table_id):
-            child = spawn(config_dir, "--server", url, "--watch", table_id)
-            await child.expect(WATCHING, async_=True)
-            await hands_played(bo, table_id, 1)
-            await child.expect("Showdown:", async_=True)
-            link.cut()
-            await child.expect("Connection lost", async_=True)
-            await bo.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
-            link.up = True
-            await child.expect("Reconnected.", async_=True)
-            await child.expect(
-                f"Table {table_id} closed while the connection was down.", async_=True
-            )
-            await child.expect(
-                rf"Table {table_id}'s shuffle verified: \d+ hands? rebuilt", async_=True
-            )
-            await finished(child)
-    finally:
-        await link.close()
+    async with (
+        seated(server) as (bo, table_id),
+        watching_through_a_link(config_dir, server, table_id) as (child, link),
+    ):
+        await hands_played(bo, table_id, 1)
+        await child.expect("Showdown:", async_=True)
+        await cut_off(child, link)
+        await bo.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+        link.up = True
+        await child.expect("Reconnected.", async_=True)
+        await child.expect(f"Table {table_id} closed while the connection was down.", async_=True)
+        await child.expect(rf"Table {table_id}'s shuffle verified: \d+ hands? rebuilt", async_=True)
+        await finished(child)
 
 
 async def test_a_table_that_moved_to_another_server_is_watched_there(
