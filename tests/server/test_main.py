@@ -565,8 +565,19 @@ async def test_a_redis_on_a_unix_socket_is_taken_with_its_database(tmp_path: Pat
     socket_path = tmp_path / "redis.sock"
     port = free_port()
     redis = own_redis(port, tmp_path, "--unixsocket", str(socket_path))
+
+    async def socket_listening() -> bool:
+        # Redis listens on its port a moment before its socket, which is what is used.
+        try:
+            _, writer = await asyncio.open_unix_connection(socket_path)
+        except OSError:
+            return False
+        writer.close()
+        await writer.wait_closed()
+        return True
+
     try:
-        await until(lambda: listening(port))
+        await until(socket_listening)
         url = parse_config(["--redis-url", f"unix://{socket_path}?db=3"]).redis_url
         assert url is not None
         store = await RedisStore.from_url(url)
