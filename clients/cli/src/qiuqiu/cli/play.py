@@ -163,9 +163,8 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
 async def look_on(conn: Connection, table_id: str, options: PlayOptions, console: Console) -> None:
     """Watch ``table_id`` (an account that never sits down: see :func:`play`)."""
     greet(conn, options, console)
-    ended_before = await start_watching(conn, table_id)
     spectator = Spectator(conn, table_id, console, options.unicode)
-    spectator.ended_before = ended_before
+    spectator.ended_told = await start_watching(conn, table_id)
     await shown(spectator, console, options)
 
 

@@ -67,11 +67,10 @@ class Spectator(Narrator):
     _seq_told = -1
     """The ``seq`` of the last event or snapshot told: a snapshot as of no later one (one
     sent again, as when the table moves, or as of the events told) has nothing new."""
-    _ended_told: int | None = None
-    """The last hand whose end was told, or before which the watch began: a later
-    snapshot past the next one (after a reconnect) says which hands went by unseen."""
-    ended_before: int | None = None
-    """The last hand the table's history had as the watch began (:func:`start_watching`)."""
+    ended_told: int | None = None
+    """The last hand whose end was told, or, as the watch begins, the last the table's
+    history has (:func:`start_watching`): a later snapshot past the next one (after a
+    reconnect) says which hands went by unseen."""
     _closed_unseen = False
     """Whether the table closed while the connection was down: watching it again found none."""
     _last_state: TableState | None = None
@@ -170,7 +169,7 @@ class Spectator(Narrator):
         if line is not None and line.plain:
             self.say(line)
         if isinstance(message, wire.HandEnded):
-            self._ended_told = message.hand_id
+            self.ended_told = message.hand_id
             self.say(render.stacks(state))
         return not state.closed
 
@@ -189,15 +188,12 @@ class Spectator(Narrator):
 
     def tell_unseen(self, hand: wire.HandView | None) -> None:
         """Say which hands ended unseen before a snapshot showing ``hand`` (the one under
-        way, or the last one, ended); the first snapshot only sets where the watch began."""
+        way, or the last one, ended). Where the history could not say where the watch
+        began, the first snapshot does."""
         if hand is None:
-            # No hand yet, or one voided at an adopted table: nothing to tell, and the
-            # history says where the watch began.
-            if self._ended_told is None:
-                self._ended_told = self.ended_before
-            return
+            return  # no hand yet, or one voided at an adopted table: nothing to tell
         last = hand.hand_id - (hand.phase != "ended")
-        told, self._ended_told = self._ended_told, max(last, self._ended_told or 0)
+        told, self.ended_told = self.ended_told, max(last, self.ended_told or 0)
         if told is None or last <= told:
             return
         hands = f"Hand #{last}" if last == told + 1 else f"Hands #{told + 1} to #{last}"
