@@ -204,6 +204,26 @@ def test_every_json_example_in_protocol_md_decodes_to_the_message_it_documents(
         assert type_tag(type(message)) == tag
 
 
+@pytest.mark.parametrize(
+    ("direction", "tag"),
+    [("client", tag) for tag in CLIENT_TYPES] + [("server", tag) for tag in SERVER_TYPES],
+)
+def test_every_field_of_a_message_is_named_in_its_section_of_protocol_md(
+    direction: str, tag: str
+) -> None:
+    """A client written from PROTOCOL.md learns a message's fields from its section:
+    each is named in the text or shown in an example there. ``ref`` is "`id` and
+    `ref`" of the Conventions, for every message."""
+    text = "\n".join(documented_messages()[direction][tag].lines)
+    model = (CLIENT_TYPES if direction == "client" else SERVER_TYPES)[tag]
+    unnamed = [
+        field
+        for field in model.model_fields
+        if field != "ref" and f"`{field}`" not in text and f'"{field}"' not in text
+    ]
+    assert unnamed == [], f"`{tag}` has fields its section never names"
+
+
 # -- PROTOCOL.md: the walkthrough ------------------------------------------------------
 
 
