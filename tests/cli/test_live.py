@@ -26,7 +26,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
-from tests.cli.test_watch import Link, seated
+from tests.cli.test_watch import BETWEEN_HANDS, Link, a_fold_just_played, seated
 from tests.conftest import free_port
 from tests.server.processes import Servers
 
@@ -257,6 +257,19 @@ async def test_a_watch_over_leaves_its_table_on_screen_without_asking_to_quit(
         await screen.wait_for("EXIT=0")
         assert f"Table {table_id}" in screen.text()
         assert "Type quit to stop" not in screen.text()
+
+
+@pytest.mark.parametrize("config", [pytest.param(BETWEEN_HANDS, id="a long pause")])
+async def test_a_watch_begun_between_hands_draws_no_one_folded_and_the_last_hand_over(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    async with a_fold_just_played(server) as table_id:
+        screen = Screen("between", play(config_dir, server, "--watch", table_id))
+        screens.append(screen)
+        await screen.settled(r"Hand #1 is over; the next is not dealt yet\.")
+        text = screen.text()
+        assert re.search(r"seat 2\s+Cy( \(D\))?\s+stack \d+", text), text
+        assert "folded" not in text, text
 
 
 async def test_a_table_closed_while_the_watcher_was_away_stays_on_screen(

@@ -285,6 +285,21 @@ def test_a_hand_over_shows_no_pot_and_its_tiles_still() -> None:
     assert "= 9-7" in drawn
 
 
+def test_a_hand_over_says_so_and_no_seat_is_folded_or_all_in_between_hands() -> None:
+    state = table()
+    assert state.hand is not None
+    state.seats[ME].all_in, state.seats[BOT].folded = True, True
+    in_play = text_of(render.table(state, now_ms=0, unicode=False))
+    assert "all in" in in_play
+    assert "folded" in in_play
+    assert "is over" not in in_play
+    state.hand.phase = "ended"
+    between = text_of(render.table(state, now_ms=0, unicode=False))
+    assert "all in" not in between
+    assert "folded" not in between
+    assert "Hand #3 is over; the next is not dealt yet." in between
+
+
 def test_the_table_shows_own_four_tiles_with_their_best_cut() -> None:
     state = table(tiles=("6-3", "2-1", "5-5", "4-0"), actor=ME)
     drawn = text_of(render.table(state, now_ms=0, unicode=True))

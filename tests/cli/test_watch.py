@@ -196,6 +196,53 @@ async def test_a_dropped_connection_watches_the_table_again(
         await finished(child)
 
 
+BETWEEN_HANDS = CONFIG.model_copy(update={"hand_pause": 60.0})
+"""A pause between hands long enough to start watching in it."""
+
+
+async def bet_or_fold(conn: Connection, table_id: str) -> None:
+    """Bets the least with nothing to call, folds to a bet, until the hand ends: of two
+    such players, the second to act folds."""
+    async for message in conn.messages():
+        match message:
+            case wire.TurnStarted(hand_id=hand_id, legal=legal) if legal and legal.call is None:
+                assert legal.bet is not None
+                await conn.send(cmd.Bet(table_id=table_id, hand_id=hand_id, amount=legal.bet.min))
+            case wire.TurnStarted(hand_id=hand_id, legal=legal) if legal:
+                await conn.send(cmd.Fold(table_id=table_id, hand_id=hand_id))
+            case wire.HandEnded():
+                return
+
+
+@contextlib.asynccontextmanager
+async def a_fold_just_played(server: QiuQiuServer) -> AsyncIterator[str]:
+    """Bo and Cy at a table without the dealer bot, its first hand over (one of them
+    folded), its next not yet dealt."""
+    async with (
+        await Connection.open(server.url, name="Bo") as bo,
+        await Connection.open(server.url, name="Cy") as cy,
+    ):
+        table, _ = await bo.open_table(SMALL.model_copy(update={"dealer_bot": False}), 500)
+        await cy.join_table(table.table_id, 500)
+        await asyncio.gather(bet_or_fold(bo, table.table_id), bet_or_fold(cy, table.table_id))
+        yield table.table_id
+
+
+@pytest.mark.parametrize("config", [pytest.param(BETWEEN_HANDS, id="a long pause")])
+async def test_a_watch_begun_between_hands_shows_no_one_folded_and_the_last_hand_over(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    async with a_fold_just_played(server) as table_id:
+        screen: list[str] = []
+        child = await watching(config_dir, server, table_id, screen)
+        await child.expect("Hand #1 is over; the next is not dealt yet.", async_=True)
+        child.sendline("quit")
+        await finished(child)
+    table = re.sub(STYLE, "", "".join(screen)).partition("Rules here")[2]
+    assert re.search(r"seat 1\s+Bo( \(D\))?\s+stack \d+", table), table
+    assert "folded" not in table, table
+
+
 class Link:
     """A TCP link to a server's port that a test can break, turning new connections away
     until it is mended: a network that fails for a while."""

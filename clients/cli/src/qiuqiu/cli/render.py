@@ -167,6 +167,10 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     hand = state.hand
     seats = sorted(state.seats.values(), key=lambda s: s.seat)
     lines: list[RenderableType] = [_Seats([_seat_row(state, seat, unicode) for seat in seats])]
+    if hand is not None and hand.phase == "ended":
+        # Between hands: what is still drawn of the last one (its button, your tiles)
+        # is that hand's, not a hand in play.
+        lines.append(Text(f"Hand #{hand.hand_id} is over; the next is not dealt yet.", "dim"))
     missing = state.options.min_players - len(state.seats)
     if missing > 0:
         # Else a table without the bot, or one whose others left, just sits there.
@@ -246,9 +250,12 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
     if not seat.connected:
         name.append(" (away)", "red")
     notes = Text()
-    if seat.folded:
+    # Where the seat stands in the hand in play: between hands it stands in none, though
+    # the last hand (from a snapshot too) still says it folded or went all in.
+    in_play = state.hand is not None and state.hand.phase != "ended"
+    if in_play and seat.folded:
         notes.append("folded", "dim")
-    elif seat.all_in:
+    elif in_play and seat.all_in:
         notes.append("all in", "magenta")
     if state.hand is not None and seat.seat == state.hand.actor:
         notes.append("◀ to act" if unicode else "<- to act", "cyan")
