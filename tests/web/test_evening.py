@@ -259,8 +259,11 @@ async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_s
         assert joined["table_id"] == table_id
         assert joined["buy_in"] == 200
         await expect(page.locator(".table-title strong")).to_have_text(f"Table {table_id}")
-        # Dealt in again at once: Bo was waiting for a second player.
-        await expect(page.locator(".mine .mine-tiles .domino.face").first).to_be_visible()
+        # Dealt in again with the next hand: Bo was waiting for a second player. Until it
+        # comes, the tiles of the hand that broke her are not shown as hers to play.
+        await expect(page.locator(".mine .mine-tiles .domino.face").first).to_be_visible(
+            timeout=HAND_LIMIT * 1000
+        )
 
 
 async def test_a_call_that_takes_the_whole_stack_says_all_in(

@@ -9,6 +9,7 @@ from websockets.asyncio.client import ClientConnection
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
+from tests.cli.test_watch import BETWEEN_HANDS, a_fold_just_played
 from tests.conftest import free_port
 from tests.server.processes import Servers
 from tests.web.conftest import Player
@@ -121,3 +122,25 @@ async def test_a_table_watched_out_of_sight_and_taken_over_by_another_server_sta
         await bo.close()
     finally:
         await servers.kill_remaining()
+
+
+@pytest.mark.parametrize("config", [BETWEEN_HANDS])
+async def test_a_watch_begun_between_hands_shows_no_one_in_the_hand_that_is_over(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Bo bet and Cy folded, and the next hand is not dealt: the snapshot Eve's page
+    gets still says Cy folded in the last hand, and the other held three tiles. Nobody
+    is in a hand now: the page shows no seat folded, and no tiles."""
+    async with a_fold_just_played(server) as table_id:
+        eve = await open_player()
+        page = eve.page
+        await sign_in(page, "Eve")
+        await page.locator(f".table-row[data-table-id='{table_id}'] [data-action=watch]").click()
+        await expect(page.locator(".table-bar .role")).to_have_text("Watching")
+        seats = page.locator(".felt .seat")
+        await expect(seats.locator(".seat-name-text")).to_have_text(["Bo", "Cy"])
+        await expect(page.locator(".felt .phase")).to_have_text("Next hand soon")
+        await expect(seats.locator(".tag")).to_have_count(0)
+        await expect(seats.locator(".seat-tiles")).to_have_count(0)
+        for label in await seats.evaluate_all("boxes => boxes.map(b => b.ariaLabel)"):
+            assert "folded" not in label, label

@@ -82,6 +82,10 @@ export class TableState {
         awayUntil: null,
       });
     }
+    // A hand over, as a snapshot brings it, is no hand in play: between hands nobody is
+    // folded, all in or holding tiles. The result beside the table tells the last hand,
+    // where this page saw it end.
+    if (view.hand?.phase === "ended") for (const seat of this.seats.values()) clearHand(seat);
     /** @type {Hand | null} */
     this.hand = null;
     if (view.hand) {
