@@ -544,6 +544,24 @@ def test_a_new_hand_clears_the_last_hands_tiles_and_flags() -> None:
         assert not seat.folded
 
 
+def test_the_dealer_bots_top_up_is_its_stack_at_the_end_seen_against_the_next_start() -> None:
+    state = played_to(wire.HandEnded)
+    mine, its = state.seats[ME].stack, state.seats[BOT].stack
+    state.apply(
+        wire.HandStarted(
+            **at(20),
+            hand_id=HAND + 1,
+            button=ME,
+            stacks=(SeatAmount(seat=ME, amount=mine), SeatAmount(seat=BOT, amount=its + 500)),
+            commitment=COMMITMENT,
+            leaves=SEALED.leaves,
+            client_seeds=seat_seeds(),
+        )
+    )
+    assert state.hand is not None
+    assert state.hand.topped_up == {BOT: its}
+
+
 # -- turns that end without a bet ----------------------------------------------------------
 
 

@@ -26,7 +26,14 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
-from tests.cli.test_watch import BETWEEN_HANDS, Link, a_fold_just_played, seated
+from tests.cli.test_watch import (
+    BETWEEN_HANDS,
+    SMALL,
+    Link,
+    a_fold_just_played,
+    seated,
+    the_dealer_down,
+)
 from tests.conftest import free_port
 from tests.server.processes import Servers
 
@@ -270,6 +277,20 @@ async def test_a_watch_begun_between_hands_draws_no_one_folded_and_the_last_hand
         text = screen.text()
         assert re.search(r"seat 2\s+Cy( \(D\))?\s+stack \d+", text), text
         assert "folded" not in text, text
+
+
+async def test_the_dealer_bots_top_up_is_said_under_the_table_that_shows_it(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    async with seated(server) as (bo, table_id):
+        screen = Screen("top-up", play(config_dir, server, "--watch", table_id))
+        screens.append(screen)
+        await screen.wait_for("Type quit to stop")
+        chips = await the_dealer_down(bo, table_id)
+        topped_up = f"The dealer bot topped up its stack to {SMALL.max_buy_in} (it had {chips})."
+        await screen.wait_for(re.escape(topped_up))
+        screen.type("quit")
+        await screen.wait_for("EXIT=0")
 
 
 async def test_a_table_closed_while_the_watcher_was_away_stays_on_screen(

@@ -35,6 +35,8 @@ from tests.cli.test_terminal import (
 )
 
 SMALL = TableOptions(ante=1, min_bet=1, max_bet=2, max_raises=2)
+DEALER = SMALL.seats - 1
+"""The dealer bot's seat: the last."""
 WATCHING = r"You are watching table (t\w+)\."
 DOMINO_FACES = re.compile("[\U0001f031-\U0001f061]")
 
@@ -241,6 +243,37 @@ async def test_a_watch_begun_between_hands_shows_no_one_folded_and_the_last_hand
     table = re.sub(STYLE, "", "".join(screen)).partition("Rules here")[2]
     assert re.search(r"seat 1\s+Bo( \(D\))?\s+stack \d+", table), table
     assert "folded" not in table, table
+
+
+async def the_dealer_down(bo: Connection, table_id: str) -> int:
+    """Bo checks or calls through hands until one ends with the dealer bot below its
+    buy-in, which the server tops up before the next; the bot's chips at that end."""
+    hands = 0
+    async for message in bo.messages():
+        match message:
+            case wire.TurnStarted(hand_id=hand_id, legal=legal) if legal and legal.check:
+                await bo.send(cmd.Check(table_id=table_id, hand_id=hand_id))
+            case wire.TurnStarted(hand_id=hand_id, legal=legal) if legal:
+                await bo.send(cmd.Call(table_id=table_id, hand_id=hand_id))
+            case wire.HandEnded(stacks=stacks):
+                (chips,) = (entry.amount for entry in stacks if entry.seat == DEALER)
+                if chips < SMALL.max_buy_in:
+                    return chips
+                hands += 1
+                assert hands < 50, "the dealer bot won 50 hands in a row"
+    raise AssertionError("Bo's connection ended")
+
+
+async def test_the_dealer_bots_top_up_between_hands_is_said_as_the_next_begins(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    async with seated(server) as (bo, table_id):
+        child = await watching(config_dir, server, table_id)
+        chips = await the_dealer_down(bo, table_id)
+        topped_up = f"The dealer bot topped up its stack to {SMALL.max_buy_in} (it had {chips})."
+        await child.expect_exact(topped_up, async_=True)
+        child.sendline("quit")
+        await finished(child)
 
 
 class Link:

@@ -107,6 +107,10 @@ class HandInPlay:
     such a hand's payouts can be checked."""
     timed_out: int | None = None
     """The seat whose time has just run out: its next move is the server's."""
+    topped_up: dict[int, int] = field(default_factory=dict)
+    """The dealer bot's seat, with the chips it had as the hand before ended, when its
+    stack in this hand's start is more: the server tops it up between hands, unsaid.
+    Known only where this client saw that hand end (a snapshot shows the stack topped up)."""
 
 
 @dataclass
@@ -241,6 +245,13 @@ class TableState:
             event.commitment,
             stacks_before={entry.seat: entry.amount for entry in stacks},
             betting_known=True,
+            topped_up={
+                entry.seat: seats[entry.seat].stack
+                for entry in stacks
+                if entry.seat in seats
+                and seats[entry.seat].is_bot
+                and entry.amount > seats[entry.seat].stack
+            },
         )
         self.legal = None
         for seat_state in seats.values():

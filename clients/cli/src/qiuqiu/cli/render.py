@@ -354,7 +354,14 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
                 return Text("\n").join((closed, shuffle(state.table_id, deals.shuffle.hands)))
             return closed
         case wire.HandStarted(hand_id=hand_id, button=button, commitment=commitment):
-            return hand_header(state, hand_id, button, commitment, unicode)
+            header = hand_header(state, hand_id, button, commitment, unicode)
+            if state.hand is not None:
+                for seat, chips in state.hand.topped_up.items():
+                    now = state.hand.stacks_before[seat]
+                    header.append(
+                        f"\nThe dealer bot topped up its stack to {now} (it had {chips})."
+                    )
+            return header
         case wire.AnteTaken(seat=seat, amount=amount):
             return Text(f"{name(seat)} put in the ante of {amount}.", "dim")
         case wire.TilesDealt(seat=seat, tiles=dealt) if dealt is not None:
