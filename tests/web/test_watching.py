@@ -9,10 +9,10 @@ from websockets.asyncio.client import ClientConnection
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.cli.test_watch import BETWEEN_HANDS, a_fold_just_played
+from tests.cli.test_watch import BETWEEN_HANDS, SMALL, a_fold_just_played, seated, the_dealer_down
 from tests.conftest import free_port
 from tests.server.processes import Servers
-from tests.web.conftest import Player
+from tests.web.conftest import QUICK, Player
 from tests.web.test_browser import OpenPlayer, frames_of, open_table, sign_in, table_by_socket
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -144,3 +144,22 @@ async def test_a_watch_begun_between_hands_shows_no_one_in_the_hand_that_is_over
         await expect(seats.locator(".seat-tiles")).to_have_count(0)
         for label in await seats.evaluate_all("boxes => boxes.map(b => b.ariaLabel)"):
             assert "folded" not in label, label
+
+
+@pytest.mark.parametrize("config", [QUICK])
+async def test_the_dealer_bots_top_up_between_hands_is_said_in_the_log(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """The server tops the dealer bot up to its buy-in as a hand ends, and says nothing:
+    the next hand's start has its stack back up. The page's log says so."""
+    async with seated(server) as (bo, table_id):
+        eve = await open_player()
+        page = eve.page
+        await sign_in(page, "Eve")
+        await page.locator(f".table-row[data-table-id='{table_id}'] [data-action=watch]").click()
+        await expect(page.locator(".table-bar .role")).to_have_text("Watching")
+        chips = await the_dealer_down(bo, table_id)
+        topped_up = (
+            f"The dealer bot topped up its stack to {SMALL.max_buy_in:,} (it had {chips:,})."
+        )
+        await expect(page.locator(".log")).to_contain_text(topped_up)

@@ -244,12 +244,22 @@ export class TableState {
         };
         // The last hand's result stays on show (beside the table) until this one ends.
         this.legal = null;
+        // The server tops the dealer bot up to its buy-in between hands, unsaid: its chips
+        // as the last hand ended here against its stack now (a snapshot between hands
+        // already shows the chips topped up).
+        /** @type {string[]} */
+        const toppedUp = [];
+        for (const { seat: n, amount } of e.stacks) {
+          const s = seats.get(n);
+          if (s?.isBot && amount > s.stack) toppedUp.push(`The dealer bot topped up its stack to ${chips(amount)} (it had ${chips(s.stack)}).`);
+        }
         for (const s of seats.values()) clearHand(s);
         for (const { seat: n, amount } of e.stacks) {
           const s = seats.get(n);
           if (s) Object.assign(s, { stack: amount, inHand: true });
         }
         this.note(`Hand #${e.hand_id}`, "head");
+        for (const line of toppedUp) this.note(line);
         this.deals.start(e, this.you);
         this.deals.sat(e.hand_id, seats.values());
         break;
