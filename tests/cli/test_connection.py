@@ -295,6 +295,31 @@ async def test_a_connection_cut_before_the_welcome_is_a_connection_lost() -> Non
             await Connection.open(f"ws://127.0.0.1:{port}", name="Ann")
 
 
+async def test_a_wss_address_for_a_server_without_tls_says_why_and_names_its_ws_address(
+    server: QiuQiuServer,
+) -> None:
+    """qiuqiu-server speaks no TLS: it cuts the TLS handshake off, and the reset that
+    makes has no words of its own."""
+    plain = server.url.removeprefix("ws://")
+    with pytest.raises(ConnectionLost) as lost:
+        await Connection.open(f"wss://{plain}", name="Ann")
+    assert f"try ws://{plain}" in str(lost.value)
+
+
+async def test_a_websocket_server_that_is_not_a_qiuqiu_one_is_a_connection_lost() -> None:
+    """A bare WebSocket server answering hello with JSON that is no QiuQiu message."""
+
+    async def say_something_else(ws: ServerConnection) -> None:
+        await ws.recv()
+        await ws.send('{"hello": 1}')
+        await ws.wait_closed()
+
+    async with serve(say_something_else, "127.0.0.1", 0) as other:
+        port = next(iter(other.sockets)).getsockname()[1]
+        with pytest.raises(ConnectionLost, match="no QiuQiu server"):
+            await Connection.open(f"ws://127.0.0.1:{port}", name="Ann")
+
+
 async def test_a_server_that_never_answers_hello_is_a_connection_lost_in_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
@@ -402,7 +403,9 @@ class Connection:
                 f"cannot connect to {self.url}: nothing listens there (is the server running?)"
             ) from None
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
-            raise ConnectionLost(f"cannot connect to {self.url}: {error}") from None
+            raise ConnectionLost(
+                f"cannot connect to {self.url}: {_why_not(self.url, error)}"
+            ) from None
         self._read_to_close.clear()
         try:
             async with asyncio.timeout(OPEN_TIMEOUT):
@@ -436,7 +439,13 @@ class Connection:
             raise ValueError("a connection needs a name or a token")
         for hello in attempts:
             await self._ws.send(encode(hello))
-            reply = decode_server(await self._ws.recv())
+            try:
+                reply = decode_server(await self._ws.recv())
+            except BadMessage as bad:
+                raise ConnectionLost(
+                    f"cannot connect to {self.url}: what answers there is no QiuQiu server "
+                    f"(its answer to hello: {bad})"
+                ) from None
             if isinstance(reply, wire.Welcome):
                 return reply
             if isinstance(reply, wire.Error) and reply.code != ErrorCode.UNKNOWN_TOKEN:
@@ -665,6 +674,16 @@ class Connection:
     def _cancel_watches_later(self) -> None:
         for later in self._watches_later:
             later.cancel()
+
+
+def _why_not(url: str, error: Exception) -> str:
+    """Why connecting to ``url`` failed, in words: a reset has none of its own, and a
+    TLS handshake cut off is most often a wss:// address for a server without TLS,
+    as qiuqiu-server is by itself."""
+    why = str(error) or "the connection was reset"
+    if url.startswith("wss://") and isinstance(error, ssl.SSLError | ConnectionResetError):
+        why += f" (a server without TLS takes ws://: try ws://{url.removeprefix('wss://')})"
+    return why
 
 
 def _say_once(said: str, why: str) -> str:
