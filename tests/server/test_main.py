@@ -453,8 +453,7 @@ def test_redis_out_of_reach_at_start_is_one_line_without_the_urls_password() -> 
     status, said, everything = failed_start("--port", "0", "--redis-url", url)
     assert status == 1
     assert len(said) == 1
-    assert said[0].startswith("qiuqiu-server: Redis cannot be reached, so nothing started:")
-    assert f"127.0.0.1:{port}" in said[0]
+    assert said[0].startswith(f"qiuqiu-server: Redis at 127.0.0.1:{port}/0 cannot be reached,")
     assert "hunter2" not in everything  # nor in the log
 
 
@@ -557,6 +556,27 @@ def test_something_else_than_redis_at_the_url_is_one_line_and_exit_status_2() ->
     assert said == [
         "qiuqiu-server: --redis-url: what answers there is not Redis: "
         "Protocol Error: b'HTTP/1.1 400 Bad Request'"
+    ]
+
+
+class HangUp(socketserver.BaseRequestHandler):
+    """What a program that closes the connection without a word says to Redis's hello."""
+
+    def handle(self) -> None:
+        self.request.recv(1024)
+
+
+def test_a_port_that_closes_without_a_word_is_one_line_naming_it() -> None:
+    # redis-py's own words, "Connection closed by server.", named no address.
+    with socketserver.TCPServer(("127.0.0.1", 0), HangUp) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        port = other.server_address[1]
+        status, said, _ = failed_start("--port", "0", "--redis-url", f"redis://127.0.0.1:{port}/0")
+        other.shutdown()
+    assert status == 1
+    assert said == [
+        f"qiuqiu-server: Redis at 127.0.0.1:{port}/0 cannot be reached, so nothing started: "
+        "Connection closed by server."
     ]
 
 

@@ -17,7 +17,7 @@ from qiuqiu.server.config import ServerConfig, parse_config, unknown_variables
 from qiuqiu.server.errors import StoreRefused, StoreUnavailable, StrategiesUnreadable
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
-from qiuqiu.server.redis_clients import password_unchecked
+from qiuqiu.server.redis_clients import password_unchecked, url_address
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Store
 
@@ -94,9 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qiuqiu-server: --redis-url: {refused}", file=sys.stderr)
         return 2
     except StoreUnavailable as unavailable:
-        # Redis's own words name the host and port, never a password in the URL.
+        # Redis's own words do not always name the address (a connection closed without
+        # a word does not), and the URL's password is not to be shown.
+        assert config.redis_url is not None
         print(
-            f"qiuqiu-server: Redis cannot be reached, so nothing started: {unavailable}",
+            f"qiuqiu-server: Redis at {url_address(config.redis_url)} cannot be reached, "
+            f"so nothing started: {unavailable}",
             file=sys.stderr,
         )
         return 1

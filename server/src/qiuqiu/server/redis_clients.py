@@ -3,9 +3,11 @@ each call with a timeout, each round trip counted, and no handshake Redis 6.2 re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+from redis.connection import parse_url
 from redis.exceptions import RedisError
 from redis.maint_notifications import MaintNotificationsConfig
 
@@ -28,6 +30,18 @@ class CountedRedis(Redis):
     async def execute_command(self, *args: Any, **options: Any) -> Any:
         self.round_trips += 1
         return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
+
+def address(given: Mapping[str, Any]) -> str:
+    """Where a Redis client's arguments point, ``host:port/db`` or ``path/db``, with
+    Redis's own defaults for what they leave out, and never a password."""
+    where = given.get("path") or f"{given.get('host', 'localhost')}:{given.get('port', 6379)}"
+    return f"{where}/{given.get('db', 0)}"
+
+
+def url_address(url: str) -> str:
+    """:func:`address` of the Redis ``url`` names."""
+    return address(parse_url(url))  # type: ignore[no-untyped-call]
 
 
 def clients(url: str, timeout: float) -> tuple[Redis, Redis, Redis]:

@@ -42,7 +42,7 @@ from qiuqiu.server.bus import RedisBus
 from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json, table_json
 from qiuqiu.server.redis_batch import ScriptBatch
-from qiuqiu.server.redis_clients import CountedRedis, clients, reply_text
+from qiuqiu.server.redis_clients import CountedRedis, address, clients, reply_text
 from qiuqiu.server.redis_errors import reachable, refuse_evicting, refused_at_start
 from qiuqiu.server.store import (
     CLAIMS_KEPT,
@@ -140,9 +140,7 @@ class RedisStore:
 
     @property
     def where(self) -> str:
-        given = self._redis.connection_pool.connection_kwargs
-        address = given.get("path") or f"{given.get('host')}:{given.get('port')}"
-        return f"in Redis at {address}/{given.get('db', 0)}"
+        return f"in Redis at {address(self._redis.connection_pool.connection_kwargs)}"
 
     @property
     def round_trips(self) -> int:
