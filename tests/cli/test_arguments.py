@@ -188,6 +188,8 @@ def test_json_without_auto_is_refused(capfd: pytest.CaptureFixture[str]) -> None
         ("http://127.0.0.1:8765/", "ws://127.0.0.1:8765/"),
         ("https://qiuqiu.example", "wss://qiuqiu.example"),
         ("127.0.0.1:8765", "ws://127.0.0.1:8765"),
+        ("localhost:9000", "ws://localhost:9000"),
+        ("ws://[::1", "ws://127.0.0.1:8765"),
     ],
 )
 def test_a_server_address_that_is_not_a_websocket_one_names_the_one_to_use(

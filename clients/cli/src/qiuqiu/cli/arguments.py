@@ -123,18 +123,34 @@ def _valid(adapter: TypeAdapter[str], text: str) -> str:
 
 
 def server_url(text: str) -> str:
-    """``--server``'s type: a WebSocket address. The page's address (``http://``) is
-    the one a player has at hand, so the error names the one to use instead."""
+    """``--server``'s type: a WebSocket address. The page's address (``http://``), or
+    the host and port alone, is the one a player has at hand, so the error names the
+    one to use instead."""
+    if not _is_websocket_address(text):
+        raise argparse.ArgumentTypeError(
+            f"must be a ws:// or wss:// address, such as {_address_meant(text)} (got {text!r})"
+        )
+    return text
+
+
+def _address_meant(text: str) -> str:
+    """The WebSocket address ``text``, which is none, most likely means; else an example."""
+    scheme, colon, rest = text.partition("://")
+    web = {"http": "ws", "https": "wss"}.get(scheme.lower())
+    if colon:
+        meant = f"{web}://{rest}" if web else ""
+    else:
+        meant = f"ws://{text}" if text.split() == [text] else ""
+    return meant if _is_websocket_address(meant) else "ws://127.0.0.1:8765"
+
+
+def _is_websocket_address(text: str) -> bool:
     try:
         parse_uri(text)
-    except InvalidURI:
-        scheme, colon, rest = text.partition("://")
-        web = {"http": "ws", "https": "wss"}.get(scheme.lower())
-        instead = f"{web}://{rest}" if colon and web else "ws://127.0.0.1:8765"
-        raise argparse.ArgumentTypeError(
-            f"must be a ws:// or wss:// address, such as {instead} (got {text!r})"
-        ) from None
-    return text
+    except (InvalidURI, ValueError):
+        # ValueError: urllib's, of an address it cannot split ("ws://[::1").
+        return False
+    return True
 
 
 def whole_number(text: str) -> int:
