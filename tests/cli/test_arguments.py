@@ -14,6 +14,7 @@ from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli.__main__ import _default_name
 from qiuqiu.cli.__main__ import main as play_main
 from qiuqiu.cli.arguments import add_table_options, table_options
+from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
 from qiuqiu.cli.bot import main as bot_main
 from qiuqiu.protocol import TableOptions
 
@@ -204,6 +205,30 @@ def test_a_server_address_that_is_not_a_websocket_one_names_the_one_to_use(
         said = capfd.readouterr().err
         assert f"argument --server: must be a ws:// or wss:// address, such as {instead}" in said
         assert "Traceback" not in said
+
+
+class PairHunter(Bot):
+    """Bets when two of its tiles make a pair worth 8 or 9, calls small bets, folds
+    the rest.
+
+    What follows the first paragraph is for the code's readers."""
+
+    def decide(self, turn: Turn) -> Action:
+        return Check() if turn.legal.check else Call()
+
+
+def test_a_bots_help_is_its_docstrings_first_paragraph_and_says_what_each_flag_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The docstring's first line alone was cut mid-sentence, and --server, --name and
+    # --buy-in said only their defaults.
+    assert _status(lambda: bot_main(PairHunter(), ["--help"])) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "a pair worth 8 or 9, calls small bets, folds the rest. options:" in said
+    assert "for the code's readers" not in said
+    assert "--server SERVER the server to play on (ws://127.0.0.1:8765)" in said
+    assert "--name NAME the bot's name at the table (PairHunter)" in said
+    assert "--buy-in BUY_IN chips to sit down with (500)" in said
 
 
 def _status(run: Callable[[], int]) -> int | str | None:

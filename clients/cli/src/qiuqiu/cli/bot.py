@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import queue
@@ -666,18 +667,28 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
             '`if __name__ == "__main__":`, as clients/examples/ do, so that the arena can '
             "load the bot without playing it on a server"
         )
+    # The docstring's first paragraph, as one line: its first line alone stops mid-sentence.
+    first_paragraph = inspect.cleandoc(type(bot).__doc__ or "").split("\n\n")[0]
     parser = argparse.ArgumentParser(
-        description=(type(bot).__doc__ or "").split("\n")[0], allow_abbrev=False
+        description=" ".join(first_paragraph.split()), allow_abbrev=False
     )
     parser.add_argument(
-        "--server", type=server_url, default="ws://127.0.0.1:8765", help="(%(default)s)"
+        "--server",
+        type=server_url,
+        default="ws://127.0.0.1:8765",
+        help="the server to play on (%(default)s)",
     )
     parser.add_argument(
-        "--name", type=player_name, default=type(bot).__name__, help="(%(default)s)"
+        "--name",
+        type=player_name,
+        default=type(bot).__name__,
+        help="the bot's name at the table (%(default)s)",
     )
     parser.add_argument("--hands", type=hand_count, default=100, help="hands to play (%(default)s)")
     parser.add_argument("--table", type=table_id, help="join this table (default: open one)")
-    parser.add_argument("--buy-in", type=chips, default=500, help="(%(default)s)")
+    parser.add_argument(
+        "--buy-in", type=chips, default=500, help="chips to sit down with (%(default)s)"
+    )
     add_table_options(parser)
     args = parser.parse_args(argv)
     try:
