@@ -223,6 +223,19 @@ async def test_an_unreachable_server_is_one_clear_line_and_exit_status_1(
     assert not out, "standard output may be a file of results"
 
 
+async def test_a_config_folder_that_cannot_be_made_is_one_line_and_exit_status_1(
+    server: QiuQiuServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It was a traceback: the new account's token had nowhere to go.
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    monkeypatch.setenv("QIUQIU_CONFIG_DIR", str(a_file / "qiuqiu"))
+    out, err = await qiuqiu_both("play", "--server", server.url, "--auto", "1", status=1)
+    assert f"cannot keep this account's token in {a_file / 'qiuqiu' / 'tokens.json'}" in err
+    assert len(err.splitlines()) == 1, err
+    assert not out
+
+
 async def test_impossible_table_options_are_refused_before_connecting(config_dir: Path) -> None:
     out, err = await qiuqiu_both(
         "play", "--min-bet", "50", "--max-bet", "20", "--auto", "1", status=2

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from qiuqiu.cli import tokens
+from qiuqiu.cli.errors import TokenNotSaved
 from qiuqiu.cli.tokens import TokenFile
 
 HERE = "ws://127.0.0.1:8765"
@@ -78,6 +79,16 @@ def test_a_stale_temporary_file_does_not_widen_the_files_mode(tmp_path: Path) ->
     file.save(HERE, "tok")
     assert file.load(HERE) == "tok"
     assert mode(file.path) == 0o600
+
+
+def test_a_folder_that_cannot_be_made_is_a_token_not_saved_naming_the_file(
+    tmp_path: Path,
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    file = TokenFile(a_file / "qiuqiu")
+    with pytest.raises(TokenNotSaved, match=r"cannot keep this account's token in .*: Not a dir"):
+        file.save(HERE, "tok")
 
 
 # -- a damaged file ------------------------------------------------------------------------------

@@ -24,6 +24,11 @@ class ServerRefused(ClientError):
         self.message = message
 
 
+class TokenNotSaved(ClientError):
+    """The resume token of a new account could not be written to its file: without it
+    the account could not be resumed, so nothing is played on it."""
+
+
 class ShuffleNotRevealed(ClientError):
     """A table's full shuffle cannot be checked yet: its seed is revealed only when it closes."""
 

@@ -12,6 +12,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from qiuqiu.cli.errors import TokenNotSaved
+
 
 def config_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """``$QIUQIU_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/qiuqiu``, else ``~/.config/qiuqiu``."""
@@ -34,13 +36,19 @@ class TokenFile:
     def save(self, server: str, token: str) -> None:
         tokens = self._read()
         tokens[server] = token
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".tmp")
-        partial.unlink(missing_ok=True)  # a leftover may have a wider mode
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as file:
-            json.dump(tokens, file, indent=2)
-        partial.replace(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.path.with_suffix(".tmp")
+            partial.unlink(missing_ok=True)  # a leftover may have a wider mode
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as file:
+                json.dump(tokens, file, indent=2)
+            partial.replace(self.path)
+        except OSError as error:
+            raise TokenNotSaved(
+                f"cannot keep this account's token in {self.path}: {error.strerror or error} "
+                "(QIUQIU_CONFIG_DIR names a folder to keep it in)"
+            ) from None
 
     def _read(self) -> dict[str, object]:
         try:
