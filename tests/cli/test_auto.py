@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from qiuqiu.cli.bot import run
+from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.memory_store import MemoryStore
@@ -234,6 +237,22 @@ async def test_a_config_folder_that_cannot_be_made_is_one_line_and_exit_status_1
     assert f"cannot keep this account's token in {a_file / 'qiuqiu' / 'tokens.json'}" in err
     assert len(err.splitlines()) == 1, err
     assert not out
+
+
+async def test_a_buy_in_past_the_balance_is_refused_before_a_table_is_opened(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # The table was opened, then the seat refused: it waited, empty, in everyone's lobby.
+    out, err = await qiuqiu_both(
+        "play", "--server", server.url, "--buy-in", "5000", "--auto", "1", "--json", status=1
+    )
+    assert err.splitlines()[-1] == (
+        "qiuqiu: your balance is 1,000 chips, not enough for a buy-in of 5,000"
+    )
+    assert not out
+    async with await Connection.open(server.url, name="Lister") as conn:
+        listed = await conn.request(cmd.ListTables(), wire.TableList)
+    assert listed.tables == ()
 
 
 async def test_impossible_table_options_are_refused_before_connecting(config_dir: Path) -> None:

@@ -40,7 +40,7 @@ from qiuqiu.cli.bot import (
 )
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
-from qiuqiu.cli.errors import BotFailed, ShuffleNotRevealed
+from qiuqiu.cli.errors import BalanceTooLow, BotFailed, ShuffleNotRevealed
 from qiuqiu.cli.payouts import PaidWrong
 from qiuqiu.cli.turns import turn_key
 from qiuqiu.protocol import (
@@ -111,6 +111,16 @@ async def test_a_bot_run_reports_every_hand_and_the_shuffle_verified(
     assert f"shuffle verified: {rebuilt} from the revealed seed" in caplog.text
     # It stood up as it asked to, after its last hand: not "by the server".
     assert "stood up" not in caplog.text
+
+
+async def test_a_bot_run_with_a_buy_in_past_its_balance_opens_no_table(
+    server: QiuQiuServer,
+) -> None:
+    with pytest.raises(BalanceTooLow, match="balance is 1,000 chips, not enough for a buy-in"):
+        await run(AlwaysCall(), server.url, name="Runner", buy_in=5_000)
+    async with await Connection.open(server.url, name="Lister") as conn:
+        listed = await conn.request(cmd.ListTables(), wire.TableList)
+    assert listed.tables == ()
 
 
 async def test_a_tile_other_than_the_committed_one_raises_at_the_hands_end(

@@ -52,7 +52,7 @@ from qiuqiu.cli.arguments import (
     table_id,
     table_options,
 )
-from qiuqiu.cli.connection import HISTORY_LIMIT, Closed, Connection, Reconnected
+from qiuqiu.cli.connection import HISTORY_LIMIT, Closed, Connection, Reconnected, check_balance
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import (
     BotFailed,
@@ -576,6 +576,8 @@ async def run(
     check_is_a_bot(bot)
     async with await Connection.open(url, name=name) as conn:
         if table_id is None:
+            assert conn.welcome is not None
+            check_balance(conn.welcome, buy_in)
             table, _ = await conn.open_table(options or TableOptions(), buy_in)
             table_id = table.table_id
             log.info("opened table %s: others join it with --table %s", table_id, table_id)

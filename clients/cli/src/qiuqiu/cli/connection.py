@@ -33,7 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from qiuqiu.cli.deals import TableDeals, fresh_seed
-from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
+from qiuqiu.cli.errors import BalanceTooLow, ConnectionLost, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import Applied, TableState
 from qiuqiu.protocol import (
     PROTOCOL_VERSION,
@@ -674,6 +674,15 @@ class Connection:
     def _cancel_watches_later(self) -> None:
         for later in self._watches_later:
             later.cancel()
+
+
+def check_balance(welcome: wire.Welcome, buy_in: int) -> None:
+    """Raise :class:`BalanceTooLow` unless the balance ``welcome`` gave pays ``buy_in``:
+    for a table about to be opened on a connection just made, whose welcome is fresh."""
+    if buy_in > welcome.balance:
+        raise BalanceTooLow(
+            f"your balance is {welcome.balance:,} chips, not enough for a buy-in of {buy_in:,}"
+        )
 
 
 def _why_not(url: str, error: Exception) -> str:

@@ -24,6 +24,12 @@ class ServerRefused(ClientError):
         self.message = message
 
 
+class BalanceTooLow(ClientError):
+    """A buy-in past the account's balance, said before a table is opened for it: the
+    server refuses it only at ``join_table``, once the table is open, and the table then
+    waits, empty, in everyone's lobby for its grace period."""
+
+
 class TokenNotSaved(ClientError):
     """The resume token of a new account could not be written to its file: without it
     the account could not be resumed, so nothing is played on it."""

@@ -24,7 +24,7 @@ from qiuqiu.cli import render
 from qiuqiu.cli.arguments import check_buy_in, check_joining, new_table_flags, table_options
 from qiuqiu.cli.bot import Summary, check_shuffle, waiting_log
 from qiuqiu.cli.bot import play as play_bot
-from qiuqiu.cli.connection import Connection
+from qiuqiu.cli.connection import Connection, check_balance
 from qiuqiu.cli.live import LiveView, key_lines
 from qiuqiu.cli.terminal import INTERRUPT, Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
@@ -246,6 +246,7 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
             Text(f"You sat down at table {joined.table_id} with {joined.buy_in} chips."),
         )
         return joined.table_id
+    check_balance(welcome, options.buy_in)
     table, _ = await conn.open_table(options.table, options.buy_in)
     say(
         console,
