@@ -229,6 +229,7 @@ def test_a_bots_help_is_its_docstrings_first_paragraph_and_says_what_each_flag_i
     assert "--server SERVER the server to play on (ws://127.0.0.1:8765)" in said
     assert "--name NAME the bot's name at the table (PairHunter)" in said
     assert "--buy-in BUY_IN chips to sit down with (500)" in said
+    assert "--no-bot no dealer bot: a table for others to join with --table" in said
 
 
 def _status(run: Callable[[], int]) -> int | str | None:

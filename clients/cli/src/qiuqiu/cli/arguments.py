@@ -33,7 +33,9 @@ def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -
     )
     if served:
         table.add_argument(
-            "--no-bot", action="store_true", help="no dealer bot: wait for others to --table join"
+            "--no-bot",
+            action="store_true",
+            help="no dealer bot: a table for others to join with --table",
         )
     table.add_argument(
         "--ante", type=int, default=defaults.ante, help="chips each seat puts in (%(default)s)"
