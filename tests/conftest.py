@@ -33,7 +33,34 @@ BROWSER_DRIVER_MISSING = importlib.util.find_spec("playwright") is None and not 
 install (README, "Development"); under CI its absence fails them instead."""
 SOLVER_MISSING = importlib.util.find_spec("numpy") is None and not os.environ.get("CI")
 """The solver's tests need the `solver` group (numpy) likewise."""
-collect_ignore = [*(["web"] * BROWSER_DRIVER_MISSING), *(["solver"] * SOLVER_MISSING)]
+NOT_INSTALLED = {
+    **({"web": "Playwright"} if BROWSER_DRIVER_MISSING else {}),
+    **({"solver": "numpy"} if SOLVER_MISSING else {}),
+}
+"""The folders left out for a package missing, and the package."""
+collect_ignore = list(NOT_INSTALLED)
+
+
+class NotInstalled(pytest.Module):
+    """A test file of a folder left out, named on the command line all the same (which
+    ``collect_ignore`` does not leave out): skipped with the reason, rather than an
+    ImportError of the package it needs."""
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        folder = self.path.relative_to(Path(__file__).parent).parts[0]
+        pytest.skip(f"{NOT_INSTALLED[folder]} is not installed: uv sync --all-groups")
+
+
+def pytest_pycollect_makemodule(
+    module_path: Path, parent: pytest.Collector
+) -> pytest.Module | None:
+    tests = Path(__file__).parent
+    if (
+        module_path.is_relative_to(tests)
+        and module_path.relative_to(tests).parts[0] in NOT_INSTALLED
+    ):
+        return NotInstalled.from_parent(parent, path=module_path)
+    return None
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -57,10 +84,7 @@ def pytest_configure() -> None:
 
 
 def pytest_report_header() -> str | None:
-    missing = [
-        *(["tests/web: Playwright"] * BROWSER_DRIVER_MISSING),
-        *(["tests/solver: numpy"] * SOLVER_MISSING),
-    ]
+    missing = [f"tests/{folder}: {package}" for folder, package in NOT_INSTALLED.items()]
     if missing:
         return f"skipped, not installed ({'; '.join(missing)}): uv sync --all-groups"
     return None
