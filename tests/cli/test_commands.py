@@ -217,6 +217,16 @@ def test_a_bet_without_one_whole_amount_is_refused(line: str) -> None:
     assert "bet N" in refused(line, table(OPENING))
 
 
+@pytest.mark.parametrize("line", ["bet ten", "bet -5", "bet 1.5", "bet 10 20", "bet 1e3"])
+def test_an_amount_that_is_not_one_whole_number_is_said_to_be_one(line: str) -> None:
+    # It was "say how much: bet N", to a player who had said how much.
+    assert refused(line, table(OPENING)) == "an amount is one whole number of chips: bet N"
+
+
+def test_a_bet_with_no_amount_asks_how_much() -> None:
+    assert refused("bet", table(OPENING)) == "say how much: bet N"
+
+
 @pytest.mark.parametrize("line", ["raise", "raise all", "raise 100 200"])
 def test_a_raise_without_one_whole_amount_is_refused(line: str) -> None:
     assert "raise N" in refused(line, table(FACING))

@@ -174,13 +174,18 @@ def _action(verb: str, args: list[str], state: TableState) -> Command:
         if verb == "fold" and not legal.fold:
             return Refusal(f"you can check for free, no need to fold; {allowed}")
         return Check() if verb == "check" else Call() if verb == "call" else Fold()
-    # isdigit() alone admits digits int() cannot read, such as "²".
-    if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()) or len(args[0]) > 15:
+    if not args:
         return Refusal(f"say how much: {verb} N")
-    amount = int(args[0])
+    # isdigit() alone admits digits int() cannot read, such as "²".
+    if len(args) > 1 or not (args[0].isascii() and args[0].isdigit()):
+        return Refusal(f"an amount is one whole number of chips: {verb} N")
     allowed_range = legal.bet if verb == "bet" else legal.raise_to
     if allowed_range is None:
         return Refusal(f"you cannot {verb} now; {allowed}")
+    if len(args[0]) > 15:
+        # More chips than any table holds, in more digits than int() need read.
+        return Refusal(f"{verb} must be from {allowed_range.min} to {allowed_range.max}")
+    amount = int(args[0])
     if allowed_range.min == allowed_range.max != amount:
         return Refusal(f"{verb} can only be {allowed_range.min} here, not {amount}")
     if not allowed_range.min <= amount <= allowed_range.max:
