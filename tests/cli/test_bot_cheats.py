@@ -25,8 +25,8 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.cli.conftest import cut_the_network
+from tests.cli.game_helpers import played_to
 from tests.cli.test_bot import HANDS, PATIENCE, SMALL
-from tests.cli.test_game import played_to
 from tests.server import cheats
 from tests.server.conftest import chip_total
 

@@ -14,7 +14,7 @@ from qiuqiu.cli.game import TableState
 from qiuqiu.engine import ALL_TILES
 from qiuqiu.protocol import DealTampered, fairness
 from qiuqiu.protocol import server as wire
-from tests.cli.test_game import (
+from tests.cli.game_helpers import (
     CLIENT_SEEDS,
     HAND,
     SEALED,

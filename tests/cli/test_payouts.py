@@ -20,8 +20,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import SeatAmount
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.cli.conftest import CONFIG
-from tests.cli.test_deals import history
-from tests.cli.test_game import (
+from tests.cli.game_helpers import (
     BOT,
     ME,
     MY_TILES,
@@ -38,6 +37,7 @@ from tests.cli.test_game import (
     whole_hand,
     winner,
 )
+from tests.cli.test_deals import history
 
 Edit = Callable[[wire.TableEvent], wire.TableEvent]
 

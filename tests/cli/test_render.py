@@ -23,7 +23,7 @@ from qiuqiu.protocol import (
     TableOptions,
 )
 from qiuqiu.protocol import server as wire
-from tests.cli.test_game import SEALED, TABLE_SEED, played, replaced, seat_seeds, whole_hand
+from tests.cli.game_helpers import SEALED, TABLE_SEED, played, replaced, seat_seeds, whole_hand
 
 ME, BOT = 0, 1
 TAMPERED = DealTampered("t1", 3, "position 6 does not open to 6-6")
