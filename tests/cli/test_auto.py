@@ -120,6 +120,23 @@ async def test_a_new_account_says_it_replaces_the_saved_one(
     assert json.loads((config_dir / "tokens.json").read_text())[server.url] != saved
 
 
+async def test_a_damaged_token_file_is_set_aside_not_lost_and_said_in_one_line(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    damaged = '{"ws://other:1": "tok", bad'
+    config_dir.mkdir()
+    tokens = config_dir / "tokens.json"
+    tokens.write_text(damaged)
+    out = await qiuqiu("play", "--server", server.url, "--auto", "1", *SMALL)
+    [aside] = config_dir.glob("tokens.json.damaged-*")
+    assert aside.read_text() == damaged
+    assert (
+        f"{tokens} could not be read: it is kept as {aside}, and a new tokens.json holds "
+        "this account's token."
+    ) in out.splitlines()
+    assert list(json.loads(tokens.read_text())) == [server.url]
+
+
 async def test_a_name_with_accents_on_an_ascii_only_output_is_written_without_them(
     server: QiuQiuServer, config_dir: Path
 ) -> None:

@@ -104,15 +104,39 @@ def test_a_folder_that_cannot_be_made_is_a_token_not_saved_naming_the_file(
         pytest.param("null", id="null"),
     ],
 )
-def test_a_damaged_file_reads_as_empty_and_is_overwritten_cleanly(
+def test_a_damaged_file_reads_as_empty_and_is_set_aside_for_a_new_one(
     tmp_path: Path, content: str
 ) -> None:
     file = TokenFile(tmp_path)
     file.path.write_text(content)
+    file.path.chmod(0o644)
     assert file.load(HERE) is None
-    file.save(HERE, "tok")
+    aside = file.save(HERE, "tok")
+    assert aside is not None
+    assert aside.parent == tmp_path
+    assert aside.name.startswith("tokens.json.damaged-")
+    assert aside.read_text() == content
+    assert mode(aside) == 0o600
     assert json.loads(file.path.read_text()) == {HERE: "tok"}
     assert mode(file.path) == 0o600
+
+
+def test_a_second_damaged_file_is_set_aside_beside_the_first(tmp_path: Path) -> None:
+    file = TokenFile(tmp_path)
+    file.path.write_text('{"ws://other:1": "tok", bad')
+    first = file.save(HERE, "tok")
+    file.path.write_text("{also bad")
+    second = file.save(HERE, "tok")
+    assert first is not None
+    assert second is not None
+    assert (first.read_text(), second.read_text()) == ('{"ws://other:1": "tok", bad', "{also bad")
+
+
+def test_a_readable_file_is_not_set_aside(tmp_path: Path) -> None:
+    file = TokenFile(tmp_path)
+    assert file.save(HERE, "tok") is None
+    assert file.save(THERE, "tok-2") is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tokens.json"]
 
 
 def test_a_token_that_is_not_text_loads_as_none(tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
             url,
             name=options.name,
             token=token,
-            on_token=(lambda t: tokens.save(key, t)) if tokens else None,
+            on_token=(lambda t: keep_token(tokens, key, t, console, options)) if tokens else None,
         )
         stack.push_async_callback(conn.close)
         if options.watch is not None:
@@ -158,6 +158,22 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
         scripted = not sys.stdin.isatty()
         terminal = Terminal(conn, table_id, console, options.unicode, scripted=scripted)
         await shown(terminal, console, options)
+
+
+def keep_token(
+    tokens: TokenFile, server: str, token: str, console: Console, options: PlayOptions
+) -> None:
+    aside = tokens.save(server, token)
+    if aside is not None:
+        say(
+            console,
+            options,
+            Text(
+                f"{tokens.path} could not be read: it is kept as {aside}, and a new "
+                f"{tokens.path.name} holds this account's token.",
+                "yellow",
+            ),
+        )
 
 
 async def look_on(conn: Connection, table_id: str, options: PlayOptions, console: Console) -> None:

@@ -2,13 +2,15 @@
 
 The token is the account: whoever holds it plays with its chips. So the file
 is written whole (a crash never leaves half of it) and readable by its owner
-only.
+only. A file that cannot be read as tokens is set aside, never overwritten: it
+may hold other servers' tokens, which a person can still get back from it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,14 +32,20 @@ class TokenFile:
         self.path = folder / "tokens.json"
 
     def load(self, server: str) -> str | None:
-        token = self._read().get(server)
+        token = (self._read() or {}).get(server)
         return token if isinstance(token, str) else None
 
-    def save(self, server: str, token: str) -> None:
+    def save(self, server: str, token: str) -> Path | None:
+        """Keep ``token`` for ``server``; return where a file that could not be read was
+        set aside to make room for it, else ``None``."""
         tokens = self._read()
-        tokens[server] = token
+        aside = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if tokens is None:
+                aside = self._set_aside()
+                tokens = {}
+            tokens[server] = token
             partial = self.path.with_suffix(".tmp")
             partial.unlink(missing_ok=True)  # a leftover may have a wider mode
             fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -49,10 +57,21 @@ class TokenFile:
                 f"cannot keep this account's token in {self.path}: {error.strerror or error} "
                 "(QIUQIU_CONFIG_DIR names a folder to keep it in)"
             ) from None
+        return aside
 
-    def _read(self) -> dict[str, object]:
+    def _read(self) -> dict[str, object] | None:
+        """The tokens in the file, none if there is no file, ``None`` if it cannot be read."""
         try:
             data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
+        except FileNotFoundError:
             return {}
-        return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _set_aside(self) -> Path:
+        aside = self.path.with_name(f"{self.path.name}.damaged-{secrets.token_hex(4)}")
+        # It may hold tokens: readable by its owner only, as the file it was.
+        self.path.chmod(0o600)
+        self.path.rename(aside)
+        return aside
