@@ -105,8 +105,15 @@ def test_the_guides_bot_that_learns_at_the_showdowns_plays_in_the_arena(
     assert capsys.readouterr().out.startswith("skeptic vs dealer: ")
 
 
-def test_the_guides_connection_example_compiles() -> None:
-    compile(PYTHON_BLOCKS[2], "clients/README.md", "exec")
+async def test_the_guides_watcher_says_an_empty_lobby_has_no_table_to_watch(
+    server: QiuQiuServer, tmp_path: Path
+) -> None:
+    # It was an IndexError: the example took the lobby's first table for granted.
+    example = tmp_path / "watcher.py"
+    example.write_text(PYTHON_BLOCKS[2].replace("ws://127.0.0.1:8765", server.url))
+    out, err = await run(example)
+    assert out == "no table to watch: the lobby is empty\n"
+    assert not err
 
 
 async def test_the_guides_fair_deal_example_plays_checks_and_rebuilds_the_decks(
