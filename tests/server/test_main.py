@@ -249,9 +249,11 @@ async def balance(store: RedisStore, account_id: str) -> int:
 def test_the_qiuqiu_server_command_is_installed_and_documents_its_flags() -> None:
     command = Path(sys.executable).parent / "qiuqiu-server"
     out = subprocess.run([command, "--help"], check=True, capture_output=True, text=True).stdout
-    for name in ServerConfig.model_fields:
+    words = " ".join(out.split())  # as wrapped to the terminal's width
+    for name, info in ServerConfig.model_fields.items():
         assert flag(name) in out
-        assert env_name(name) in out
+        # The default as README's table says it: 10, not 10.0.
+        assert f"(default {shown_default(info.default)}; env {env_name(name)})" in words
 
 
 async def test_logs_are_one_json_object_a_line_naming_the_table_and_hand() -> None:
@@ -296,17 +298,22 @@ def settings_table() -> str:
     """The README's table of settings, as the settings themselves say it should read."""
     rows = ["| flag | environment | default | what it is |", "| --- | --- | --- | --- |"]
     for name, info in ServerConfig.model_fields.items():
-        default = info.default
-        if default is None:
-            shown = "unset"
-        elif isinstance(default, tuple):
-            shown = ",".join(default) or "empty"
-        elif isinstance(default, float):
-            shown = f"`{default:g}`"
-        else:
-            shown = f"`{default}`"
+        shown = shown_default(info.default)
+        if info.default is not None and not isinstance(info.default, tuple):
+            shown = f"`{shown}`"
         rows.append(f"| `{flag(name)}` | `{env_name(name)}` | {shown} | {info.description} |")
     return "\n".join(rows) + "\n"
+
+
+def shown_default(default: object) -> str:
+    """A setting's default as a person reads it, in README and in ``--help``."""
+    if default is None:
+        return "unset"
+    if isinstance(default, tuple):
+        return ",".join(default) or "empty"
+    if isinstance(default, float):
+        return f"{default:g}"
+    return str(default)
 
 
 def test_the_readme_documents_every_setting_in_one_table() -> None:

@@ -342,4 +342,6 @@ def secret_hidden(value: str | None) -> str | None:
 def _shown(value: object) -> str:
     if isinstance(value, tuple):
         return ",".join(value) or "empty"
+    if isinstance(value, float):
+        return f"{value:g}"  # 10 seconds, as README says, not 10.0
     return str(value)
