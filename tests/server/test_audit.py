@@ -77,3 +77,12 @@ def test_a_prefix_of_the_flag_is_refused_not_taken_for_it() -> None:
     status, _, err = audited("--redis", "redis://127.0.0.1:1/0")
     assert status == 2
     assert "unrecognized arguments: --redis" in err
+
+
+def test_the_help_is_plain_text_saying_what_the_audit_checks() -> None:
+    status, out, _ = audited("--help")
+    assert status == 0
+    assert "`" not in out, "reStructuredText markup, not text"
+    words = " ".join(out.split())  # as wrapped to the terminal's width
+    assert "Whether every chip in a Redis is accounted for" in words
+    assert "Exit status 0 when the sum is zero, 1 when it is not" in words
