@@ -84,5 +84,5 @@ def test_the_help_is_plain_text_saying_what_the_audit_checks() -> None:
     assert status == 0
     assert "`" not in out, "reStructuredText markup, not text"
     words = " ".join(out.split())  # as wrapped to the terminal's width
-    assert "Whether every chip in a Redis is accounted for" in words
+    assert "Check that every chip in a Redis is accounted for" in words
     assert "Exit status 0 when the sum is zero, 1 when it is not" in words

@@ -37,9 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m qiuqiu.server.audit",
         # Written out, not the docstring: its markup is for readers of the code.
-        description="Whether every chip in a Redis is accounted for: every balance (the "
-        "house's below zero) plus every stack at every table sums to zero while no chip was "
-        "made or lost. It may run beside live servers.",
+        description="Check that every chip in a Redis is accounted for: every balance (the "
+        "house's below zero) plus every stack at every table must sum to zero. It reads "
+        "them all at one instant, so it may run beside live servers.",
         epilog="Exit status 0 when the sum is zero, 1 when it is not, 2 for a URL that does "
         "not fit or a Redis it cannot read.",
         allow_abbrev=False,
