@@ -126,7 +126,7 @@ class App {
     if (this.elsewhere) this.playedElsewhere = true;
     const labels = {
       connecting: "Connecting…",
-      "need-name": "Connected",
+      "need-name": "Not signed in",
       online: "Online",
       reconnecting: "Reconnecting…",
       refused: "Not allowed",
@@ -147,7 +147,7 @@ class App {
     const saidAtTable = this.view === "table" && !this.tables.get(this.active ?? "")?.busted;
     if ((info.status === "stopped" || (info.status === "refused" && was !== "refused")) && info.detail && !saidAtTable) this.toast(info.detail, "bad");
     // Said where the player looks, for as long as it lasts: a toast goes in seconds.
-    this.connectionNote.textContent = info.status === "refused" || info.status === "stopped" ? info.detail : "";
+    this.connectionNote.textContent = ["refused", "stopped", "need-name"].includes(info.status) ? info.detail : "";
     if (info.status === "reconnecting" && info.code === 1001 && info.attempt === 1) {
       this.toast("The server stopped. Every hand in play was called off and your chips went back to your balance; this page reconnects when the server is back.", "bad");
     }
@@ -686,6 +686,8 @@ class App {
     document.body.dataset.view = view;
     const hash = view === "table" && this.active ? `#/table/${this.active}` : view === "lobby" ? "#/" : "";
     if (hash && location.hash !== hash) history.replaceState(null, "", hash);
+    // Signed out (a name refused where the server forgot the account): no balance is this page's.
+    if (view === "signin") this.accountEl.replaceChildren();
     if (view === "signin") this.main.replaceChildren(this.signin);
     if (view === "lobby") {
       this.main.replaceChildren(this.lobbyView.root);

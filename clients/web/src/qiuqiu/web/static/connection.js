@@ -26,6 +26,15 @@ const FINAL_CLOSES = new Map([
   [1009, "The server closed the connection: a message was too large."],
 ]);
 
+/** What the sign-in card says of a name the server refused, in the page's words: the
+ * server's speak of `hello` and tokens, which the player never sees. The form sends at
+ * most 24 characters, so the one name it can send that is invalid has nothing visible. */
+const NAME_REFUSALS = new Map([
+  ["reserved_name", "That name is the dealer bot's: pick another name."],
+  ["invalid_message", "That name has no visible character: pick another name."],
+  ["too_many_accounts", "Your address has opened as many new accounts as the server allows for now: try again later."],
+]);
+
 /**
  * @typedef {"connecting" | "need-name" | "online" | "reconnecting" | "refused" | "stopped"} Status
  * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null, code?: number}} StatusInfo
@@ -63,6 +72,9 @@ export class Connection {
     this.retryTimer = null;
     /** Set when the server no longer knew this page's account and a new one was opened. */
     this.forgotten = false;
+    /** The name a new account is asked for under, until the server takes or refuses it:
+     * kept only once taken, so that a refused one is not said again at the next load. */
+    this.asked = "";
     /** How many sessions this page has had: more than one means it came back by itself. */
     this.sessions = 0;
     /** Handshakes refused by a server that answers, since the last one that opened. */
@@ -169,25 +181,31 @@ export class Connection {
         this.forgotten = true;
       }
     }
-    if (this.name) return this.identify(this.name);
+    const name = this.asked || this.name;
+    if (name) return this.identify(name);
     this.setStatus("need-name");
   }
 
   /** Open a new account under `name` (the sign-in form calls this). @param {string} name */
   async identify(name) {
-    this.storage.setItem("qiuqiu.name", name);
+    this.asked = name;
     // The server closed the connection that waited for the name (see lost): a new
     // one says hello with it as soon as it opens.
     if (!this.ws) return this.open();
     try {
       this.welcomed(await this.request({ type: "hello", version: PROTOCOL_VERSION, name }));
     } catch (error) {
-      this.failed(error);
+      if (!(error instanceof Refused)) return;
+      // Refused, it opened no account: the card asks for a name again, saying what to do.
+      // The connection stays open for it, until the server's wait for a hello is up.
+      this.asked = "";
+      this.setStatus("need-name", NAME_REFUSALS.get(error.code) ?? error.message);
     }
   }
 
   /** @param {any} welcome */
   welcomed(welcome) {
+    this.asked = "";
     if (welcome.token) this.token = welcome.token;
     this.storage.setItem("qiuqiu.name", welcome.name);
     this.sessions += 1;

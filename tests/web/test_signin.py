@@ -1,0 +1,149 @@
+"""Signing in from the browser: a name the server refuses leaves the page at its
+sign-in card, saying what to do, with nothing on the page claiming a session it has not
+got; a name it takes goes to the lobby with no trace of the refusal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+from playwright.async_api import Page, expect
+from websockets.asyncio.client import connect
+
+from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
+from tests.web.conftest import Player
+from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, sign_in
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+RESERVED = "That name is the dealer bot's: pick another name."
+INVISIBLE = "That name has no visible character: pick another name."
+TOO_MANY = "Your address has opened as many new accounts as the server allows for now"
+
+
+async def enter(page: Page, name: str) -> None:
+    await page.fill("input[name=name]", name)
+    await page.click("[data-action=enter]")
+
+
+async def refused_at_sign_in(player: Player, code: str, words: str) -> None:
+    """The server refused the page's `hello` with `code`: the sign-in card says `words`
+    and takes a name again; nothing says the page is disconnected, or signed in."""
+    page = player.page
+    async with asyncio.timeout(HAND_LIMIT):
+        while not [f for f in frames_of(player, "error") if f["code"] == code]:
+            await asyncio.sleep(0.05)
+    status = page.locator("#status")
+    await expect(status).to_have_attribute("data-status", "need-name")
+    await expect(status).to_have_text("Not signed in")
+    await expect(status.locator("button")).to_have_count(0)
+    await expect(page.locator("#account")).to_be_empty()
+    await expect(page.locator(".lobby")).to_have_count(0)
+    await expect(page.locator("input[name=name]")).to_be_editable()
+    await expect(page.locator("[data-action=enter]")).to_be_enabled()
+    await expect(page.locator(".signin .connection-note")).to_have_text(words)
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "words"),
+    [("Dealer", "reserved_name", RESERVED), ("\u200b\u200b", "invalid_message", INVISIBLE)],
+)
+async def test_a_name_refused_leaves_the_page_ready_for_another_and_is_gone_once_signed_in(
+    open_player: OpenPlayer, name: str, code: str, words: str
+) -> None:
+    # The refusal turned the header to "Disconnected" with a Reconnect that did nothing,
+    # and its toast was still over the lobby once a good name had signed in.
+    ann = await open_player()
+    page = ann.page
+    await enter(page, name)
+    await refused_at_sign_in(ann, code, words)
+    await sign_in(page, "Ann")
+    await expect(page.locator("#status")).to_have_attribute("data-status", "online")
+    for part in ("#main", "#toast", "#status"):
+        await expect(page.locator(part)).not_to_contain_text(words)
+
+
+@pytest.mark.parametrize("config", [ServerConfig(port=0, hello_timeout=1.0)])
+async def test_a_refused_name_still_says_why_once_the_server_lets_the_connection_go(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """A refused `hello` is no `hello`: the server closes the connection when its time for
+    one is up (1008). The page said "no hello within 1 seconds", with a Reconnect that
+    sent the refused name again."""
+    ann = await open_player()
+    page = ann.page
+    await enter(page, "Dealer")
+    await refused_at_sign_in(ann, "reserved_name", RESERVED)
+    async with asyncio.timeout(HAND_LIMIT):
+        while not ann.sockets[0].is_closed():
+            await asyncio.sleep(0.05)
+    await refused_at_sign_in(ann, "reserved_name", RESERVED)
+    await expect(page.locator("#toast")).to_be_empty()
+    await sign_in(page, "Ann")
+    assert [m["name"] for m in ann.sent if m["type"] == "hello"] == ["Dealer", "Ann"]
+
+
+async def test_a_refused_name_is_not_tried_again_after_a_reload(open_player: OpenPlayer) -> None:
+    # The page kept the name before the server took it: a reload said hello with it at
+    # once, was refused again, and showed nothing but "Disconnected".
+    ann = await open_player()
+    page = ann.page
+    await enter(page, "Dealer")
+    await refused_at_sign_in(ann, "reserved_name", RESERVED)
+    await page.reload()
+    await expect(page.locator("#status")).to_have_attribute("data-status", "need-name")
+    await expect(page.locator(".signin input[name=name]")).to_be_editable()
+    assert [m["name"] for m in ann.sent if m["type"] == "hello"] == ["Dealer"]
+
+
+async def open_accounts(server: QiuQiuServer, count: int) -> None:
+    """Open `count` accounts from this machine's address, over plain WebSockets."""
+    for n in range(count):
+        async with connect(server.url) as ws:
+            hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": f"Early {n}"}
+            await ws.send(json.dumps(hello))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+
+
+@pytest.mark.parametrize("config", [ServerConfig(port=0, new_accounts_per_address=1)])
+async def test_too_many_accounts_from_one_address_is_said_in_words_and_the_card_stays(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    await open_accounts(server, 1)
+    await enter(ann.page, "Ann")
+    await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
+    await ann.page.click("[data-action=enter]")
+    async with asyncio.timeout(HAND_LIMIT):
+        while len(frames_of(ann, "error")) < 2:
+            await asyncio.sleep(0.05)
+    await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
+
+
+async def test_an_account_forgotten_and_not_opened_again_shows_no_lobby_nor_balance(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """An in-memory server restarts while the page is in the lobby: it no longer knows the
+    token, and refuses the new account the page then asks for under the same name. The
+    page kept the lobby and "Ann 1,000" in its header, beside "Disconnected"."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await expect(page.locator("#account")).to_contain_text("1,000")
+    await ann.context.set_offline(True)
+    port = server.port
+    await server.stop()
+    config = ServerConfig(port=port, new_accounts_per_address=1)
+    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
+    await again.start()
+    try:
+        await open_accounts(again, 1)
+        await ann.context.set_offline(False)
+        await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
+    finally:
+        await again.stop()
