@@ -17,6 +17,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from tests.web.conftest import Player
+from tests.web.test_away import cut_at
 from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, sign_in
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -147,3 +148,15 @@ async def test_an_account_forgotten_and_not_opened_again_shows_no_lobby_nor_bala
         await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
     finally:
         await again.stop()
+
+
+async def test_a_name_whose_connection_drops_before_the_answer_signs_in_all_the_same(
+    open_player: OpenPlayer,
+) -> None:
+    # The page said nothing and stayed at its card, "Connected", until the player
+    # clicked again: it let the connection go as it does one waiting for a name.
+    ann = await open_player()
+    page = ann.page
+    await cut_at(page, "hello", heard=False)
+    await sign_in(page, "Ann")
+    await expect(page.locator("#status")).to_have_attribute("data-status", "online")

@@ -195,6 +195,7 @@ export class Connection {
     try {
       this.welcomed(await this.request({ type: "hello", version: PROTOCOL_VERSION, name }));
     } catch (error) {
+      // Lost with the connection, the name is said again on the next (see lost).
       if (!(error instanceof Refused)) return;
       // Refused, it opened no account: the card asks for a name again, saying what to do.
       // The connection stays open for it, until the server's wait for a hello is up.
@@ -290,8 +291,9 @@ export class Connection {
     this.pending.clear();
     this.info.code = code;
     // The server closes a connection that has not said hello for a while (1008): one
-    // waiting for the player to type a name is let go, and identify opens another.
-    if (this.info.status === "need-name") return;
+    // waiting for the player to type a name is let go, and identify opens another. One
+    // lost with a name on its way opens again, and says it (see greet).
+    if (this.info.status === "need-name" && !this.asked) return;
     const final = FINAL_CLOSES.get(code);
     if (final) {
       // 1008 closes for more than one reason (a flood, too many connections): the server's says which.
