@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from typing import Any
 
 import pytest
 from playwright.async_api import Page, expect
@@ -16,6 +17,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
+from tests.server.test_outage import SwitchedStore
 from tests.web.conftest import Player
 from tests.web.test_away import cut_at
 from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, sign_in
@@ -160,3 +162,40 @@ async def test_a_name_whose_connection_drops_before_the_answer_signs_in_all_the_
     await cut_at(page, "hello", heard=False)
     await sign_in(page, "Ann")
     await expect(page.locator("#status")).to_have_attribute("data-status", "online")
+
+
+class StoreAway(SwitchedStore):
+    """A store that can be switched off, resuming accounts too."""
+
+    async def account_for_token(self, token_hash: str) -> Any:
+        self._fail()
+        return await super().account_for_token(token_hash)
+
+
+async def test_a_resume_refused_while_the_store_is_away_is_tried_again(
+    open_player: OpenPlayer,
+) -> None:
+    """The server cannot reach its store as the page comes back with its token
+    (`store_unavailable`). The page said "Disconnected" with a Reconnect that did
+    nothing while the refused connection stayed open: it tries again by itself."""
+    store = StoreAway()
+    server = QiuQiuServer(ServerConfig(port=0), store=store, rng=random.Random(1))
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        store.off = True
+        assert server._server is not None
+        for connection in list(server._server.connections):
+            connection.transport.abort()
+        async with asyncio.timeout(HAND_LIMIT):
+            while not [f for f in frames_of(ann, "error") if f["code"] == "store_unavailable"]:
+                await asyncio.sleep(0.05)
+        await expect(page.locator("#status")).to_have_attribute("data-status", "reconnecting")
+        store.off = False
+        await expect(page.locator("#status")).to_have_attribute("data-status", "online")
+        await expect(page.locator(".lobby")).to_be_visible()
+    finally:
+        await server.stop()

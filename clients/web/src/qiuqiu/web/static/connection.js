@@ -35,6 +35,9 @@ const NAME_REFUSALS = new Map([
   ["too_many_accounts", "Your address has opened as many new accounts as the server allows for now: try again later."],
 ]);
 
+/** Refusals of a `hello` with a token that say to try again (PROTOCOL.md, "Errors"). */
+const PASSING_REFUSALS = new Set(["store_unavailable", "unknown_account"]);
+
 /**
  * @typedef {"connecting" | "need-name" | "online" | "reconnecting" | "refused" | "stopped"} Status
  * @typedef {{status: Status, detail: string, attempt: number, retryAt: number | null, code?: number}} StatusInfo
@@ -215,10 +218,17 @@ export class Connection {
     this.onWelcome(welcome);
   }
 
-  /** @param {unknown} error */
+  /** A `hello` with the token refused, but for an unknown token (see greet). @param {unknown} error */
   failed(error) {
-    if (error instanceof Refused) this.setStatus("stopped", error.message);
     // A dropped connection is handled by its close event.
+    if (!(error instanceof Refused)) return;
+    // The server keeps the connection open for another hello: the next goes on a new
+    // one, by itself when the refusal passes, else when the player asks (retryNow).
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close();
+    if (PASSING_REFUSALS.has(error.code)) this.lost(1000, error.message);
+    else this.setStatus("stopped", error.message);
   }
 
   /** @param {string} data */
