@@ -17,6 +17,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from tests.web.conftest import Player
+from tests.web.evening_helpers import signed
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
@@ -28,7 +29,6 @@ from tests.web.test_browser import (
     seated_against_the_bot,
     sign_in,
 )
-from tests.web.test_evening import signed
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -24,6 +24,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from tests.web.conftest import PHONE, Player, screenshot
+from tests.web.evening_helpers import HAND_LIMIT, OpenPlayer
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     frames_of,
@@ -32,7 +33,6 @@ from tests.web.test_browser import (
     play_hand,
     sign_in,
 )
-from tests.web.test_evening import HAND_LIMIT, OpenPlayer
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -29,8 +29,8 @@ from qiuqiu.server.views import HandWire
 from tests.cli.test_payouts import STACKS, Wild
 from tests.server import cheats
 from tests.web.conftest import QUICK, Player, screenshot
+from tests.web.evening_helpers import replayed_to_the_end
 from tests.web.test_browser import CHECK_OR_CALL, OpenPlayer, frames_of, sign_in
-from tests.web.test_evening import replayed_to_the_end
 from tests.web.test_fairness import at_the_bot_table, play_until_checked
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
