@@ -32,6 +32,7 @@ from tests.cli.test_watch import (
     Link,
     a_fold_just_played,
     seated,
+    seated_to_win,
     the_dealer_down,
 )
 from tests.conftest import free_port
@@ -282,7 +283,7 @@ async def test_a_watch_begun_between_hands_draws_no_one_folded_and_the_last_hand
 async def test_the_dealer_bots_top_up_is_said_under_the_table_that_shows_it(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]
 ) -> None:
-    async with seated(server) as (bo, table_id):
+    async with seated_to_win(server) as (bo, table_id):
         screen = Screen("top-up", play(config_dir, server, "--watch", table_id))
         screens.append(screen)
         await screen.wait_for("Type quit to stop")

@@ -12,12 +12,10 @@ import json
 import os
 import random
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 import pytest_asyncio
@@ -39,8 +37,6 @@ except ModuleNotFoundError:
         raise
     collect_ignore_glob = ["test_*.py"]
 
-from qiuqiu.engine import Hand, Tile
-from qiuqiu.protocol import fairness
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
@@ -182,33 +178,3 @@ def _record(player: Player, ws: WebSocket) -> None:
 def screenshot(page_name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS / f"{page_name}.png"
-
-
-# -- deals a test can foresee ------------------------------------------------------
-
-KNOWN_TABLE_SEED = "5eed" * 16
-
-
-@contextmanager
-def known_table_seed() -> Iterator[str]:
-    """Every table opened meanwhile by the server in this process has
-    ``KNOWN_TABLE_SEED``, so a test can work out its deals, as anyone can once the
-    seed is revealed; the players' client seeds still enter every shuffle."""
-    hook = "qiuqiu.server.table.audience.new_table_seed"
-    with mock.patch(hook, return_value=KNOWN_TABLE_SEED):
-        yield KNOWN_TABLE_SEED
-
-
-def client_seed_dealing(table_id: str, wanted: Callable[[Hand, Hand], bool]) -> str:
-    """A client seed for seat 0 such that, with seat 1 sending none, hand 1 of
-    ``table_id`` (two seats, seat 1 the button: a table without the bot) deals
-    ``wanted(seat 0's hand, seat 1's hand)``."""
-    seed = fairness.hand_seed(KNOWN_TABLE_SEED, table_id, 1)
-    where = fairness.dealt_positions((0, 1), button=1)
-    for n in range(100_000):
-        mine = f"seed-{n}"
-        deck = fairness.derive_deck(seed, {0: mine, 1: ""}).tiles
-        hands = [Hand(tuple(Tile.parse(deck[p]) for p in where[s])) for s in (0, 1)]
-        if wanted(*hands):
-            return mine
-    raise AssertionError("no client seed deals such a hand")

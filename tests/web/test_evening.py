@@ -21,12 +21,11 @@ from playwright.async_api import Page, ViewportSize, expect
 
 from qiuqiu.engine import Hand, compare, parse_tiles, rank
 from qiuqiu.server.gateway import QiuQiuServer
+from tests.dealing import client_seed_dealing, known_table_seed
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
     SCREENS,
-    client_seed_dealing,
-    known_table_seed,
     screenshot,
 )
 from tests.web.evening_helpers import (

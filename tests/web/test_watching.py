@@ -9,7 +9,13 @@ from websockets.asyncio.client import ClientConnection
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.cli.test_watch import BETWEEN_HANDS, SMALL, a_fold_just_played, seated, the_dealer_down
+from tests.cli.test_watch import (
+    BETWEEN_HANDS,
+    SMALL,
+    a_fold_just_played,
+    seated_to_win,
+    the_dealer_down,
+)
 from tests.conftest import free_port
 from tests.server.processes import Servers
 from tests.web.conftest import QUICK, Player
@@ -152,7 +158,7 @@ async def test_the_dealer_bots_top_up_between_hands_is_said_in_the_log(
 ) -> None:
     """The server tops the dealer bot up to its buy-in as a hand ends, and says nothing:
     the next hand's start has its stack back up. The page's log says so."""
-    async with seated(server) as (bo, table_id):
+    async with seated_to_win(server) as (bo, table_id):
         eve = await open_player()
         page = eve.page
         await sign_in(page, "Eve")
