@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import weakref
 from typing import Any
 
@@ -44,6 +45,20 @@ async def test_the_lobby_lists_tables_with_their_stakes_seats_and_players(
     assert table["seats"] == [{"seat": 2, "name": "Guest", "is_bot": False, "stack": 400}]
     assert table["free_seats"] == 3
     assert table["playing"] is False
+
+
+async def test_a_table_opening_is_logged_with_the_table_as_a_field(
+    server: QiuQiuServer, connect_client: Connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An operator filters the JSON log on its table field: the table's first line too.
+    host = await connect_client()
+    await host.hello("Host")
+    with caplog.at_level(logging.INFO, logger="qiuqiu.server"):
+        created = await host.reply("create_table", options={"dealer_bot": False})
+    table_id = created["table"]["table_id"]
+    (opened,) = [r for r in caplog.records if "opened" in r.getMessage()]
+    assert getattr(opened, "table", None) == table_id
+    assert table_id in opened.getMessage()
 
 
 async def test_each_listing_shows_the_tables_as_they_are_at_that_moment(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -31,8 +30,6 @@ from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.store import Account, Store, TableRecord, verify_room
 from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
-
-log = logging.getLogger(__name__)
 
 MAX_TABLES = 10_000
 
@@ -174,7 +171,7 @@ class Lobby:
             self.tables.pop(table.table_id, None)
             await self._let_go(table.table_id)
             raise
-        log.info("table %s opened: %s", table.table_id, options.model_dump_json(exclude_none=True))
+        table.log.info("opened: %s", options.model_dump_json(exclude_none=True))
         return table
 
     async def _empty_tables(self, created_by: str) -> int:
