@@ -65,8 +65,10 @@ class Metrics:
         )
         self.closes = Counter(
             "qiuqiu_connections_closed",
-            "Connections ended, by the first close code (1008: flood, not reading, no hello in "
-            "time or too many from one address, 1009: frame too big, 1011: no answer to pings, "
+            "Connections ended, by the first close code (1000: closed normally, 1001: going "
+            "away, a browser page closed or this server stopped with no other beside it, "
+            "1008: flood, not reading, no hello in time or too many from one address, "
+            "1009: frame too big, 1011: no answer to pings, "
             "1012: a table moved away or this server stopped beside others, 4000: taken over, "
             "1006: dropped without a close frame; other: a code of the client's own, 3000 to "
             "4999).",
