@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import re
 from dataclasses import replace
+from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
@@ -249,6 +251,38 @@ async def test_the_keys_are_laid_out_under_the_prefix_as_the_module_says(
         assert await raw.smembers("qiuqiu:seats:ann") == {"t1"}
         assert await raw.get("qiuqiu:commit:t1") == last.commit_id
         assert await raw.get("qiuqiu:version:t1") == "2"
+
+
+async def test_every_key_the_store_writes_is_a_row_of_the_readmes_table_of_keys(
+    redis_store: RedisStore, redis_url: str
+) -> None:
+    # An operator reading Redis looks each key up there.
+    async def written() -> set[str]:
+        async with Redis.from_url(redis_url, decode_responses=True) as raw:
+            return {key.removeprefix("qiuqiu:") async for key in raw.scan_iter()}
+
+    await redis_store.create_account("ann", "Ann", "hash-of-anns-token", GRANT)
+    await redis_store.acquire_table("t1", 10)
+    await redis_store.commit(sitting_down("t1", "ann", 400))
+    hand = HandRecord("t1", 1, ((0, "ann"),), ((0, 400),), ((0, 400),), ())
+    await redis_store.commit(TableCommit("t1", seated("t1", "ann", 400), hand=hand))
+    await redis_store.claim_connection("ann", "process:session")
+    keys = await written()
+    closing = dropped(seated("t1", "ann", 400))
+    await redis_store.commit(replace(closing, revealed_seed="the table's seed"))
+    await redis_store.ping()
+    keys |= await written()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme.split("**What is kept where**")[1].split("\n\n")[1]
+    names = [
+        name
+        for row in table.splitlines()[2:]
+        for name in re.findall(r"`([^`]+)`", row.split(" | ")[0])
+    ]
+    # {id}, {sha256}, {account id}: one key for each value there.
+    listed = [re.compile(re.sub(r"\\\{[^}]*\\\}", "[^:]+", re.escape(name))) for name in names]
+    assert {"table:t1", "lease:t1", "seats:ann", "revealed", "health"} <= keys
+    assert sorted(key for key in keys if not any(p.fullmatch(key) for p in listed)) == []
 
 
 async def test_an_accounts_connection_written_before_claims_were_a_list_is_the_first_before(
