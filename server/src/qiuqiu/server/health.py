@@ -42,11 +42,12 @@ class StoreHealth:
         if self.up:
             return
         self.up = True
+        seconds = time.monotonic() - self._since
         log.warning(
             "the store answers again after %.1f s and %d failed calls",
-            time.monotonic() - self._since,
+            seconds,
             self._failures,
-            extra={"outage_seconds": round(time.monotonic() - self._since, 3)},
+            extra={"outage_seconds": round(seconds, 3), "failed_calls": self._failures},
         )
         self._tell()
 
