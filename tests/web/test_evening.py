@@ -422,6 +422,33 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
         assert not any(met.values()), met
 
 
+async def test_at_two_seats_the_result_in_the_middle_takes_the_felt_and_is_not_cut_short(
+    open_player: OpenPlayer,
+) -> None:
+    """Two seats leave the sides of the felt empty: a winner's line there is not cut to
+    "Dealer wins 66 with …", as it is between side seats."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await play_hand([page], 1)
+    await expect(page.locator(".center .outcome")).to_be_visible()
+    cut = {}
+    covered = {}
+    for name, screen in FELT_SCREENS.items():
+        await page.set_viewport_size(screen)
+        # The longest line the middle shows at two seats, the page's own names aside.
+        cut[name] = await page.locator(f"{FELT} .center .outcome").evaluate(
+            """line => {
+                 line.textContent = "Player 2 wins 10,000 with Pure Big";
+                 return line.scrollWidth > line.clientWidth;
+               }"""
+        )
+        covered[name] = await center_covered(page)
+    assert not any(cut.values()), cut
+    assert not any(covered.values()), covered
+
+
 async def test_on_a_phone_your_turn_with_four_tiles_shows_their_best_cut_above_the_panel(
     open_player: OpenPlayer,
 ) -> None:
