@@ -184,6 +184,42 @@ async def test_a_whole_hand_against_the_dealer_bot_is_played_by_clicks_and_its_d
     await page.screenshot(path=screenshot("showdown"))
 
 
+async def test_a_player_on_the_keyboard_finds_each_turns_actions_one_tab_away(
+    open_player: OpenPlayer,
+) -> None:
+    """Each turn gives the focus back to the action panel (the last turn's buttons took it
+    with them), so Tab reaches the turn's actions and Enter plays one; focus put
+    elsewhere by the player stays there."""
+    ann, _ = await seated_against_the_bot(open_player)
+    page = ann.page
+
+    def my_turns() -> int:
+        return sum(1 for f in frames_of(ann, "turn_started") if f.get("legal"))
+
+    for _ in range(4):
+        await expect(page.locator(f"{MY_TURN}:focus")).to_have_count(1)
+        passive = page.locator(f"{MY_TURN} :is([data-action=check], [data-action=call]):focus")
+        for _ in range(4):  # past Fold, when there is a bet to answer
+            await page.keyboard.press("Tab")
+            if await passive.count():
+                break
+        await expect(passive).to_have_count(1)
+        turns = my_turns()
+        await page.keyboard.press("Enter")
+        async with asyncio.timeout(HAND_LIMIT):
+            while my_turns() == turns:
+                await asyncio.sleep(0.05)
+    await page.locator("input[name=client_seed]").focus()
+    turns = my_turns()
+    await page.locator(CHECK_OR_CALL).first.click()
+    await page.locator("input[name=client_seed]").focus()
+    async with asyncio.timeout(HAND_LIMIT):
+        while my_turns() == turns:
+            await asyncio.sleep(0.05)
+    await expect(page.locator(MY_TURN)).to_have_count(1)
+    await expect(page.locator("input[name=client_seed]")).to_be_focused()
+
+
 async def test_a_reload_mid_hand_resumes_the_seat_with_its_tiles_and_the_hand_goes_on(
     open_player: OpenPlayer,
 ) -> None:

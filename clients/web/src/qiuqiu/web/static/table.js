@@ -10,6 +10,7 @@ import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
 import { TableState, explainResult, namesJoined } from "./state.js";
 import { newClientSeed, validClientSeed } from "./seeds.js";
 import { auditView, short, verdictView } from "./fairview.js";
+import { rebuyOffer } from "./bust.js";
 
 /** @typedef {import("./state.js").TableState} TableState */
 /** @typedef {import("./state.js").Seat} Seat */
@@ -51,7 +52,7 @@ export class TableView {
     this.bar = h("header", { class: "table-bar" });
     this.felt = h("div", { class: "felt", role: "group", "aria-label": "table" });
     this.mine = h("section", { class: "mine", "aria-label": "your tiles" });
-    this.panel = h("section", { class: "actions", "aria-live": "polite" });
+    this.panel = h("section", { class: "actions", "aria-live": "polite", tabindex: "-1", "aria-label": "Your actions" });
     this.result = h("section", { class: "result", "aria-live": "polite" });
     this.log = h("ol", { class: "log" });
     this.fair = this.fairnessPanel();
@@ -365,7 +366,7 @@ export class TableView {
     this.sent = false;
     if (state.busted) {
       this.panel.classList.remove("my-turn");
-      this.panel.replaceChildren(this.rebuyOffer(state));
+      this.panel.replaceChildren(rebuyOffer(state, this.balance, this.actions));
       return;
     }
     if (this.elsewhere) {
@@ -390,7 +391,13 @@ export class TableView {
       return;
     }
     this.panel.classList.add("my-turn");
+    // Focus left in the panel, or dropped to the page as the last turn's buttons went,
+    // comes back to the panel: Tab then reaches this turn's actions, and no key press
+    // meant for the last turn plays this one. Focus put anywhere else stays there.
+    const focused = document.activeElement;
+    const back = focused === document.body || this.panel.contains(focused);
     this.panel.replaceChildren(...this.turnControls(state, legal).filter((el) => el !== null));
+    if (back) this.panel.focus({ preventScroll: true });
   }
 
   /** @param {TableState} state @param {Legal} legal */
@@ -414,28 +421,6 @@ export class TableView {
     const range = legal.bet ?? legal.raise_to;
     const amount = range ? this.amountControl(state, legal.bet ? "bet" : "raise", range, send) : null;
     return [head, buttons, amount];
-  }
-
-  /** Out of chips: the hand that did it stays on screen, and buying in again is one click.
-   * @param {TableState} state */
-  rebuyOffer(state) {
-    const o = state.options;
-    const most = Math.min(o.max_buy_in, this.balance);
-    const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "rebuy", min: o.min_buy_in, max: most, step: 1, value: String(Math.max(o.min_buy_in, Math.min(500, most))), inputMode: "numeric", "aria-label": "buy-in" }));
-    const can = this.balance >= o.min_buy_in;
-    return h(
-      "div",
-      { class: "bust" },
-      h("strong", { class: "bust-title", text: "You're out of chips" }),
-      h("p", { class: "muted", text: can ? `Your balance is ${chips(this.balance)}. Buy in again at this table (${chips(o.min_buy_in)} to ${chips(most)})${state.closed ? ": it has closed, so a new one like it opens" : ""}, or go back to the lobby.` : `Your balance is ${chips(this.balance)}, less than this table's ${chips(o.min_buy_in)} buy-in.` }),
-      h(
-        "div",
-        { class: "buttons" },
-        can && buyIn,
-        can && h("button", { type: "button", class: "act call", dataset: { action: "rebuy" }, onclick: () => this.actions.rebuy(state, Number(buyIn.value)), text: "Buy in again" }),
-        h("button", { type: "button", class: "ghost", dataset: { action: "lobby" }, onclick: () => this.actions.leave(state), text: "Back to the lobby" }),
-      ),
-    );
   }
 
   /**
