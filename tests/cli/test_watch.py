@@ -269,7 +269,9 @@ async def seated_to_win(server: QiuQiuServer) -> AsyncIterator[tuple[Connection,
 
 async def the_dealer_down(bo: Connection, table_id: str) -> int:
     """Bo checks or calls through the first hand, the better one (:func:`seated_to_win`);
-    the dealer bot's chips at its end, below its buy-in."""
+    the dealer bot's chips at its end, below its buy-in. Not the SDK's ``play``: it
+    stands up after its hands, and the table would close before the next one begins,
+    which is where the top-up is said."""
     async for message in bo.messages():
         match message:
             case wire.TurnStarted(hand_id=hand_id, legal=legal) if legal and legal.check:
