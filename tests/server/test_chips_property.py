@@ -23,7 +23,12 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from tests.server.conftest import FAST, Client, chip_total
 
-CONFIG = FAST.model_copy(update={"rate": 1e6, "burst": 1_000_000, "grace": 0.2})
+CONFIG = FAST.model_copy(
+    # Balances deep enough that no player runs out in an example: at a table without
+    # the dealer bot, two players who could not buy in again would leave the third
+    # waiting for a hand that never comes, however the chips were kept.
+    update={"rate": 1e6, "burst": 1_000_000, "grace": 0.2, "starting_balance": 1_000_000}
+)
 HANDS = 25
 """Hands each table plays per example."""
 
@@ -153,10 +158,14 @@ async def run_tables(seed: int) -> None:
         playing = [
             asyncio.create_task(p.play(t, done)) for p, t in zip(players, seating, strict=True)
         ]
-        async with asyncio.timeout(60):
-            while any(t.hand_id < HANDS for t in map(server.lobby.tables.get, tables) if t):
-                await asyncio.sleep(0.01)
-                assert await chip_total(server) == 0
+        try:
+            async with asyncio.timeout(60):
+                while any(t.hand_id < HANDS for t in map(server.lobby.tables.get, tables) if t):
+                    await asyncio.sleep(0.01)
+                    assert await chip_total(server) == 0
+        except TimeoutError:
+            stuck = await stalled(server, tables, players)
+            raise AssertionError(f"a table stopped dealing: {stuck}") from None
         done.set()
         await asyncio.gather(*playing)
         assert await chip_total(server) == 0
@@ -165,6 +174,18 @@ async def run_tables(seed: int) -> None:
     assert await chip_total(server) == 0
     # Stopped: every seat cashed out, so the balances alone sum to zero.
     assert sum((await server.store.balances()).values()) == 0
+
+
+async def stalled(server: QiuQiuServer, tables: list[str], players: list[Player]) -> str:
+    """Each table still open, by its hands and seats, and each player's balance."""
+    described = []
+    for table in filter(None, map(server.lobby.tables.get, tables)):
+        seats = ", ".join(f"{s.name} {s.stack}" for s in table.seats.values())
+        described.append(f"{table.table_id} at hand {table.hand_id}: {seats}")
+    for player in players:
+        account = await server.store.account(player._account_id())
+        described.append(f"{player.name} has {account.balance if account else None}")
+    return "; ".join(described)
 
 
 @settings(
