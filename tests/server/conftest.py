@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,7 +18,9 @@ from websockets.exceptions import ConnectionClosed
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import Store
 from tests.server.processes import Servers
 from tests.server.recorder import close_left_open
 
@@ -186,3 +191,67 @@ async def recorded_connections_closed() -> AsyncIterator[None]:
     """Whatever a test left open is closed at its end, not collected in another test."""
     yield
     await close_left_open()
+
+
+# -- the stores of the store's contract (test_store.py, test_store_tables.py) --------
+
+STORES = ["memory_store", "redis_store"]
+
+TABLES = ("t1", "t2", "t3")
+
+
+@pytest.fixture
+def memory_store() -> MemoryStore:
+    return MemoryStore()
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest) -> Store:
+    made: Store = request.getfixturevalue(request.param)
+    return made
+
+
+@pytest.fixture
+async def leases(store: Store) -> None:
+    """The store holds the leases on ``TABLES``: a write needs one (the store tests use it
+    on every test)."""
+    for table_id in TABLES:
+        assert await store.acquire_table(table_id, 60)
+
+
+@pytest.fixture
+async def rival(store: Store, request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """Another process on the same store as ``store``, with leases of its own."""
+    if isinstance(store, MemoryStore):
+        yield replace(store, owner=secrets.token_hex(6), _holding={})
+        return
+    other = await RedisStore.from_url(request.getfixturevalue("redis_url"))
+    yield other
+    await other.close()
+
+
+EmptyStores = Callable[[], contextlib.AbstractAsyncContextManager[Store]]
+
+
+@pytest.fixture
+def empty_stores(store: Store, request: pytest.FixtureRequest) -> EmptyStores:
+    """More empty stores of the kind ``store`` is, one per example of a property (the
+    Redis ones under a prefix of their own), each holding the leases on ``TABLES``."""
+    url = None if isinstance(store, MemoryStore) else request.getfixturevalue("redis_url")
+    prefixes = itertools.count()
+
+    @contextlib.asynccontextmanager
+    async def empty() -> AsyncIterator[Store]:
+        if url is None:
+            made: Store = MemoryStore()
+        else:
+            made = await RedisStore.from_url(url, prefix=f"example{next(prefixes)}:")
+        try:
+            for table_id in TABLES:
+                assert await made.acquire_table(table_id, 60)
+            yield made
+        finally:
+            if isinstance(made, RedisStore):
+                await made.close()
+
+    return empty

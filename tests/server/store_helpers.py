@@ -9,11 +9,21 @@ seat out with no record at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 
 from qiuqiu.protocol import TableOptions
 from qiuqiu.server.lobby import token_hash
-from qiuqiu.server.store import HOUSE, Account, SeatRecord, Store, TableCommit, TableRecord
+from qiuqiu.server.store import (
+    HOUSE,
+    Account,
+    HandRecord,
+    SeatRecord,
+    Store,
+    TableCommit,
+    TableRecord,
+)
 
 GRANT = 1_000
 OPTIONS = TableOptions(seats=3, dealer_bot=False)
@@ -79,3 +89,49 @@ async def chip_audit(store: Store) -> int:
     is made or lost (see store.py)."""
     balances = await store.balances()
     return sum(balances.values()) + sum(s.stack for t in await store.tables() for s in t.seats)
+
+
+def hand(
+    table_id: str,
+    hand_id: int,
+    accounts: dict[int, str],
+    won: dict[int, int] | None = None,
+) -> HandRecord:
+    """A finished hand at ``table_id`` with every seat in ``accounts`` starting on 500
+    and ending on 500 plus what ``won`` says (nothing by default)."""
+    won = won or {}
+    return HandRecord(
+        table_id=table_id,
+        hand_id=hand_id,
+        accounts=tuple(sorted(accounts.items())),
+        stacks_before=tuple((n, 500) for n in sorted(accounts)),
+        stacks_after=tuple((n, 500 + won.get(n, 0)) for n in sorted(accounts)),
+        events=(f'{{"type": "hand_ended", "hand_id": {hand_id}}}',),
+    )
+
+
+def played(finished: HandRecord) -> TableCommit:
+    """The commit that keeps ``finished``, with its table as a bare record after it."""
+    after = TableRecord(finished.table_id, OPTIONS, hand_id=finished.hand_id)
+    return TableCommit(finished.table_id, after, hand=finished)
+
+
+def hand_ids(hands: Iterable[HandRecord]) -> list[tuple[str, int]]:
+    return [(h.table_id, h.hand_id) for h in hands]
+
+
+async def everything(
+    store: Store, table_ids: Iterable[str], account_ids: Iterable[str]
+) -> dict[str, Any]:
+    """All a commit may change, as the protocol shows it: to compare before and after."""
+    tables, accounts = sorted(table_ids), sorted({HOUSE, *account_ids})
+    return {
+        "balances": await store.balances(),
+        "lobby": sorted((t.table_id, t) for t in await store.tables()),
+        "table": {t: await store.table(t) for t in tables},
+        "table hands": {t: await store.table_hands(t) for t in tables},
+        "account hands": {a: await store.account_hands(a) for a in accounts},
+        "seated": {a: await store.seated_tables(a) for a in accounts},
+        "hosts": {t: await store.table_host(t) for t in tables},
+        "orphans": await store.orphaned_tables(),
+    }

@@ -1,7 +1,8 @@
-"""What the Redis store must keep beyond the contract in test_store.py: a commit is
-one atomic step even with many writers at once, a commit whose answer was lost is
-applied once however often it is retried, and what one store object writes another
-sees, as a second server process on the same Redis would."""
+"""What the Redis store must keep beyond the contract (test_store.py and
+test_store_tables.py): a commit is one atomic step even with many writers at once,
+a commit whose answer was lost is applied once however often it is retried, and
+what one store object writes another sees, as a second server process on the same
+Redis would."""
 
 from __future__ import annotations
 
