@@ -191,6 +191,8 @@ def test_json_without_auto_is_refused(capfd: pytest.CaptureFixture[str]) -> None
         ("127.0.0.1:8765", "ws://127.0.0.1:8765"),
         ("localhost:9000", "ws://localhost:9000"),
         ("ws://[::1", "ws://127.0.0.1:8765"),
+        ("ws://hello world", "ws://127.0.0.1:8765"),
+        ("qiuqiu.example :8765", "ws://127.0.0.1:8765"),
     ],
 )
 def test_a_server_address_that_is_not_a_websocket_one_names_the_one_to_use(

@@ -147,6 +147,8 @@ def _address_meant(text: str) -> str:
 
 
 def _is_websocket_address(text: str) -> bool:
+    if any(c.isspace() for c in text):
+        return False  # websockets takes "ws://hello world" and fails only on connecting
     try:
         parse_uri(text)
     except (InvalidURI, ValueError):
