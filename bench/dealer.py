@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from bench import plain
 from bench.text_grid import grid
 from qiuqiu.cli.arena.match import Z95, MatchResult, duplicate_match
 from qiuqiu.cli.arena.seats import DEALER, THRESHOLD_DEALER, entrant
@@ -124,7 +125,7 @@ def paired(solved: MatchResult, threshold: MatchResult) -> dict[str, float | int
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.dealer",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--hands", type=int, default=100_000)

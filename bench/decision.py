@@ -48,6 +48,7 @@ from pathlib import Path
 from time import process_time
 from typing import Any, Literal
 
+from bench import plain
 from bench.text_grid import grid
 from qiuqiu import engine
 from qiuqiu.cli.arena.match import TABLE_ID
@@ -176,7 +177,7 @@ def per_call(work: Callable[[Any], object], inputs: Sequence[Any]) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.decision",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--hands", type=int, default=3000)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from websockets.asyncio.server import ServerConnection, serve
 
+from bench import plain
 from qiuqiu.server import loops
 
 
@@ -48,7 +49,7 @@ async def run(port: int, max_frame: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.echo",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--port", type=int, required=True)

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from time import perf_counter
 
+from bench import plain
 from bench.text_grid import grid
 from qiuqiu.engine import (
     ALL_TILES,
@@ -208,7 +209,8 @@ def table(figures: Sequence[Figure], floors: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bench.engine", description=__doc__.split("\n\n")[0] if __doc__ else None
+        prog="python -m bench.engine",
+        description=plain(__doc__, first_paragraph=True),
     )
     parser.add_argument(
         "--compares", type=int, default=DEFAULT_COMPARES, help="hand pairs to compare"

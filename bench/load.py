@@ -68,6 +68,7 @@ from typing import Any, Literal
 
 import redis
 
+from bench import plain
 from bench.load_clients import (
     BUY_IN,
     BUY_INS,
@@ -603,7 +604,8 @@ def raise_file_limit() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bench.load", description=__doc__.split("\n\n")[0] if __doc__ else None
+        prog="python -m bench.load",
+        description=plain(__doc__, first_paragraph=True),
     )
     parser.add_argument("--runs", type=int, default=3, help="runs of each figure (medians)")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds measured a run")

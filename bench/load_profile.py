@@ -33,6 +33,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench import plain
 from bench.load import SERVER_FLAGS, Redis
 from bench.load_clients import Window, seat_players
 from bench.processes import Service, free_port
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve(Path(args_in[1]), args_in[2:])
     parser = argparse.ArgumentParser(
         prog="python -m bench.load_profile",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--tables", type=int, default=100)

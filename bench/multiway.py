@@ -28,6 +28,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench import plain
 from bench.dealer import OPPONENTS, SEED, results_grid
 from qiuqiu.cli.arena.match import half_width
 from qiuqiu.cli.arena.rotation import RotationResult, rotation_match
@@ -106,7 +107,7 @@ def row(opponent: str, dealer: str, result: RotationResult) -> dict[str, float |
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.multiway",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--seats", type=int, default=3, choices=range(3, 7))

@@ -75,6 +75,7 @@ from typing import Any, Literal
 import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench import plain
 from bench.processes import RedisServer, Service, cpu_seconds, open_fds, qiuqiu_server, rss_bytes
 from bench.soak_bots import Caller, Chancer, Player, connect
 from bench.soak_report import (
@@ -710,7 +711,8 @@ async def soak(args: argparse.Namespace, command: str) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bench.soak", description=__doc__.split("\n\n")[0] if __doc__ else None
+        prog="python -m bench.soak",
+        description=plain(__doc__, first_paragraph=True),
     )
     parser.add_argument("--tables", type=int, default=DEFAULT_TABLES, help="(%(default)s)")
     parser.add_argument("--minutes", type=float, default=DEFAULT_MINUTES, help="(%(default)s)")

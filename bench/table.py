@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from bench import plain
 from qiuqiu import engine
 from qiuqiu.engine import HandState
 from qiuqiu.protocol import TableOptions
@@ -156,7 +157,7 @@ def measure(hands: int, loop: loops.LoopName) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.table",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )

@@ -10,16 +10,16 @@
     uv run --group solver python -m solver --lean                 # only the lean strategies
 
 The shipped strategies go into the server package and their convergence into
-``docs/dealer-bot/``. With ``--out``, one strategy is solved for the table
-described by the other flags (its stack: ``--behind`` antes behind the ante)
+docs/dealer-bot/. With --out, one strategy is solved for the table
+described by the other flags (its stack: --behind antes behind the ante)
 and written, with its convergence, into that folder; a server started with
-``--strategies`` on that folder plays it at such tables. The two-round strategies
-are restricted Nash responses to opponent models (:data:`RESTRICTED`);
-``--equilibrium`` solves without them, ``--model`` with others. Each two-round
-game also gets a *lean* strategy (``-lean`` files, :data:`LEAN`): a response
+--strategies on that folder plays it at such tables. The two-round strategies
+are restricted Nash responses to opponent models (RESTRICTED in solver/__main__.py);
+--equilibrium solves without them, --model with others. Each two-round
+game also gets a lean strategy (-lean files; LEAN in solver/__main__.py): a response
 leaning hard on the same models, which the house plays only against an
 opponent that has already lost it more than the lean strategy can lose
-(:mod:`qiuqiu.server.house.credit`).
+(qiuqiu.server.house.credit).
 
 Deterministic: CFR+ samples nothing, so the same iterations give the same files
 (no seed is needed; the package pins OpenBLAS's kernel where it can, since

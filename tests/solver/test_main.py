@@ -1,4 +1,4 @@
-"""The solver's command: a table's own restricted response, and its errors."""
+"""The solver's command: a table's own restricted response, its errors and its help."""
 
 from __future__ import annotations
 
@@ -109,6 +109,18 @@ def test_a_prefix_of_a_flag_is_refused_not_taken_for_the_flag(
     assert exited.value.code == 2
     assert "unrecognized arguments: --iter 2" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_the_help_says_the_docstrings_references_in_words_without_markup(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    shown = capsys.readouterr().out
+    assert "uv run --group solver python -m solver --only 49" in shown
+    for markup in ("`", ":data:", ":mod:"):
+        assert markup not in shown, shown
 
 
 @pytest.mark.long
