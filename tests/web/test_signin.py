@@ -5,8 +5,10 @@ got; a name it takes goes to the lobby with no trace of the refusal."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from qiuqiu.server.memory_store import MemoryStore
 from tests.server.test_outage import SwitchedStore
 from tests.web.conftest import Player
 from tests.web.test_away import cut_at
-from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, sign_in
+from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, open_table, sign_in
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -128,17 +130,10 @@ async def test_too_many_accounts_from_one_address_is_said_in_words_and_the_card_
     await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
 
 
-async def test_an_account_forgotten_and_not_opened_again_shows_no_lobby_nor_balance(
-    server: QiuQiuServer, open_player: OpenPlayer
-) -> None:
-    """An in-memory server restarts while the page is in the lobby: it no longer knows the
-    token, and refuses the new account the page then asks for under the same name. The
-    page kept the lobby and "Ann 1,000" in its header, beside "Disconnected"."""
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    await expect(page.locator("#account")).to_contain_text("1,000")
-    await ann.context.set_offline(True)
+@contextlib.asynccontextmanager
+async def restarted_forgetting(server: QiuQiuServer) -> AsyncIterator[None]:
+    """The in-memory server restarts, no longer knowing any token, and refuses the new
+    account a page then asks for: its one for this address is taken."""
     port = server.port
     await server.stop()
     config = ServerConfig(port=port, new_accounts_per_address=1)
@@ -146,10 +141,38 @@ async def test_an_account_forgotten_and_not_opened_again_shows_no_lobby_nor_bala
     await again.start()
     try:
         await open_accounts(again, 1)
-        await ann.context.set_offline(False)
-        await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
+        yield
     finally:
         await again.stop()
+
+
+async def test_an_account_forgotten_and_not_opened_again_shows_no_lobby_nor_balance(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """The page kept the lobby and "Ann 1,000" in its header, beside "Disconnected"."""
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    await expect(ann.page.locator("#account")).to_contain_text("1,000")
+    await ann.context.set_offline(True)
+    async with restarted_forgetting(server):
+        await ann.context.set_offline(False)
+        await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
+
+
+async def test_a_page_opened_at_a_forgotten_accounts_table_leaves_the_table_out_of_its_address(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """The address kept `#/table/...`, of a table the restarted server no longer has,
+    under the sign-in card: the next reload, or the link shared, named it still."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_address = page.url.removesuffix("#/") + f"#/table/{await open_table(page)}"
+    async with restarted_forgetting(server):
+        await page.goto("about:blank")
+        await page.goto(table_address)
+        await refused_at_sign_in(ann, "too_many_accounts", f"{TOO_MANY}: try again later.")
+        assert "#/table/" not in page.url
 
 
 async def test_a_name_whose_connection_drops_before_the_answer_signs_in_all_the_same(

@@ -686,6 +686,9 @@ class App {
     document.body.dataset.view = view;
     const hash = view === "table" && this.active ? `#/table/${this.active}` : view === "lobby" ? "#/" : "";
     if (hash && location.hash !== hash) history.replaceState(null, "", hash);
+    // The server forgot the account, and with it (in memory) every table: the address
+    // would name one to the next reload. A name not yet given keeps it, to go there after.
+    if (view === "signin" && this.conn.forgotten && this.hashTable()) history.replaceState(null, "", "#/");
     // Signed out (a name refused where the server forgot the account): no balance is this page's.
     if (view === "signin") this.accountEl.replaceChildren();
     if (view === "signin") this.main.replaceChildren(this.signin);
