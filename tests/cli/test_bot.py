@@ -281,6 +281,28 @@ async def test_a_bot_whose_server_came_back_without_its_account_still_reports_it
     assert summary["won"] + summary["lost"] <= summary["hands"]
 
 
+async def test_a_bot_its_stopping_server_stood_up_ends_without_saying_it_reconnects(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A lone server stops (SIGTERM does this): it stands every seat up, then closes
+    with 1001. The bot, with no seat left, ends with its summary; it said "reconnecting,
+    for up to 70 s" all the same, and then stopped at once."""
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli")
+    config = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
+    server = QiuQiuServer(config, store=MemoryStore())
+    await server.start()
+    argv = ["--server", server.url, "--hands", "100000", "--ante", "1", "--min-bet", "1"]
+    running = asyncio.create_task(asyncio.to_thread(main, AlwaysCall(), [*argv, "--max-bet", "2"]))
+    try:
+        await until(lambda: some_hands_played(server))
+    finally:
+        await server.stop()
+    assert await asyncio.wait_for(running, PATIENCE) == 0
+    assert "stood up from table" in caplog.text
+    assert "reconnecting" not in caplog.text
+    assert json.loads(capsys.readouterr().out)["hands"] >= 1
+
+
 async def test_a_bot_plays_exactly_its_hands_at_a_table_that_deals_the_next_at_once() -> None:
     """It asked to stand up as its last hand ended, by which time the next had been
     dealt with it in: --hands 5 played 6, the sixth checked or folded for it."""

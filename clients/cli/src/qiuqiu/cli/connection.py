@@ -596,15 +596,11 @@ class Connection:
             return Closed(reason, taken_over=code == TAKEN_OVER)
         self._messages.put_nowait(Disconnected(reason, self.grace))
         grace = DEFAULT_GRACE if self.grace is None else self.grace
-        log.info(
-            "the connection dropped (%s): reconnecting, for up to %g s",
-            reason,
-            grace + GRACE_MARGIN,
-        )
         give_up = time.monotonic() + grace + GRACE_MARGIN
         delays = itertools.chain(RECONNECT_DELAYS, itertools.repeat(RECONNECT_DELAYS[-1]))
         said = ""
         """Why the last try failed, as logged: said once, not at every try."""
+        told = False
         while True:
             delay = next(delays)
             if time.monotonic() + delay > give_up:
@@ -614,6 +610,15 @@ class Connection:
             await asyncio.sleep(delay)
             if self._closing:
                 return Closed(reason)
+            if not told:
+                # Said once the first try is due, not at the drop: a bot the stopping
+                # server stood up closes by then, having nothing left to come back to.
+                told = True
+                log.info(
+                    "the connection dropped (%s): reconnecting, for up to %g s",
+                    reason,
+                    grace + GRACE_MARGIN,
+                )
             try:
                 welcome = await self._connect(resuming=True)
             except ConnectionLost as lost:
