@@ -385,6 +385,10 @@ async def test_a_hello_past_the_accounts_of_its_address_is_refused_and_nothing_i
     assert error["code"] == "too_many_accounts"
     assert "at most 2 an hour" in error["message"]
     assert await server.store.balances() == balances
+    # A name no account may have is refused as such, not for the allowance.
+    await raw_send(third, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Dealer"})
+    error = await raw_until(third, lambda m: m["type"] == "error")
+    assert error["code"] == "reserved_name"
     # The connection stays, and its owner comes back as an account it has.
     await raw_send(third, {"type": "hello", "version": PROTOCOL_VERSION, "token": token})
     assert (await raw_until(third, lambda m: m["type"] == "welcome"))["name"] == "One"

@@ -91,12 +91,18 @@ class Lobby:
     _arrivals: dict[str, tuple[asyncio.Lock, int]] = field(default_factory=dict, init=False)
     """Each account's hellos under way here: the lock they take turns at, and how many."""
 
-    async def open_account(self, name: str) -> tuple[Account, str]:
-        """A new account with the starting balance, and its resume token."""
+    @staticmethod
+    def verify_name(name: str) -> None:
+        """Refuse a name no account may have: checked before anything is counted, so a
+        name refused is said as such whatever else would refuse the hello."""
         if name.casefold() == BOT_NAME.casefold():
             raise Refused(
                 ErrorCode.RESERVED_NAME, f"{name!r} is the dealer bot's name: choose another"
             )
+
+    async def open_account(self, name: str) -> tuple[Account, str]:
+        """A new account, under a name :meth:`verify_name` let through, with the starting
+        balance; and its resume token."""
         token = secrets.token_urlsafe(32)
         account = await self.store.create_account(
             f"a{secrets.token_hex(6)}", name, token_hash(token), self.starting_balance

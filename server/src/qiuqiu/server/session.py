@@ -302,6 +302,7 @@ class Session:
         if hello.token is not None:
             account = await self.lobby.resume_account(hello.token)
         elif hello.name is not None:
+            self.lobby.verify_name(hello.name)
             refusal = self._may_open_account()
             if refusal is not None:
                 raise Refused(ErrorCode.TOO_MANY_ACCOUNTS, refusal)
