@@ -344,6 +344,68 @@ async def center_wrapped(page: Page) -> list[str]:
     return wrapped
 
 
+async def amount_cut(page: Page) -> list[str]:
+    """Each winner's "wins 1,000" in the middle of the live felt that is not whole
+    within the line's box."""
+    cut: list[str] = await page.locator(f"{FELT} .center .outcome").evaluate(
+        """line => {
+             const box = line.getBoundingClientRect();
+             const cut = [];
+             const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+             for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+               for (const found of node.data.matchAll(/wins? [\\d,]+/g)) {
+                 const range = document.createRange();
+                 range.setStart(node, found.index);
+                 range.setEnd(node, found.index + found[0].length);
+                 const shown = range.getBoundingClientRect();
+                 if (shown.left < box.left - 0.5 || shown.right > box.right + 0.5) {
+                   cut.push(found[0]);
+                 }
+               }
+             }
+             return cut;
+           }"""
+    )
+    return cut
+
+
+async def longest_outcome(page: Page) -> None:
+    """Each part of the winner's line in the middle made the longest it can be: a name
+    of 64 letters, 10,000 chips, the longest hand's name."""
+    await page.locator(f"{FELT} .center .outcome").evaluate(
+        """line => {
+             const fill = (part, text) => line.querySelectorAll(`.outcome-${part}`)
+               .forEach((p) => { p.textContent = text; });
+             fill("who", "W".repeat(64));
+             fill("amount", " wins 10,000");
+             fill("worth", " with Pure Big");
+           }"""
+    )
+
+
+async def test_a_winner_with_a_long_name_has_the_amount_whole_in_the_middle_of_the_table(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Between side seats the middle is narrow: "Ann wins 1,000 with 9-2" was cut at its
+    end, the amount too ("Ann wins 1,00…"). The name gives way now, the amount never."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
+    long_names = [f"{n} {'Wilhelmina' * 6}" for n in (1, 2)]
+    async with contextlib.AsyncExitStack() as stack:
+        for name in long_names:
+            await stack.enter_async_context(socket_player(server, name, table_id, 500, bets=True))
+        await check_until(page, f"{MY_TURN} [data-action=fold]:enabled")
+        await page.locator(f"{MY_TURN} [data-action=fold]:enabled").click()
+        await expect(page.locator(".center .outcome")).to_contain_text("Wilhelmina")
+        cut = {}
+        for name, screen in FELT_SCREENS.items():
+            await page.set_viewport_size(screen)
+            cut[name] = await amount_cut(page)
+        assert not any(cut.values()), cut
+
+
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table(
     server: QiuQiuServer, open_player: OpenPlayer, seats: int
@@ -390,6 +452,13 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
             wrapped[name] = await center_wrapped(page)
         assert not any(covered.values()), covered
         assert not any(wrapped.values()), wrapped
+        await expect(page.locator(f"{FELT} .center .outcome .outcome-amount")).not_to_have_count(0)
+        await longest_outcome(page)
+        cut = {}
+        for name, screen in FELT_SCREENS.items():
+            await page.set_viewport_size(screen)
+            cut[name] = await amount_cut(page)
+        assert not any(cut.values()), cut
         met = {}
         # The tallest seat a showdown makes, in each seat in turn: the longest line of a
         # winner (a special hand's name wrapped under it once) and a player gone away.
