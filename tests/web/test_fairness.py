@@ -328,7 +328,7 @@ async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_i
     hands = len({f["hand_id"] for f in frames_of(ann, "hand_started")})
     audit = page.locator(".audits .audit.ok")
     await expect(audit).to_contain_text(
-        f"The shuffle of all {hands} hands rebuilt from the revealed seed."
+        f"{hands} hands kept, the shuffle of each rebuilt from the revealed seed."
     )
     # The seed the page rebuilt from is the one the server revealed for the table.
     revealed = [h for r in frames_of(ann, "hand_list") for h in r["hands"] if h["table_seed"]]
@@ -598,7 +598,7 @@ async def test_a_spectator_at_the_close_rebuilds_every_hand_it_saw_from_table_cl
     plural = "hand" if hands == 1 else "hands"
     audit = cici.page.locator(f".audits .audit.ok[data-table-id='{table_id}']")
     await expect(audit).to_contain_text(
-        f"The shuffle of all {hands} {plural} rebuilt from the revealed seed."
+        f"{hands} {plural} kept, the shuffle of each rebuilt from the revealed seed."
     )
     # From the event itself: the spectator never asked for the table's hands.
     (closed,) = frames_of(cici, "table_closed")

@@ -186,7 +186,8 @@ export class DealLedger {
       }
     }
     const n = hands.length;
-    this.audit = { ok: true, detail: `The shuffle of all ${counted(n, "hand")} rebuilt from the revealed seed.` };
+    // "All" would be untrue after a reload, which forgets the hands before it.
+    this.audit = { ok: true, detail: `${counted(n, "hand")} kept, the shuffle of each rebuilt from the revealed seed.` };
     return this.audit;
   }
 }
