@@ -37,25 +37,7 @@ from tests.server.store_helpers import (
     with_seat,
 )
 
-STORES = ["memory_store", "redis_store"]
 BUY_IN, ANTE = 500, TableOptions().ante
-
-
-@pytest.fixture
-def memory_store() -> MemoryStore:
-    return MemoryStore()
-
-
-@pytest.fixture(params=STORES)
-def store(request: pytest.FixtureRequest) -> Store:
-    made: Store = request.getfixturevalue(request.param)
-    return made
-
-
-@pytest.fixture
-async def leases(store: Store) -> None:
-    for table_id in ("t1", "t2"):
-        assert await store.acquire_table(table_id, 60)
 
 
 # -- the store -------------------------------------------------------------------------
