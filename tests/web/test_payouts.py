@@ -456,6 +456,21 @@ async def test_a_hand_watched_from_its_middle_is_paid_again_from_the_events_its_
     assert played is None
 
 
+KEEP_WHAT_IS_SHOWN = """() => {
+  window.verdicts = {};
+  window.failures = [];
+  new MutationObserver(() => {
+    const result = document.querySelector(".result");
+    const verify = result?.querySelector(".verify:not(.pending)");
+    if (verify) window.verdicts[result.dataset.hand] = verify.innerText;
+    for (const bad of document.querySelectorAll(".log .bad")) {
+      if (!window.failures.includes(bad.innerText)) window.failures.push(bad.innerText);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}"""
+"""Keep, in the page, each hand's verdict and each failure the log says as they show."""
+
+
 WILD = ServerConfig(port=0, hand_pause=0.5, bot_delay=0.05, grace=30.0, starting_balance=10_000)
 """Hands one after the other, and players rich enough for the stacks they sit with."""
 HANDS_WATCHED = 20
@@ -494,24 +509,21 @@ async def test_a_spectator_finds_every_wild_hand_of_a_real_table_paid_as_the_rul
         plays = [
             asyncio.create_task(play(Wild(n), conn, table.table_id)) for n, conn in enumerate(conns)
         ]
-        # Every result shown while the table plays its hands, and any failure the log says.
-        verdicts: dict[str, str] = {}
-        failures: list[str] = []
-        checked = cici.page.locator(".result .verify:not(.pending)")
+        # Every result shown while the table plays its hands, and any failure the log
+        # says, kept by the page as it shows them: read from here between two DOM
+        # reads, one shown for half a second was missed on a busy machine.
+        await cici.page.evaluate(KEEP_WHAT_IS_SHOWN)
         try:
             async with asyncio.timeout(60):
                 while (
                     len(frames_of(cici, "hand_ended")) < HANDS_WATCHED
                     and sum(not p.done() for p in plays) > 1
                 ):
-                    if await checked.count():
-                        hand = await cici.page.locator(".result").get_attribute("data-hand")
-                        verdicts[str(hand)] = await checked.inner_text()
-                    failures += await cici.page.locator(".log .bad").all_inner_texts()
                     await asyncio.sleep(0.05)
         finally:
             for task in plays:
                 task.cancel()
+        verdicts, failures = await cici.page.evaluate("[window.verdicts, window.failures]")
     assert not failures
     assert len(verdicts) >= 6, verdicts
     assert all("Paid as the rules say." in v for v in verdicts.values()), verdicts
