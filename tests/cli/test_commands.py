@@ -358,6 +358,12 @@ def test_rebuy_takes_an_optional_amount() -> None:
     assert "rebuy N" in refused("rebuy lots", table(None))
 
 
+def test_a_rebuy_of_no_chips_is_refused_here_not_sent() -> None:
+    # The request cannot carry 0: sent, it failed in the client and ended it.
+    assert "rebuy N" in refused("rebuy 0", table(None))
+    assert "rebuy N" in refused("rebuy 000", table(None))
+
+
 def test_help_says_fold_is_refused_when_a_check_is_free() -> None:
     assert "refused when you may check for free" in HELP
 

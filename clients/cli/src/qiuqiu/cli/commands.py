@@ -108,9 +108,13 @@ def read(line: str, state: TableState | None) -> Command:
     if verb == "rebuy":
         if not args:
             return Rebuy()
-        if len(args) == 1 and args[0].isascii() and args[0].isdigit() and len(args[0]) < 16:
-            return Rebuy(int(args[0]))
-        return Refusal("say how much: rebuy N (or rebuy alone for 500, or all you have if less)")
+        amount = args[0] if len(args) == 1 else ""
+        if amount.isascii() and amount.isdigit() and len(amount) < 16 and int(amount) > 0:
+            return Rebuy(int(amount))
+        return Refusal(
+            "say how many chips, 1 or more: rebuy N (or rebuy alone for 500, or all you have "
+            "if less)"
+        )
     if verb in ("seed", "/seed"):
         return _seed(line.split()[1:])
     if verb not in ACTIONS:
