@@ -107,6 +107,24 @@ async def test_a_name_asked_for_beside_a_saved_account_of_another_name_is_said_u
     assert "is not used" not in out
 
 
+async def test_a_saved_account_the_server_does_not_know_is_said_replaced_by_a_new_one(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    # As after an in-memory server restarted: the saved token resumes nothing.
+    config_dir.mkdir()
+    (config_dir / "tokens.json").write_text(json.dumps({server.url: "forgotten"}))
+    out = await qiuqiu("play", "--server", server.url, "--name", "Ann", "--auto", "1", *SMALL)
+    assert (
+        f"The server does not know the account saved for {server.url} (one that keeps "
+        "its accounts in memory forgets them when it restarts): this is a new account, "
+        f"and its token replaces the saved one in {config_dir / 'tokens.json'}."
+    ) in out.splitlines()
+    assert "Welcome, Ann." in out
+    # Resumed, the account says nothing of the kind.
+    out = await qiuqiu("play", "--server", server.url, "--auto", "1", *SMALL)
+    assert "does not know" not in out
+
+
 async def test_a_new_account_says_it_replaces_the_saved_one(
     server: QiuQiuServer, config_dir: Path
 ) -> None:

@@ -146,6 +146,19 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
             on_token=(lambda t: keep_token(tokens, key, t, console, options)) if tokens else None,
         )
         stack.push_async_callback(conn.close)
+        assert conn.welcome is not None
+        if tokens and token is not None and not conn.welcome.resumed:
+            # Else the saved account, its name and its balance, would be gone unsaid.
+            say(
+                console,
+                options,
+                Text(
+                    f"The server does not know the account saved for {key} (one that "
+                    "keeps its accounts in memory forgets them when it restarts): this is "
+                    f"a new account, and its token replaces the saved one in {tokens.path}.",
+                    "yellow",
+                ),
+            )
         if options.watch is not None:
             await look_on(conn, options.watch, options, console)
             return
