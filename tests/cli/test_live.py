@@ -9,6 +9,7 @@ checked against.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import re
@@ -19,7 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from qiuqiu.cli import render
 from qiuqiu.cli.commands import HELP
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
@@ -244,14 +247,37 @@ async def test_help_is_whole_on_an_80x24_terminal_and_no_prompt_outlives_the_cli
     screens.append(screen)
     await screen.wait_for(TURN)
     screen.type("help")
-    await screen.wait_for(re.escape(HELP.splitlines()[-1][:40]))
-    shown = screen.text().splitlines()
-    missing = [line for line in HELP.splitlines() if line not in shown]
+    await screen.wait_for(re.escape(help_as_drawn(80)[-1]))
+    shown = [line.rstrip() for line in screen.text().splitlines()]
+    missing = [line for line in help_as_drawn(80) if line not in shown]
     assert not missing, screen.text()
     screen.type("quit now")
     await screen.wait_for("EXIT=0")
     # Gone, the client leaves no prompt behind that looks as if it still listened.
     assert "> _\nEXIT=0" not in screen.text()
+
+
+async def test_help_in_a_window_narrower_than_it_wraps_each_description_in_its_column(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    screen = Screen("help60", play(config_dir, server, "--turn-seconds", "60"), width=60, height=40)
+    screens.append(screen)
+    await screen.wait_for(TURN)
+    screen.type("help")
+    await screen.wait_for(re.escape(help_as_drawn(60)[-1]))
+    shown = [line.rstrip() for line in screen.text().splitlines()]
+    assert not [line for line in help_as_drawn(60) if line not in shown], screen.text()
+    # No description broken back to the left edge, under the commands.
+    listed = shown[shown.index("Commands:") + 1 : shown.index("Commands:") + 19]
+    assert all(line.startswith("  ") for line in listed), screen.text()
+    screen.type("quit now")
+    await screen.wait_for("EXIT=0")
+
+
+def help_as_drawn(width: int) -> list[str]:
+    console = Console(width=width, file=io.StringIO(), record=True)
+    console.print(render.help_text(HELP))
+    return [line.rstrip() for line in console.export_text().splitlines()]
 
 
 async def test_a_watch_over_leaves_its_table_on_screen_without_asking_to_quit(

@@ -14,37 +14,57 @@ from qiuqiu.cli.turns import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.engine import Hand, InvalidTiles, Tile, cut_with, parse_tiles, rank
 from qiuqiu.protocol.fairness import valid_client_seed
 
-RANKING = """\
-Best hand wins: four tiles cut into two pairs, each its spots mod 10 (9 best);
-higher pair first, then the lower. Above them, best first: Six Gods (3-3 4-2
-5-1 6-0), Four Doubles, Pure Big (39+ spots), Pure Small (9 spots or fewer)."""
-
-HELP = (
-    """\
-Commands:
-  check, call, fold   pass when nobody has bet; match the bet; give up the hand
-                      (fold is refused when you may check for free)
-  bet N, raise N      bet N chips; raise this round's bet to N in all
-  split [A-B C-D]     where players cut their own hands: tile A-B and tile C-D
-                      make one pair, the other two the other (alone: best cut)
-  rebuy [N]           after a bust: buy in again here (N chips; else up to 500)
-  seed [TEXT]         your own part of every shuffle here from the next hand on
-                      (1-64 letters, digits, _ or -; alone: the one in use)
-  help                this list
-  quit, leave         stand up, your stack back to your balance: mid-hand once
-                      you have played it out; quit now (or again) leaves at once
-"""
-    + RANKING
+RANKING = (
+    "Best hand wins: four tiles cut into two pairs, each its spots mod 10 (9 best); "
+    "higher pair first, then the lower. Above them, best first: Six Gods (3-3 4-2 "
+    "5-1 6-0), Four Doubles, Pure Big (39+ spots), Pure Small (9 spots or fewer)."
 )
 
-WATCHING_HELP = (
-    """\
-Commands while watching:
-  help                this list
-  quit, leave         stop watching
-Nobody's tiles are shown before the showdown; then every hand still in is.
-"""
-    + RANKING
+
+@dataclass(frozen=True, slots=True)
+class HelpText:
+    """What ``help`` says: each command beside what it does, then the notes. Kept as
+    words, not lines, so that a narrow terminal wraps each in its own column."""
+
+    heading: str
+    commands: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+
+
+HELP = HelpText(
+    "Commands:",
+    (
+        (
+            "check, call, fold",
+            "pass when nobody has bet; match the bet; give up the hand "
+            "(fold is refused when you may check for free)",
+        ),
+        ("bet N, raise N", "bet N chips; raise this round's bet to N in all"),
+        (
+            "split [A-B C-D]",
+            "where players cut their own hands: tile A-B and tile C-D "
+            "make one pair, the other two the other (alone: best cut)",
+        ),
+        ("rebuy [N]", "after a bust: buy in again here (N chips; else up to 500)"),
+        (
+            "seed [TEXT]",
+            "your own part of every shuffle here from the next hand on "
+            "(1-64 letters, digits, _ or -; alone: the one in use)",
+        ),
+        ("help", "this list"),
+        (
+            "quit, leave",
+            "stand up, your stack back to your balance: mid-hand once "
+            "you have played it out; quit now (or again) leaves at once",
+        ),
+    ),
+    (RANKING,),
+)
+
+WATCHING_HELP = HelpText(
+    "Commands while watching:",
+    (("help", "this list"), ("quit, leave", "stop watching")),
+    ("Nobody's tiles are shown before the showdown; then every hand still in is.", RANKING),
 )
 
 

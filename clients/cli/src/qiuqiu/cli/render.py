@@ -12,10 +12,12 @@ from __future__ import annotations
 import sys
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Span, Text
 
@@ -25,6 +27,9 @@ from qiuqiu.cli.payouts import PaidWrong
 from qiuqiu.engine import Category, Hand, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, LegalActions, SeatAmount, TableOptions
 from qiuqiu.protocol import server as wire
+
+if TYPE_CHECKING:  # commands reads legal moves through this module
+    from qiuqiu.cli.commands import HelpText
 
 DOMINO_FACES = 0x1F031
 """The horizontal domino 0-0; the face a-b is ``a * 7 + b`` past it."""
@@ -554,3 +559,14 @@ def tampered(failure: DealTampered) -> Text:
         f"to for {where}. Do not trust this server. !!!",
         "bold white on red",
     )
+
+
+def help_text(help: HelpText) -> RenderableType:
+    """``help`` in two columns, each description wrapped in its own: a terminal
+    narrower than the text would otherwise break it under the commands."""
+    commands = Table.grid(padding=(0, 3))
+    commands.add_column(no_wrap=True)
+    commands.add_column()
+    for command, what in help.commands:
+        commands.add_row(command, what)
+    return Group(Text(help.heading), Padding(commands, (0, 0, 0, 2)), *map(Text, help.notes))

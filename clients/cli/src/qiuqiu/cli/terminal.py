@@ -540,7 +540,7 @@ class Terminal(Narrator):
             case Quit() as asked:
                 return asked
             case Help():
-                self.say(HELP)
+                self.say(render.help_text(HELP))
             case Rebuy(amount=None) if self.busted is not None and self.rebuy_default() is None:
                 # Else it asked for 500, and the refusal named a sum nobody chose.
                 self.say(

@@ -237,7 +237,7 @@ class Spectator(Narrator):
                 await self.stop()
                 return False
             case Help():
-                self.say(WATCHING_HELP)
+                self.say(render.help_text(WATCHING_HELP))
             case Refusal(reason=reason):
                 self.say(Text(reason, "red"))
             case Nothing():
