@@ -286,13 +286,15 @@ def hand_header(
 
 
 def hand_found(state: TableState, unicode: bool) -> Text | None:
-    """The hand in play that a snapshot brought, begun while this client was away: its
-    header, and the tiles this seat holds in it, as its start would have said them."""
+    """The hand in play that a snapshot brought, its start unseen by this client: its
+    header, and the tiles this seat holds in it, as its start would have said them. It
+    may have been dealt while the connection was down, or before a client killed
+    mid-hand was started again: "before you came back" is true of both."""
     hand = state.hand
     if hand is None or hand.phase == "ended":
         return None
     line = hand_header(state, hand.hand_id, hand.button, hand.commitment, unicode)
-    line.append("  (begun while you were away)", "dim")
+    line.append("  (begun before you came back)", "dim")
     me = state.me
     if me is not None and me.tiles:
         line.append_text(Text.assemble("\nYour tiles: ", tiles(me.tiles, unicode), "."))
