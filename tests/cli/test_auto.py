@@ -123,6 +123,12 @@ async def test_a_saved_account_the_server_does_not_know_is_said_replaced_by_a_ne
     # Resumed, the account says nothing of the kind.
     out = await qiuqiu("play", "--server", server.url, "--auto", "1", *SMALL)
     assert "does not know" not in out
+    # The watcher's own account is named as such, not by its key in the file.
+    tokens = json.loads((config_dir / "tokens.json").read_text())
+    tokens[f"{server.url} watching"] = "forgotten"
+    (config_dir / "tokens.json").write_text(json.dumps(tokens))
+    out = await qiuqiu("play", "--server", server.url, "--watch", "tnosuch", status=1)
+    assert f"The server does not know the account saved for {server.url} to watch with (" in out
 
 
 async def test_a_new_account_says_it_replaces_the_saved_one(

@@ -126,6 +126,8 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
         # A watcher keeps an account of its own beside the player's: an account has one
         # connection, so on the player's it would take over the connection that plays.
         key = url if options.watch is None else f"{url} watching"
+        watching = "" if options.watch is None else " to watch with"
+        account = f"the account saved for {url}{watching}"
         saved = tokens.load(key) if tokens else None
         token = saved if options.resume else None
         if tokens and saved and not options.resume:
@@ -134,8 +136,8 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
                 console,
                 options,
                 Text(
-                    f"--new-account: the account saved for {key} will no longer be resumed "
-                    f"from here; its token in {tokens.path} is replaced by the new one's.",
+                    f"--new-account: {account} will no longer be resumed from here; its "
+                    f"token in {tokens.path} is replaced by the new one's.",
                     "yellow",
                 ),
             )
@@ -153,9 +155,9 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
                 console,
                 options,
                 Text(
-                    f"The server does not know the account saved for {key} (one that "
-                    "keeps its accounts in memory forgets them when it restarts): this is "
-                    f"a new account, and its token replaces the saved one in {tokens.path}.",
+                    f"The server does not know {account} (one that keeps its accounts in "
+                    "memory forgets them when it restarts): this is a new account, and its "
+                    f"token replaces the saved one in {tokens.path}.",
                     "yellow",
                 ),
             )
