@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import unicodedata
 
 import pytest
@@ -274,6 +275,17 @@ def test_the_table_shows_every_seat_with_its_stack_and_the_pot() -> None:
     assert "Dealer to act | 50 to call | 10 s left" in drawn
     assert drawn.isascii()
     assert "<- to act" in drawn
+
+
+def test_a_long_name_cut_short_keeps_its_button_and_away_marks() -> None:
+    # At 60 columns the name was cut with its marks: "Bartholomew_Quinn…", no (D).
+    state = table(actor=BOT)
+    state.seats[BOT].name = "Bartholomew_Quinn_the_Third"
+    console = Console(record=True, width=60, file=io.StringIO())
+    console.print(render.table(state, now_ms=10_000, unicode=True))
+    drawn = console.export_text()
+    assert re.search(r"seat 2  Bartholomew\w*… \(D\) \(away\)  stack 990", drawn), drawn
+    assert "stack 490" in drawn
 
 
 def test_a_hand_over_shows_no_pot_and_its_tiles_still() -> None:

@@ -209,21 +209,26 @@ take two lines each."""
 
 class _Seats:
     """The seats, one line each in aligned columns where the width allows (a long name
-    cut short first), else two lines each: a stack or a bet is never cut short, nor a
-    name to nothing."""
+    cut short first, as little as fits, its button and away marks kept whole), else
+    two lines each: a stack or a bet is never cut short, nor a name to nothing."""
 
     def __init__(self, rows: list[tuple[Text, ...]]) -> None:
         self.rows = rows
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        shortest = [(row[0], _cut(row[1], SHORTEST_NAME), *row[2:]) for row in self.rows]
         # Measured unbounded: a measurement is clamped to the width it is given.
         unbounded = options.update_width(sys.maxsize)
-        if Measurement.get(console, unbounded, _grid(shortest)).maximum <= options.max_width:
-            yield _grid(self.rows)
-            return
-        for number, name, *figures in self.rows:
-            yield Text.assemble(number, "  ", name)
+        longest = max(SHORTEST_NAME, *(cell_len(row[1].plain) for row in self.rows))
+        for cells in range(longest, SHORTEST_NAME - 1, -1):
+            rows = [
+                (number, _cut(name, cells) + marks, *figures)
+                for number, name, marks, *figures in self.rows
+            ]
+            if Measurement.get(console, unbounded, _grid(rows)).maximum <= options.max_width:
+                yield _grid(rows)
+                return
+        for number, name, marks, *figures in self.rows:
+            yield Text.assemble(number, "  ", name, marks)
             yield Text.assemble("  ", Text("  ").join(f for f in figures if f.plain))
 
 
@@ -250,10 +255,11 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
         no_wrap=True,
         overflow="ellipsis",
     )
+    marks = Text()
     if state.hand is not None and seat.seat == state.hand.button:
-        name.append(" (D)", "dim")
+        marks.append(" (D)", "dim")
     if not seat.connected:
-        name.append(" (away)", "red")
+        marks.append(" (away)", "red")
     notes = Text()
     # Where the seat stands in the hand in play: between hands it stands in none, though
     # the last hand (from a snapshot too) still says it folded or went all in.
@@ -268,6 +274,7 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
         # Counted from 1, as the page counts them: seat 0 on the wire is "Seat 1" there.
         Text(f"seat {seat.seat + 1}", "dim"),
         name,
+        marks,
         Text(f"stack {seat.stack}"),
         Text(f"bet {seat.bet}" if seat.bet else ""),
         notes,
