@@ -218,15 +218,23 @@ class _Seats:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         # Measured unbounded: a measurement is clamped to the width it is given.
         unbounded = options.update_width(sys.maxsize)
-        longest = max(SHORTEST_NAME, *(cell_len(row[1].plain) for row in self.rows))
-        for cells in range(longest, SHORTEST_NAME - 1, -1):
-            rows = [
-                (number, _cut(name, cells) + marks, *figures)
-                for number, name, marks, *figures in self.rows
-            ]
-            if Measurement.get(console, unbounded, _grid(rows)).maximum <= options.max_width:
-                yield _grid(rows)
-                return
+
+        def cut_to(cells: int) -> list[tuple[Text, ...]]:
+            return [(n, _cut(name, cells) + marks, *rest) for n, name, marks, *rest in self.rows]
+
+        def fits(cells: int) -> bool:
+            grid = _grid(cut_to(cells))
+            return Measurement.get(console, unbounded, grid).maximum <= options.max_width
+
+        # The longest cut that fits, by halves: the grid is measured at each try, and
+        # a name may be 64 cells long.
+        low, high = SHORTEST_NAME, max(SHORTEST_NAME, *(cell_len(r[1].plain) for r in self.rows))
+        if fits(low):
+            while low < high:
+                middle = (low + high + 1) // 2
+                low, high = (middle, high) if fits(middle) else (low, middle - 1)
+            yield _grid(cut_to(low))
+            return
         for number, name, marks, *figures in self.rows:
             yield Text.assemble(number, "  ", name, marks)
             yield Text.assemble("  ", Text("  ").join(f for f in figures if f.plain))
