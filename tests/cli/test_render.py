@@ -288,6 +288,20 @@ def test_a_long_name_cut_short_keeps_its_button_and_away_marks() -> None:
     assert "stack 490" in drawn
 
 
+def test_while_seats_cut_their_hands_the_table_says_who_is_still_to_cut() -> None:
+    # It said "Pot 70 · 10 s left" alone: nobody was to act, and nothing said who cut.
+    state = table()
+    assert state.hand is not None
+    state.hand.phase, state.hand.cutting = "cutting", (ME, BOT)
+    drawn = text_of(render.table(state, now_ms=10_000, unicode=False))
+    assert "Pot 70 | You and Dealer to cut | 10 s left" in drawn, drawn
+    assert drawn.count("<- to cut") == 2, drawn
+    state.apply(wire.CutDeclared(table_id="t1", seq=5, hand_id=3, seat=ME))
+    drawn = text_of(render.table(state, now_ms=10_000, unicode=False))
+    assert "Pot 70 | Dealer to cut | 10 s left" in drawn, drawn
+    assert drawn.count("<- to cut") == 1, drawn
+
+
 def test_a_hand_over_shows_no_pot_and_its_tiles_still() -> None:
     state = table(tiles=("6-3", "2-1", "5-5", "4-0"))
     assert state.hand is not None

@@ -93,6 +93,7 @@ class HandInPlay:
     to_call: int = 0
     deadline_ms: int | None = None
     cutting: tuple[int, ...] = ()
+    """The seats still to cut their hands, while the hand's phase is ``cutting``."""
     deal_check: DealCheck | None = None
     """Set at ``hand_ended``: every tile this client saw checked against the commitment."""
     stacks_before: dict[int, int] = field(default_factory=dict)
@@ -339,6 +340,8 @@ class TableState:
 
     def _cut_declared(self, event: wire.CutDeclared) -> None:
         self.seats[event.seat].cut = event.cut
+        if hand := self.hand:
+            hand.cutting = tuple(seat for seat in hand.cutting if seat != event.seat)
         if event.seat == self.you:
             self.legal = None
 

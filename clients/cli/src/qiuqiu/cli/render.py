@@ -190,6 +190,8 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
             status.append(f"{dot}{who(state, hand.actor)} to act", "cyan")
             if hand.to_call:
                 status.append(f"{dot}{hand.to_call} to call")
+        if hand.phase == "cutting" and hand.cutting:
+            status.append(f"{dot}{joined(state, hand.cutting)} to cut", "cyan")
         if hand.deadline_ms is not None and (hand.actor is not None or hand.phase == "cutting"):
             status.append(f"{dot}{seconds_left(hand.deadline_ms, now_ms)} s left", "dim")
         lines.append(status)
@@ -278,6 +280,8 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
         notes.append("all in", "magenta")
     if state.hand is not None and seat.seat == state.hand.actor:
         notes.append("◀ to act" if unicode else "<- to act", "cyan")
+    elif in_play and state.hand is not None and seat.seat in state.hand.cutting:
+        notes.append("◀ to cut" if unicode else "<- to cut", "cyan")
     return (
         # Counted from 1, as the page counts them: seat 0 on the wire is "Seat 1" there.
         Text(f"seat {seat.seat + 1}", "dim"),
