@@ -240,38 +240,27 @@ async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_sam
     await screen.wait_for("EXIT=0")
 
 
-async def test_help_is_whole_on_an_80x24_terminal_and_no_prompt_outlives_the_client(
-    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (60, 40)])
+async def test_help_is_whole_each_description_in_its_column_and_no_prompt_outlives_the_client(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen], width: int, height: int
 ) -> None:
-    screen = Screen("help", play(config_dir, server, "--turn-seconds", "60"), width=80, height=24)
+    """At 60 columns the descriptions wrapped back to the left edge, under the commands."""
+    screen = Screen(f"help{width}", play(config_dir, server, "--turn-seconds", "60"), width, height)
     screens.append(screen)
     await screen.wait_for(TURN)
     screen.type("help")
-    await screen.wait_for(re.escape(help_as_drawn(80)[-1]))
+    await screen.wait_for(re.escape(help_as_drawn(width)[-1]))
     shown = [line.rstrip() for line in screen.text().splitlines()]
-    missing = [line for line in help_as_drawn(80) if line not in shown]
+    missing = [line for line in help_as_drawn(width) if line not in shown]
     assert not missing, screen.text()
+    first = shown.index("Commands:") + 1
+    ranking = next(n for n, line in enumerate(shown) if line.startswith("Best hand wins"))
+    assert ranking - first >= len(HELP.commands), screen.text()
+    assert all(line.startswith("  ") for line in shown[first:ranking]), screen.text()
     screen.type("quit now")
     await screen.wait_for("EXIT=0")
     # Gone, the client leaves no prompt behind that looks as if it still listened.
     assert "> _\nEXIT=0" not in screen.text()
-
-
-async def test_help_in_a_window_narrower_than_it_wraps_each_description_in_its_column(
-    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
-) -> None:
-    screen = Screen("help60", play(config_dir, server, "--turn-seconds", "60"), width=60, height=40)
-    screens.append(screen)
-    await screen.wait_for(TURN)
-    screen.type("help")
-    await screen.wait_for(re.escape(help_as_drawn(60)[-1]))
-    shown = [line.rstrip() for line in screen.text().splitlines()]
-    assert not [line for line in help_as_drawn(60) if line not in shown], screen.text()
-    # No description broken back to the left edge, under the commands.
-    listed = shown[shown.index("Commands:") + 1 : shown.index("Commands:") + 19]
-    assert all(line.startswith("  ") for line in listed), screen.text()
-    screen.type("quit now")
-    await screen.wait_for("EXIT=0")
 
 
 def help_as_drawn(width: int) -> list[str]:
