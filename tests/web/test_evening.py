@@ -20,6 +20,7 @@ import pytest
 from playwright.async_api import Page, ViewportSize, expect
 
 from qiuqiu.engine import Hand, compare, parse_tiles, rank
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.dealing import client_seed_dealing, known_table_seed
 from tests.web.conftest import (
@@ -344,6 +345,11 @@ async def center_wrapped(page: Page) -> list[str]:
     return wrapped
 
 
+SHOWDOWN_STAYS = ServerConfig(port=0, hand_pause=60.0, bot_delay=0.05, grace=30.0)
+"""A minute between hands: the checks of a showdown on the felt, at every screen size
+and for each seat, outlasted the five seconds other tests keep it, on a busy machine."""
+
+
 async def amount_cut(page: Page) -> list[str]:
     """Each winner's "wins 1,000" in the middle of the live felt that is not whole
     within the line's box."""
@@ -383,6 +389,7 @@ async def longest_outcome(page: Page) -> None:
     )
 
 
+@pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
 async def test_a_winner_with_a_long_name_has_the_amount_whole_in_the_middle_of_the_table(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
@@ -406,6 +413,7 @@ async def test_a_winner_with_a_long_name_has_the_amount_whole_in_the_middle_of_t
         assert not any(cut.values()), cut
 
 
+@pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table(
     server: QiuQiuServer, open_player: OpenPlayer, seats: int
