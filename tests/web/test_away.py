@@ -33,15 +33,16 @@ from tests.web.test_browser import (
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 AWAY_LIMIT = 30.0
-"""Seconds the server may take to play the hands a test waits for (turns of half a second)."""
+"""Seconds the server may take to play the hands a test waits for (turns of two seconds)."""
 
 
 @asynccontextmanager
 async def seated_with_short_turns(
     open_player: OpenPlayer, grace: float
 ) -> AsyncIterator[tuple[QiuQiuServer, Player, str]]:
-    """Ann, on a server of her own, at a dealer-bot table whose turns last half a
-    second, so its timer plays hand after hand for her while she is away."""
+    """Ann, on a server of her own, at a dealer-bot table whose turns last two seconds,
+    so its timer plays hand after hand for her while she is away. Half a second was too
+    short on a busy machine: the first hand was over before the page had shown it."""
     config = ServerConfig(port=0, hand_pause=0.3, bot_delay=0.0, grace=grace)
     server = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(11))
     await server.start()
@@ -50,7 +51,7 @@ async def seated_with_short_turns(
         page = ann.page
         await page.goto(f"http://127.0.0.1:{server.port}/")
         await sign_in(page, "Ann")
-        await page.fill("input[name=turn_seconds]", "0.5")
+        await page.fill("input[name=turn_seconds]", "2")
         table_id = await open_table(page)
         await expect(page.locator(".center .phase")).to_have_text(re.compile("Hand #1"))
         yield server, ann, table_id
