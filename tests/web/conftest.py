@@ -13,6 +13,7 @@ import os
 import random
 import tempfile
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,11 +74,28 @@ QUICK = ServerConfig(port=0, hand_pause=1.0, bot_delay=0.05, grace=30.0)
 second between hands."""
 
 
+SHOWN = ServerConfig(port=0, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+"""The tests' server unless they say otherwise: the pause after a hand keeps its showdown
+on the felt while the test looks at it; the grace period outlasts any reconnect a test
+makes."""
+
+
 @pytest.fixture
 def config() -> ServerConfig:
-    # The pause after a hand keeps its showdown on the felt while the test looks at it;
-    # the grace period outlasts any reconnect a test makes.
-    return ServerConfig(port=0, hand_pause=5.0, bot_delay=0.05, grace=30.0)
+    return SHOWN
+
+
+@asynccontextmanager
+async def restarted_on(port: int, **settings: Any) -> AsyncIterator[QiuQiuServer]:
+    """A server in memory on ``port`` that knows nothing, as one restarted without Redis
+    (its predecessor there stopped first): :data:`SHOWN`, but for ``settings``."""
+    config = SHOWN.model_copy(update={"port": port, **settings})
+    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
+    await again.start()
+    try:
+        yield again
+    finally:
+        await again.stop()
 
 
 # One browser serves every test here (launching Chromium is most of a test's cost),

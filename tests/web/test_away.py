@@ -16,7 +16,7 @@ from playwright.async_api import Page, WebSocketRoute, expect
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
-from tests.web.conftest import Player
+from tests.web.conftest import Player, restarted_on
 from tests.web.evening_helpers import signed
 from tests.web.test_browser import (
     CHECK_OR_CALL,
@@ -251,18 +251,13 @@ async def test_the_shuffles_kept_of_a_table_its_restarted_server_forgot_are_said
     await play_hand([page], 1)
     port = server.port
     await server.stop()
-    config = ServerConfig(port=port, hand_pause=5.0, bot_delay=0.05, grace=30.0)
-    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
-    await again.start()
-    try:
+    async with restarted_on(port):
         audit = page.locator(f".audit[data-table-id='{table_id}']")
         await expect(audit).to_contain_text(
             "whose shuffle cannot be rebuilt: the server no longer knows the table",
             timeout=20_000,
         )
         await expect(page.locator(".audits")).not_to_contain_text("reveals its seed")
-    finally:
-        await again.stop()
 
 
 @pytest.mark.parametrize("heard", [True, False])

@@ -26,6 +26,7 @@ from tests.conftest import free_port
 from tests.server.processes import Servers
 from tests.web.conftest import (
     Player,
+    restarted_on,
     screenshot,
 )
 from tests.web.evening_helpers import (
@@ -62,10 +63,7 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
     await expect(page.locator("#status")).to_have_attribute("data-status", "reconnecting")
 
     # The same address, a new server that kept nothing: the page says so, then goes on.
-    config = ServerConfig(port=port, hand_pause=5.0, bot_delay=0.05, grace=30.0)
-    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
-    await again.start()
-    try:
+    async with restarted_on(port):
         await expect(
             toast.filter(has_text="The server no longer knows your account")
         ).to_be_visible(timeout=20_000)
@@ -75,8 +73,6 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
         await expect(page.locator(".audit")).to_contain_text("cannot be rebuilt")
         await page.screenshot(path=screenshot("server-restarted"))
         assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, False]
-    finally:
-        await again.stop()
 
 
 async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_table(
@@ -94,17 +90,12 @@ async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_t
     for connection in list(server._server.connections):
         connection.transport.abort()
     await server.stop()
-    config = ServerConfig(port=port, hand_pause=5.0, bot_delay=0.05, grace=30.0)
-    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
-    await again.start()
-    try:
+    async with restarted_on(port):
         toast = page.locator("#toast .toast-item")
         await expect(toast.filter(has_text="is no longer open")).to_be_visible(timeout=20_000)
         await expect(page.locator(".lobby")).to_be_visible()
         await expect(page.locator(".balance-amount")).to_have_text("1,000")
         await expect(page.locator(".at-table")).to_have_count(0)
-    finally:
-        await again.stop()
 
 
 async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(

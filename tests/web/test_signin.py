@@ -18,9 +18,8 @@ from websockets.asyncio.client import connect
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.memory_store import MemoryStore
 from tests.server.test_outage import SwitchedStore
-from tests.web.conftest import Player
+from tests.web.conftest import Player, restarted_on
 from tests.web.test_away import cut_at
 from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, open_table, sign_in
 
@@ -136,14 +135,9 @@ async def restarted_forgetting(server: QiuQiuServer) -> AsyncIterator[None]:
     account a page then asks for: its one for this address is taken."""
     port = server.port
     await server.stop()
-    config = ServerConfig(port=port, new_accounts_per_address=1)
-    again = QiuQiuServer(config, store=MemoryStore(), rng=random.Random(1))
-    await again.start()
-    try:
+    async with restarted_on(port, new_accounts_per_address=1) as again:
         await open_accounts(again, 1)
         yield
-    finally:
-        await again.stop()
 
 
 async def test_an_account_forgotten_and_not_opened_again_shows_no_lobby_nor_balance(
