@@ -150,6 +150,10 @@ class QiuQiuServer:
 
     async def start(self) -> None:
         strategy.prepare(self.config.strategies)
+        if self.relay is not None:
+            # Before the port opens: a server that answers there is wholly started, so a
+            # Redis lost just after is an outage, not a start-up that fails half done.
+            await self.relay.start()
         c = self.config
         self._server = await serve(
             self._handle,
@@ -167,8 +171,6 @@ class QiuQiuServer:
                 partial(GatewayConnection, handshakes=self._handshakes),
             ),
         )
-        if self.relay is not None:
-            await self.relay.start()
         loop = loops.running_loop_name()
         log.info(
             "QiuQiu server listening on %s (event loop: %s; accounts and tables %s)",
