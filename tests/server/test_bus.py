@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from qiuqiu.server.bus import RedisBus
+from qiuqiu.server.errors import StoreUnavailable
 from qiuqiu.server.redis_clients import clients
 from tests.conftest import free_port, own_redis
 
@@ -158,3 +159,16 @@ async def test_the_channels_working_again_after_redis_was_away_is_logged_as_thei
             await client.aclose()
         redis.terminate()
         redis.wait()
+
+
+async def test_a_bus_whose_redis_is_gone_at_start_is_a_store_outage() -> None:
+    """Redis lost between the store's first call and the bus's subscription: the server
+    stops its start with one line naming Redis (``__main__``), not a traceback."""
+    (_, _, channels) = redis_clients = clients(f"redis://127.0.0.1:{free_port()}/0", 2.0)
+    bus = RedisBus(channels, "host", PREFIX)
+    try:
+        with pytest.raises(StoreUnavailable, match="connecting to"):
+            await bus.start(lambda _: None, lambda: None)
+    finally:
+        for client in redis_clients:
+            await client.aclose()

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from qiuqiu.server.redis_errors import never_sent
+from qiuqiu.server.redis_errors import never_sent, reachable
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,7 @@ class RedisBus:
         self._tasks: list[asyncio.Task[None]] = []
         self._pubsub = redis.pubsub()
 
+    @reachable  # a Redis lost since the store's first call stops the start in one line
     async def start(
         self, receive: Callable[[dict[str, Any]], None], resumed: Callable[[], None]
     ) -> None:
