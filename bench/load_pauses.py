@@ -36,7 +36,7 @@ class Scrape:
         self.counts: dict[str, float] = defaultdict(float)
         self.loops: set[str] = set()
         self.round_trips = 0.0
-        """Requests the servers have sent Redis (``qiuqiu_store_round_trips``)."""
+        """Requests the servers have sent Redis (``qiuqiu_store_round_trips_total``)."""
 
     @classmethod
     def of(cls, ports: Sequence[int]) -> Scrape:
@@ -51,7 +51,7 @@ class Scrape:
             for s in family.samples:
                 if s.name == "qiuqiu_event_loop" and s.value == 1:
                     self.loops.add(s.labels["loop"])
-                if s.name == "qiuqiu_store_round_trips":
+                if s.name == "qiuqiu_store_round_trips_total":
                     self.round_trips += s.value
                 if not s.name.startswith((LAG, GC)):
                     continue

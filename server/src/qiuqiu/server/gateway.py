@@ -134,7 +134,7 @@ class QiuQiuServer:
         self._stopped = asyncio.Event()
         self.metrics.watch(lambda: len(self._outboxes), lambda: len(self.lobby.tables))
         if isinstance(store := self.store, RedisStore):
-            self.metrics.store_round_trips.set_function(lambda: store.round_trips)
+            self.metrics.store_round_trips.count = lambda: store.round_trips
         self._routes = Routes(self.metrics, self.store.ping, c.store_timeout, c.allowed_origins)
 
     @property
