@@ -12,6 +12,7 @@ import sys
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
@@ -37,6 +38,7 @@ from qiuqiu.cli.bot import (
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import BalanceTooLow, BotFailed, ShuffleNotRevealed
+from qiuqiu.cli.tokens import TokenFile
 from qiuqiu.protocol import (
     DealTampered,
     ErrorCode,
@@ -388,6 +390,50 @@ async def test_a_bots_command_line_prints_the_bots_failure_and_exits_1(
     trace = err.split("Traceback", 1)[1]
     assert "in decide" in trace
     assert "qiuqiu/cli/bot.py" not in trace  # the SDK's own frames are left out
+
+
+async def test_a_bot_given_a_tokens_file_plays_on_with_its_account_and_its_chips(
+    server: QiuQiuServer,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+) -> None:
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    tokens = tmp_path / "bot-tokens.json"
+    argv = ["--server", server.url, "--hands", "2", "--tokens", str(tokens)]
+    argv += ["--ante", "1", "--min-bet", "1", "--max-bet", "2"]
+    summaries = []
+    for _ in range(2):
+        assert await asyncio.wait_for(asyncio.to_thread(main, AlwaysCall(), argv), PATIENCE) == 0
+        summaries.append(json.loads(capsys.readouterr().out))
+    first, second = summaries
+    # One account: its balance is the first run's, moved by the second's hands alone.
+    assert len([a for a in (await server.store.balances()) if a != "house"]) == 1
+    assert second["balance"] == first["balance"] + second["net"]
+    assert list(json.loads(tokens.read_text())) == [server.url]
+    assert tokens.stat().st_mode & 0o777 == 0o600
+    assert f"resumed the account in {tokens}: AlwaysCall, balance {first['balance']:,}" in (
+        caplog.text
+    )
+
+
+async def test_a_bot_whose_saved_account_the_server_forgot_says_so_and_keeps_the_new_one(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    tokens = TokenFile(tmp_path)
+    tokens.save(server.url, "a-token-of-a-server-restarted-in-memory")
+    summary = await asyncio.wait_for(
+        run(AlwaysCall(), server.url, name="Bot", hands=1, options=SMALL, tokens=tokens),
+        PATIENCE,
+    )
+    assert summary.hands == 1
+    assert f"the server does not know the account kept in {tokens.path}" in caplog.text
+    kept = tokens.load(server.url)
+    assert kept not in (None, "a-token-of-a-server-restarted-in-memory")
+    async with await Connection.open(server.url, token=kept) as conn:
+        assert conn.welcome is not None
+        assert conn.welcome.resumed
 
 
 class Misspelt(Bot):

@@ -37,6 +37,7 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 from pydantic import ValidationError
@@ -62,6 +63,7 @@ from qiuqiu.cli.errors import (
     ShuffleNotRevealed,
 )
 from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with the rest
+from qiuqiu.cli.tokens import TokenFile
 from qiuqiu.cli.turns import Action as Action
 from qiuqiu.cli.turns import Bet as Bet
 from qiuqiu.cli.turns import Bot as Bot
@@ -567,14 +569,17 @@ async def run(
     options: TableOptions | None = None,
     buy_in: int = 500,
     summary: Summary | None = None,
+    tokens: TokenFile | None = None,
 ) -> Summary:
     """Connect to ``url`` as ``name``, join ``table_id`` (or open a table with
     ``options``, against the dealer bot by default), :func:`play` ``hands`` hands,
     then check the table's whole shuffle if it has closed (as a table does when
     its last player leaves), into ``summary`` if one is given (as :func:`play`).
-    Raises :class:`~qiuqiu.protocol.DealTampered` if a deal fails its check."""
+    With ``tokens``, the account whose token they keep for ``url`` plays on, and a
+    new account's token is kept there. Raises :class:`~qiuqiu.protocol.DealTampered`
+    if a deal fails its check."""
     check_is_a_bot(bot)
-    async with await Connection.open(url, name=name) as conn:
+    async with await _connect(url, name, tokens) as conn:
         if table_id is None:
             assert conn.welcome is not None
             check_balance(conn.welcome, buy_in)
@@ -586,6 +591,39 @@ async def run(
         summary = await play(bot, conn, table_id, hands, summary=summary)
         await check_shuffle(conn, table_id, summary)
         return summary
+
+
+async def _connect(url: str, name: str, tokens: TokenFile | None) -> Connection:
+    if tokens is None:
+        return await Connection.open(url, name=name)
+    saved = tokens.load(url)
+
+    def keep(token: str) -> None:
+        assert tokens is not None
+        aside = tokens.save(url, token)
+        if aside is not None:
+            log.warning("%s could not be read: it is kept as %s", tokens.path, aside)
+        log.info("the new account's token is kept in %s", tokens.path)
+
+    conn = await Connection.open(url, name=name, token=saved, on_token=keep)
+    welcome = conn.welcome
+    assert welcome is not None
+    if welcome.resumed:
+        log.info(
+            "resumed the account in %s: %s, balance %s",
+            tokens.path,
+            welcome.name,
+            f"{welcome.balance:,}",
+        )
+    elif saved is not None:
+        # Else its name and its balance would be gone unsaid.
+        log.warning(
+            "the server does not know the account kept in %s for %s (one that keeps its "
+            "accounts in memory forgets them when it restarts): this is a new one",
+            tokens.path,
+            url,
+        )
+    return conn
 
 
 async def check_shuffle(conn: Connection, table_id: str, summary: Summary) -> None:
@@ -691,6 +729,14 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--buy-in", type=chips, default=500, help="chips to sit down with (%(default)s)"
     )
+    parser.add_argument(
+        "--tokens",
+        type=Path,
+        metavar="FILE",
+        help="keep the bot's account between runs: FILE keeps its token for each server "
+        "(readable by you only), and a run given the same FILE plays on with that "
+        "account and its chips (default: a new account each run)",
+    )
     add_table_options(parser)
     args = parser.parse_args(argv)
     try:
@@ -719,6 +765,7 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
         options=options,
         buy_in=args.buy_in,
         summary=summary,
+        tokens=None if args.tokens is None else TokenFile(args.tokens.parent, args.tokens.name),
     )
     try:
         # Signals reach only the main thread's loop (a test may run this in another).

@@ -28,8 +28,8 @@ def config_dir(environ: Mapping[str, str] = os.environ) -> Path:
 class TokenFile:
     """``tokens.json``: the resume token for each server URL this user played on."""
 
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / "tokens.json"
+    def __init__(self, folder: Path, name: str = "tokens.json") -> None:
+        self.path = folder / name
 
     def load(self, server: str) -> str | None:
         token = (self._read() or {}).get(server)
