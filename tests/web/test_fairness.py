@@ -22,7 +22,11 @@ from qiuqiu.protocol.fairness import (
     DealTampered,
     HandSeen,
     commitment,
+    dealt_positions,
+    derive_deck,
+    hand_seed,
     leaf,
+    seed_commitment,
     verify_hand,
     verify_reveal,
 )
@@ -232,6 +236,107 @@ async def test_verify_js_rebuilds_every_vector_and_catches_each_tampering_with_a
             }
 
 
+# -- a table's history, rebuilt ------------------------------------------------
+
+HISTORY_SEED = "ab" * 32
+HISTORY_TABLE = "thistory"
+
+AUDIT_HISTORY = """async ({ table_id, seed_commitment, table_seed, history }) => {
+  const { DealLedger } = await import("./deals.js");
+  const ledger = new DealLedger(table_id, seed_commitment, () => null);
+  ledger.botSeat = 1;
+  return ledger.revealWithHistory(table_seed, history);
+}"""
+
+
+def listed(hand_id: int, *, voided: bool = False, dealt_from: str = HISTORY_SEED) -> dict[str, Any]:
+    """Hand ``hand_id`` of a closed dealer-bot table as ``list_hands`` lists it: Ann at
+    seat 0 shows down against the bot (both hands opened), its deck made from
+    ``dealt_from``; a voided one keeps only its ``hand_voided``."""
+    head = {"table_id": HISTORY_TABLE, "hand_id": hand_id}
+    if voided:
+        events = [{**head, "seq": 1, "type": "hand_voided"}]
+        return {**head, "voided": True, "seats": [], "events": events, "table_seed": HISTORY_SEED}
+    seeds = {0: "ann-seed", 1: ""}
+    deck = derive_deck(hand_seed(dealt_from, HISTORY_TABLE, hand_id), seeds)
+    started = {
+        **head,
+        "seq": 1,
+        "type": "hand_started",
+        "button": 1,
+        "stacks": [{"seat": 0, "amount": 100}, {"seat": 1, "amount": 100}],
+        "commitment": deck.commitment,
+        "leaves": list(deck.leaves),
+        "client_seeds": [{"seat": seat, "client_seed": seed} for seat, seed in seeds.items()],
+    }
+    shown = [
+        {
+            "seat": seat,
+            "tiles": [deck.tiles[p] for p in positions],
+            "openings": [
+                {"position": p, "tile": deck.tiles[p], "salt": deck.salts[p]} for p in positions
+            ],
+        }
+        for seat, positions in dealt_positions([0, 1], 1).items()
+    ]
+    showdown = {**head, "seq": 2, "type": "showdown", "hands": shown}
+    return {
+        **head,
+        "voided": False,
+        "seats": [],
+        "events": [started, showdown],
+        "table_seed": HISTORY_SEED,
+    }
+
+
+async def test_the_audit_of_a_tables_history_says_which_hands_it_could_not_check_and_why(
+    open_player: OpenPlayer,
+) -> None:
+    page = (await open_player()).page
+
+    async def audit(history: list[dict[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = await page.evaluate(
+            AUDIT_HISTORY,
+            {
+                "table_id": HISTORY_TABLE,
+                "seed_commitment": seed_commitment(HISTORY_SEED),
+                "table_seed": HISTORY_SEED,
+                "history": history,
+            },
+        )
+        return result
+
+    # The server's last 100 hands, 21 to 120, one of them called off as its server stopped.
+    full = [listed(n, voided=n == 50) for n in range(21, 121)]
+    assert await audit(full) == {
+        "ok": True,
+        "detail": "99 hands checked, the shuffle of each rebuilt from the revealed seed. "
+        "20 earlier hands were not checked: the server keeps only a table's last 100 hands, "
+        "and this page did not see them. 1 hand was not checked: called off when the server "
+        "stopped, its record does not say how it was dealt.",
+    }
+    assert await audit([listed(n) for n in (1, 2, 4)]) == {
+        "ok": True,
+        "detail": "3 hands checked, the shuffle of each rebuilt from the revealed seed. "
+        "1 hand was not checked: the table's history does not list it, and this page did "
+        "not see it.",
+    }
+
+    # A deck the seed does not make, though its leaves and openings agree with each other.
+    chosen = await audit([listed(1), listed(2, dealt_from="cd" * 32)])
+    assert chosen["ok"] is False
+    assert chosen["detail"].startswith("Hand #2: the revealed seed and the listed client seeds")
+    swapped = listed(1)
+    (opened, *_) = swapped["events"][1]["hands"][0]["openings"]
+    opened["tile"] = "6-6" if opened["tile"] != "6-6" else "0-0"
+    assert (await audit([swapped]))["detail"].startswith("Hand #1, in the table's history: ")
+    undealt = {**listed(1), "events": []}
+    assert await audit([undealt]) == {
+        "ok": False,
+        "detail": "Hand #1's record in the table's history does not say how it was dealt.",
+    }
+
+
 # -- whole hands against the server ----------------------------------------------
 
 SEED = re.compile(r"^[0-9a-f]{64}$")
@@ -335,7 +440,8 @@ async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_i
     hands = len({f["hand_id"] for f in frames_of(ann, "hand_started")})
     audit = page.locator(".audits .audit.ok")
     await expect(audit).to_contain_text(
-        f"{hands} hands kept, the shuffle of each rebuilt from the revealed seed."
+        f"{hands} hands checked, every hand the table dealt: "
+        "the shuffle of each rebuilt from the revealed seed."
     )
     # The seed the page rebuilt from is the one the server revealed for the table.
     revealed = [h for r in frames_of(ann, "hand_list") for h in r["hands"] if h["table_seed"]]
@@ -352,6 +458,73 @@ async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_i
             openings={},
         )
         verify_reveal(seen, revealed[0]["table_seed"], table_view["seed_commitment"])
+
+
+def history_of(player: Player) -> list[dict[str, Any]]:
+    """The table's hands as the page's last ask for all of them got them (``list_hands``
+    with its limit): the closed table's history."""
+    *_, asked = [m for m in player.sent if m["type"] == "list_hands" and m.get("limit") == 100]
+    (listed,) = [f for f in frames_of(player, "hand_list") if f.get("ref") == asked["id"]]
+    hands: list[dict[str, Any]] = listed["hands"]
+    return hands
+
+
+async def kept_after_reload(page: Page, table_id: str) -> int:
+    """How many hands of ``table_id`` the page itself holds (those since its reload)."""
+    kept: int = await page.evaluate("id => window.qiuqiu.audits.get(id).hands.size", table_id)
+    return kept
+
+
+async def test_after_a_reload_the_audit_rebuilds_every_hand_the_table_dealt_from_its_history(
+    open_player: OpenPlayer,
+) -> None:
+    # A reload forgets the hands seen before it: the audit rebuilt only the later ones
+    # and said "1 hand kept, the shuffle of each rebuilt", as if that were the evening.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table(page)
+    for hand in (1, 2):
+        await play_hand([page], hand)
+    await page.reload()
+    await play_hand([page], 3)
+    await leave(page)
+
+    audit = page.locator(f".audits .audit.ok[data-table-id='{table_id}']")
+    await expect(audit).to_contain_text("hands checked")
+    history = history_of(ann)
+    dealt = sorted(h["hand_id"] for h in history)
+    assert dealt == list(range(1, len(dealt) + 1))
+    assert await kept_after_reload(page, table_id) < len(dealt)
+    await expect(audit).to_have_text(
+        f"✔ Table {table_id}: shuffle rebuilt {len(dealt)} hands checked, every hand the "
+        "table dealt: the shuffle of each rebuilt from the revealed seed."
+    )
+    # The history is a spectator's view, and the audit says no tile of it at all.
+    assert not re.search(r"\d-\d", await audit.inner_text())
+
+
+async def test_a_deck_not_made_from_the_seeds_before_a_reload_fails_the_audit_loudly(
+    open_player: OpenPlayer,
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    with cheats.ignored_client_seeds():
+        table_id = await open_table(page)
+        await play_hand([page], 1)
+    # Honest from hand 2 on. The snapshot after the reload shows hand 2, over or not,
+    # and the page keeps it and those after: only the table's history holds hand 1,
+    # the one dealt without Ann's seed.
+    await play_hand([page], 2)
+    await page.reload()
+    await play_hand([page], 3)
+    await leave(page)
+    failed = page.locator(f".audits .audit.bad[data-table-id='{table_id}']")
+    await expect(failed).to_contain_text(f"SHUFFLE CHECK FAILED at table {table_id}")
+    await expect(failed).to_contain_text("Hand #1:")
+    await expect(failed).to_contain_text("Do not trust this server.")
+    assert 1 in {h["hand_id"] for h in history_of(ann)}
 
 
 async def test_a_tile_other_than_the_committed_one_fails_its_hand_loudly(

@@ -6,7 +6,7 @@ import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
 import { Tally } from "./tally.js";
-import { DealLedger } from "./deals.js";
+import { DealLedger, HISTORY_LIMIT } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
 import { LeaveBook, sameLeaving } from "./leaving.js";
 import { actedAway, cameBack, tellAway, signed } from "./away.js";
@@ -269,6 +269,7 @@ class App {
         if (state.me?.tiles.length) state.note(`You were dealt ${state.me.tiles.join("  ")}.`);
       }
     }
+    if (state.you !== null) ledger.hadSeat = true;
     this.tables.set(id, state);
     this.awaiting.delete(id);
     tellAway(this, state);
@@ -310,6 +311,11 @@ class App {
       this.askToLeave(state, leaving.afterHand);
     }
     if (m.type === "table_closed") this.audited(m.table_id);
+    // Where this page sat, the hands it forgot in a reload are in the table's history.
+    if (m.type === "table_closed" && m.table_seed && state.deals.hadSeat) {
+      this.audits.set(m.table_id, state.deals);
+      this.rebuild(m.table_id, state.deals, m.table_seed);
+    }
     if (m.type === "table_closed" && state.busted) {
       // The showdown that broke this seat stays on screen; a rebuy opens a new table.
       this.tables.set(m.table_id, state);
@@ -507,7 +513,7 @@ class App {
    */
   async awaitSeed(tableId) {
     const ledger = this.ledgers.get(tableId);
-    if (!ledger || !ledger.hands.size || ledger.audit) return;
+    if (!ledger || (!ledger.hands.size && !ledger.hadSeat) || ledger.audit) return;
     this.audits.set(tableId, ledger);
     this.drawLobby();
     for (let attempt = 0; !ledger.audit; attempt++) {
@@ -537,9 +543,31 @@ class App {
     }
     const seed = reply.hands.find((/** @type {any} */ x) => x.table_seed)?.table_seed;
     if (!seed) return false;
+    return this.rebuild(tableId, ledger, seed);
+  }
+
+  /**
+   * A table's seed is out: rebuild every hand this page kept and, at a table it sat
+   * at, every hand of the table's history, which holds those it never saw or forgot
+   * in a reload. False if the history did not come: it is asked for again (see
+   * awaitSeed, welcome).
+   * @param {string} tableId @param {DealLedger} ledger @param {string} seed
+   */
+  async rebuild(tableId, ledger, seed) {
+    let history = null;
+    if (ledger.hadSeat) {
+      try {
+        history = (await this.conn.request({ type: "list_hands", table_id: tableId, limit: HISTORY_LIMIT })).hands;
+      } catch (error) {
+        // A server that no longer knows the table keeps no history of it: the audit says what that leaves unchecked.
+        if (!(error instanceof Refused && error.code === "unknown_table")) return false;
+        history = [];
+      }
+    }
     // Asked twice at once (see welcome), the first answer rebuilds the hands.
     if (!ledger.audit) {
-      ledger.reveal(seed);
+      if (history) await ledger.revealWithHistory(seed, history);
+      else ledger.reveal(seed);
       this.audited(tableId);
     }
     return true;
@@ -550,7 +578,7 @@ class App {
     const ledger = this.ledgers.get(tableId);
     if (!ledger?.audit) return;
     this.ledgers.delete(tableId);
-    if (ledger.hands.size) this.audits.set(tableId, ledger);
+    if (ledger.hands.size || ledger.hadSeat) this.audits.set(tableId, ledger);
     const { ok, detail } = ledger.audit;
     this.toast(ok ? `Table ${tableId}: ${detail}` : `SHUFFLE CHECK FAILED at table ${tableId}: ${detail}`, ok ? "" : "bad");
     this.drawLobby();

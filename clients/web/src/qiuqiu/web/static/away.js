@@ -7,9 +7,7 @@
 // the balance says.
 
 import { chips, counted } from "./dom.js";
-
-/** As many hands as `list_hands` gives: a grace period's worth of short turns. */
-const HISTORY_LIMIT = 100;
+import { HISTORY_LIMIT } from "./deals.js";
 
 /**
  * @typedef {{handId: number, net: number, potWon: number}} PlayedFor

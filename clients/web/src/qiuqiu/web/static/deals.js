@@ -2,10 +2,15 @@
 // seeds of `hand_started`, and every opening it was sent (its own tiles, and the
 // hands shown down). Each hand is checked when it ends; all of them are kept
 // until the table's seed comes out (`table_closed`, or `list_hands` once the
-// table has closed), and then every one of them is rebuilt from it.
+// table has closed), and then every one of them is rebuilt from it. At a table
+// this page sat at, so are the hands of the table's history (`list_hands`): those
+// it never saw, or forgot in a reload.
 
 import { counted } from "./dom.js";
 import { verifyHand, verifyReveal } from "./verify.js";
+
+/** The most hands `list_hands` gives of a table: the last ones, as many as the server keeps. */
+export const HISTORY_LIMIT = 100;
 
 /**
  * @typedef {import("./verify.js").HandSeen} HandSeen
@@ -34,6 +39,8 @@ export class DealLedger {
     this.broken = null;
     /** The dealer bot's seat: the button of every hand, with the empty seed. @type {number | null} */
     this.botSeat = null;
+    /** Set once this page sat here: its rebuild then covers the table's history too. */
+    this.hadSeat = false;
     /**
      * The last hand seen start, or in a snapshot, which the next one must follow (see
      * outOfTurn). @type {{handId: number, button: number} | null}
@@ -79,25 +86,10 @@ export class DealLedger {
     if (this.hands.has(started.hand_id)) return;
     const wrong = last && this.outOfTurn(last, started);
     const dealt = started.client_seeds.some((x) => x.seat === mySeat);
-    const seats = (/** @type {{seat: number}[]} */ list) => list.map((x) => x.seat + 1).sort((a, b) => a - b).join(", ");
-    const listed = seats(started.client_seeds), dealtIn = seats(started.stacks);
-    this.hands.set(started.hand_id, {
-      tableId: this.tableId,
-      handId: started.hand_id,
-      button: started.button,
-      commitment: started.commitment,
-      leaves: [...started.leaves],
-      clientSeeds: started.client_seeds.map((x) => ({ seat: x.seat, client_seed: x.client_seed })),
-      openings: new Map(),
-      mySeat: dealt ? mySeat : null,
-      mySeeds: dealt ? this.mySeeds() : null,
-      botSeat: this.botSeat,
-      // A seed for a seat nobody plays is one the server chose, knowing the others.
-      conflicts: [
-        ...(listed === dealtIn ? [] : [`The deal lists client seeds for seats ${listed}, but deals in seats ${dealtIn}: the server chose the others.`]),
-        ...(wrong ? [wrong] : []),
-      ],
-    });
+    const hand = handSeen(this.tableId, started, this.botSeat);
+    if (dealt) Object.assign(hand, { mySeat, mySeeds: this.mySeeds() });
+    if (wrong) hand.conflicts.push(wrong);
+    this.hands.set(started.hand_id, hand);
   }
 
   /**
@@ -190,4 +182,119 @@ export class DealLedger {
     this.audit = { ok: true, detail: `${counted(n, "hand")} kept, the shuffle of each rebuilt from the revealed seed.` };
     return this.audit;
   }
+
+  /**
+   * The table's seed is out, and `history` is its `hand_list` (its last hands, as a
+   * spectator saw them): rebuild every hand kept and every hand of it, and say how
+   * many hands the table dealt that neither holds. A hand of the history this page
+   * kept must be the hand it saw dealt; one it did not keep is checked as it ends
+   * first (its leaves, and the tiles shown down). The first hand that fails is named.
+   * @param {string} tableSeed
+   * @param {any[]} history
+   * @returns {Promise<Audit>}
+   */
+  async revealWithHistory(tableSeed, history) {
+    if (this.audit) return this.audit;
+    const fail = (/** @type {string} */ detail) => (this.audit ??= { ok: false, detail });
+    if (this.broken) return fail(this.broken);
+    /** @type {Map<number, HandSeen>} */
+    const hands = new Map(this.hands);
+    /** Hands the history lists without their deal: called off when their server stopped. */
+    const undealt = new Set();
+    for (const played of [...history].sort((a, b) => a.hand_id - b.hand_id)) {
+      if (played.table_seed && played.table_seed !== tableSeed) return fail("The server revealed two different seeds for this table.");
+      let seen;
+      try {
+        seen = seenInHistory(this.tableId, played, this.botSeat);
+      } catch {
+        return fail(`Hand #${played.hand_id}'s record in the table's history does not say how it was dealt.`);
+      }
+      const kept = this.hands.get(played.hand_id);
+      if (!seen && !played.voided) return fail(`Hand #${played.hand_id}'s record in the table's history does not say how it was dealt.`);
+      if (!seen) {
+        if (!kept) undealt.add(played.hand_id);
+      } else if (kept) {
+        const seeds = (/** @type {HandSeen} */ x) => JSON.stringify([...x.clientSeeds].sort((a, b) => a.seat - b.seat));
+        if (kept.commitment !== seen.commitment || seeds(kept) !== seeds(seen)) return fail(`Hand #${seen.handId}: the table's history is not the hand this page saw dealt.`);
+      } else {
+        const verdict = await verifyHand(seen);
+        if (!verdict.ok) return fail(`Hand #${seen.handId}, in the table's history: ${verdict.detail}`);
+        hands.set(seen.handId, seen);
+      }
+    }
+    for (const hand of [...hands.values()].sort((a, b) => a.handId - b.handId)) {
+      const verdict = verifyReveal(hand, tableSeed, this.seedCommitment);
+      if (!verdict.ok) return fail(verdict.detail);
+    }
+    // Hands are numbered from 1, one after another: a number neither holds is a hand unchecked.
+    const last = Math.max(0, ...hands.keys(), ...undealt);
+    // Before the oldest of a full history: past what the server keeps.
+    const oldest = history.length < HISTORY_LIMIT ? 1 : Math.min(...history.map((x) => x.hand_id));
+    let older = 0, unlisted = 0;
+    for (let id = 1; id <= last; id++) {
+      if (hands.has(id) || undealt.has(id)) continue;
+      if (id < oldest) older += 1;
+      else unlisted += 1;
+    }
+    const n = hands.size;
+    const said = [
+      older + unlisted + undealt.size
+        ? `${counted(n, "hand")} checked, the shuffle of each rebuilt from the revealed seed.`
+        : `${counted(n, "hand")} checked, every hand the table dealt: the shuffle of each rebuilt from the revealed seed.`,
+    ];
+    if (older) said.push(`${notChecked(older, "earlier hand")}: the server keeps only a table's last ${HISTORY_LIMIT} hands, and this page did not see ${older === 1 ? "it" : "them"}.`);
+    if (unlisted) said.push(`${notChecked(unlisted, "hand")}: the table's history does not list ${unlisted === 1 ? "it" : "them"}, and this page did not see ${unlisted === 1 ? "it" : "them"}.`);
+    if (undealt.size) said.push(`${notChecked(undealt.size, "hand")}: called off when the server stopped, ${undealt.size === 1 ? "its record does" : "their records do"} not say how ${undealt.size === 1 ? "it was" : "they were"} dealt.`);
+    this.audit = { ok: true, detail: said.join(" ") };
+    return this.audit;
+  }
+}
+
+/** "3 hands were not checked", in the number's grammar. @param {number} n @param {string} noun */
+const notChecked = (n, noun) => `${counted(n, noun)} ${n === 1 ? "was" : "were"} not checked`;
+
+/**
+ * A hand as its `hand_started` (or a snapshot's hand) commits to it, no tile opened yet.
+ * @param {string} tableId
+ * @param {{hand_id: number, button: number, commitment: string, leaves: string[],
+ *          stacks: {seat: number}[], client_seeds: {seat: number, client_seed: string}[]}} started
+ * @param {number | null} botSeat
+ * @returns {HandSeen}
+ */
+function handSeen(tableId, started, botSeat) {
+  const seats = (/** @type {{seat: number}[]} */ list) => list.map((x) => x.seat + 1).sort((a, b) => a - b).join(", ");
+  const listed = seats(started.client_seeds), dealtIn = seats(started.stacks);
+  return {
+    tableId,
+    handId: started.hand_id,
+    button: started.button,
+    commitment: started.commitment,
+    leaves: [...started.leaves],
+    clientSeeds: started.client_seeds.map((x) => ({ seat: x.seat, client_seed: x.client_seed })),
+    openings: new Map(),
+    mySeat: null,
+    mySeeds: null,
+    botSeat,
+    // A seed for a seat nobody plays is one the server chose, knowing the others.
+    conflicts: listed === dealtIn ? [] : [`The deal lists client seeds for seats ${listed}, but deals in seats ${dealtIn}: the server chose the others.`],
+  };
+}
+
+/**
+ * A hand of the table's history as a spectator saw it: its `hand_started`, and the
+ * tiles its showdown opened (no other); null for a record without its deal (that of
+ * a hand called off when its server stopped). Throws on a record too malformed to read.
+ * @param {string} tableId @param {any} played a `hand_list` entry @param {number | null} botSeat
+ * @returns {HandSeen | null}
+ */
+function seenInHistory(tableId, played, botSeat) {
+  const started = played.events.find((/** @type {any} */ e) => e.type === "hand_started");
+  if (!started) return null;
+  if (started.hand_id !== played.hand_id) throw new Error("the record's hand_started is another hand's");
+  const hand = handSeen(tableId, started, botSeat);
+  for (const event of played.events) {
+    if (event.type !== "showdown") continue;
+    for (const shown of event.hands) hand.openings.set(shown.seat, shown.openings.map((/** @type {Opening} */ { position, tile, salt }) => ({ position, tile, salt })));
+  }
+  return hand;
 }

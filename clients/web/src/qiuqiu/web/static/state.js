@@ -223,7 +223,8 @@ export class TableState {
         this.hand = null;
         this.legal = null;
         this.note(`The table closed: ${e.reason}.`, "warn");
-        if (e.table_seed) {
+        // Where this page sat, the rebuild waits for the table's history (App.rebuild).
+        if (e.table_seed && !this.deals.hadSeat) {
           const audit = this.deals.reveal(e.table_seed);
           this.note(audit.ok ? audit.detail : `SHUFFLE CHECK FAILED: ${audit.detail}`, audit.ok ? "ok" : "bad");
         }
