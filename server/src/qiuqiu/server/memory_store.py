@@ -34,6 +34,9 @@ class MemoryStore:
     _accounts: dict[str, Account] = field(default_factory=dict)
     _tokens: dict[str, str] = field(default_factory=dict)
     _tables: dict[str, TableRecord] = field(default_factory=dict)
+    _seats: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    """The tables where each account has a seat, kept as Redis's ``seats:`` index is:
+    a buy-in reads them, and reading every table for it slows each with their number."""
     _table_hands: defaultdict[str, deque[HandRecord]] = field(
         default_factory=lambda: defaultdict(lambda: deque(maxlen=HISTORY_LENGTH))
     )
@@ -169,6 +172,7 @@ class MemoryStore:
             verify_room(self._accounts[account_id].balance - amount, amount, elsewhere)
         for account_id, amount in commit.moves:
             self._credit(account_id, -amount)
+        self._index_seats(table_id, self._tables.get(table_id), commit.table)
         if commit.table is None:
             self._tables.pop(table_id, None)
             self._leases.pop(table_id, None)
@@ -184,14 +188,21 @@ class MemoryStore:
         self._commits[table_id] = commit.commit_id
         return {a: self._accounts[a].balance for a, _ in commit.moves}
 
+    def _index_seats(
+        self, table_id: str, before: TableRecord | None, after: TableRecord | None
+    ) -> None:
+        had = {s.account_id for s in before.seats} if before is not None else set()
+        has = {s.account_id for s in after.seats} if after is not None else set()
+        for account_id in had - has:
+            seated = self._seats[account_id]
+            seated.discard(table_id)
+            if not seated:
+                del self._seats[account_id]
+        for account_id in has - had - {HOUSE}:
+            self._seats[account_id].add(table_id)
+
     async def seated_tables(self, account_id: str) -> tuple[str, ...]:
-        return tuple(
-            sorted(
-                table_id
-                for table_id, table in self._tables.items()
-                if account_id != HOUSE and any(s.account_id == account_id for s in table.seats)
-            )
-        )
+        return tuple(sorted(self._seats.get(account_id, ())))
 
     async def table(self, table_id: str) -> TableRecord | None:
         return self._tables.get(table_id)
