@@ -72,9 +72,13 @@ class Screen:
         subprocess.run([*self.tmux, "send-keys", "Enter"], check=True)
 
     async def wait_for(self, pattern: str) -> re.Match[str]:
-        async with asyncio.timeout(PATIENCE):
-            while not (found := re.search(pattern, self.text())):
-                await asyncio.sleep(0.1)
+        try:
+            async with asyncio.timeout(PATIENCE):
+                while not (found := re.search(pattern, self.text())):
+                    await asyncio.sleep(0.1)
+        except TimeoutError:
+            # What the screen showed instead is what tells why.
+            raise AssertionError(f"{pattern!r} not on screen:\n{self.text()}") from None
         return found
 
     async def settled(self, pattern: str) -> re.Match[str]:
