@@ -543,7 +543,12 @@ async def test_a_rebuy_refused_at_a_new_table_leaves_the_client_playing(
     # More than the balance left (900): the new table like the last refuses the buy-in.
     screen.type("rebuy 950")
     await screen.wait_for(rf"Table {table_id} has closed: opening one like it\.")
-    await screen.wait_for(r"Refused \(insufficient_balance\)")
+    # It said "Refused (insufficient_balance): your balance is 900 chips, not enough
+    # for 950": the server's code, and nothing on what to type instead.
+    await screen.wait_for(
+        r"You cannot buy in with 950: your balance is 900 chips\. Type rebuy N for less\."
+    )
+    assert "insufficient_balance" not in screen.text()
     screen.type("rebuy 100")
     await screen.wait_for(r"You sat down again at table t\w+ with 100 chips\.")
     screen.type("quit now")

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from qiuqiu.cli import render
 from qiuqiu.cli.deals import DealCheck, DealChecked
+from qiuqiu.cli.errors import ServerRefused
 from qiuqiu.cli.game import HandInPlay, SeatState, TableState
 from qiuqiu.cli.payouts import PaidWrong
 from qiuqiu.engine import ALL_TILES, Category, Hand, parse_tiles, rank
@@ -19,6 +20,7 @@ from qiuqiu.protocol import (
     ChipRange,
     CutView,
     DealTampered,
+    ErrorCode,
     LegalActions,
     SeatAmount,
     TableOptions,
@@ -344,6 +346,20 @@ def test_a_table_between_hands_renders_without_a_pot() -> None:
 def test_an_event_line_is_rich_text() -> None:
     checked = wire.Checked(table_id="t1", seq=5, hand_id=3, seat=BOT)
     assert isinstance(render.event(checked, table(), unicode=True), Text)
+
+
+def test_a_refusal_is_said_in_the_servers_words_without_its_code() -> None:
+    # It was "Refused (not_your_turn): it is not your turn": a code for programs.
+    refused = wire.Error(code=ErrorCode.NOT_YOUR_TURN, message="it is not your turn")
+    assert line(refused, table()) == "Refused: it is not your turn"
+
+
+def test_a_rebuy_out_of_the_tables_range_says_the_range_to_type_in() -> None:
+    refused = ServerRefused(ErrorCode.INVALID_BUY_IN, "buy in with 100 to 10000 chips, not 20000")
+    said = render.rebuy_refused(refused, 20_000, 30_000, TableOptions()).plain
+    assert said == (
+        "This table takes buy-ins of 100 to 10000 chips: type rebuy N with N between them."
+    )
 
 
 # -- what each result means ------------------------------------------------------------------

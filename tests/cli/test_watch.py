@@ -126,8 +126,10 @@ async def test_a_table_that_does_not_exist_is_refused_with_the_servers_words(
 ) -> None:
     child = spawn(config_dir, "--server", server.url, "--watch", "t1234abcd")
     await child.expect(WELCOME, async_=True)
+    # Said after the server's code ("qiuqiu: unknown_table: table ..."), which no
+    # player needs to read.
     await child.expect(
-        "unknown_table: table t1234abcd cannot be watched: there is no table t1234abcd",
+        "qiuqiu: table t1234abcd cannot be watched: there is no table t1234abcd",
         async_=True,
     )
     await child.expect(pexpect.EOF, async_=True)
@@ -147,7 +149,7 @@ async def test_a_full_audience_is_refused_with_the_servers_words(
     ):
         await cy.request(cmd.WatchTable(table_id=table_id), wire.TableWatched)
         child = spawn(config_dir, "--server", server.url, "--watch", table_id)
-        await child.expect(f"too_many_spectators: table {table_id} cannot be watched", async_=True)
+        await child.expect(f"qiuqiu: table {table_id} cannot be watched", async_=True)
         await child.expect(pexpect.EOF, async_=True)
         child.close()
         assert child.exitstatus == 1

@@ -19,7 +19,9 @@ class ServerRefused(ClientError):
     """The server said no (an ``error`` message): ``code`` for programs, ``message`` for people."""
 
     def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(f"{code}: {message}")
+        # Said to people as the server's words alone: its snake_case code means
+        # nothing to a player.
+        super().__init__(message)
         self.code = code
         self.message = message
 

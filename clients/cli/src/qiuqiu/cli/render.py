@@ -22,10 +22,11 @@ from rich.table import Table
 from rich.text import Span, Text
 
 from qiuqiu.cli.deals import DealChecked
+from qiuqiu.cli.errors import ServerRefused
 from qiuqiu.cli.game import SeatState, TableState
 from qiuqiu.cli.payouts import PaidWrong
 from qiuqiu.engine import Category, Hand, parse_tiles, rank
-from qiuqiu.protocol import DealTampered, LegalActions, SeatAmount, TableOptions
+from qiuqiu.protocol import DealTampered, ErrorCode, LegalActions, SeatAmount, TableOptions
 from qiuqiu.protocol import server as wire
 
 if TYPE_CHECKING:  # commands reads legal moves through this module
@@ -441,9 +442,34 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
             return hand_over(state)
         case wire.SeedSet(client_seed=seed):
             return Text(f"Your seed is now {seed}: it goes into every shuffle from the next hand.")
-        case wire.Error(code=code, message=text):
-            return Text(f"Refused ({code}): {text}", "red")
+        case wire.Error(message=text):
+            return refusal(text)
     return None
+
+
+def refusal(message: str) -> Text:
+    """The server's no in its own words: its code is for programs, not players."""
+    return Text(f"Refused: {message}", "red")
+
+
+def rebuy_refused(refused: ServerRefused, amount: int, balance: int, options: TableOptions) -> Text:
+    """Why a rebuy of ``amount`` was refused and what to type instead, where this client
+    knows the sums; else the server's words."""
+    if refused.code is ErrorCode.INSUFFICIENT_BALANCE:
+        return Text(
+            f"You cannot buy in with {amount}: your balance is {balance} chips. "
+            "Type rebuy N for less.",
+            "red",
+        )
+    if refused.code is ErrorCode.INVALID_BUY_IN and not (
+        options.min_buy_in <= amount <= options.max_buy_in
+    ):
+        return Text(
+            f"This table takes buy-ins of {options.min_buy_in} to {options.max_buy_in} "
+            "chips: type rebuy N with N between them.",
+            "red",
+        )
+    return refusal(refused.message)
 
 
 def showdown(shown: Sequence[wire.ShownHand], state: TableState, unicode: bool) -> Text:

@@ -592,7 +592,7 @@ class Terminal(Narrator):
                 table, _ = await self.conn.open_table(options, amount)
                 table_id = table.table_id
         except ServerRefused as refused:
-            self.say(Text(f"Refused ({refused.code}): {refused.message}", "red"))
+            self.say(render.rebuy_refused(refused, amount, self.balance, options))
             return
         except ConnectionLost:
             self.say(Text("Not connected; try again in a moment.", "red"))
