@@ -497,11 +497,17 @@ async def test_a_server_that_stops_is_said_to_have_stood_the_seat_up(
         await child.expect(TURN, async_=True)
         host.terminate()
         await child.expect(
-            words(r"The server stood your seat up: 500 chips went back to your balance, now"),
+            words(
+                r"The server stopped: it stood your seat up, and your 500 chips went back "
+                r"to your balance \(now"
+            ),
             async_=True,
         )
         await child.expect(pexpect.EOF, async_=True)
         assert "You left the table" not in str(child.before)
+        child.close()
+        # Not 0, as a player's own quit: the session did not end by choice.
+        assert child.exitstatus == 1
     finally:
         await servers.kill_remaining()
 
@@ -520,12 +526,15 @@ async def test_the_shuffle_is_checked_from_the_seed_a_stopping_server_revealed(
         assert await play_a_hand(child) == VERIFIED
         await child.expect(TURN, async_=True)
         host.terminate()
-        await child.expect(words(r"The server stood your seat up"), async_=True)
+        await child.expect(words(r"The server stopped: it stood your seat up"), async_=True)
         await child.expect([SHUFFLE, "Could not check"], async_=True)
         assert isinstance(child.match, re.Match)
         # Hand 1, played to its end, and hand 2, called off as the server stopped.
         assert child.match.groups()[1:] == ("2",), child.after
-        assert "Traceback" not in await finished(child)
+        await child.expect(pexpect.EOF, async_=True)
+        assert "Traceback" not in str(child.before)
+        child.close()
+        assert child.exitstatus == 1
     finally:
         await servers.kill_remaining()
 

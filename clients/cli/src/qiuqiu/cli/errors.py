@@ -26,6 +26,11 @@ class ServerRefused(ClientError):
         self.message = message
 
 
+class ServerStopped(ClientError):
+    """The server stopped and stood the seat up: the session ended, but not by the
+    player's choice. Already said to the player when raised."""
+
+
 class BalanceTooLow(ClientError):
     """A buy-in past the account's balance, said before a table is opened for it: the
     server refuses it only at ``join_table``, once the table is open, and the table then

@@ -49,7 +49,13 @@ from qiuqiu.cli.connection import (
     Notice,
     Reconnected,
 )
-from qiuqiu.cli.errors import ClientError, ConnectionLost, ServerRefused, ShuffleNotRevealed
+from qiuqiu.cli.errors import (
+    ClientError,
+    ConnectionLost,
+    ServerRefused,
+    ServerStopped,
+    ShuffleNotRevealed,
+)
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView, now_ms
 from qiuqiu.cli.narrator import Narrator
@@ -141,6 +147,8 @@ class Terminal(Narrator):
         self.played: dict[str, bool] = {table_id: False}
         """Every table sat at, and whether another person was seated there when last seen."""
         self._left = False
+        self.server_stopped = False
+        """The server stood the seat up as it stopped: the session did not end by choice."""
         self._told: DealTampered | None = None
         self._rules_told: set[str] = set()
         """The tables whose rules were said (a reconnect's snapshot says nothing new)."""
@@ -158,6 +166,8 @@ class Terminal(Narrator):
             for table_id, others in self.played.items():
                 await self.check_shuffle(table_id, 0.0 if others else CLOSE_PATIENCE)
             self.say_summary()
+        if self.server_stopped:
+            raise ServerStopped
 
     async def _play(self, lines: AsyncIterator[str]) -> None:
         loop = asyncio.get_running_loop()
@@ -333,12 +343,12 @@ class Terminal(Narrator):
                 self.balance = balance
                 self.say(
                     Text(
-                        f"The server stood your seat up: {chips} chips went back to your "
-                        f"balance, now {balance}.",
+                        f"The server stopped: it stood your seat up, and your {chips} chips "
+                        f"went back to your balance (now {balance}).",
                         "bold yellow",
                     )
                 )
-                self._left = True
+                self._left = self.server_stopped = True
                 return False
             case wire.TableLeft(table_id=self.table_id, balance=balance):
                 # Also a bust while leaving: no rebuy to offer, and no more input to
