@@ -27,7 +27,6 @@ from tests.cli.conftest import CONFIG, cut_the_network
 from tests.cli.test_terminal import (
     STYLE,
     TURN,
-    WELCOME,
     _Collect,
     connect,
     finished,
@@ -40,6 +39,8 @@ SMALL = TableOptions(ante=1, min_bet=1, max_bet=2, max_raises=2)
 DEALER = SMALL.seats - 1
 """The dealer bot's seat: the last."""
 WATCHING = r"You are watching table (t\w+)\."
+WATCHER_WELCOME = r"Welcome, Ann\.\r?\n"
+"""It went on "Your balance is 1000 chips.": a watcher never bets."""
 DOMINO_FACES = re.compile("[\U0001f031-\U0001f061]")
 
 
@@ -71,7 +72,7 @@ async def watching(
     child = spawn(config_dir, "--server", server.url, "--watch", table_id)
     if screen is not None:
         child.logfile_read = _Collect(screen)
-    await child.expect(WELCOME, async_=True)
+    await child.expect(WATCHER_WELCOME, async_=True)
     await child.expect(WATCHING, async_=True)
     return child
 
@@ -125,7 +126,7 @@ async def test_a_table_that_does_not_exist_is_refused_with_the_servers_words(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
     child = spawn(config_dir, "--server", server.url, "--watch", "t1234abcd")
-    await child.expect(WELCOME, async_=True)
+    await child.expect(WATCHER_WELCOME, async_=True)
     # Said after the server's code ("qiuqiu: unknown_table: table ..."), which no
     # player needs to read.
     await child.expect(

@@ -193,7 +193,7 @@ def keep_token(
 
 async def look_on(conn: Connection, table_id: str, options: PlayOptions, console: Console) -> None:
     """Watch ``table_id`` (an account that never sits down: see :func:`play`)."""
-    greet(conn, options, console)
+    greet(conn, options, console, seated=False)
     spectator = Spectator(conn, table_id, console, options.unicode)
     spectator.ended_told = await start_watching(conn, table_id)
     await shown(spectator, console, options)
@@ -209,16 +209,14 @@ async def shown(narrator: Terminal | Spectator, console: Console, options: PlayO
         await narrator.run(typed_lines(key_lines(screen)))
 
 
-def greet(conn: Connection, options: PlayOptions, console: Console) -> None:
-    """The welcome, with the name of an account resumed that ``--name`` did not open."""
+def greet(conn: Connection, options: PlayOptions, console: Console, *, seated: bool = True) -> None:
+    """The welcome, with the name of an account resumed that ``--name`` did not open,
+    and the balance for a player (a watcher's account never bets)."""
     assert conn.welcome is not None
     welcome = conn.welcome
     greeting = "Welcome back" if welcome.resumed else "Welcome"
-    say(
-        console,
-        options,
-        Text(f"{greeting}, {welcome.name}. Your balance is {welcome.balance} chips."),
-    )
+    balance = f" Your balance is {welcome.balance} chips." if seated else ""
+    say(console, options, Text(f"{greeting}, {welcome.name}.{balance}"))
     if welcome.resumed and options.name_given and welcome.name != options.name:
         # A token resumes an account as it is: the server has no renaming.
         say(
