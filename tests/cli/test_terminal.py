@@ -624,12 +624,20 @@ async def killed_and_back(
 async def test_a_session_resumed_by_a_new_process_says_the_seed_it_sent_was_its_own(
     server: QiuQiuServer, config_dir: Path
 ) -> None:
-    # It said "Your seed is now 41f1...", of a seed the player never chose.
+    # It said "Your seed is now 41f1...", of a seed the player never chose; then "This
+    # client sent a new seed of its own ... (it had sent none from this session)", which
+    # said neither what happened in a player's words nor why it matters.
     child = await connect(config_dir, server)
     await child.expect(TURN, async_=True)
     child = await killed_and_back(config_dir, server, child)
     found = await child.expect(
-        ["This client sent a new seed of its own for the shuffles here", "Your seed is now"],
+        [
+            words(
+                "Back at the table, this client sent a new random seed for you: it goes into "
+                "every shuffle from the next hand, so the server cannot pick your tiles alone"
+            ),
+            "Your seed is now",
+        ],
         async_=True,
     )
     assert found == 0

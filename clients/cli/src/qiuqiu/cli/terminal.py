@@ -406,8 +406,9 @@ class Terminal(Narrator):
             # Sent by the connection itself, seated with no seed sent from this process
             # (a session resumed): "Your seed is now ..." spoke of a seed nobody chose.
             line = Text(
-                "This client sent a new seed of its own for the shuffles here (it had "
-                "sent none from this session): it goes into every one from the next hand.",
+                "Back at the table, this client sent a new random seed for you: it goes "
+                "into every shuffle from the next hand, so the server cannot pick your "
+                "tiles alone (seed TEXT sets one of your own).",
                 "dim",
             )
         if line is not None and line.plain:
