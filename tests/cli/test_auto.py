@@ -175,7 +175,7 @@ async def test_a_name_with_accents_on_an_ascii_only_output_is_written_without_th
     )
     out, err = await asyncio.wait_for(process.communicate(), RUN_LIMIT)
     assert process.returncode == 0, err.decode()
-    assert "Welcome, Ann Be. Your balance is 1000 chips." in out.decode("ascii")
+    assert "Welcome, Ann Be. Your balance is 1,000 chips." in out.decode("ascii")
 
 
 async def test_piped_output_is_plain_text_with_a_readable_summary(

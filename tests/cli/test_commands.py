@@ -387,3 +387,24 @@ def test_a_seed_the_server_would_refuse_is_refused(line: str) -> None:
 
 def test_help_lists_the_seed() -> None:
     assert "seed [TEXT]" in dict(HELP.commands)
+
+
+# -- amounts as the client writes them -------------------------------------------------------
+
+DEEP = LegalActions(check=True, bet=ChipRange(min=10, max=9_990))
+
+
+def test_an_amount_typed_as_the_table_shows_it_is_read() -> None:
+    # The prompt says "bet 10-9,990": "bet 1,500" was refused as no whole number.
+    assert read("bet 1,500", table(DEEP)) == Bet(1_500)
+    assert read("rebuy 1,000", None) == Rebuy(1_000)
+
+
+@pytest.mark.parametrize("amount", ["1,5", "15,00", ",150", "1,,500"])
+def test_commas_out_of_thousands_are_no_amount(amount: str) -> None:
+    assert "bet N" in refused(f"bet {amount}", table(DEEP))
+
+
+def test_a_bet_out_of_range_is_refused_in_amounts_written_as_the_table_writes_them() -> None:
+    # It said "bet must be from 10 to 9990, not 20000" where the table showed 9,990.
+    assert refused("bet 20000", table(DEEP)) == "bet must be from 10 to 9,990, not 20,000"

@@ -29,6 +29,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
+from tests.cli.test_terminal import CHIPS, amount
 from tests.cli.test_watch import (
     BETWEEN_HANDS,
     SMALL,
@@ -119,7 +120,7 @@ def play(config_dir: Path, server: QiuQiuServer | str, *flags: str) -> str:
     return f"env -u COLUMNS -u LINES {env} {shlex.join(command)}"
 
 
-TURN = r"Your turn: (\S+)(?: . bet (\d+)-(\d+))?"
+TURN = r"Your turn: (\S+)(?: . bet ([\d,]+)-([\d,]+))?"
 
 
 def turn_of(text: str) -> tuple[str, ...]:
@@ -163,12 +164,12 @@ async def test_the_table_stays_on_screen_over_hands_and_the_summary_is_the_serve
     screen.type("quit now")
     await screen.wait_for("EXIT=0")
     summary = re.search(
-        r"This session: (\d+) hands?, won (\d+), lost (\d+), net ([+-]\d+), "
-        r"biggest pot won (\d+)\. Balance: (\d+)\.",
+        rf"This session: (\d+) hands?, won (\d+), lost (\d+), net ([+-]{CHIPS}), "
+        rf"biggest pot won ({CHIPS})\. Balance: ({CHIPS})\.",
         " ".join(screen.text().split()),  # rich wraps long lines at the window's width
     )
     assert summary is not None, screen.text()
-    hands, won, lost, net, biggest, balance = map(int, summary.groups())
+    hands, won, lost, net, biggest, balance = map(amount, summary.groups())
 
     token = json.loads((config_dir / "tokens.json").read_text())[server.url]
     account = await server.store.account_for_token(token_hash(token))
@@ -307,7 +308,9 @@ async def test_the_dealer_bots_top_up_is_said_under_the_table_that_shows_it(
         screens.append(screen)
         await screen.wait_for("Type quit to stop")
         chips = await the_dealer_down(bo, table_id)
-        topped_up = f"The dealer bot topped up its stack to {SMALL.max_buy_in} (it had {chips})."
+        topped_up = (
+            f"The dealer bot topped up its stack to {SMALL.max_buy_in:,} (it had {chips:,})."
+        )
         await screen.wait_for(re.escape(topped_up))
         screen.type("quit")
         await screen.wait_for("EXIT=0")
@@ -373,7 +376,7 @@ async def test_a_narrow_or_short_window_cuts_no_stack_nor_name_and_keeps_the_pro
     # Too narrow for a seat a line: two lines each, the figures whole.
     assert re.search(r"seat 1 +You\b", text), text
     assert re.search(r"seat 2 +Dealer \(D\)", text), text
-    assert re.findall(r"stack (\S+)", text) == ["490", "9990"], text
+    assert re.findall(r"stack (\S+)", text) == ["490", "9,990"], text
     # Too short for the table and three lines of events: the prompt stays in sight.
     screen.resize(60, 9)
     text = (await screen.settled(r"(?m)^╰─{58}╯$")).string
@@ -448,7 +451,7 @@ async def test_a_server_stopping_mid_hand_is_told_in_words_not_a_websocket_dump(
     assert "The hand was called off (the server is shutting down)" in said
     assert (
         "The server stopped: it stood your seat up, and your 500 chips went back to your "
-        "balance (now 1000)." in said
+        "balance (now 1,000)." in said
     ), said
     assert "the server is shutting down; then sent" not in said, said
     assert "Traceback" not in said
@@ -601,5 +604,5 @@ async def test_quit_in_a_hand_is_said_in_the_table_while_the_player_plays_it_out
                 asked = now
                 screen.type("check" if "check" in now[1] else "call")
             await asyncio.sleep(0.05)
-    assert re.search(r"You left the table\. Your balance is \d+\.", screen.text())
+    assert re.search(rf"You left the table\. Your balance is {CHIPS}\.", screen.text())
     assert "ran out of time" not in screen.text()

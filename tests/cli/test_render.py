@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import unicodedata
+from typing import Any
 
 import pytest
 from rich.console import Console, RenderableType
@@ -168,11 +169,11 @@ def test_a_pot_award_names_the_winners_and_their_shares() -> None:
     awarded = wire.PotAwarded(
         table_id="t1", seq=5, hand_id=3, amount=1000, eligible=(ME, BOT), shares=shares
     )
-    assert line(awarded, table()) == "You (600) and Dealer (400) split the pot of 1000."
+    assert line(awarded, table()) == "You (600) and Dealer (400) split the pot of 1,000."
     # Past the first word, "you" is written as any sentence writes it.
     shares = (SeatAmount(seat=BOT, amount=400), SeatAmount(seat=ME, amount=600))
     awarded = awarded.model_copy(update={"shares": shares})
-    assert line(awarded, table()) == "Dealer (400) and you (600) split the pot of 1000."
+    assert line(awarded, table()) == "Dealer (400) and you (600) split the pot of 1,000."
 
 
 def test_chips_nobody_matched_go_back_to_you_in_lower_case() -> None:
@@ -343,6 +344,41 @@ def test_a_table_between_hands_renders_without_a_pot() -> None:
     assert "Pot" not in drawn
 
 
+def test_chip_amounts_are_written_with_thousands_apart_in_the_table_and_the_turn() -> None:
+    # "stack 9990" and "bet 10-9990" in the table, where a message wrote "1,000".
+    state = table(actor=BOT)
+    assert state.hand is not None
+    state.seats[BOT].stack, state.seats[BOT].bet, state.hand.pot = 9_990, 1_500, 12_345
+    state.hand.to_call = 1_450
+    drawn = text_of(render.table(state, now_ms=10_000, unicode=False))
+    assert "stack 9,990" in drawn, drawn
+    assert "bet 1,500" in drawn, drawn
+    assert "Pot 12,345 | Dealer to act | 1,450 to call" in drawn, drawn
+    legal = LegalActions(fold=True, call=1_450, raise_to=ChipRange(min=2_950, max=9_990))
+    assert render.legal(legal, unicode=False) == "call 1,450 | raise 2,950-9,990 | fold"
+    rules = TableOptions(ante=1_000, min_bet=1_000, max_bet=5_000, max_buy_in=50_000)
+    assert "ante 1,000; bets from 1,000 to 5,000" in render.rules(rules).plain
+
+
+AT: dict[str, Any] = {"table_id": "t1", "seq": 5, "hand_id": 3, "seat": BOT}
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (wire.BetPlaced(**AT, amount=1_000, all_in=False), "Dealer bet 1,000."),
+        (wire.Called(**AT, amount=2_500, all_in=True), "Dealer called 2,500 (all in)."),
+        (wire.Raised(**AT, to=10_000, amount=9_000, all_in=False), "Dealer raised to 10,000."),
+        (wire.AnteTaken(**AT, amount=1_000, all_in=False), "Dealer put in the ante of 1,000."),
+    ],
+    ids=["bet", "call", "raise", "ante"],
+)
+def test_chip_amounts_in_event_lines_are_written_with_thousands_apart(
+    message: wire.AnyServerMessage, said: str
+) -> None:
+    assert line(message, table()) == said
+
+
 def test_an_event_line_is_rich_text() -> None:
     checked = wire.Checked(table_id="t1", seq=5, hand_id=3, seat=BOT)
     assert isinstance(render.event(checked, table(), unicode=True), Text)
@@ -358,7 +394,7 @@ def test_a_rebuy_out_of_the_tables_range_says_the_range_to_type_in() -> None:
     refused = ServerRefused(ErrorCode.INVALID_BUY_IN, "buy in with 100 to 10000 chips, not 20000")
     said = render.rebuy_refused(refused, 20_000, 30_000, TableOptions()).plain
     assert said == (
-        "This table takes buy-ins of 100 to 10000 chips: type rebuy N with N between them."
+        "This table takes buy-ins of 100 to 10,000 chips: type rebuy N with N between them."
     )
 
 

@@ -50,7 +50,7 @@ FAILED = re.compile(r"!!! DEAL CHECK FAILED at table (t\w+), hand (\d+): ([^\r\n
 SHUFFLE = re.compile(
     r"Table (t\w+)'s shuffle verified: (\d+) hands? rebuilt from the revealed seed\."
 )
-WELCOME = "Welcome, Ann. Your balance is 1000 chips."
+WELCOME = "Welcome, Ann. Your balance is 1,000 chips."
 SMALL = ("--ante", "1", "--min-bet", "1", "--max-bet", "2", "--max-raises", "2")
 """Stakes at which no run of luck ends a seat in a few hands."""
 
@@ -112,7 +112,7 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
     child.sendline("dance")
     child.expect("unknown command 'dance': type help for the list")
     child.sendline("bet 999999")
-    child.expect("bet must be from 10 to 490, not 999999")
+    child.expect("bet must be from 10 to 490, not 999,999")
     child.sendline("help")
     child.expect("quit, leave +stand up, your stack back to your balance")
 
@@ -125,8 +125,8 @@ def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Pat
         legal = matched(child)
 
     child.sendline("quit")
-    child.expect(r"You left the table\. Your balance is (\d+)\.")
-    balance = int(matched(child))
+    child.expect(rf"You left the table\. Your balance is ({CHIPS})\.")
+    balance = amount(matched(child))
     # The table closes as its only person leaves: its seed rebuilds the hands played.
     child.expect(SHUFFLE)
     finish(child)
@@ -150,7 +150,7 @@ def test_quit_now_mid_hand_plays_the_seat_out_and_returns_its_chips(config_dir: 
     child.sendline("quit now")
     child.expect("Leaving: your seat plays out this hand")
     # Checking through to a showdown, it may still lose the ante, split or win.
-    child.expect(r"You left the table\. Your balance is (990|1000|1010)\.")
+    child.expect(r"You left the table\. Your balance is (990|1,000|1,010)\.")
     finish(child)
 
 
@@ -158,7 +158,7 @@ def test_the_end_of_input_leaves_the_table_too(config_dir: Path) -> None:
     child = start(config_dir)
     child.expect(TURN)
     child.sendeof()
-    child.expect(r"You left the table\. Your balance is (990|1000|1010)\.")
+    child.expect(r"You left the table\. Your balance is (990|1,000|1,010)\.")
     finish(child)
 
 
@@ -184,8 +184,8 @@ def test_commands_from_a_file_or_from_dev_null_are_read_to_their_end(
     assert ("Commands:" in done.stdout) == (source == "file")  # the help it asked for
     # Its end came before the table's first message: it stood up all the same, rather
     # than leaving the seat with its chips behind.
-    assert re.search(r"You left the table\. Your balance is (990|1000|1010)\.", done.stdout)
-    assert re.search(r"This session: [01] hands?, .* Balance: (990|1000|1010)\.", done.stdout)
+    assert re.search(r"You left the table\. Your balance is (990|1,000|1,010)\.", done.stdout)
+    assert re.search(r"This session: [01] hands?, .* Balance: (990|1,000|1,010)\.", done.stdout)
 
 
 @pytest.mark.parametrize("end", ["quit\n", ""], ids=["quit", "end-of-input"])
@@ -285,7 +285,7 @@ async def play_a_hand(child: pexpect.spawn[str]) -> str:
 
 async def leave(child: pexpect.spawn[str]) -> None:
     child.sendline("quit now")
-    await child.expect(r"You left the table\. Your balance is \d+\.", async_=True)
+    await child.expect(rf"You left the table\. Your balance is {CHIPS}\.", async_=True)
 
 
 async def finished(child: pexpect.spawn[str]) -> str:
@@ -717,6 +717,15 @@ def words(*parts: str) -> str:
     """A pattern of ``parts``' words, whatever spaces, line breaks or styles come between
     them."""
     return rf"(?:\s|{STYLE})+".join(" ".join(parts).split(" "))
+
+
+CHIPS = r"\d{1,3}(?:,\d{3})*"
+"""A chip amount as the client writes one: thousands apart."""
+
+
+def amount(chips: str) -> int:
+    """A chip amount the client wrote, as a number."""
+    return int(chips.replace(",", ""))
 
 
 def matched(child: pexpect.spawn[str]) -> str:

@@ -11,10 +11,20 @@ from pathlib import Path
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.cli.conftest import cut_the_network
-from tests.cli.test_terminal import SMALL, TURN, WELCOME, finished, matched, spawn, words
+from tests.cli.test_terminal import (
+    CHIPS,
+    SMALL,
+    TURN,
+    WELCOME,
+    amount,
+    finished,
+    matched,
+    spawn,
+    words,
+)
 
-LEFT = r"You left the table\. Your balance is (\d+)\."
-SUMMARY = re.compile(r"This session: (\d+) hands?, won \d+, lost \d+, net ([+-]\d+)")
+LEFT = rf"You left the table\. Your balance is ({CHIPS})\."
+SUMMARY = re.compile(rf"This session: (\d+) hands?, won \d+, lost \d+, net ([+-]{CHIPS})")
 PATIENCE = 30.0
 """Seconds to wait for the table to deal (never a timing assertion)."""
 
@@ -45,13 +55,13 @@ async def test_hands_played_while_the_connection_was_down_are_told_and_in_the_su
     await child.expect(TURN, async_=True)
     child.sendline("quit now")
     await child.expect(LEFT, async_=True)
-    balance = int(matched(child))
+    balance = amount(matched(child))
     output = await finished(child)
     summary = SUMMARY.search(output)
     assert summary is not None, output
     played = await server.store.table_hands(table_id)
     assert int(summary.group(1)) == len(played)
-    assert balance == 1_000 + int(summary.group(2))
+    assert balance == 1_000 + amount(summary.group(2))
 
 
 async def test_back_after_the_seat_was_given_up_the_client_says_so_and_ends_in_step(
@@ -76,8 +86,8 @@ async def test_back_after_the_seat_was_given_up_the_client_says_so_and_ends_in_s
                 await asyncio.sleep(0.02)
         child.kill(signal.SIGCONT)
         await child.expect(words("stood up while the connection was down"), async_=True)
-        await child.expect(words(r"your balance, now (\d+)\."), async_=True)
-        balance = int(matched(child))
+        await child.expect(words(rf"your balance, now ({CHIPS})\."), async_=True)
+        balance = amount(matched(child))
         output = await finished(child)
         played = await server.store.table_hands(table_id)
     finally:
@@ -86,4 +96,4 @@ async def test_back_after_the_seat_was_given_up_the_client_says_so_and_ends_in_s
     assert summary is not None, output
     assert "still at the table" not in output
     assert int(summary.group(1)) == len(played)
-    assert balance == 1_000 + int(summary.group(2))
+    assert balance == 1_000 + amount(summary.group(2))

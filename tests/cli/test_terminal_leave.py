@@ -29,6 +29,7 @@ from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HandRecord
 from tests.cli.test_terminal import (
+    CHIPS,
     PATIENCE,
     SMALL,
     TURN,
@@ -43,7 +44,7 @@ from tests.cli.test_terminal import (
 
 AFTER_HAND = "You will leave after this hand"
 AT_ONCE = "Leaving: your seat plays out this hand (check or fold)"
-LEFT = r"You left the table\. Your balance is (\d+)\."
+LEFT = rf"You left the table\. Your balance is ({CHIPS})\."
 
 QUICK = ServerConfig(port=0, hand_pause=0.0, bot_delay=0.0, rate=1e6, burst=10**6)
 """The next hand is dealt as the last ends: a seat that stood up late is dealt into it."""
@@ -146,7 +147,7 @@ async def test_ctrl_c_again_while_the_hand_waits_for_another_stops_waiting(
             await child.expect(
                 "Stopped waiting: your seat stands up as this hand ends", async_=True
             )
-            await child.expect(r"Balance: 500 \(and \d+ still at the table\)\.", async_=True)
+            await child.expect(rf"Balance: 500 \(and {CHIPS} still at the table\)\.", async_=True)
             assert "Traceback" not in await finished(child)
             # The server has the request: Bo plays the hand out, and Ann's seat stands up.
             bo_plays = asyncio.create_task(play(Steady(), bo, table_id))
@@ -172,7 +173,7 @@ def test_quit_typed_again_mid_hand_leaves_at_once(config_dir: Path) -> None:
     child.sendline("quit")
     child.expect(re.escape(AT_ONCE))
     # Checked through to a showdown, it may still lose the ante, split or win.
-    child.expect(r"You left the table\. Your balance is (990|1000|1010)\.")
+    child.expect(r"You left the table\. Your balance is (990|1,000|1,010)\.")
     finish(child)
 
 

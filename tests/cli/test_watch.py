@@ -119,7 +119,7 @@ async def test_the_watcher_sees_each_hand_and_no_tile_before_the_showdown(
             assert not any(str(tile) in before for tile in tiles), before
         assert all(str(tile) in after for tile in result.tiles), after
         assert re.search(r"(Bo|Dealer) wins the pot of \d+", after), after
-        assert re.search(r"Stacks: Bo \d+, Dealer \d+\.", after), after
+        assert re.search(r"Stacks: Bo [\d,]+, Dealer [\d,]+\.", after), after
 
 
 async def test_a_table_that_does_not_exist_is_refused_with_the_servers_words(
@@ -294,7 +294,9 @@ async def test_the_dealer_bots_top_up_between_hands_is_said_as_the_next_begins(
     async with seated_to_win(server) as (bo, table_id):
         child = await watching(config_dir, server, table_id)
         chips = await the_dealer_down(bo, table_id)
-        topped_up = f"The dealer bot topped up its stack to {SMALL.max_buy_in} (it had {chips})."
+        topped_up = (
+            f"The dealer bot topped up its stack to {SMALL.max_buy_in:,} (it had {chips:,})."
+        )
         await child.expect_exact(topped_up, async_=True)
         child.sendline("quit")
         await finished(child)

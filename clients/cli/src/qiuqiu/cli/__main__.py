@@ -172,10 +172,10 @@ def print_summary(summary: Summary, console: Console, *, as_json: bool) -> None:
         print(json.dumps(summary.as_dict()))
         return
     # No balance when the run stopped before it left the table: part of it is still there.
-    balance = "" if summary.balance is None else f" Balance: {summary.balance}."
+    balance = "" if summary.balance is None else f" Balance: {render.chips(summary.balance)}."
     console.print(
         f"Played {summary.hands} hand{'s' * (summary.hands != 1)}: "
-        f"won {summary.won}, lost {summary.lost}, net {summary.net:+d} chips.{balance}"
+        f"won {summary.won}, lost {summary.lost}, net {summary.net:+,} chips.{balance}"
     )
     if summary.voided:
         console.print(

@@ -6,9 +6,11 @@ plain answer); the server checks everything again and alone decides.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from qiuqiu.cli.game import TableState
+from qiuqiu.cli.render import chips
 from qiuqiu.cli.render import legal as legal_text
 from qiuqiu.cli.turns import Action, Bet, Call, Check, Fold, Raise, Split
 from qiuqiu.engine import Hand, InvalidTiles, Tile, cut_with, parse_tiles, rank
@@ -128,9 +130,9 @@ def read(line: str, state: TableState | None) -> Command:
     if verb == "rebuy":
         if not args:
             return Rebuy()
-        amount = args[0] if len(args) == 1 else ""
-        if amount.isascii() and amount.isdigit() and len(amount) < 16 and int(amount) > 0:
-            return Rebuy(int(amount))
+        digits = _digits(args[0]) if len(args) == 1 else None
+        if digits is not None and len(digits) < 16 and int(digits) > 0:
+            return Rebuy(int(digits))
         return Refusal(
             "say how many chips, 1 or more: rebuy N (or rebuy alone for 500, or all you have "
             "if less)"
@@ -200,22 +202,21 @@ def _action(verb: str, args: list[str], state: TableState) -> Command:
         return Check() if verb == "check" else Call() if verb == "call" else Fold()
     if not args:
         return Refusal(f"say how much: {verb} N")
-    # isdigit() alone admits digits int() cannot read, such as "²".
-    if len(args) > 1 or not (args[0].isascii() and args[0].isdigit()):
+    digits = _digits(args[0]) if len(args) == 1 else None
+    if digits is None:
         return Refusal(f"an amount is one whole number of chips: {verb} N")
     allowed_range = legal.bet if verb == "bet" else legal.raise_to
     if allowed_range is None:
         return Refusal(f"you cannot {verb} now; {allowed}")
-    if len(args[0]) > 15:
+    least, most = chips(allowed_range.min), chips(allowed_range.max)
+    if len(digits) > 15:
         # More chips than any table holds, in more digits than int() need read.
-        return Refusal(f"{verb} must be from {allowed_range.min} to {allowed_range.max}")
-    amount = int(args[0])
+        return Refusal(f"{verb} must be from {least} to {most}")
+    amount = int(digits)
     if allowed_range.min == allowed_range.max != amount:
-        return Refusal(f"{verb} can only be {allowed_range.min} here, not {amount}")
+        return Refusal(f"{verb} can only be {least} here, not {chips(amount)}")
     if not allowed_range.min <= amount <= allowed_range.max:
-        return Refusal(
-            f"{verb} must be from {allowed_range.min} to {allowed_range.max}, not {amount}"
-        )
+        return Refusal(f"{verb} must be from {least} to {most}, not {chips(amount)}")
     return Bet(amount) if verb == "bet" else Raise(amount)
 
 
@@ -244,3 +245,15 @@ def _split(args: list[str], state: TableState) -> Command:
         cut = cut_with(hand, chosen[0], chosen[1])
     high, low = cut.high_pair, cut.low_pair
     return Split((str(high[0]), str(high[1])), (str(low[0]), str(low[1])))
+
+
+THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+
+
+def _digits(typed: str) -> str | None:
+    """The digits of an amount typed plainly or as this client writes amounts ("1,000");
+    ``None`` for anything else. isdigit() alone admits digits int() cannot read, such
+    as "²"."""
+    if typed.isascii() and (typed.isdigit() or THOUSANDS.fullmatch(typed)):
+        return typed.replace(",", "")
+    return None

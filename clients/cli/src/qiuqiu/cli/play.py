@@ -26,6 +26,7 @@ from qiuqiu.cli.bot import Summary, check_shuffle, waiting_log
 from qiuqiu.cli.bot import play as play_bot
 from qiuqiu.cli.connection import Connection, check_balance
 from qiuqiu.cli.live import LiveView, key_lines
+from qiuqiu.cli.render import chips
 from qiuqiu.cli.terminal import INTERRUPT, Terminal, stdin_lines
 from qiuqiu.cli.tokens import TokenFile, config_dir
 from qiuqiu.cli.turns import Action, Bet, Bot, Call, Check, Turn
@@ -215,7 +216,7 @@ def greet(conn: Connection, options: PlayOptions, console: Console, *, seated: b
     assert conn.welcome is not None
     welcome = conn.welcome
     greeting = "Welcome back" if welcome.resumed else "Welcome"
-    balance = f" Your balance is {welcome.balance} chips." if seated else ""
+    balance = f" Your balance is {chips(welcome.balance)} chips." if seated else ""
     say(console, options, Text(f"{greeting}, {welcome.name}.{balance}"))
     if welcome.resumed and options.name_given and welcome.name != options.name:
         # A token resumes an account as it is: the server has no renaming.
@@ -272,7 +273,7 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         say(
             console,
             options,
-            Text(f"You sat down at table {joined.table_id} with {joined.buy_in} chips."),
+            Text(f"You sat down at table {joined.table_id} with {chips(joined.buy_in)} chips."),
         )
         return joined.table_id
     check_balance(welcome, options.buy_in)
@@ -281,8 +282,8 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         console,
         options,
         Text(
-            f"Table {table.table_id}: {table.options.seats} seats, ante {table.options.ante}, "
-            f"{options.buy_in} chips to play with."
+            f"Table {table.table_id}: {table.options.seats} seats, "
+            f"ante {chips(table.options.ante)}, {chips(options.buy_in)} chips to play with."
         ),
     )
     if table.free_seats > 1:  # counted before this player sat down

@@ -103,13 +103,19 @@ def hand_value(texts: Sequence[str], unicode: bool) -> Text:
     return Text.assemble(drawn, "  = ", (value, "bold green" if special else "bold"))
 
 
+def chips(amount: int) -> str:
+    """A chip amount as a person reads it, thousands apart ("1,000"): one way
+    everywhere this client shows one. The wire carries plain integers."""
+    return f"{amount:,}"
+
+
 def legal(actions: LegalActions, unicode: bool = True) -> str:
     """The commands the prompt accepts now, with their amounts."""
     choices = []
     if actions.check:
         choices.append("check")
     if actions.call is not None:
-        choices.append(f"call {actions.call}")
+        choices.append(f"call {chips(actions.call)}")
     if actions.bet is not None:
         choices.append(f"bet {_range(actions.bet.min, actions.bet.max)}")
     if actions.raise_to is not None:
@@ -122,19 +128,19 @@ def legal(actions: LegalActions, unicode: bool = True) -> str:
 
 
 def _range(low: int, high: int) -> str:
-    return str(low) if low == high else f"{low}-{high}"
+    return chips(low) if low == high else f"{chips(low)}-{chips(high)}"
 
 
 def rules(options: TableOptions) -> Text:
     """How the table plays, for whoever sits down: a table joined by its id may cut
     hands by hand or bet twice, which nothing else says before it happens."""
-    bets = f"bets from {options.min_bet}" + (
-        f" to {options.max_bet}" if options.max_bet is not None else ", no limit"
+    bets = f"bets from {chips(options.min_bet)}" + (
+        f" to {chips(options.max_bet)}" if options.max_bet is not None else ", no limit"
     )
     if options.max_raises is not None:
         bets += f", {options.max_raises} raise{'s' * (options.max_raises != 1)} a round"
     parts = [
-        f"ante {options.ante}",
+        f"ante {chips(options.ante)}",
         bets,
         "1 betting round, before the fourth tile"
         if options.betting_rounds == 1
@@ -160,7 +166,7 @@ def joined(state: TableState, seats: Sequence[int], amounts: Sequence[int] = ())
     amount when given."""
     names = [who(state, seat) if n == 0 else _whom(state, seat) for n, seat in enumerate(seats)]
     if amounts:
-        names = [f"{name} ({amount})" for name, amount in zip(names, amounts, strict=True)]
+        names = [f"{name} ({chips(amount)})" for name, amount in zip(names, amounts, strict=True)]
     return " and ".join(names)
 
 
@@ -186,11 +192,11 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     # A hand over has no pot left to show: "Pot 0" read as a hand played for nothing.
     if hand is not None and hand.phase != "ended":
         dot = " · " if unicode else " | "
-        status = Text.assemble(("Pot ", "dim"), (str(hand.pot), "bold yellow"))
+        status = Text.assemble(("Pot ", "dim"), (chips(hand.pot), "bold yellow"))
         if hand.actor is not None:
             status.append(f"{dot}{who(state, hand.actor)} to act", "cyan")
             if hand.to_call:
-                status.append(f"{dot}{hand.to_call} to call")
+                status.append(f"{dot}{chips(hand.to_call)} to call")
         if hand.phase == "cutting" and hand.cutting:
             status.append(f"{dot}{joined(state, hand.cutting)} to cut", "cyan")
         if hand.deadline_ms is not None and (hand.actor is not None or hand.phase == "cutting"):
@@ -288,8 +294,8 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
         Text(f"seat {seat.seat + 1}", "dim"),
         name,
         marks,
-        Text(f"stack {seat.stack}"),
-        Text(f"bet {seat.bet}" if seat.bet else ""),
+        Text(f"stack {chips(seat.stack)}"),
+        Text(f"bet {chips(seat.bet)}" if seat.bet else ""),
         notes,
     )
 
@@ -347,7 +353,7 @@ def face_down(message: wire.AnyServerMessage, state: TableState) -> Text | None:
 def stacks(state: TableState) -> Text:
     """Every seat's stack, in seat order: ``Stacks: Ann 510, Dealer 490.``"""
     seats = sorted(state.seats.values(), key=lambda s: s.seat)
-    listed = ", ".join(f"{who(state, seat.seat)} {seat.stack}" for seat in seats)
+    listed = ", ".join(f"{who(state, seat.seat)} {chips(seat.stack)}" for seat in seats)
     return Text(f"Stacks: {listed}.", "dim")
 
 
@@ -361,9 +367,11 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
         case wire.PlayerSeated(seat=seat, stack=stack):
             # The seat's number is said here, whatever name it shares.
             sitter = "You" if seat == state.you else message.name
-            return Text(f"{sitter} sat down at seat {seat + 1} with {stack} chips.")
+            return Text(f"{sitter} sat down at seat {seat + 1} with {chips(stack)} chips.")
         case wire.PlayerLeft(seat=seat, cashed_out=cashed):
-            return Text(f"{state.named(message.name, seat)} left the table with {cashed} chips.")
+            return Text(
+                f"{state.named(message.name, seat)} left the table with {chips(cashed)} chips."
+            )
         case wire.PlayerDisconnected(seat=seat, grace_ms=grace):
             return Text(
                 f"{name(seat)} lost the connection ({grace // 1000} s to come back).", "red"
@@ -383,14 +391,15 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
         case wire.HandStarted(hand_id=hand_id, button=button, commitment=commitment):
             header = hand_header(state, hand_id, button, commitment, unicode)
             if state.hand is not None:
-                for seat, chips in state.hand.topped_up.items():
+                for seat, had in state.hand.topped_up.items():
                     now = state.hand.stacks_before[seat]
                     header.append(
-                        f"\nThe dealer bot topped up its stack to {now} (it had {chips})."
+                        f"\nThe dealer bot topped up its stack to {chips(now)} "
+                        f"(it had {chips(had)})."
                     )
             return header
         case wire.AnteTaken(seat=seat, amount=amount):
-            return Text(f"{name(seat)} put in the ante of {amount}.", "dim")
+            return Text(f"{name(seat)} put in the ante of {chips(amount)}.", "dim")
         case wire.TilesDealt(seat=seat, tiles=dealt) if dealt is not None:
             return Text.assemble("You were dealt ", tiles(dealt, unicode), ".")
         case wire.FourthTileDealt(seat=seat, tile=fourth) if fourth is not None:
@@ -407,19 +416,23 @@ def event(message: wire.AnyServerMessage, state: TableState, unicode: bool) -> T
         case wire.Checked(seat=seat):
             return Text(f"{name(seat)} checked.")
         case wire.BetPlaced(seat=seat, amount=amount, all_in=all_in):
-            return Text(f"{name(seat)} bet {amount}{' (all in)' if all_in else ''}.", "yellow")
+            all_in_said = " (all in)" if all_in else ""
+            return Text(f"{name(seat)} bet {chips(amount)}{all_in_said}.", "yellow")
         case wire.Called(seat=seat, amount=amount, all_in=all_in):
-            return Text(f"{name(seat)} called {amount}{' (all in)' if all_in else ''}.")
+            return Text(f"{name(seat)} called {chips(amount)}{' (all in)' if all_in else ''}.")
         case wire.Raised(seat=seat, to=to, all_in=all_in):
-            return Text(f"{name(seat)} raised to {to}{' (all in)' if all_in else ''}.", "yellow")
+            all_in_said = " (all in)" if all_in else ""
+            return Text(f"{name(seat)} raised to {chips(to)}{all_in_said}.", "yellow")
         case wire.Folded(seat=seat):
             return Text(f"{name(seat)} folded.", "dim")
         case wire.TurnTimedOut(seat=seat):
             return Text(f"{name(seat)} ran out of time.", "red")
         case wire.BetReturned(seat=seat, amount=amount):
-            return Text(f"{amount} unmatched chips went back to {_whom(state, seat)}.", "dim")
+            return Text(
+                f"{chips(amount)} unmatched chips went back to {_whom(state, seat)}.", "dim"
+            )
         case wire.BettingRoundEnded(round=number, pot=pot):
-            return Text(f"Betting round {number} is over; the pot is {pot}.", "dim")
+            return Text(f"Betting round {number} is over; the pot is {chips(pot)}.", "dim")
         case wire.CuttingStarted(seats=cutting):
             if state.you in cutting:
                 return Text(
@@ -457,7 +470,7 @@ def rebuy_refused(refused: ServerRefused, amount: int, balance: int, options: Ta
     knows the sums; else the server's words."""
     if refused.code is ErrorCode.INSUFFICIENT_BALANCE:
         return Text(
-            f"You cannot buy in with {amount}: your balance is {balance} chips. "
+            f"You cannot buy in with {chips(amount)}: your balance is {chips(balance)} chips. "
             "Type rebuy N for less.",
             "red",
         )
@@ -465,7 +478,8 @@ def rebuy_refused(refused: ServerRefused, amount: int, balance: int, options: Ta
         options.min_buy_in <= amount <= options.max_buy_in
     ):
         return Text(
-            f"This table takes buy-ins of {options.min_buy_in} to {options.max_buy_in} "
+            f"This table takes buy-ins of {chips(options.min_buy_in)} to "
+            f"{chips(options.max_buy_in)} "
             "chips: type rebuy N with N between them.",
             "red",
         )
@@ -500,14 +514,14 @@ def award(
         # nothing was won from anyone, as the page says too.
         return Text.assemble(
             (names, "bold green"),
-            f" took {amount} back: no one else could win it.",
+            f" took {chips(amount)} back: no one else could win it.",
         )
     if len(winners) > 1:
         names = joined(state, winners, [s.amount for s in shares])
-        line = Text.assemble((names, "bold green"), " split the pot of ", (str(amount), "bold"))
+        line = Text.assemble((names, "bold green"), " split the pot of ", (chips(amount), "bold"))
     else:
         verb = "win" if winners[0] == state.you else "wins"
-        line = Text.assemble((names, "bold green"), f" {verb} the pot of ", (str(amount), "bold"))
+        line = Text.assemble((names, "bold green"), f" {verb} the pot of ", (chips(amount), "bold"))
     rivals = [shown[seat] for seat in eligible if seat not in winners and seat in shown]
     if winners[0] not in shown:
         line.append(": everyone else folded" if not shown and len(winners) == 1 else "")
@@ -555,7 +569,7 @@ def hand_over(state: TableState) -> Text:
     hand = state.hand
     if net is not None and hand is not None and not hand.voided:
         sign = "+" if net > 0 else "-" if net < 0 else ""
-        lines.append(f"For you: {sign}{abs(net)} net this hand.", "bold")
+        lines.append(f"For you: {sign}{chips(abs(net))} net this hand.", "bold")
         lines.append("\n")
     lines.append_text(verdict(state))
     return lines

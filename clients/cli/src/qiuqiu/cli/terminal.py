@@ -59,6 +59,7 @@ from qiuqiu.cli.errors import (
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView, now_ms
 from qiuqiu.cli.narrator import Narrator
+from qiuqiu.cli.render import chips
 from qiuqiu.cli.tally import Tally
 from qiuqiu.cli.turns import Action, Split, action_message
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
@@ -278,16 +279,16 @@ class Terminal(Narrator):
                 if me is not None and taken_over:
                     self.say(
                         Text(
-                            f"Your seat at table {self.table_id}, with its {me.stack} chips, "
-                            "plays on from that other connection.",
+                            f"Your seat at table {self.table_id}, with its {chips(me.stack)} "
+                            "chips, plays on from that other connection.",
                             "bold yellow",
                         )
                     )
                 elif me is not None:
                     self.say(
                         Text(
-                            f"Your {me.stack} chips at table {self.table_id} go back to your "
-                            "balance when the server's grace period for your seat ends; run "
+                            f"Your {chips(me.stack)} chips at table {self.table_id} go back to "
+                            "your balance when the server's grace period for your seat ends; run "
                             "the same command again before then to take the seat back.",
                             "bold yellow",
                         )
@@ -325,26 +326,28 @@ class Terminal(Narrator):
                 offer = self.rebuy_default()
                 self.say(
                     Text(
-                        f"You're out of chips. Your balance is {balance}: type rebuy to buy in "
-                        f"again at this table with {offer} (rebuy N for another amount), "
+                        f"You're out of chips. Your balance is {chips(balance)}: type rebuy to "
+                        f"buy in again at this table with {chips(offer)} (rebuy N for another "
+                        "amount), "
                         "or quit."
                         if offer is not None
-                        else f"You're out of chips. Your balance is {balance}, less than this "
-                        f"table's least buy-in ({options.min_buy_in}): there is no rebuying "
+                        else f"You're out of chips. Your balance is {chips(balance)}, less than "
+                        f"this table's least buy-in ({chips(options.min_buy_in)}): there is no "
+                        "rebuying "
                         "here, so quit to leave.",
                         "bold yellow",
                     )
                 )
                 return True
             case wire.TableLeft(
-                table_id=self.table_id, balance=balance, cashed_out=chips, ref=None
+                table_id=self.table_id, balance=balance, cashed_out=cashed, ref=None
             ) if self._leave_id is None:
                 # Nobody here asked: the server stood the seat up (it is stopping).
                 self.balance = balance
                 self.say(
                     Text(
-                        f"The server stopped: it stood your seat up, and your {chips} chips "
-                        f"went back to your balance (now {balance}).",
+                        f"The server stopped: it stood your seat up, and your {chips(cashed)} "
+                        f"chips went back to your balance (now {chips(balance)}).",
                         "bold yellow",
                     )
                 )
@@ -354,7 +357,7 @@ class Terminal(Narrator):
                 # Also a bust while leaving: no rebuy to offer, and no more input to
                 # wait for (the leave that follows it is refused: the seat is gone).
                 self.balance = balance
-                self.say(Text(f"You left the table. Your balance is {balance}.", "bold"))
+                self.say(Text(f"You left the table. Your balance is {chips(balance)}.", "bold"))
                 self._left = True
                 return False
         if state is None:
@@ -455,7 +458,7 @@ class Terminal(Narrator):
             Text(
                 f"Your seat at table {self.table_id} stood up while the connection was down "
                 "(its grace period ran out, or you had asked to leave): its chips went back "
-                f"to your balance, now {welcome.balance}.",
+                f"to your balance, now {chips(welcome.balance)}.",
                 "bold yellow",
             )
         )
@@ -474,7 +477,7 @@ class Terminal(Narrator):
         for hand_id, net in nets.items():
             self.say(
                 Text(
-                    f"Hand #{hand_id} was played out while you were away: {net:+d} net for you.",
+                    f"Hand #{hand_id} was played out while you were away: {net:+,} net for you.",
                     "yellow",
                 )
             )
@@ -556,8 +559,8 @@ class Terminal(Narrator):
                 # Else it asked for 500, and the refusal named a sum nobody chose.
                 self.say(
                     Text(
-                        f"Your balance is {self.balance}, less than this table's least "
-                        f"buy-in ({self.busted.min_buy_in}): there is no rebuying here.",
+                        f"Your balance is {chips(self.balance)}, less than this table's least "
+                        f"buy-in ({chips(self.busted.min_buy_in)}): there is no rebuying here.",
                         "red",
                     )
                 )
@@ -610,7 +613,9 @@ class Terminal(Narrator):
             return
         self.busted, self.table_id = None, table_id
         self.played.setdefault(table_id, False)
-        self.say(Text(f"You sat down again at table {table_id} with {amount} chips.", "bold"))
+        self.say(
+            Text(f"You sat down again at table {table_id} with {chips(amount)} chips.", "bold")
+        )
 
     async def seed(self, seed: str | None) -> None:
         deals = self.conn.deals_of(self.table_id)
@@ -763,12 +768,12 @@ class Terminal(Narrator):
         s = self.tally
         # Seated still (the connection gone for good): the balance is not all there is.
         me = None if self.state is None or not seated else self.state.me
-        at_table = "" if me is None else f" (and {me.stack} still at the table)"
+        at_table = "" if me is None else f" (and {chips(me.stack)} still at the table)"
         self.say(
             Text(
                 f"This session: {s.hands} hand{'s' * (s.hands != 1)}, won {s.won}, lost {s.lost}, "
-                f"net {s.net:+d}, biggest pot won {s.biggest}. "
-                f"Balance: {self.balance}{at_table}.",
+                f"net {s.net:+,}, biggest pot won {chips(s.biggest)}. "
+                f"Balance: {chips(self.balance)}{at_table}.",
                 "bold",
             )
         )
