@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import re
 import signal
@@ -22,11 +23,14 @@ from pathlib import Path
 import pexpect
 import pytest
 from redis.asyncio import Redis
+from rich.console import Console
 
 from qiuqiu.cli.bot import Action, Bot, Check, Fold, Turn, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
-from qiuqiu.protocol import TableOptions
+from qiuqiu.cli.terminal import Terminal
+from qiuqiu.protocol import ErrorCode, TableOptions
+from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
@@ -773,3 +777,17 @@ async def test_a_table_that_moved_to_another_server_is_found_again_and_played_on
     finally:
         await server.stop()
         await store.close()
+
+
+async def test_a_refused_leave_is_said_in_the_servers_words_without_its_code(
+    server: QiuQiuServer,
+) -> None:
+    # It said "Leaving was refused (not_seated): ...": a code for programs.
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(TableOptions(), buy_in=500)
+        console = Console(file=io.StringIO(), width=200)
+        terminal = Terminal(conn, table.table_id, console, unicode=True)
+        refused = wire.Error(code=ErrorCode.NOT_SEATED, message="you are not seated there")
+        terminal.leave_refused(refused)
+        said = console.file.getvalue()  # type: ignore[attr-defined]
+        assert said.startswith("Leaving was refused: you are not seated there\n"), said

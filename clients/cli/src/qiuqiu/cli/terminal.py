@@ -492,7 +492,7 @@ class Terminal(Narrator):
             return True  # asked again: the request before stands, and table_left answers it
         if error.code in RETRIED:
             return True  # see leave_again
-        self.say(Text(f"Leaving was refused ({error.code}): {error.message}", "red"))
+        self.say(Text(f"Leaving was refused: {error.message}", "red"))
         if self._plays_out:
             # The player is still at the table, playing: it is theirs to ask again.
             self._leave_id, self._plays_out = None, False
