@@ -458,6 +458,29 @@ def test_a_showdown_keeps_its_tiles_in_one_column_clear_of_a_long_name() -> None
     assert rows[1].startswith("  Ana (seat 2)  ["), drawn
 
 
+@pytest.mark.parametrize("unicode", [True, False], ids=["unicode", "ascii"])
+@pytest.mark.parametrize("special", ["6-6 5-5 4-4 3-3", "6-6 6-5 5-5 5-4"], ids=["4d", "big"])
+def test_a_special_hand_at_the_showdown_keeps_its_line_at_60_columns(
+    unicode: bool, special: str
+) -> None:
+    # "Ana (seat 2)" or a longer name pushed "= Pure Big!" past 60 columns, where the
+    # terminal broke it in two ("= Pure" / "Big!").
+    state = table()
+    state.seats[ME].name = state.seats[BOT].name = "Bartholomew"
+    state.you = None
+    console = Console(record=True, width=60, file=io.StringIO())
+    console.print(
+        render.showdown((shown(ME, special), shown(BOT, "6-2 1-1 5-0 4-1")), state, unicode)
+    )
+    rows = console.export_text().splitlines()[1:]
+    name = "Four Doubles!" if special.startswith("6-6 5-5") else "Pure Big!"
+    assert rows[0] == "  Bartholomew (seat 1)", rows
+    assert rows[1].startswith(" " * 16), rows
+    assert rows[1].endswith(f"  = {name}"), rows
+    assert rows[3].endswith("  = 7-3"), rows
+    assert len(rows) == 4, rows
+
+
 def test_a_pot_only_its_winner_could_win_is_said_to_go_back() -> None:
     # An ante of 600 over a stack of 500: the 100 nobody matched is a pot of its own.
     state = table()

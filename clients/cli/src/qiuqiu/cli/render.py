@@ -486,18 +486,34 @@ def rebuy_refused(refused: ServerRefused, amount: int, balance: int, options: Ta
     return refusal(refused.message)
 
 
+NARROWEST = 60
+"""Columns a showdown line keeps within: the narrowest terminal the client lays out for."""
+
+
 def showdown(shown: Sequence[wire.ShownHand], state: TableState, unicode: bool) -> Text:
     lines = Text("Showdown:", style="bold")
     names = [who(state, entry.seat) for entry in shown]
-    # The tiles in one column, two spaces clear of the longest name ("Bob (seat 1)").
-    width = max([10, *(cell_len(name) + 2 for name in names)])
-    for entry, name in zip(shown, names, strict=True):
-        special = CATEGORY_NAMES[entry.category]
-        value = f"{special}!" if special else f"{entry.cut.values[0]}-{entry.cut.values[1]}"
+    cuts = [pairs(entry.cut.pairs, unicode) for entry in shown]
+    values = [
+        _worth(entry) + ("!" if entry.category is not Category.NORMAL else "") for entry in shown
+    ]
+    # The tiles in one column, two spaces clear of the longest name ("Bob (seat 1)"), as
+    # far right as lets "= Four Doubles!" end by the narrowest width: a name longer
+    # than that has a line of its own, as the terminal would otherwise break a hand's
+    # line in the middle of its value.
+    cut_cells = max((cut.cell_len for cut in cuts), default=0)
+    room = NARROWEST - 2 - cut_cells - 4 - max(map(cell_len, values), default=0)
+    width = min(max([10, *(cell_len(name) + 2 for name in names)]), room)
+    for entry, name, cut, value in zip(shown, names, cuts, values, strict=True):
         lines.append("\n  ")
-        lines.append(name + " " * (width - cell_len(name)), "bold")
-        lines.append_text(pairs(entry.cut.pairs, unicode))
+        if cell_len(name) + 2 > width:
+            lines.append(name, "bold")
+            lines.append("\n  " + " " * width)
+        else:
+            lines.append(name + " " * (width - cell_len(name)), "bold")
+        lines.append_text(cut)
         lines.append("  = ")
+        special = entry.category is not Category.NORMAL
         lines.append(value, "bold green" if special else "bold")
     return lines
 
