@@ -613,6 +613,33 @@ async def test_who_opens_a_table_for_others_is_told_the_command_they_join_with(
     assert "Traceback" not in await finished(child)
 
 
+@pytest.mark.parametrize("started", [{}, {"UV": "/usr/bin/uv"}], ids=["qiuqiu", "uv-run"])
+async def test_the_command_others_join_with_is_laid_out_whole_at_60_columns(
+    server: QiuQiuServer, config_dir: Path, started: dict[str, str]
+) -> None:
+    # At 60 columns it wrapped at a space ("...play --server" / "ws://... --table t..."),
+    # which copies as two commands.
+    child = pexpect.spawn(
+        str(QIUQIU),
+        ["play", "--name", "Ann", "--plain", "--server", server.url, "--no-bot"],
+        env={"QIUQIU_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", **started},
+        encoding="utf-8",
+        timeout=PATIENCE,
+        dimensions=(50, 60),
+    )
+    await child.expect(r"Table (t\w+): 2 seats", async_=True)
+    table_id = matched(child)
+    command = "uv run qiuqiu" if started else "qiuqiu"
+    lines = (
+        "Others join with:",
+        f"  {command} play --server {server.url} \\",
+        f"    --table {table_id}",
+    )
+    await child.expect(f"{STYLE}\r\n{STYLE}".join(map(re.escape, lines)), async_=True)
+    child.sendline("quit now")
+    assert "Traceback" not in await finished(child)
+
+
 async def killed_and_back(
     config_dir: Path, server: QiuQiuServer, child: pexpect.spawn[str]
 ) -> pexpect.spawn[str]:

@@ -17,6 +17,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -287,16 +288,22 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         ),
     )
     if table.free_seats > 1:  # counted before this player sat down
-        say(
-            console,
-            options,
-            Text(
-                f"Others join with: {command_name()} play --server {conn.url} "
-                f"--table {table.table_id}",
-                "dim",
-            ),
-        )
+        joining = (f"{command_name()} play --server {conn.url}", f"--table {table.table_id}")
+        say(console, options, Text(join_with(joining, console), "dim"))
     return table.table_id
+
+
+def join_with(command: tuple[str, str], console: Console) -> str:
+    """The line that tells others how to join, laid out to be copied whole: on one line
+    where it fits (and always into a pipe), else the command on a line of its own, else
+    broken before ``--table`` as a shell reads it still (a backslash at the line's end).
+    Wrapped by rich where a space falls, it was copied as two commands."""
+    whole = " ".join(command)
+    if console.soft_wrap or cell_len(f"Others join with: {whole}") <= console.width:
+        return f"Others join with: {whole}"
+    if cell_len(f"  {whole}") <= console.width:
+        return f"Others join with:\n  {whole}"
+    return f"Others join with:\n  {command[0]} \\\n    {command[1]}"
 
 
 @contextlib.contextmanager
