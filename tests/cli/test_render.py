@@ -391,7 +391,7 @@ def test_a_refusal_is_said_in_the_servers_words_without_its_code() -> None:
 
 
 def test_a_rebuy_out_of_the_tables_range_says_the_range_to_type_in() -> None:
-    refused = ServerRefused(ErrorCode.INVALID_BUY_IN, "buy in with 100 to 10000 chips, not 20000")
+    refused = ServerRefused(ErrorCode.INVALID_BUY_IN, "buy in with 100 to 10,000 chips, not 20,000")
     said = render.rebuy_refused(refused, 20_000, 30_000, TableOptions()).plain
     assert said == (
         "This table takes buy-ins of 100 to 10,000 chips: type rebuy N with N between them."

@@ -54,7 +54,7 @@ async def test_a_cash_out_that_would_take_a_balance_past_the_most_one_holds_is_r
     with pytest.raises(Refused) as refused:
         await store.commit(cash_out(table, 0))
     assert refused.value.code == "balance_limit"
-    assert str(MAX_BALANCE) in refused.value.message
+    assert f"{MAX_BALANCE:,}" in refused.value.message
     assert await balance(store, "ann") == MAX_BALANCE - 50
     assert await store.table("t1") == table
 

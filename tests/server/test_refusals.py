@@ -379,7 +379,7 @@ async def test_buying_in_beyond_the_balance_gets_insufficient_balance(
     before = await world(server)
     join = {"type": "join_table", "table_id": table_id, "buy_in": STARTING_BALANCE + 1}
     error = await refused(bob, join, "insufficient_balance")
-    assert str(STARTING_BALANCE) in error["message"]
+    assert f"{STARTING_BALANCE:,}" in error["message"]
     await assert_nothing_changed(server, bob, before)
 
 

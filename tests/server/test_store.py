@@ -180,7 +180,7 @@ async def test_a_buy_in_beyond_the_balance_is_refused_and_changes_nothing(store:
     with pytest.raises(Refused) as refused:
         await store.commit(buy_in(first.table, seat(1, "ann", GRANT + 1)))
     assert refused.value.code == "insufficient_balance"
-    assert str(GRANT) in refused.value.message
+    assert f"{GRANT:,}" in refused.value.message
     assert await balance(store, "ann") == GRANT
     assert await store.table("t1") == first.table
     assert await chip_audit(store) == 0

@@ -328,8 +328,8 @@ def test_a_buy_in_that_would_hold_more_chips_at_the_table_than_one_amount_is_ref
         h.core.sit("cat", "Cat", Watcher("cat"), 1)
     assert refused.value.code is ErrorCode.INVALID_BUY_IN
     assert refused.value.message == (
-        "the table holds 1000000000000 chips, and every chip at it must fit in one amount"
-        " (at most 1000000000000): buy in with at most 0"
+        "the table holds 1,000,000,000,000 chips, and every chip at it must fit in one amount"
+        " (at most 1,000,000,000,000): buy in with at most 0"
     )
     assert h.core.next_write() is None
     assert chips(h) == 0

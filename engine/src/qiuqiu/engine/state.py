@@ -289,7 +289,8 @@ class HandState:
         self._verify_turn(seat)
         if self._seat(seat).round_bet < self.current_bet:
             raise IllegalAction(
-                "cannot_check", f"there are {self.to_call(seat)} chips to call: call, raise or fold"
+                "cannot_check",
+                f"there are {self.to_call(seat):,} chips to call: call, raise or fold",
             )
 
     def can_check(self, seat: int) -> bool:
@@ -425,7 +426,7 @@ class HandState:
     def _bet_range(self, seat: int) -> ChipRange:
         if self.current_bet:
             raise IllegalAction(
-                "cannot_bet", f"there is already a bet of {self.current_bet}: call, raise or fold"
+                "cannot_bet", f"there is already a bet of {self.current_bet:,}: call, raise or fold"
             )
         stack = self._seat(seat).stack
         high = stack if self.rules.max_bet is None else min(stack, self.rules.max_bet)
@@ -666,15 +667,15 @@ def _verify_in_range(amount: int, allowed: ChipRange, all_in: int, what: str) ->
     # is not the most the seat may put in then.
     if amount > allowed.max and allowed.max < all_in:
         raise IllegalAction(
-            f"{what}_too_large", f"the largest {what} is {allowed.max}, not {amount}"
+            f"{what}_too_large", f"the largest {what} is {allowed.max:,}, not {amount:,}"
         )
     if amount > all_in:
         raise IllegalAction(
-            "not_enough_chips", f"you can {what} to at most {all_in} (all in), not {amount}"
+            "not_enough_chips", f"you can {what} to at most {all_in:,} (all in), not {amount:,}"
         )
     if amount < allowed.min:
         raise IllegalAction(
-            f"{what}_too_small", f"the smallest {what} is {allowed.min}, not {amount}"
+            f"{what}_too_small", f"the smallest {what} is {allowed.min:,}, not {amount:,}"
         )
 
 

@@ -39,8 +39,8 @@ def balance_limit(balance: int, tables: int) -> Refused:
     kept = f", with 10^12 kept free for each of the tables you would sit at ({tables})"
     return Refused(
         ErrorCode.BALANCE_LIMIT,
-        f"your balance would be {balance} chips: more than an account holds"
-        f" ({MAX_BALANCE}){kept if tables else ''}",
+        f"your balance would be {balance:,} chips: more than an account holds"
+        f" ({MAX_BALANCE:,}){kept if tables else ''}",
     )
 
 

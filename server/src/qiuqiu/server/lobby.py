@@ -307,7 +307,7 @@ class Lobby:
         if balance < amount:
             raise Refused(
                 ErrorCode.INSUFFICIENT_BALANCE,
-                f"your balance is {balance} chips, not enough for {amount}",
+                f"your balance is {balance:,} chips, not enough for {amount:,}",
             )
         verify_room(balance - amount, amount, len(await self._seated_tables(account_id)))
 

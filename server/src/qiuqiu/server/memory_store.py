@@ -156,7 +156,8 @@ class MemoryStore:
             if account_id != HOUSE and account.balance < owed[account_id]:
                 raise Refused(
                     ErrorCode.INSUFFICIENT_BALANCE,
-                    f"your balance is {account.balance} chips, not enough for {owed[account_id]}",
+                    f"your balance is {account.balance:,} chips, "
+                    f"not enough for {owed[account_id]:,}",
                 )
             if commit.seat_limit and commit.table is not None:
                 sits = any(s.account_id == account_id for s in commit.table.seats)

@@ -199,7 +199,7 @@ def commit_refusal(outcome: str, rest: list[Any], commit: TableCommit) -> Refuse
     if outcome == ErrorCode.INSUFFICIENT_BALANCE:
         return Refused(
             ErrorCode.INSUFFICIENT_BALANCE,
-            f"your balance is {balance} chips, not enough for {amount}",
+            f"your balance is {balance:,} chips, not enough for {amount:,}",
         )
     assert outcome == ErrorCode.BALANCE_LIMIT, outcome
     return balance_limit(balance - amount, int(rest[2]))

@@ -105,7 +105,7 @@ def verify_buy_in(options: TableOptions, buy_in: int) -> None:
     if not options.min_buy_in <= buy_in <= options.max_buy_in:
         raise Refused(
             ErrorCode.INVALID_BUY_IN,
-            f"buy in with {options.min_buy_in} to {options.max_buy_in} chips, not {buy_in}",
+            f"buy in with {options.min_buy_in:,} to {options.max_buy_in:,} chips, not {buy_in:,}",
         )
 
 
@@ -115,8 +115,8 @@ def verify_room(held: int, buy_in: int) -> None:
     if held + buy_in > MAX_CHIPS:
         raise Refused(
             ErrorCode.INVALID_BUY_IN,
-            f"the table holds {held} chips, and every chip at it must fit in one amount"
-            f" (at most {MAX_CHIPS}): buy in with at most {MAX_CHIPS - held}",
+            f"the table holds {held:,} chips, and every chip at it must fit in one amount"
+            f" (at most {MAX_CHIPS:,}): buy in with at most {MAX_CHIPS - held:,}",
         )
 
 
