@@ -589,6 +589,23 @@ async def test_back_at_a_table_whose_last_hand_it_played_the_account_checks_only
         await bo
 
 
+async def a_table_for_others(
+    server: QiuQiuServer, config_dir: Path, started: dict[str, str], columns: int
+) -> tuple[pexpect.spawn[str], str]:
+    """A client that opened a table without the dealer bot, in a terminal ``columns``
+    wide, started as ``started`` says (by uv or not), and the table's id."""
+    child = pexpect.spawn(
+        str(QIUQIU),
+        ["play", "--name", "Ann", "--plain", "--server", server.url, "--no-bot"],
+        env={"QIUQIU_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", **started},
+        encoding="utf-8",
+        timeout=PATIENCE,
+        dimensions=(50, columns),
+    )
+    await child.expect(r"Table (t\w+): 2 seats", async_=True)
+    return child, matched(child)
+
+
 @pytest.mark.parametrize(
     ("started", "command"), [({}, "qiuqiu"), ({"UV": "/usr/bin/uv"}, "uv run qiuqiu")]
 )
@@ -597,16 +614,7 @@ async def test_who_opens_a_table_for_others_is_told_the_command_they_join_with(
 ) -> None:
     # Started with the README's "uv run qiuqiu play", it said "qiuqiu play", which a
     # friend's checkout has no such command for. uv names itself in UV to what it runs.
-    child = pexpect.spawn(
-        str(QIUQIU),
-        ["play", "--name", "Ann", "--plain", "--server", server.url, "--no-bot"],
-        env={"QIUQIU_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", **started},
-        encoding="utf-8",
-        timeout=PATIENCE,
-        dimensions=(50, 200),
-    )
-    await child.expect(r"Table (t\w+): 2 seats", async_=True)
-    table_id = matched(child)
+    child, table_id = await a_table_for_others(server, config_dir, started, columns=200)
     joining = f"Others join with: {command} play --server {server.url} --table {table_id}"
     await child.expect_exact(joining, async_=True)
     child.sendline("quit now")
@@ -619,16 +627,7 @@ async def test_the_command_others_join_with_is_laid_out_whole_at_60_columns(
 ) -> None:
     # At 60 columns it wrapped at a space ("...play --server" / "ws://... --table t..."),
     # which copies as two commands.
-    child = pexpect.spawn(
-        str(QIUQIU),
-        ["play", "--name", "Ann", "--plain", "--server", server.url, "--no-bot"],
-        env={"QIUQIU_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", **started},
-        encoding="utf-8",
-        timeout=PATIENCE,
-        dimensions=(50, 60),
-    )
-    await child.expect(r"Table (t\w+): 2 seats", async_=True)
-    table_id = matched(child)
+    child, table_id = await a_table_for_others(server, config_dir, started, columns=60)
     command = "uv run qiuqiu" if started else "qiuqiu"
     lines = (
         "Others join with:",

@@ -218,37 +218,32 @@ async def test_healthz_reflects_a_lost_redis_and_its_return(tmp_path: Path) -> N
 
 
 async def test_the_store_round_trips_are_a_counter_that_counts_each_request(
-    tmp_path: Path,
+    redis_url: str,
 ) -> None:
     # They were a gauge: Prometheus' rate() reads a gauge's fall as a fall, not a reset.
-    port = free_port()
-    redis = own_redis(port, tmp_path)
+    store = await RedisStore.from_url(redis_url)
+    server = QiuQiuServer(FAST, store=store)
+    await server.start()
+
+    def round_trips(body: bytes) -> float:
+        (family,) = [
+            f
+            for f in text_string_to_metric_families(body.decode())
+            if f.name == "qiuqiu_store_round_trips"
+        ]
+        assert family.type == "counter"
+        (sample,) = family.samples
+        assert sample.name == "qiuqiu_store_round_trips_total"
+        return sample.value
+
     try:
-        await until(lambda: listening(port))
-        store = await RedisStore.from_url(f"redis://127.0.0.1:{port}/0")
-        server = QiuQiuServer(FAST, store=store)
-        await server.start()
-
-        def round_trips(body: bytes) -> float:
-            (family,) = [
-                f
-                for f in text_string_to_metric_families(body.decode())
-                if f.name == "qiuqiu_store_round_trips"
-            ]
-            assert family.type == "counter"
-            (sample,) = family.samples
-            assert sample.name == "qiuqiu_store_round_trips_total"
-            return sample.value
-
         before = round_trips((await get(server, "/metrics"))[2])
         assert before > 0
         await store.ping()  # the leases' renewals count too, whenever they fall
         assert round_trips((await get(server, "/metrics"))[2]) >= before + 1
+    finally:
         await server.stop()
         await store.close()
-    finally:
-        redis.kill()
-        redis.wait()
 
 
 async def test_healthz_waits_for_redis_as_long_as_the_store_timeout(tmp_path: Path) -> None:
