@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
+from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request
 
@@ -33,6 +34,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
+from qiuqiu.server.table.hand import IN_DOUBT, MOVED
 from tests.cli.conftest import cut_the_network
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, WAIT, chip_total
@@ -701,3 +703,63 @@ async def test_a_spectator_back_while_its_table_moves_to_another_server_watches_
         await other.stop()
         await servers.kill_remaining()
         await store.close()
+
+
+async def test_a_watch_sent_again_after_a_move_and_refused_store_unavailable_is_sent_again(
+    server: QiuQiuServer,
+) -> None:
+    """A watched table moved (``table_closed`` without a seed), and its new host, making
+    sure of its lease, refused the watch sent again ``store_unavailable``, nothing
+    changed: the SDK took that as final, and a watcher in a terminal ended while the
+    table played on (a full run here). A proxy in front of a real server plays the
+    move and the refusal; the watch must be sent again and the snapshot come."""
+    refused: list[int] = []
+    moved = asyncio.Event()
+
+    async def between(eve: ServerConnection) -> None:
+        async with connect(server.url) as real:
+
+            async def upstream() -> None:
+                async for text in eve:
+                    message = json.loads(text)
+                    if message["type"] == "watch_table" and moved.is_set() and not refused:
+                        refused.append(message["id"])
+                        error = wire.Error(
+                            ref=message["id"], code=ErrorCode.STORE_UNAVAILABLE, message=IN_DOUBT
+                        )
+                        await eve.send(encode(error))
+                        continue
+                    await real.send(text)
+
+            async def downstream() -> None:
+                async for text in real:
+                    await eve.send(text)
+                    message = json.loads(text)
+                    if message["type"] == "table_snapshot" and not moved.is_set():
+                        moved.set()
+                        closed = wire.TableClosed(
+                            table_id=message["table"]["table_id"],
+                            seq=message["seq"] + 1,
+                            reason=MOVED,
+                        )
+                        await eve.send(encode(closed))
+
+            pumps = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
+            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+            for pump in pumps:
+                pump.cancel()
+
+    async with await Connection.open(server.url, name="Bo") as bo:
+        table, _ = await bo.open_table(TableOptions(), 500)
+        async with serve(between, "127.0.0.1", 0) as proxy:
+            port = next(iter(proxy.sockets)).getsockname()[1]
+            async with await Connection.open(f"ws://127.0.0.1:{port}", name="Eve") as eve:
+                await eve.request(cmd.WatchTable(table_id=table.table_id), wire.TableWatched)
+                snapshots = 0
+                async with asyncio.timeout(WAIT):
+                    async for message in eve.messages():
+                        snapshots += isinstance(message, wire.TableSnapshot)
+                        if snapshots == 2:
+                            break
+                assert refused, "the proxy refused no watch sent again"
+                assert eve.watching == {table.table_id}

@@ -80,9 +80,11 @@ taken over by another connection."""
 
 MOVING_RETRIES = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits before sending again a ``join_table``, or a ``watch_table`` sent after a
-reconnect, refused ``table_moving``: the table's
-server stopped and another adopts it once its lease runs out (5 s by default), and
-the refusal says nothing changed."""
+reconnect or a move, refused one of :data:`WAITED_OUT`."""
+WAITED_OUT = frozenset({ErrorCode.TABLE_MOVING, ErrorCode.STORE_UNAVAILABLE})
+"""Refusals that say nothing changed and that a moment mends: the table's server
+stopped and another adopts it once its lease runs out (5 s by default), or the
+table's host is making sure it still holds the table after losing touch with Redis."""
 
 REVEAL_PATIENCE = 5.0
 """Seconds :meth:`Connection.verify_table` waits for a table's seed by default: a
@@ -284,7 +286,7 @@ class Connection:
             try:
                 return await self.request(join, wire.TableJoined)
             except ServerRefused as refused:
-                if refused.code != ErrorCode.TABLE_MOVING:
+                if refused.code not in WAITED_OUT:
                     raise
                 log.info("joining table %s: %s; trying again", table_id, refused.message)
             await asyncio.sleep(wait)
@@ -520,9 +522,10 @@ class Connection:
             if refused is None:
                 return
             table_id, moving = refused
-            if message.code is ErrorCode.TABLE_MOVING and moving < len(MOVING_RETRIES):
+            if message.code in WAITED_OUT and moving < len(MOVING_RETRIES):
                 # Nothing changed: the table's server stopped (as a reconnect follows
-                # when a server hands its tables over) and another has not adopted it yet.
+                # when a server hands its tables over) and another has not adopted it
+                # yet, or its host is making sure of its lease.
                 self._in_background(self._watch_later(table_id, moving))
                 return
             self.watching.discard(table_id)
@@ -665,8 +668,8 @@ class Connection:
             await self.send(cmd.WatchTable(id=ref, table_id=table_id))
 
     async def _watch_later(self, table_id: str, moving: int) -> None:
-        """Watch ``table_id`` again, refused ``table_moving`` ``moving`` times before,
-        once the table has had a while more to move."""
+        """Watch ``table_id`` again, refused one of :data:`WAITED_OUT` ``moving`` times
+        before, once the table has had a while more to move."""
         await asyncio.sleep(MOVING_RETRIES[moving])
         if table_id in self.watching:
             await self._watch(table_id, moving=moving + 1)
