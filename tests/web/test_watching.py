@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from playwright.async_api import expect
+from redis.asyncio import Redis
 from websockets.asyncio.client import ClientConnection
 
+from qiuqiu.cli.bot import play
 from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import TableOptions
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
 from tests.cli.test_watch import (
     BETWEEN_HANDS,
     SMALL,
+    CheckOrCall,
     a_fold_just_played,
+    seated,
     seated_to_win,
     the_dealer_down,
 )
@@ -169,3 +177,45 @@ async def test_the_dealer_bots_top_up_between_hands_is_said_in_the_log(
             f"The dealer bot topped up its stack to {SMALL.max_buy_in:,} (it had {chips:,})."
         )
         await expect(page.locator(".log")).to_contain_text(topped_up)
+
+
+async def test_a_watched_table_that_moved_to_another_server_is_watched_there(
+    redis_url: str, open_player: OpenPlayer
+) -> None:
+    """The page's server stalled past the table's lease (here its lease is taken at
+    Redis, as an adopter does, and lapses for the server to adopt the table again). The
+    page said "The table closed: ... reconnect to go on playing" and went back to the
+    lobby watching nothing, while the table played on; the terminal client watches on.
+    It watches the table there now, and says so."""
+    store = await RedisStore.from_url(redis_url)
+    server = QiuQiuServer(ServerConfig(port=0, lease=0.3, hand_pause=0.0), store=store)
+    await server.start()
+    try:
+        async with seated(server) as (bo, table_id):
+            eve = await open_player()
+            page = eve.page
+            await page.goto(f"http://127.0.0.1:{server.port}/")
+            await sign_in(page, "Eve")
+            await page.locator(
+                f".table-row[data-table-id='{table_id}'] [data-action=watch]"
+            ).click()
+            await expect(page.locator(".table-bar .role")).to_have_text("Watching")
+            async with Redis.from_url(redis_url) as raw:
+                fence = await raw.incr(f"qiuqiu:fence:{table_id}")
+                await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+            await expect(page.locator(".log")).to_contain_text(
+                "The table moved to another server: watching it there"
+            )
+            # Bo's connection was closed (1012) for the move: it comes back as he plays.
+            player = CheckOrCall()
+            await play(player, bo, table_id, hands=1)
+            (result,) = player.results
+            # Told to the page, which only a spectator of the table is (the table closes
+            # as Bo leaves after it, taking the page back to the lobby).
+            async with asyncio.timeout(30):
+                while result.hand_id not in {f["hand_id"] for f in frames_of(eve, "hand_ended")}:
+                    await asyncio.sleep(0.05)
+            assert len([m for m in eve.sent if m["type"] == "watch_table"]) >= 2
+    finally:
+        await server.stop()
+        await store.close()

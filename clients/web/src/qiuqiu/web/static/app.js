@@ -319,6 +319,10 @@ class App {
     if (m.type === "table_closed" && state.busted) {
       // The showdown that broke this seat stays on screen; a rebuy opens a new table.
       this.tables.set(m.table_id, state);
+    } else if (m.type === "table_closed" && movedWhileWatched(m, state)) {
+      // Moved to another server, not closed: a seat's connection is closed (1012) to find
+      // it there, a spectator's is not, so the page asks to watch it there.
+      this.watch(m.table_id, this.active === m.table_id);
     } else if (m.type === "table_closed") {
       this.tables.delete(m.table_id);
       this.watching.delete(m.table_id);
@@ -585,12 +589,24 @@ class App {
     this.redraw();
   }
 
-  /** @param {string} tableId @param {boolean} open whether to show it once its snapshot comes */
+  /**
+   * Watch a table; refused one of WAITED_OUT (nothing changed), ask again a while later.
+   * @param {string} tableId @param {boolean} open whether to show it once its snapshot comes
+   */
   async watch(tableId, open = true) {
     this.watching.add(tableId);
     if (open) this.active = tableId;
     try {
-      await this.conn.request({ type: "watch_table", table_id: tableId });
+      for (const wait of [...WATCH_RETRIES_MS, null]) {
+        try {
+          await this.conn.request({ type: "watch_table", table_id: tableId });
+          return;
+        } catch (error) {
+          if (wait === null || !(error instanceof Refused && WAITED_OUT.has(error.code))) throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        if (!this.watching.has(tableId)) return;
+      }
     } catch (error) {
       this.watching.delete(tableId);
       // What was kept of it (a seat, when the server forgot everything) is no more.
@@ -811,6 +827,15 @@ class App {
     setTimeout(() => item.remove(), 5000);
   }
 }
+
+/** Refusals of `watch_table` that say nothing changed and that a moment mends: the table's
+ * server stopped and another has not adopted it yet, or its new host is making sure of its lease. */
+const WAITED_OUT = new Set(["table_moving", "store_unavailable"]);
+/** Waits before asking again to watch a table refused one of WAITED_OUT: some 15 s in all. */
+const WATCH_RETRIES_MS = [500, 1000, 2000, 4000, 8000];
+
+/** Whether `m` (a `table_closed`) says a table this page only watches moved to another server: no seed, the table goes on. @param {any} m @param {TableState} state */
+const movedWhileWatched = (m, state) => !m.table_seed && state.you === null;
 
 /** Refusals of `leave_table` that are no answer: it is asked again, or was already. */
 const ASKED_AGAIN = new Set(["already_leaving", "table_moving", "outcome_unknown"]);

@@ -218,17 +218,20 @@ export class TableState {
         if (seat) Object.assign(seat, { connected: true, awayUntil: null });
         this.note(`${who} ${who === "You" ? "are" : "is"} back.`);
         break;
-      case "table_closed":
-        this.closed = true;
+      case "table_closed": {
+        // No seed: moved to another server, where the page watches it on (App.watch).
+        const moved = !e.table_seed && this.you === null;
+        this.closed = !moved;
         this.hand = null;
         this.legal = null;
-        this.note(`The table closed: ${e.reason}.`, "warn");
+        this.note(moved ? "The table moved to another server: watching it there…" : `The table closed: ${e.reason}.`, "warn");
         // Where this page sat, the rebuild waits for the table's history (App.rebuild).
         if (e.table_seed && !this.deals.hadSeat) {
           const audit = this.deals.reveal(e.table_seed);
           this.note(audit.ok ? audit.detail : `SHUFFLE CHECK FAILED: ${audit.detail}`, audit.ok ? "ok" : "bad");
         }
         break;
+      }
       case "hand_started":
         this.hand = {
           handId: e.hand_id,
