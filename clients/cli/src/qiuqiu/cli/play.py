@@ -34,8 +34,6 @@ from qiuqiu.cli.turns import Action, Bet, Bot, Call, Check, Turn
 from qiuqiu.cli.watch import Spectator, start_watching
 from qiuqiu.engine import rank
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.config import ServerConfig
-from qiuqiu.server.gateway import QiuQiuServer
 
 DEFAULT_BUY_IN = 500
 
@@ -346,6 +344,11 @@ def say(console: Console, options: PlayOptions, text: Text) -> None:
 async def embedded_server(*, fast: bool) -> AsyncIterator[str]:
     """A real server on a free loopback port for as long as the game lasts. A bot
     playing ``--auto`` needs no pauses, nor a limit on how fast it may act."""
+    # Imported here: a client of another server has no use for one, and it is a fifth of
+    # the client's start.
+    from qiuqiu.server.config import ServerConfig
+    from qiuqiu.server.gateway import QiuQiuServer
+
     config = ServerConfig(host="127.0.0.1", port=0, log_level="WARNING", bot_delay=0.6)
     if fast:
         config = config.model_copy(
