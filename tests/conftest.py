@@ -65,11 +65,11 @@ def pytest_pycollect_makemodule(
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (pyproject's addopts): a worker per core this process may use and one
-    more, at most four. The suite mostly waits (on timers, leases, other processes, a
-    browser): on two cores, two workers kept them half busy, and three ran the suite in
-    10.5 minutes against 12. Each worker starts servers, a Redis and a browser of its
-    own, and the tests that wait on timers and leases are calibrated for a machine kept
-    about this busy."""
+    more, at most four. A test often waits (on timers, leases, other processes, a
+    browser), and another worker uses the core meanwhile: on two cores, three workers
+    ran the suite in 10.5 to 12 minutes, two in 12, the cores then busy 95% of the
+    time. Each worker starts servers, a Redis and a browser of its own, and the tests
+    that wait on timers and leases are calibrated for a machine kept about this busy."""
     # sched_getaffinity is Linux's: it counts only the cores a container lets us use.
     if hasattr(os, "sched_getaffinity"):
         cores = len(os.sched_getaffinity(0))
