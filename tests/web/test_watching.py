@@ -95,6 +95,16 @@ async def test_a_reconnect_leaves_the_page_where_it_was_not_at_a_table_it_watche
         assert page.url.endswith(f"#/table/{table_id}"), page.url
 
 
+async def watching_on(open_player: OpenPlayer, port: int, table_id: str) -> Player:
+    """Eve, on the page of the server at ``port``, watching ``table_id`` from its lobby."""
+    eve = await open_player()
+    await eve.page.goto(f"http://127.0.0.1:{port}/")
+    await sign_in(eve.page, "Eve")
+    await eve.page.locator(f".table-row[data-table-id='{table_id}'] [data-action=watch]").click()
+    await expect(eve.page.locator(".table-bar .role")).to_have_text("Watching")
+    return eve
+
+
 async def test_a_table_watched_out_of_sight_and_taken_over_by_another_server_stays_there(
     redis_url: str, open_player: OpenPlayer
 ) -> None:
@@ -110,14 +120,8 @@ async def test_a_table_watched_out_of_sight_and_taken_over_by_another_server_sta
         bo = await Connection.open(f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False)
         options = TableOptions(seats=3, dealer_bot=False, min_players=3)
         table, _ = await bo.open_table(options, 500)
-        eve = await open_player()
+        eve = await watching_on(open_player, relaying, table.table_id)
         page = eve.page
-        await page.goto(f"http://127.0.0.1:{relaying}/")
-        await sign_in(page, "Eve")
-        await page.locator(
-            f".table-row[data-table-id='{table.table_id}'] [data-action=watch]"
-        ).click()
-        await expect(page.locator(".table-bar .role")).to_have_text("Watching")
         await page.click(".table-bar button:has-text('Lobby')")
         await expect(page.locator(".lobby")).to_be_visible()
         await page.evaluate(
@@ -192,14 +196,8 @@ async def test_a_watched_table_that_moved_to_another_server_is_watched_there(
     await server.start()
     try:
         async with seated(server) as (bo, table_id):
-            eve = await open_player()
+            eve = await watching_on(open_player, server.port, table_id)
             page = eve.page
-            await page.goto(f"http://127.0.0.1:{server.port}/")
-            await sign_in(page, "Eve")
-            await page.locator(
-                f".table-row[data-table-id='{table_id}'] [data-action=watch]"
-            ).click()
-            await expect(page.locator(".table-bar .role")).to_have_text("Watching")
             async with Redis.from_url(redis_url) as raw:
                 fence = await raw.incr(f"qiuqiu:fence:{table_id}")
                 await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
