@@ -319,9 +319,9 @@ class App {
     if (m.type === "table_closed" && state.busted) {
       // The showdown that broke this seat stays on screen; a rebuy opens a new table.
       this.tables.set(m.table_id, state);
-    } else if (m.type === "table_closed" && movedWhileWatched(m, state)) {
-      // Moved to another server, not closed: a seat's connection is closed (1012) to find
-      // it there, a spectator's is not, so the page asks to watch it there.
+    } else if (m.type === "table_closed" && !state.closed) {
+      // Moved to another server, not closed (TableState says which): a seat's connection
+      // is closed (1012) to find it there, a spectator's is not, so the page watches it there.
       this.watch(m.table_id, this.active === m.table_id);
     } else if (m.type === "table_closed") {
       this.tables.delete(m.table_id);
@@ -833,9 +833,6 @@ class App {
 const WAITED_OUT = new Set(["table_moving", "store_unavailable"]);
 /** Waits before asking again to watch a table refused one of WAITED_OUT: some 15 s in all. */
 const WATCH_RETRIES_MS = [500, 1000, 2000, 4000, 8000];
-
-/** Whether `m` (a `table_closed`) says a table this page only watches moved to another server: no seed, the table goes on. @param {any} m @param {TableState} state */
-const movedWhileWatched = (m, state) => !m.table_seed && state.you === null;
 
 /** Refusals of `leave_table` that are no answer: it is asked again, or was already. */
 const ASKED_AGAIN = new Set(["already_leaving", "table_moving", "outcome_unknown"]);
