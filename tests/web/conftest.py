@@ -80,6 +80,22 @@ on the felt while the test looks at it; the grace period outlasts any reconnect 
 makes."""
 
 
+@asynccontextmanager
+async def shows_why_on_timeout(waited_for: str, *pages: Page) -> AsyncIterator[None]:
+    """Turn a wait that ran out into a failure that shows each page's result box and its
+    log's last lines: a hand that never verified says why (a failed check, a hand called
+    off, a seat away)."""
+    try:
+        yield
+    except TimeoutError:
+        shown = []
+        for page in pages:
+            result = await page.locator(".result").inner_text()
+            log = await page.locator(".log li").all_inner_texts()
+            shown.append(f"the result box: {result!r}; the log's end: {log[-8:]!r}")
+        raise AssertionError(f"{waited_for}; " + "; ".join(shown)) from None
+
+
 @pytest.fixture
 def config() -> ServerConfig:
     return SHOWN

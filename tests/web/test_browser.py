@@ -22,7 +22,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
-from tests.web.conftest import DESKTOP, PHONE, Player, screenshot
+from tests.web.conftest import DESKTOP, PHONE, Player, screenshot, shows_why_on_timeout
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -82,7 +82,10 @@ async def play_hand(pages: list[Page], hand: int, *, tap: bool = False) -> None:
     """Check or call on whichever page has the turn, until every page has shown
     hand ``hand``'s result with its deal verified."""
     done = [f".result[data-hand='{hand}'] .verify.ok" for _ in pages]
-    async with asyncio.timeout(HAND_LIMIT):
+    async with (
+        shows_why_on_timeout(f"hand {hand} never verified", *pages),
+        asyncio.timeout(HAND_LIMIT),
+    ):
         while True:
             finished = [
                 await page.locator(sel).count() > 0 for page, sel in zip(pages, done, strict=True)

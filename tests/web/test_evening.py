@@ -28,6 +28,7 @@ from tests.web.conftest import (
     PHONE,
     SCREENS,
     screenshot,
+    shows_why_on_timeout,
 )
 from tests.web.evening_helpers import (
     HAND_LIMIT,
@@ -70,7 +71,10 @@ async def play_turns_checking_the_buttons(page: Page, hands: int, name: str) -> 
     must be inside the window as it stands, and the panel must leave your own seat box
     in view. The number of turns seen."""
     turns = 0
-    async with asyncio.timeout(HAND_LIMIT * hands):
+    async with (
+        shows_why_on_timeout(f"{name}: hand {hands} never verified", page),
+        asyncio.timeout(HAND_LIMIT * hands),
+    ):
         while await page.locator(f".result[data-hand='{hands}'] .verify.ok").count() == 0:
             button = page.locator(CHECK_OR_CALL).first
             if not await button.count():
