@@ -454,7 +454,7 @@ async def test_a_buy_in_outside_the_range_says_what_the_balance_is(
     created = await ann.reply("create_table", options=THREE_SEATS)
     join = {"type": "join_table", "table_id": created["table"]["table_id"], "buy_in": 99_999}
     error = await refused(ann, join, "invalid_buy_in")
-    assert f"your balance is {STARTING_BALANCE}" in error["message"]
+    assert f"your balance is {STARTING_BALANCE:,} chips" in error["message"], error
 
 
 async def test_the_hands_of_a_table_that_never_was_get_unknown_table(

@@ -243,7 +243,7 @@ class Session:
         """A refused buy-in, saying what the balance is."""
         account = await self.lobby.store.account(self.account_id or "")
         balance = 0 if account is None else account.balance
-        return Refused(refused.code, f"{refused.message}; your balance is {balance}")
+        return Refused(refused.code, f"{refused.message}; your balance is {balance:,} chips")
 
     async def _at_table(self, account_id: str, message: cmd.TableMessage) -> bool:
         """Serve a message about one table here, or send it to the process hosting it."""
