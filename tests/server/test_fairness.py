@@ -20,8 +20,8 @@ import pytest
 from qiuqiu.engine import ALL_TILES
 from qiuqiu.protocol import fairness
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.history import played
 from qiuqiu.server.records import hand_from_json, hand_json, table_from_json
-from qiuqiu.server.session import played
 from qiuqiu.server.store import HandRecord
 from tests.server.conftest import Client
 from tests.server.test_play import Connect, call_or_check

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
+from qiuqiu.server.history import played
 from qiuqiu.server.records import hand_from_json, hand_json
-from qiuqiu.server.session import played
 from qiuqiu.server.store import HOUSE, HandRecord
 
 

@@ -15,13 +15,12 @@ WebSocket gateway and in tests. Its rules:
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from qiuqiu.protocol import (
     PROTOCOL_VERSION,
@@ -37,8 +36,9 @@ from qiuqiu.protocol.common import MessageId
 from qiuqiu.server import watched
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.frames import Frame
+from qiuqiu.server.history import hand_list
 from qiuqiu.server.lobby import Lobby
-from qiuqiu.server.store import Account, HandRecord
+from qiuqiu.server.store import Account
 from qiuqiu.server.table import MOVED, UNAVAILABLE, Table, verify_buy_in
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ class Session:
             case cmd.ListTables():
                 self.deliver_frame(await self.lobby.listing(message.id))
             case cmd.ListHands(table_id=table_id, limit=limit):
-                await self._list_hands(message.id, table_id, limit)
+                self.deliver(await hand_list(self.lobby, message.id, account_id, table_id, limit))
             case cmd.CreateTable(options=options, buy_in=buy_in):
                 await self._create_table(message, options, buy_in)
             case cmd.JoinTable(table_id=table_id):
@@ -208,17 +208,6 @@ class Session:
             case _:
                 return await self._at_table(account_id, message)
         return False
-
-    async def _list_hands(self, ref: MessageId | None, table_id: str | None, limit: int) -> None:
-        store = self.lobby.store
-        if table_id is None:
-            hands = await store.account_hands(self.account_id or "", limit)
-        else:
-            hands = await store.table_hands(table_id, limit)
-            known = hands or table_id in self.lobby.tables or await store.table(table_id)
-            if not known:
-                raise Refused(ErrorCode.UNKNOWN_TABLE, f"there is no table {table_id}")
-        self.deliver(wire.HandList(ref=ref, hands=tuple(map(played, hands))))
 
     async def _create_table(
         self, message: cmd.CreateTable, options: TableOptions, buy_in: int | None
@@ -370,32 +359,3 @@ def _on_turn(table: Table, account_id: str) -> bool:
     if hand is None or seat is None or not table.playing:
         return False
     return hand.actor == seat.seat or seat.seat in hand.pending_cuts
-
-
-def played(hand: HandRecord) -> wire.PlayedHand:
-    after, names = dict(hand.stacks_after), dict(hand.names)
-    return wire.PlayedHand(
-        table_id=hand.table_id,
-        hand_id=hand.hand_id,
-        voided=hand.voided,
-        seats=tuple(
-            wire.SeatResult(
-                seat=seat,
-                account_id=account,
-                name=names.get(seat),
-                before=before,
-                after=after[seat],
-            )
-            for (seat, account), (_, before) in zip(hand.accounts, hand.stacks_before, strict=True)
-        ),
-        events=tuple(_private(json.loads(frame)) for frame in hand.events),
-        table_seed=hand.table_seed or None,
-    )
-
-
-def _private(event: dict[str, Any]) -> dict[str, Any]:
-    """A recorded event as a spectator may see it: a hand recorded before protocol 2
-    ended with its seed and whole deck, which show every folded hand."""
-    if event.get("type") == "hand_ended" and "deck" in event:
-        return {k: v for k, v in event.items() if k not in ("seed", "deck")}
-    return event
