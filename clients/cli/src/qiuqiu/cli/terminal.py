@@ -23,7 +23,6 @@ import stat
 import sys
 from collections import deque
 from collections.abc import AsyncIterator
-from enum import Enum
 from typing import Any
 
 from rich.console import Console, RenderableType
@@ -57,6 +56,7 @@ from qiuqiu.cli.errors import (
     ShuffleNotRevealed,
 )
 from qiuqiu.cli.game import TableState
+from qiuqiu.cli.leaving import RETRIED, LeaveRequest, Leaving, in_hand
 from qiuqiu.cli.live import LiveView, now_ms
 from qiuqiu.cli.narrator import Narrator
 from qiuqiu.cli.render import chips
@@ -79,21 +79,6 @@ whatever a script still holds."""
 CLOSE_PATIENCE = 5.0
 """Seconds to wait, after leaving a table no other person sits at, for it to close
 and reveal its seed."""
-
-RETRIED = frozenset({ErrorCode.TABLE_MOVING, ErrorCode.OUTCOME_UNKNOWN})
-"""Refusals of a request to leave that it is asked again for, with the snapshot its
-table's new host sends."""
-
-
-class Leaving(Enum):
-    """Where asking to stand up leaves the game."""
-
-    DONE = "done"
-    """Nothing to wait for: no seat, or the request could not be sent."""
-    AT_ONCE = "at once"
-    """Out of the hand, or with its turns checked or folded: input is ignored until then."""
-    AFTER_HAND = "after the hand"
-    """The player plays the hand out, and stands up as it ends."""
 
 
 async def stdin_lines() -> AsyncIterator[str]:
@@ -138,13 +123,7 @@ class Terminal(Narrator):
         self._turn_shown: tuple[int, int] | None = None
         self._answered: tuple[int, int | None] | None = None
         self.last_options = TableOptions()
-        self._leave_id: int | None = None
-        """The last request to stand up: the ``table_left`` that answers it has its id."""
-        self._plays_out = False
-        """That request lets the seat play its hand out (``after_hand``)."""
-        self._asked_in = 0
-        """The hand in play, or last played, when it was asked: a later one dealt to the
-        seat means the request was lost (its table moved to another server)."""
+        self.leave = LeaveRequest()
         self.played: dict[str, bool] = {table_id: False}
         """Every table sat at, and whether another person was seated there when last seen."""
         self._left = False
@@ -224,6 +203,7 @@ class Terminal(Narrator):
                             # What is typed now is ignored until the seat has stood up.
                             leaving = True
                             self._typed.clear()
+                await self.leave_when_due()
                 self.remind()
                 self.prompt()
         finally:
@@ -320,7 +300,7 @@ class Terminal(Narrator):
                 return True
             case wire.TableLeft(
                 table_id=self.table_id, balance=balance, cashed_out=0, ref=None
-            ) if self._leave_id is None:
+            ) if self.leave.id is None:
                 self.balance = balance
                 self.busted = options = self.last_options
                 offer = self.rebuy_default()
@@ -341,7 +321,7 @@ class Terminal(Narrator):
                 return True
             case wire.TableLeft(
                 table_id=self.table_id, balance=balance, cashed_out=cashed, ref=None
-            ) if self._leave_id is None:
+            ) if self.leave.id is None:
                 # Nobody here asked: the server stood the seat up (it is stopping).
                 self.balance = balance
                 self.say(
@@ -367,7 +347,7 @@ class Terminal(Narrator):
         if (
             isinstance(message, wire.Error)
             and message.ref is not None
-            and message.ref == self._leave_id
+            and message.ref == self.leave.id
         ):
             return self.leave_refused(message)
         if isinstance(message, wire.Error):
@@ -423,7 +403,7 @@ class Terminal(Narrator):
                 self.say(render.tampered(failure))
             self._told = failure
         if isinstance(message, wire.PlayerLeft) and state.you is None:
-            if self._leave_id is not None:
+            if self.leave.id is not None:
                 return True  # the table_left with the balance is on its way
             self.say_summary()
             return False
@@ -492,10 +472,15 @@ class Terminal(Narrator):
             return True  # asked again: the request before stands, and table_left answers it
         if error.code in RETRIED:
             return True  # see leave_again
+        now = asyncio.get_running_loop().time()
+        if error.code is ErrorCode.STORE_UNAVAILABLE and self.leave.wait(now):
+            # A client that gave up here would leave its seat behind, playing on.
+            self.say(Text(f"Not left yet: {error.message}. Asking again{self.ellipsis}", "dim"))
+            return True
         self.say(Text(f"Leaving was refused: {error.message}", "red"))
-        if self._plays_out:
+        if self.leave.plays_out:
             # The player is still at the table, playing: it is theirs to ask again.
-            self._leave_id, self._plays_out = None, False
+            self.leave.id, self.leave.plays_out = None, False
             if self.screen is not None:
                 self.screen.standing = None
             self.say(Text("You are still seated: type quit to ask again.", "red"))
@@ -677,8 +662,9 @@ class Terminal(Narrator):
         if self.busted is not None or state is None:
             self._left = True
             return Leaving.DONE
-        in_hand = _in_hand(state)
-        plays_out = in_hand and not (now or self._plays_out)
+        playing = in_hand(state)
+        plays_out = playing and not (now or self.leave.plays_out)
+        self.leave.waits = 0
         # Said once sent: with the connection down the server hears nothing of it.
         if not await self._ask_to_leave(state, plays_out=plays_out):
             self.say(
@@ -699,7 +685,7 @@ class Terminal(Narrator):
                     "bold yellow",
                 )
             )
-        elif in_hand:
+        elif playing:
             self.say(
                 Text(
                     f"Leaving: your seat plays out this hand (check or fold), and stands up "
@@ -711,15 +697,14 @@ class Terminal(Narrator):
 
     async def _ask_to_leave(self, state: TableState, *, plays_out: bool) -> bool:
         """Send ``leave_table``; ``False`` if it could not be (the connection is down)."""
-        self._leave_id, self._plays_out = self.conn.next_id(), plays_out
-        self._asked_in = 0 if state.hand is None else state.hand.hand_id
+        self.leave.asked(self.conn.next_id(), state, plays_out=plays_out)
         if self.screen is not None:
             self.screen.standing = (
                 Text("Leaving after this hand (quit now: at once).", "bold yellow")
                 if plays_out
                 else None
             )
-        leave = cmd.LeaveTable(id=self._leave_id, table_id=self.table_id, after_hand=plays_out)
+        leave = cmd.LeaveTable(id=self.leave.id, table_id=self.table_id, after_hand=plays_out)
         try:
             await self.conn.send(leave)
         except ConnectionLost:
@@ -731,15 +716,15 @@ class Terminal(Narrator):
         died: its table's new host sends a snapshot, and deals the seat in again if it
         did not hear of it. The server refuses it (``already_leaving``) where it had."""
         state = self.state
-        if self._leave_id is None or state is None or state.me is None:
+        if self.leave.id is None or state is None or state.me is None:
             return
         match message:
             case wire.TableSnapshot(table=wire.TableView(table_id=self.table_id)):
                 pass
             case wire.HandStarted(table_id=self.table_id, hand_id=hand_id) if (
-                hand_id > self._asked_in and state.me.in_hand
+                hand_id > self.leave.asked_in and state.me.in_hand
             ):
-                if self._plays_out:
+                if self.leave.plays_out:
                     self.say(
                         Text(
                             "You were dealt into this hand all the same: you will leave "
@@ -750,7 +735,14 @@ class Terminal(Narrator):
             case _:
                 return
         # Not sent with the connection down: the snapshot after the reconnect asks again.
-        await self._ask_to_leave(state, plays_out=self._plays_out and _in_hand(state))
+        await self._ask_to_leave(state, plays_out=self.leave.plays_out and in_hand(state))
+
+    async def leave_when_due(self) -> None:
+        """Ask to stand up again once the wait after a ``store_unavailable`` is over."""
+        state = self.state
+        due = self.leave.is_due(asyncio.get_running_loop().time())
+        if due and state is not None and state.me is not None:
+            await self._ask_to_leave(state, plays_out=self.leave.plays_out and in_hand(state))
 
     def stop_waiting(self) -> None:
         """Ctrl-C again while the seat waits for its hand to end: the client goes, and
@@ -777,19 +769,6 @@ class Terminal(Narrator):
                 "bold",
             )
         )
-
-
-def _in_hand(state: TableState) -> bool:
-    """Whether the seat is dealt into the hand in play and has not folded: the hand
-    is still its own to play out."""
-    me, hand = state.me, state.hand
-    return (
-        me is not None
-        and hand is not None
-        and hand.phase != "ended"
-        and me.in_hand
-        and not me.folded
-    )
 
 
 def _turn_key(state: TableState) -> tuple[int, int | None] | None:
