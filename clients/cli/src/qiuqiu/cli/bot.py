@@ -53,13 +53,15 @@ from qiuqiu.cli.arguments import (
     table_id,
     table_options,
 )
+from qiuqiu.cli.bot_leaving import LeaveRequest
+from qiuqiu.cli.bot_leaving import leave as leave
+from qiuqiu.cli.bot_leaving import sent as _sent
 from qiuqiu.cli.connection import HISTORY_LIMIT, Closed, Connection, Reconnected, check_balance
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import (
     BotFailed,
     ClientError,
     ConnectionLost,
-    ServerRefused,
     ShuffleNotRevealed,
 )
 from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with the rest
@@ -186,17 +188,22 @@ async def play(
     caught cheating only if its writer catches the exception and sits down again."""
     check_is_a_bot(bot)
     thinker = _Thinker(bot)
+    request = LeaveRequest(conn, table_id)
     try:
-        return await _play(
-            thinker, conn, table_id, hands, Summary() if summary is None else summary
-        )
+        return await _play(thinker, request, conn, hands, Summary() if summary is None else summary)
     finally:
         thinker.stop()
+        request.stop()
 
 
 async def _play(
-    thinker: _Thinker, conn: Connection, table_id: str, hands: int | None, summary: Summary
+    thinker: _Thinker,
+    request: LeaveRequest,
+    conn: Connection,
+    hands: int | None,
+    summary: Summary,
 ) -> Summary:
+    table_id = request.table_id
     acted: set[TurnKey] = set()
     held: tuple[TurnKey, cmd.TableAction] | None = None
     """An answer given after the server had said more: sent if its turn is still open."""
@@ -248,6 +255,8 @@ async def _play(
                 )
             break
         if isinstance(message, wire.Error):
+            if request.refused(message):
+                continue
             refused = answering.pop(message.ref, None) if message.ref is not None else None
             if refused is None:
                 log.info("the server refused a message: %s %s", message.code, message.message)
@@ -325,12 +334,11 @@ async def _play(
             if isinstance(message, wire.HandStarted) and stack is not None:
                 stacks_before[message.hand_id] = stack
                 seen_through = message.hand_id
-                if hands is not None and last_hand is None and summary.hands + 1 >= hands:
-                    # The last hand: played out, then the seat stands up before the
-                    # next is dealt, however soon that comes.
-                    leave = cmd.LeaveTable(id=conn.next_id(), table_id=table_id, after_hand=True)
-                    if await _sent(conn, leave):
-                        last_hand = message.hand_id
+                last = hands is not None and last_hand is None and summary.hands + 1 >= hands
+                # The last hand: played out, then the seat stands up before the next is
+                # dealt, however soon that comes.
+                if last and await request.send(after_hand=True):
+                    last_hand = message.hand_id
             elif message.hand_id in stacks_before and stack is not None:
                 net = stack - stacks_before.pop(message.hand_id)
                 summary.record(message.hand_id, net)
@@ -353,7 +361,7 @@ async def _play(
             state.hand is not None and state.hand.hand_id > last_hand
         )  # the request went unheard (its table moved to another server meanwhile)
         if not leaving and hands is not None and summary.hands >= hands and dealt_after_last:
-            leaving = await _sent(conn, cmd.LeaveTable(id=conn.next_id(), table_id=table_id))
+            leaving = await request.send(after_hand=False)
         if held is not None and not conn.behind(table_id):
             late_key, late = held
             held = None
@@ -526,18 +534,6 @@ class _Thinker:
         return await done
 
 
-async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
-    """Send ``message``; ``False`` if the connection has just dropped. Not an error:
-    the connection comes back by itself (or closes for good), and the snapshot after
-    it says what is still to do, as the turn still open or the seat not yet left."""
-    try:
-        await conn.send(message)
-    except ConnectionLost as lost:
-        log.info("%s not sent, the connection dropped: %s", type(message).__name__, lost)
-        return False
-    return True
-
-
 async def _stand_up(conn: Connection, table_id: str, summary: Summary) -> None:
     """Leave a table caught cheating, or where the bot failed, waiting a little for the
     seat to stand up (its chips go back to its balance, which ``summary`` then has)."""
@@ -546,17 +542,6 @@ async def _stand_up(conn: Connection, table_id: str, summary: Summary) -> None:
     with contextlib.suppress(ClientError, TimeoutError):
         async with asyncio.timeout(LEAVE_PATIENCE):
             summary.balance = await leave(conn, table_id)
-
-
-async def leave(conn: Connection, table_id: str) -> int | None:
-    """Stand up from ``table_id`` and return the balance, or ``None`` if the table or
-    the connection is already gone."""
-    try:
-        left = await conn.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
-    except ServerRefused as refused:
-        log.info("leaving %s: %s", table_id, refused)
-        return None
-    return left.balance
 
 
 async def run(
