@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, WebSocketRoute, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from redis.asyncio import Redis
 
@@ -23,6 +25,7 @@ from qiuqiu.cli.play import Steady
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.table.hand import IN_DOUBT
 from tests.web.conftest import PHONE, Player, screenshot
 from tests.web.evening_helpers import HAND_LIMIT, OpenPlayer
 from tests.web.test_browser import (
@@ -228,3 +231,42 @@ async def test_a_leave_asked_in_a_hand_outlives_a_reload_or_a_second_tab(
     await played_until_gone(page)
     await expect(page.locator(".farewell")).to_contain_text("You left with")
     await expect(page.locator(".farewell")).not_to_contain_text("stood up")
+
+
+async def test_a_leave_refused_store_unavailable_is_asked_again_and_the_seat_stands_up(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """A table whose host lost touch with Redis past its lease refuses what it is sent,
+    ``store_unavailable``, until it is sure it still hosts the table: nothing changed,
+    send it again in a moment. The page showed the refusal and forgot the leave, the
+    seat playing on. The page's socket is routed to refuse its first ``leave_table`` so."""
+    refused: list[int] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            asked = json.loads(message)
+            if asked["type"] == "leave_table" and not refused:
+                refused.append(asked["id"])
+                error = {"type": "error", "ref": asked["id"], "code": "store_unavailable"}
+                ws.send(json.dumps({**error, "message": IN_DOUBT}))
+            else:
+                server_side.send(message)
+
+        ws.on_message(from_page)
+
+    ann = await open_player()
+    page = ann.page
+    await page.route_web_socket(re.compile(".*"), route)
+    await page.reload()
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+    await page.click(".table-bar .leave")
+    await expect(page.locator(".log")).to_contain_text("Not left yet")
+    await expect(page.locator(".log")).to_contain_text("Asking again in a moment")
+    await played_until_gone(page)
+    await expect(page.locator(".farewell")).to_contain_text("You left with")
+    assert refused, "the route refused no leave_table"
+    assert not await page.locator(".toast-item", has_text="making sure").count()

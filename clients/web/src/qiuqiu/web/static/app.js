@@ -597,7 +597,7 @@ class App {
     this.watching.add(tableId);
     if (open) this.active = tableId;
     try {
-      for (const wait of [...WATCH_RETRIES_MS, null]) {
+      for (const wait of [...WAITED_OUT_RETRIES_MS, null]) {
         try {
           await this.conn.request({ type: "watch_table", table_id: tableId });
           return;
@@ -684,9 +684,10 @@ class App {
   /**
    * Ask the server to stand this seat up: as the hand ends, played out by the player
    * (`afterHand`), or at once, any turn left in the hand checked or folded.
-   * @param {TableState} state @param {boolean} afterHand
+   * @param {TableState} state @param {boolean} afterHand @param {number} waits how
+   * many times it was refused one of WAITED_OUT, and asked again a moment later
    */
-  async askToLeave(state, afterHand) {
+  async askToLeave(state, afterHand, waits = 0) {
     const tableId = state.tableId;
     const asked = { afterHand, handId: state.hand?.handId ?? 0 };
     this.leaving.set(tableId, asked);
@@ -697,6 +698,18 @@ class App {
       // Dropped with the connection, or sent to a table on its way to another server:
       // asked again with the snapshot that follows. One asked already stands.
       if (!(error instanceof Refused) || ASKED_AGAIN.has(error.code)) return;
+      const wait = WAITED_OUT.has(error.code) ? WAITED_OUT_RETRIES_MS[waits] : undefined;
+      if (wait !== undefined && sameLeaving(this.leaving.get(tableId), asked)) {
+        // Its table's host making sure of its lease: a page that gave up here would
+        // leave the seat behind, playing on.
+        state.note("Not left yet: the server could not take the request just now (nothing changed). Asking again in a moment…", "warn");
+        this.redraw();
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        const now = this.tables.get(tableId);
+        // Not if the seat has left meanwhile, or the player asked again ("Leave now").
+        if (now && sameLeaving(this.leaving.get(tableId), asked)) await this.askToLeave(now, afterHand && stillPlaying(now), waits + 1);
+        return;
+      }
       if (sameLeaving(this.leaving.get(tableId), asked)) this.leaving.delete(tableId);
       this.refusal(error);
       this.redraw();
@@ -828,11 +841,11 @@ class App {
   }
 }
 
-/** Refusals of `watch_table` that say nothing changed and that a moment mends: the table's
+/** Refusals of `watch_table` or `leave_table` that say nothing changed and that a moment mends: the table's
  * server stopped and another has not adopted it yet, or its new host is making sure of its lease. */
 const WAITED_OUT = new Set(["table_moving", "store_unavailable"]);
-/** Waits before asking again to watch a table refused one of WAITED_OUT: some 15 s in all. */
-const WATCH_RETRIES_MS = [500, 1000, 2000, 4000, 8000];
+/** Waits before asking again to watch a table, or to leave it, refused one of WAITED_OUT: some 15 s in all. */
+const WAITED_OUT_RETRIES_MS = [500, 1000, 2000, 4000, 8000];
 
 /** Refusals of `leave_table` that are no answer: it is asked again, or was already. */
 const ASKED_AGAIN = new Set(["already_leaving", "table_moving", "outcome_unknown"]);
