@@ -6,10 +6,11 @@ import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
 import { Tally } from "./tally.js";
-import { DealLedger, HISTORY_LIMIT } from "./deals.js";
+import { DealLedger } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
 import { LeaveBook, sameLeaving } from "./leaving.js";
 import { actedAway, cameBack, tellAway, signed } from "./away.js";
+import { askSeed, audited, awaitSeed, rebuild } from "./shuffles.js";
 import { h, chips, counted } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
@@ -23,8 +24,6 @@ function serverUrl() {
 const LOBBY_REFRESH_MS = 4000;
 /** How long a snapshot asked for after a gap may take before the next gap asks again. */
 const SNAPSHOT_PATIENCE_MS = 2000;
-/** How long to wait between asks for a left table's seed: it comes once the table has closed. */
-const SEED_POLL_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000, 60000];
 
 class App {
   constructor() {
@@ -173,8 +172,8 @@ class App {
     this.balance = welcome.balance;
     this.drawAccount();
     // The seeds still awaited are asked for at once: the poll's next turn may be a while
-    // off after the server was away (its pauses grow, SEED_POLL_MS).
-    for (const [id, ledger] of this.audits) if (!ledger.audit && !ledger.forgotten) this.askSeed(id, ledger);
+    // off after the server was away (its pauses grow, SEED_POLL_MS in shuffles.js).
+    for (const [id, ledger] of this.audits) if (!ledger.audit && !ledger.forgotten) askSeed(this, id, ledger);
     const seated = new Set(/** @type {string[]} */ (welcome.tables));
     const gone = welcome.resumed && !this.playedElsewhere ? cameBack(this, welcome) : new Set();
     this.playedElsewhere = false;
@@ -310,11 +309,11 @@ class App {
       if (leaving.afterHand) state.note("You were dealt into this hand all the same: you will leave after it.", "warn");
       this.askToLeave(state, leaving.afterHand);
     }
-    if (m.type === "table_closed") this.audited(m.table_id);
+    if (m.type === "table_closed") audited(this, m.table_id);
     // Where this page sat, the hands it forgot in a reload are in the table's history.
     if (m.type === "table_closed" && m.table_seed && state.deals.hadSeat) {
       this.audits.set(m.table_id, state.deals);
-      this.rebuild(m.table_id, state.deals, m.table_seed);
+      rebuild(this, m.table_id, state.deals, m.table_seed);
     }
     if (m.type === "table_closed" && state.busted) {
       // The showdown that broke this seat stays on screen; a rebuy opens a new table.
@@ -386,7 +385,7 @@ class App {
       return;
     }
     if (m.seat !== undefined && m.seat !== null) {
-      this.awaitSeed(m.table_id);
+      awaitSeed(this, m.table_id);
       const tally = this.tableTally(m.table_id);
       const asked = m.ref !== undefined || this.leaving.has(m.table_id);
       const why = !asked ? `You were stood up (the server is stopping, or you were away past the grace period): your ${counted(m.cashed_out, "chip")} went back to your balance.` : `You left with ${counted(m.cashed_out, "chip")}.`;
@@ -511,85 +510,6 @@ class App {
   }
 
   /**
-   * A table this page left: ask for its hands until they carry its seed, which the
-   * server gives once the table has closed, and rebuild every hand seen there.
-   * @param {string} tableId
-   */
-  async awaitSeed(tableId) {
-    const ledger = this.ledgers.get(tableId);
-    if (!ledger || (!ledger.hands.size && !ledger.hadSeat) || ledger.audit) return;
-    this.audits.set(tableId, ledger);
-    this.drawLobby();
-    for (let attempt = 0; !ledger.audit; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, SEED_POLL_MS[Math.min(attempt, SEED_POLL_MS.length - 1)]));
-      // Back at the table meanwhile: its own events will carry the seed.
-      if (this.tables.has(tableId) || this.audits.get(tableId) !== ledger) return;
-      if (await this.askSeed(tableId, ledger)) return;
-    }
-  }
-
-  /**
-   * Ask once for the seed of a table this page left: its hands are rebuilt if it came.
-   * True once there is nothing more to ask: the seed came, or the server refused (a
-   * table it no longer knows is said to be forgotten).
-   * @param {string} tableId
-   * @param {any} ledger
-   */
-  async askSeed(tableId, ledger) {
-    let reply;
-    try {
-      reply = await this.conn.request({ type: "list_hands", table_id: tableId, limit: 1 });
-    } catch (error) {
-      if (!(error instanceof Refused)) return false;
-      ledger.forgotten = error.code === "unknown_table";
-      this.drawLobby();
-      return true;
-    }
-    const seed = reply.hands.find((/** @type {any} */ x) => x.table_seed)?.table_seed;
-    if (!seed) return false;
-    return this.rebuild(tableId, ledger, seed);
-  }
-
-  /**
-   * A table's seed is out: rebuild every hand this page kept and, at a table it sat
-   * at, every hand of the table's history, which holds those it never saw or forgot
-   * in a reload. False if the history did not come: it is asked for again (see
-   * awaitSeed, welcome).
-   * @param {string} tableId @param {DealLedger} ledger @param {string} seed
-   */
-  async rebuild(tableId, ledger, seed) {
-    let history = null;
-    if (ledger.hadSeat) {
-      try {
-        history = (await this.conn.request({ type: "list_hands", table_id: tableId, limit: HISTORY_LIMIT })).hands;
-      } catch (error) {
-        // A server that no longer knows the table keeps no history of it: the audit says what that leaves unchecked.
-        if (!(error instanceof Refused && error.code === "unknown_table")) return false;
-        history = [];
-      }
-    }
-    // Asked twice at once (see welcome), the first answer rebuilds the hands.
-    if (!ledger.audit) {
-      if (history) await ledger.revealWithHistory(seed, history);
-      else ledger.reveal(seed);
-      this.audited(tableId);
-    }
-    return true;
-  }
-
-  /** A table's seed came out: say what its rebuild found. @param {string} tableId */
-  audited(tableId) {
-    const ledger = this.ledgers.get(tableId);
-    if (!ledger?.audit) return;
-    this.ledgers.delete(tableId);
-    if (ledger.hands.size || ledger.hadSeat) this.audits.set(tableId, ledger);
-    const { ok, detail } = ledger.audit;
-    this.toast(ok ? `Table ${tableId}: ${detail}` : `SHUFFLE CHECK FAILED at table ${tableId}: ${detail}`, ok ? "" : "bad");
-    this.drawLobby();
-    this.redraw();
-  }
-
-  /**
    * Watch a table; refused one of WAITED_OUT (nothing changed), ask again a while later.
    * @param {string} tableId @param {boolean} open whether to show it once its snapshot comes
    */
@@ -659,7 +579,7 @@ class App {
   async leave(state) {
     if (state.busted) {
       this.tables.delete(state.tableId);
-      this.awaitSeed(state.tableId);
+      awaitSeed(this, state.tableId);
       this.farewell = { tableId: state.tableId, tally: this.tableTally(state.tableId), balance: this.balance, why: "You ran out of chips at this table." };
       this.forgetTally(state.tableId);
       this.active = null;

@@ -8,6 +8,7 @@
 
 import { chips, counted } from "./dom.js";
 import { HISTORY_LIMIT } from "./deals.js";
+import { awaitSeed } from "./shuffles.js";
 
 /**
  * @typedef {{handId: number, net: number, potWon: number}} PlayedFor
@@ -60,7 +61,7 @@ export function cameBack(page, welcome) {
       continue;
     }
     gone.add(id);
-    page.awaitSeed(id);
+    awaitSeed(page, id);
     const tally = page.tableTally(id);
     page.forgetTally(id);
     const farewell = { tableId: id, tally, balance: welcome.balance, why: goneWhy(page.leaving.has(id)) };
