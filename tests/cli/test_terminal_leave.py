@@ -18,21 +18,17 @@ from pathlib import Path
 
 import pexpect
 from redis.asyncio import Redis
-from websockets.asyncio.client import connect
-from websockets.asyncio.server import ServerConnection, serve
 
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
 from qiuqiu.cli.tokens import TokenFile
-from qiuqiu.protocol import ErrorCode, encode
-from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HandRecord
-from qiuqiu.server.table.hand import IN_DOUBT
+from tests.cli.test_leaving import refusing_leaves
 from tests.cli.test_terminal import (
     CHIPS,
     PATIENCE,
@@ -289,35 +285,11 @@ async def test_quit_now_refused_store_unavailable_is_asked_again_and_the_seat_st
     send it again in a moment. ``quit now`` refused so ended the client, its seat left
     behind to play on (a full run here, the host's loop stalled). A proxy in front of a
     real server refuses the first ``leave_table`` so; the client must ask again."""
-    refused: list[int] = []
-
-    async def between(ann: ServerConnection) -> None:
-        async with connect(server.url) as real:
-
-            async def upstream() -> None:
-                async for text in ann:
-                    message = json.loads(text)
-                    if message["type"] == "leave_table" and not refused:
-                        refused.append(message["id"])
-                        error = wire.Error(
-                            ref=message["id"], code=ErrorCode.STORE_UNAVAILABLE, message=IN_DOUBT
-                        )
-                        await ann.send(encode(error))
-                        continue
-                    await real.send(text)
-
-            async def downstream() -> None:
-                async for text in real:
-                    await ann.send(text)
-
-            pumps = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
-            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
-            for pump in pumps:
-                pump.cancel()
-
-    async with running(QiuQiuServer(QUICK)) as server, serve(between, "127.0.0.1", 0) as proxy:
-        port = next(iter(proxy.sockets)).getsockname()[1]
-        child = spawn(config_dir, "--server", f"ws://127.0.0.1:{port}", *SMALL)
+    async with (
+        running(QiuQiuServer(QUICK)) as server,
+        refusing_leaves(server, count=1) as (url, refused),
+    ):
+        child = spawn(config_dir, "--server", url, *SMALL)
         await child.expect(TURN, async_=True)
         child.sendline("quit now")
         await child.expect("Not left yet: the server is making sure", async_=True)
@@ -326,7 +298,7 @@ async def test_quit_now_refused_store_unavailable_is_asked_again_and_the_seat_st
         balance = int(child.match.group(1).replace(",", ""))
         assert "Traceback" not in await finished(child)
         assert refused, "the proxy refused no leave_table"
-        token = TokenFile(config_dir).load(f"ws://127.0.0.1:{port}")
+        token = TokenFile(config_dir).load(url)
         assert token is not None
         account = await server.store.account_for_token(token_hash(token))
         assert account is not None

@@ -53,9 +53,6 @@ from qiuqiu.cli.arguments import (
     table_id,
     table_options,
 )
-from qiuqiu.cli.bot_leaving import LeaveRequest
-from qiuqiu.cli.bot_leaving import leave as leave
-from qiuqiu.cli.bot_leaving import sent as _sent
 from qiuqiu.cli.connection import HISTORY_LIMIT, Closed, Connection, Reconnected, check_balance
 from qiuqiu.cli.deals import DealChecked
 from qiuqiu.cli.errors import (
@@ -65,6 +62,8 @@ from qiuqiu.cli.errors import (
     ShuffleNotRevealed,
 )
 from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with the rest
+from qiuqiu.cli.leaving import LeaveRequest
+from qiuqiu.cli.leaving import leave as leave
 from qiuqiu.cli.tokens import TokenFile
 from qiuqiu.cli.turns import Action as Action
 from qiuqiu.cli.turns import Bet as Bet
@@ -254,9 +253,11 @@ async def _play(
                     "out of chips" if message.cashed_out == 0 else "by the server",
                 )
             break
+        if isinstance(message, wire.Error) and request.refused_by(message):
+            again = "; asking again in a moment" if request.again_later(message) else ""
+            log.info("leaving table %s was refused: %s%s", table_id, message.message, again)
+            continue
         if isinstance(message, wire.Error):
-            if request.refused(message):
-                continue
             refused = answering.pop(message.ref, None) if message.ref is not None else None
             if refused is None:
                 log.info("the server refused a message: %s %s", message.code, message.message)
@@ -532,6 +533,18 @@ class _Thinker:
 
         self._asked.put(ask)
         return await done
+
+
+async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
+    """Send ``message``; ``False`` if the connection has just dropped. Not an error:
+    the connection comes back by itself (or closes for good), and the snapshot after
+    it says what is still to do, as the turn still open or the seat not yet left."""
+    try:
+        await conn.send(message)
+    except ConnectionLost as lost:
+        log.info("%s not sent, the connection dropped: %s", type(message).__name__, lost)
+        return False
+    return True
 
 
 async def _stand_up(conn: Connection, table_id: str, summary: Summary) -> None:

@@ -1,28 +1,36 @@
-"""A player's request to stand up from its table, as the terminal client keeps it.
+"""A seat's request to stand up from its table, as the terminal and a bot make it.
 
-The request is sent once, and sent again where the server did not take it: when the
-table's new host sends its snapshot (the request may have gone with a server that
-died), and a moment after a ``store_unavailable`` (nothing changed; the table's host
-is making sure of its lease, or waits for Redis). The ``table_left`` that answers it
-names its id.
+The request is sent again where the server did not take it and said nothing changed
+(:data:`~qiuqiu.cli.connection.WAITED_OUT`: the table is moving to another server, or
+its host is making sure of its lease after losing touch with Redis): a moment later,
+for some 15 s, as a ``join_table`` is. A client that gave up there would leave its seat
+behind, playing on without it. The ``table_left`` that answers the request, and an
+``error`` that refuses it, name its id.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+import logging
 from enum import Enum
 
-from qiuqiu.cli.connection import MOVING_RETRIES
+from qiuqiu.cli.connection import MOVING_RETRIES, WAITED_OUT, Connection
+from qiuqiu.cli.errors import ConnectionLost, ServerRefused
 from qiuqiu.cli.game import TableState
 from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import client as cmd
+from qiuqiu.protocol import server as wire
+
+# The bot's own: where a bot's writer, and its command line, read what it does.
+log = logging.getLogger("qiuqiu.cli.bot")
 
 RETRIED = frozenset({ErrorCode.TABLE_MOVING, ErrorCode.OUTCOME_UNKNOWN})
-"""Refusals of a request to leave that it is asked again for, with the snapshot its
+"""Refusals of a request to leave that the terminal asks again with the snapshot its
 table's new host sends."""
 
 
 class Leaving(Enum):
-    """Where asking to stand up leaves the game."""
+    """Where asking to stand up leaves the terminal's game."""
 
     DONE = "done"
     """Nothing to wait for: no seat, or the request could not be sent."""
@@ -32,39 +40,83 @@ class Leaving(Enum):
     """The player plays the hand out, and stands up as it ends."""
 
 
-@dataclass
 class LeaveRequest:
-    id: int | None = None
-    """The last request's message id; ``None`` before one is made."""
-    plays_out: bool = False
-    """It lets the seat play its hand out (``after_hand``)."""
-    asked_in: int = 0
-    """The hand in play, or last played, when it was asked: a later one dealt to the
-    seat means the request was lost (its table moved to another server)."""
-    due: float | None = None
-    """When to send it again, after a ``store_unavailable``."""
-    waits: int = 0
-    """The waits after a ``store_unavailable`` since the player asked."""
+    """The last request to stand up from ``table_id``."""
 
-    def asked(self, message_id: int, state: TableState, *, plays_out: bool) -> None:
-        self.id, self.plays_out = message_id, plays_out
-        self.asked_in = 0 if state.hand is None else state.hand.hand_id
+    def __init__(self, conn: Connection, table_id: str) -> None:
+        self.conn, self.table_id = conn, table_id
+        self.id: int | None = None
+        """The request's message id; ``None`` before one is made, or once given up."""
+        self.after_hand = False
+        """It lets the seat play its hand out."""
+        self.asked_in = 0
+        """The hand in play, or last played, when it was asked: a later one dealt to the
+        seat means the request was lost (its table moved to another server)."""
+        self.waits = 0
+        """The waits since it was asked, each after a refusal of ``WAITED_OUT``."""
+        self._later: asyncio.Task[bool] | None = None
 
-    def wait(self, now: float) -> bool:
-        """Send it again a moment after a ``store_unavailable``; ``False`` once the
-        server has refused it so for some 15 s."""
-        if self.waits >= len(MOVING_RETRIES):
+    async def send(self, *, after_hand: bool, asked_in: int = 0) -> bool:
+        """Ask to stand up (after the hand in play, with ``after_hand``); ``False`` if
+        the connection has just dropped (the snapshot after it says what is left to do)."""
+        self.waits, self.asked_in = 0, asked_in
+        return await self._send(after_hand=after_hand)
+
+    async def _send(self, *, after_hand: bool) -> bool:
+        self.stop()
+        self.id, self.after_hand = self.conn.next_id(), after_hand
+        leave = cmd.LeaveTable(id=self.id, table_id=self.table_id, after_hand=after_hand)
+        try:
+            await self.conn.send(leave)
+        except ConnectionLost:
             return False
-        self.due = now + MOVING_RETRIES[self.waits]
+        return True
+
+    def refused_by(self, error: wire.Error) -> bool:
+        return error.ref is not None and error.ref == self.id
+
+    def again_later(self, error: wire.Error) -> bool:
+        """Send the request again after a wait, if ``error`` (which refused it) says
+        nothing changed and the waits of ``MOVING_RETRIES`` are not used up; whether
+        it will be."""
+        if error.code not in WAITED_OUT or self.waits >= len(MOVING_RETRIES):
+            return False
+        self._later = asyncio.create_task(self._again(MOVING_RETRIES[self.waits]))
         self.waits += 1
         return True
 
-    def is_due(self, now: float) -> bool:
-        """Whether its wait is over (once: the wait is then spent)."""
-        if self.due is None or now < self.due:
-            return False
-        self.due = None
-        return self.id is not None
+    async def _again(self, wait: float) -> bool:
+        await asyncio.sleep(wait)
+        self._later = None  # not cancelled by the send it makes
+        return await self._send(after_hand=self.after_hand)
+
+    def give_up(self) -> None:
+        self.stop()
+        self.id, self.after_hand = None, False
+
+    def stop(self) -> None:
+        """Send it again no more."""
+        if self._later is not None:
+            self._later.cancel()
+            self._later = None
+
+
+async def leave(conn: Connection, table_id: str) -> int | None:
+    """Stand up from ``table_id`` and return the balance, or ``None`` if the table or
+    the connection is already gone."""
+    waits = iter(MOVING_RETRIES)
+    while True:
+        try:
+            left = await conn.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+        except ServerRefused as refused:
+            wait = next(waits, None)
+            if wait is None or refused.code not in WAITED_OUT:
+                log.info("leaving %s: %s", table_id, refused)
+                return None
+            log.info("leaving %s: %s; asking again in a moment", table_id, refused.message)
+            await asyncio.sleep(wait)
+        else:
+            return left.balance
 
 
 def in_hand(state: TableState) -> bool:

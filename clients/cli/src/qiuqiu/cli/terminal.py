@@ -64,7 +64,6 @@ from qiuqiu.cli.tally import Tally
 from qiuqiu.cli.turns import Action, Split, action_message
 from qiuqiu.engine import Hand, Tile, cut_with, parse_tiles, rank
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions
-from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 
 DEFAULT_REBUY = 500
@@ -123,7 +122,7 @@ class Terminal(Narrator):
         self._turn_shown: tuple[int, int] | None = None
         self._answered: tuple[int, int | None] | None = None
         self.last_options = TableOptions()
-        self.leave = LeaveRequest()
+        self.leave = LeaveRequest(conn, table_id)
         self.played: dict[str, bool] = {table_id: False}
         """Every table sat at, and whether another person was seated there when last seen."""
         self._left = False
@@ -203,10 +202,10 @@ class Terminal(Narrator):
                             # What is typed now is ignored until the seat has stood up.
                             leaving = True
                             self._typed.clear()
-                await self.leave_when_due()
                 self.remind()
                 self.prompt()
         finally:
+            self.leave.stop()
             for task in (next_message, next_line):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
@@ -344,11 +343,7 @@ class Terminal(Narrator):
             return True
         if getattr(message, "table_id", self.table_id) != self.table_id:
             return True
-        if (
-            isinstance(message, wire.Error)
-            and message.ref is not None
-            and message.ref == self.leave.id
-        ):
+        if isinstance(message, wire.Error) and self.leave.refused_by(message):
             return self.leave_refused(message)
         if isinstance(message, wire.Error):
             self._answered = None  # refused: the turn is still open
@@ -472,15 +467,13 @@ class Terminal(Narrator):
             return True  # asked again: the request before stands, and table_left answers it
         if error.code in RETRIED:
             return True  # see leave_again
-        now = asyncio.get_running_loop().time()
-        if error.code is ErrorCode.STORE_UNAVAILABLE and self.leave.wait(now):
-            # A client that gave up here would leave its seat behind, playing on.
+        if self.leave.again_later(error):
             self.say(Text(f"Not left yet: {error.message}. Asking again{self.ellipsis}", "dim"))
             return True
         self.say(Text(f"Leaving was refused: {error.message}", "red"))
-        if self.leave.plays_out:
+        if self.leave.after_hand:
             # The player is still at the table, playing: it is theirs to ask again.
-            self.leave.id, self.leave.plays_out = None, False
+            self.leave.give_up()
             if self.screen is not None:
                 self.screen.standing = None
             self.say(Text("You are still seated: type quit to ask again.", "red"))
@@ -663,8 +656,7 @@ class Terminal(Narrator):
             self._left = True
             return Leaving.DONE
         playing = in_hand(state)
-        plays_out = playing and not (now or self.leave.plays_out)
-        self.leave.waits = 0
+        plays_out = playing and not (now or self.leave.after_hand)
         # Said once sent: with the connection down the server hears nothing of it.
         if not await self._ask_to_leave(state, plays_out=plays_out):
             self.say(
@@ -697,19 +689,14 @@ class Terminal(Narrator):
 
     async def _ask_to_leave(self, state: TableState, *, plays_out: bool) -> bool:
         """Send ``leave_table``; ``False`` if it could not be (the connection is down)."""
-        self.leave.asked(self.conn.next_id(), state, plays_out=plays_out)
         if self.screen is not None:
             self.screen.standing = (
                 Text("Leaving after this hand (quit now: at once).", "bold yellow")
                 if plays_out
                 else None
             )
-        leave = cmd.LeaveTable(id=self.leave.id, table_id=self.table_id, after_hand=plays_out)
-        try:
-            await self.conn.send(leave)
-        except ConnectionLost:
-            return False
-        return True
+        asked_in = 0 if state.hand is None else state.hand.hand_id
+        return await self.leave.send(after_hand=plays_out, asked_in=asked_in)
 
     async def leave_again(self, message: Notice) -> None:
         """Ask to stand up again when the request may have gone with a server that
@@ -724,7 +711,7 @@ class Terminal(Narrator):
             case wire.HandStarted(table_id=self.table_id, hand_id=hand_id) if (
                 hand_id > self.leave.asked_in and state.me.in_hand
             ):
-                if self.leave.plays_out:
+                if self.leave.after_hand:
                     self.say(
                         Text(
                             "You were dealt into this hand all the same: you will leave "
@@ -735,14 +722,7 @@ class Terminal(Narrator):
             case _:
                 return
         # Not sent with the connection down: the snapshot after the reconnect asks again.
-        await self._ask_to_leave(state, plays_out=self.leave.plays_out and in_hand(state))
-
-    async def leave_when_due(self) -> None:
-        """Ask to stand up again once the wait after a ``store_unavailable`` is over."""
-        state = self.state
-        due = self.leave.is_due(asyncio.get_running_loop().time())
-        if due and state is not None and state.me is not None:
-            await self._ask_to_leave(state, plays_out=self.leave.plays_out and in_hand(state))
+        await self._ask_to_leave(state, plays_out=self.leave.after_hand and in_hand(state))
 
     def stop_waiting(self) -> None:
         """Ctrl-C again while the seat waits for its hand to end: the client goes, and

@@ -1,7 +1,8 @@
-"""A bot's request to stand up refused with nothing changed (``store_unavailable``: its
+"""A request to stand up refused with nothing changed (``store_unavailable``: its
 table's host lost touch with Redis for longer than the table's lease, and is making
-sure it still hosts it) is sent again a moment later, so that the seat stands up. A
-proxy in front of a real server refuses the first requests so."""
+sure it still hosts it) is sent again a moment later, so that the seat stands up: a
+bot's here, the terminal's in test_terminal_leave.py. A proxy in front of a real
+server refuses the first requests so."""
 
 from __future__ import annotations
 
