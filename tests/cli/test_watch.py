@@ -25,6 +25,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import CONFIG, cut_the_network
 from tests.cli.test_terminal import (
+    PATIENCE,
     STYLE,
     TURN,
     _Collect,
@@ -80,7 +81,8 @@ async def watching(
 async def one_hand_told(child: pexpect.spawn[str], bo: Connection, table_id: str) -> None:
     """Bo plays a hand, and the watcher tells it through to its showdown."""
     player = CheckOrCall()
-    await play(player, bo, table_id, hands=1)
+    async with asyncio.timeout(PATIENCE):
+        await play(player, bo, table_id, hands=1)
     (result,) = player.results
     await child.expect(f"Hand #{result.hand_id} ", async_=True)
     await child.expect("Showdown:", async_=True)

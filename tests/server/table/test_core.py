@@ -217,6 +217,36 @@ def test_a_table_not_sure_of_its_lease_shows_nobody_the_table_until_it_is_again(
     assert h.core.seats[turn.seat].account_id == waiting
 
 
+@pytest.mark.parametrize("then", ["closed", "moved"])
+def test_a_seat_cashed_out_as_the_lease_falls_in_doubt_is_told_it_left(then: str) -> None:
+    """The hand's end, its leaver cashed out in it, was written as the process stalled
+    past the lease: the write proves the table was its own, so the leaver is told at
+    once. Held back with what doubt holds, the table_left was lost when the table then
+    closed (its last player gone, or here its server stopping) or moved, and the
+    client, no longer seated, waited for ever (a full run here)."""
+    h, ann, bob = duel()
+    leaver = actor(h)
+    viewer, other = (ann, bob) if leaver == "ann" else (bob, ann)
+    h.do(h.core.leave, leaver, viewer, "bye")
+    while state(h) is TablePhase.PLAYING:
+        h.do(h.core.act, actor(h), action(cmd.Check, h))
+    end = h.core.next_write()
+    assert end is not None
+    assert end.kind is WriteKind.HAND_END
+    h.do(h.core.lease_certain, False)
+    h.written(end)
+    left = [m for m in viewer.got if isinstance(m, wire.TableLeft)]
+    assert [m.ref for m in left] == ["bye"]
+    if then == "moved":
+        h.do(h.core.lease_lost)
+        assert other.types()[-1] == "table_closed"
+    else:
+        h.do(h.core.close, "the server is stopping")
+        h.write(WriteKind.CLOSE)
+        assert other.types()[-2:] == ["table_left", "table_closed"]
+    assert [m for m in viewer.got if isinstance(m, wire.TableLeft)] == left
+
+
 @pytest.mark.parametrize(
     ("wanted", "code"),
     [(5, ErrorCode.NO_SUCH_SEAT), (1, ErrorCode.SEAT_TAKEN)],

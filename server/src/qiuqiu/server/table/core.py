@@ -48,7 +48,9 @@ Rules:
    nor renewed for the lease's length: the process was stopped, its loop held,
    or the store is away) plays and shows nothing: actions, leaving, watching and
    snapshots are refused with ``store_unavailable``, a player back waits for
-   their snapshot, and no turn runs out, until a renewal answers. Another
+   their snapshot, and no turn runs out, until a renewal answers. Only a seat's
+   cash-out, once written, is told its player at once: the write proves the
+   lease, and held back it would be lost if the table closed or moved meanwhile. Another
    process may have adopted the table and voided its hand; the renewal then
    says so, and the table closes as moved without a word more of that hand.
 """

@@ -122,10 +122,9 @@ class Ledger(Audience):
             self._missed.pop(seat.account_id, None)
             self._bust_out = seat.stack == 0 and not seat.leaving
             self._timers.append(Disarm(Timer("grace", seat.account_id)))
-        self._when_settled(lambda: self._announce_left(gone, balances))
-
-    def _announce_left(self, gone: list[Seat], balances: dict[str, int]) -> None:
-        for seat in gone:
+            # Told at once, with the lease in doubt too: the write just done proves the
+            # table was this process's, and a cash-out held back is lost if the table
+            # closes or moves meanwhile, its player waiting for ever (no seat, no close).
             if seat.viewer is not None:
                 left = wire.TableLeft(
                     ref=seat.leave_ref,
@@ -135,6 +134,10 @@ class Ledger(Audience):
                     balance=balances.get(seat.account_id, 0),
                 )
                 self._deliver(seat.viewer, left)
+        self._when_settled(lambda: self._announce_left(gone))
+
+    def _announce_left(self, gone: list[Seat]) -> None:
+        for seat in gone:
             self._publish(
                 Publication.of(
                     wire.PlayerLeft(
