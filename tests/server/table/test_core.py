@@ -247,6 +247,28 @@ def test_a_seat_cashed_out_as_the_lease_falls_in_doubt_is_told_it_left(then: str
     assert [m for m in viewer.got if isinstance(m, wire.TableLeft)] == left
 
 
+def test_a_watch_held_by_a_hands_end_and_a_doubt_is_answered_before_a_close() -> None:
+    """A watch asked while the hand's end is written waits for it, and then for a
+    doubt on the lease: a close written meanwhile proves the lease, so the watcher is
+    answered, then told the table closed, not left without a word."""
+    h, _, _ = duel()
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
+    h.do(h.core.act, actor(h), action(cmd.Fold, h))
+    assert state(h) is TablePhase.SETTLING
+    cat = Watcher("cat")
+    h.do(h.core.watch, cat, "cat-watches")
+    assert cat.got == []
+    end = h.core.next_write()
+    assert end is not None
+    h.do(h.core.lease_certain, False)
+    h.written(end)
+    assert cat.got == []
+    h.do(h.core.close, "the server is stopping")
+    h.write(WriteKind.CLOSE)
+    assert cat.types()[0] == "table_watched"
+    assert cat.types()[-1] == "table_closed"
+
+
 @pytest.mark.parametrize(
     ("wanted", "code"),
     [(5, ErrorCode.NO_SUCH_SEAT), (1, ErrorCode.SEAT_TAKEN)],

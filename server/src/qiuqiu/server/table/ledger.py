@@ -122,9 +122,8 @@ class Ledger(Audience):
             self._missed.pop(seat.account_id, None)
             self._bust_out = seat.stack == 0 and not seat.leaving
             self._timers.append(Disarm(Timer("grace", seat.account_id)))
-            # Told at once, with the lease in doubt too: the write just done proves the
-            # table was this process's, and a cash-out held back is lost if the table
-            # closes or moves meanwhile, its player waiting for ever (no seat, no close).
+            # Told at once, the lease in doubt or not (rule 6): held, it was lost if the
+            # table then closed or moved, its player waiting for ever.
             if seat.viewer is not None:
                 left = wire.TableLeft(
                     ref=seat.leave_ref,
@@ -209,6 +208,11 @@ class Ledger(Audience):
         return self._closing
 
     def _closed(self, balances: dict[str, int]) -> None:
+        # The close is written, so the lease held to the end: what waited on a doubt
+        # (an answer to a watch, a seat written) is told before the close, not lost.
+        deferred, self._deferred = self._deferred, []
+        for work in deferred:
+            work()
         held, self._held = self._held, []
         for publication in held:
             self._publish(publication)
