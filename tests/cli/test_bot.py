@@ -13,10 +13,9 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from websockets.asyncio.client import connect
-from websockets.asyncio.server import ServerConnection, serve
 
 from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli import connection
@@ -53,6 +52,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import check_told_as_a_spectator_saw_it, cut_the_network
+from tests.cli.proxy import Send, proxy
 from tests.conftest import free_port
 from tests.server import cheats
 from tests.server.conftest import chip_total
@@ -559,45 +559,32 @@ async def test_an_action_refused_table_moving_is_sent_again_when_the_snapshot_re
     server's part: it refuses the bot's first action so and asks for the snapshot.
     The bot answers the turn again, and no turn of its runs out."""
     frames: list[dict[str, object]] = []
+    refused: list[int] = []
 
-    async def between(bot: ServerConnection) -> None:
-        async with connect(server.url) as real:
-            refused = False
+    async def refuse_the_first_action(
+        message: dict[str, Any], to_client: Send, to_server: Send
+    ) -> bool:
+        if message["type"] not in ACTIONS or refused:
+            return False
+        refused.append(message["id"])
+        moving = "the table is moving to another server"
+        error = wire.Error(ref=message["id"], code=ErrorCode.TABLE_MOVING, message=moving)
+        await to_client(encode(error))
+        await to_server(encode(cmd.RequestSnapshot(table_id=message["table_id"])))
+        return True
 
-            async def upstream() -> None:
-                nonlocal refused
-                async for text in bot:
-                    message = json.loads(text)
-                    if message["type"] in ACTIONS and not refused:
-                        refused = True
-                        error = wire.Error(
-                            ref=message["id"],
-                            code=ErrorCode.TABLE_MOVING,
-                            message="the table is moving to another server",
-                        )
-                        await bot.send(encode(error))
-                        snapshot = cmd.RequestSnapshot(table_id=message["table_id"])
-                        await real.send(encode(snapshot))
-                        continue
-                    await real.send(text)
+    async def keep(message: dict[str, Any], to_client: Send, to_server: Send) -> bool:
+        frames.append(message)
+        return False
 
-            async def downstream() -> None:
-                async for text in real:
-                    frames.append(json.loads(text))
-                    await bot.send(text)
-
-            pumps = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
-            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
-            for pump in pumps:
-                pump.cancel()
-
-    async with serve(between, "127.0.0.1", 0) as proxy:
-        port = next(iter(proxy.sockets)).getsockname()[1]
-        async with await Connection.open(f"ws://127.0.0.1:{port}", name="Ann") as conn:
-            table, _ = await conn.open_table(TableOptions(turn_seconds=2.0), buy_in=500)
-            summary = await asyncio.wait_for(
-                play(AlwaysCall(), conn, table.table_id, hands=2), PATIENCE
-            )
+    async with (
+        proxy(server.url, up=refuse_the_first_action, down=keep) as url,
+        await Connection.open(url, name="Ann") as conn,
+    ):
+        table, _ = await conn.open_table(TableOptions(turn_seconds=2.0), buy_in=500)
+        summary = await asyncio.wait_for(
+            play(AlwaysCall(), conn, table.table_id, hands=2), PATIENCE
+        )
     assert summary.hands == 2
     assert any(f["type"] == "table_snapshot" for f in frames), "the proxy asked for none"
     assert not [f for f in frames if f["type"] == "turn_timed_out"]

@@ -6,10 +6,10 @@ import asyncio
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
-from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request
 
@@ -34,8 +34,9 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
-from qiuqiu.server.table.hand import IN_DOUBT, MOVED
+from qiuqiu.server.table.hand import MOVED
 from tests.cli.conftest import cut_the_network
+from tests.cli.proxy import Send, proxy, refusing
 from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, WAIT, chip_total
 from tests.server.processes import Servers, listening, until
@@ -715,51 +716,34 @@ async def test_a_watch_sent_again_after_a_move_and_refused_store_unavailable_is_
     move and the refusal; the watch must be sent again and the snapshot come."""
     refused: list[int] = []
     moved = asyncio.Event()
+    refuse = refusing("watch_table", 1, refused)
 
-    async def between(eve: ServerConnection) -> None:
-        async with connect(server.url) as real:
+    async def refuse_once_moved(message: dict[str, Any], to_client: Send, to_server: Send) -> bool:
+        return moved.is_set() and await refuse(message, to_client, to_server)
 
-            async def upstream() -> None:
-                async for text in eve:
-                    message = json.loads(text)
-                    if message["type"] == "watch_table" and moved.is_set() and not refused:
-                        refused.append(message["id"])
-                        error = wire.Error(
-                            ref=message["id"], code=ErrorCode.STORE_UNAVAILABLE, message=IN_DOUBT
-                        )
-                        await eve.send(encode(error))
-                        continue
-                    await real.send(text)
-
-            async def downstream() -> None:
-                async for text in real:
-                    await eve.send(text)
-                    message = json.loads(text)
-                    if message["type"] == "table_snapshot" and not moved.is_set():
-                        moved.set()
-                        closed = wire.TableClosed(
-                            table_id=message["table"]["table_id"],
-                            seq=message["seq"] + 1,
-                            reason=MOVED,
-                        )
-                        await eve.send(encode(closed))
-
-            pumps = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
-            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
-            for pump in pumps:
-                pump.cancel()
+    async def move_after_the_snapshot(
+        message: dict[str, Any], to_client: Send, to_server: Send
+    ) -> bool:
+        if message["type"] != "table_snapshot" or moved.is_set():
+            return False
+        moved.set()
+        await to_client(json.dumps(message))
+        table_id, seq = message["table"]["table_id"], message["seq"] + 1
+        await to_client(encode(wire.TableClosed(table_id=table_id, seq=seq, reason=MOVED)))
+        return True
 
     async with await Connection.open(server.url, name="Bo") as bo:
         table, _ = await bo.open_table(TableOptions(), 500)
-        async with serve(between, "127.0.0.1", 0) as proxy:
-            port = next(iter(proxy.sockets)).getsockname()[1]
-            async with await Connection.open(f"ws://127.0.0.1:{port}", name="Eve") as eve:
-                await eve.request(cmd.WatchTable(table_id=table.table_id), wire.TableWatched)
-                snapshots = 0
-                async with asyncio.timeout(WAIT):
-                    async for message in eve.messages():
-                        snapshots += isinstance(message, wire.TableSnapshot)
-                        if snapshots == 2:
-                            break
-                assert refused, "the proxy refused no watch sent again"
-                assert eve.watching == {table.table_id}
+        async with (
+            proxy(server.url, up=refuse_once_moved, down=move_after_the_snapshot) as url,
+            await Connection.open(url, name="Eve") as eve,
+        ):
+            await eve.request(cmd.WatchTable(table_id=table.table_id), wire.TableWatched)
+            snapshots = 0
+            async with asyncio.timeout(WAIT):
+                async for message in eve.messages():
+                    snapshots += isinstance(message, wire.TableSnapshot)
+                    if snapshots == 2:
+                        break
+            assert refused, "the proxy refused no watch sent again"
+            assert eve.watching == {table.table_id}

@@ -28,7 +28,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HandRecord
-from tests.cli.test_leaving import refusing_leaves
+from tests.cli.proxy import proxy, refusing
 from tests.cli.test_terminal import (
     CHIPS,
     PATIENCE,
@@ -285,9 +285,10 @@ async def test_quit_now_refused_store_unavailable_is_asked_again_and_the_seat_st
     send it again in a moment. ``quit now`` refused so ended the client, its seat left
     behind to play on (a full run here, the host's loop stalled). A proxy in front of a
     real server refuses the first ``leave_table`` so; the client must ask again."""
+    refused: list[int] = []
     async with (
         running(QiuQiuServer(QUICK)) as server,
-        refusing_leaves(server, count=1) as (url, refused),
+        proxy(server.url, up=refusing("leave_table", 1, refused)) as url,
     ):
         child = spawn(config_dir, "--server", url, *SMALL)
         await child.expect(TURN, async_=True)
