@@ -90,9 +90,14 @@ async def shows_why_on_timeout(waited_for: str, *pages: Page) -> AsyncIterator[N
     except TimeoutError:
         shown = []
         for page in pages:
-            result = await page.locator(".result").inner_text()
+            # Read as they are, without waiting: the page may be in the lobby by now.
+            result = await page.locator(".result").all_inner_texts()
             log = await page.locator(".log li").all_inner_texts()
-            shown.append(f"the result box: {result!r}; the log's end: {log[-8:]!r}")
+            toasts = await page.locator("#toast .toast-item").all_inner_texts()
+            shown.append(
+                f"at {page.url}, the result box: {result!r}; the log's end: {log[-8:]!r};"
+                f" toasts: {toasts!r}"
+            )
         raise AssertionError(f"{waited_for}; " + "; ".join(shown)) from None
 
 

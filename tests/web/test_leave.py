@@ -26,7 +26,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.table.hand import IN_DOUBT
-from tests.web.conftest import PHONE, Player, screenshot
+from tests.web.conftest import PHONE, Player, screenshot, shows_why_on_timeout
 from tests.web.evening_helpers import HAND_LIMIT, OpenPlayer
 from tests.web.test_browser import (
     CHECK_OR_CALL,
@@ -81,7 +81,7 @@ async def my_turn_after_bo_sat(page: Page) -> None:
 
 async def played_until_gone(page: Page) -> None:
     """Check or call at each of this page's turns until it has left the table."""
-    async with asyncio.timeout(HAND_LIMIT):
+    async with shows_why_on_timeout("the page never left", page), asyncio.timeout(HAND_LIMIT):
         while not await page.locator(".farewell").count():
             button = page.locator(CHECK_OR_CALL).first
             if await button.count():
