@@ -282,15 +282,25 @@ class Connection:
         seed = fresh_seed()
         deals.joined_with(seed)
         join = cmd.JoinTable(table_id=table_id, buy_in=buy_in, seat=seat, client_seed=seed)
+        return await self.request_waiting_out(join, wire.TableJoined)
+
+    async def request_waiting_out(self, message: cmd.TableMessage, expected: type[R]) -> R:
+        """:meth:`request`, asked again after each of :data:`MOVING_RETRIES` while the
+        refusal is one of :data:`WAITED_OUT` (nothing changed, and a moment mends it)."""
         for wait in MOVING_RETRIES:
             try:
-                return await self.request(join, wire.TableJoined)
+                return await self.request(message, expected)
             except ServerRefused as refused:
                 if refused.code not in WAITED_OUT:
                     raise
-                log.info("joining table %s: %s; trying again", table_id, refused.message)
+                log.info(
+                    "%s at table %s: %s; trying again",
+                    message.type,
+                    message.table_id,
+                    refused.message,
+                )
             await asyncio.sleep(wait)
-        return await self.request(join, wire.TableJoined)
+        return await self.request(message, expected)
 
     async def set_seed(self, table_id: str, client_seed: str) -> None:
         """Send ``set_seed`` without waiting: the ``seed_set`` (or an ``error``) comes

@@ -104,19 +104,12 @@ class LeaveRequest:
 async def leave(conn: Connection, table_id: str) -> int | None:
     """Stand up from ``table_id`` and return the balance, or ``None`` if the table or
     the connection is already gone."""
-    waits = iter(MOVING_RETRIES)
-    while True:
-        try:
-            left = await conn.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
-        except ServerRefused as refused:
-            wait = next(waits, None)
-            if wait is None or refused.code not in WAITED_OUT:
-                log.info("leaving %s: %s", table_id, refused)
-                return None
-            log.info("leaving %s: %s; asking again in a moment", table_id, refused.message)
-            await asyncio.sleep(wait)
-        else:
-            return left.balance
+    try:
+        left = await conn.request_waiting_out(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+    except ServerRefused as refused:
+        log.info("leaving %s: %s", table_id, refused)
+        return None
+    return left.balance
 
 
 def in_hand(state: TableState) -> bool:

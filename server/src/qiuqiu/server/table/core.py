@@ -50,9 +50,9 @@ Rules:
    snapshots are refused with ``store_unavailable``, a player back waits for
    their snapshot, and no turn runs out, until a renewal answers. Only a seat's
    cash-out, once written, is told its player at once: the write proves the
-   lease, and held back it would be lost if the table closed or moved meanwhile. Another
-   process may have adopted the table and voided its hand; the renewal then
-   says so, and the table closes as moved without a word more of that hand.
+   lease, and held back it would be lost if the table closed or moved meanwhile.
+   Another process may have adopted the table and voided its hand; the renewal
+   then says so, and the table closes as moved without a word more of that hand.
 """
 
 from __future__ import annotations

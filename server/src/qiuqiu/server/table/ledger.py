@@ -187,8 +187,10 @@ class Ledger(Audience):
         self._settled()
 
     def _settled(self) -> None:
-        if self.state is TablePhase.SETTLING or not self.sure:
-            return
+        if self.state is not TablePhase.SETTLING and self.sure:
+            self._do_deferred()
+
+    def _do_deferred(self) -> None:
         deferred, self._deferred = self._deferred, []
         for work in deferred:
             work()
@@ -210,9 +212,7 @@ class Ledger(Audience):
     def _closed(self, balances: dict[str, int]) -> None:
         # The close is written, so the lease held to the end: what waited on a doubt
         # (an answer to a watch, a seat written) is told before the close, not lost.
-        deferred, self._deferred = self._deferred, []
-        for work in deferred:
-            work()
+        self._do_deferred()
         held, self._held = self._held, []
         for publication in held:
             self._publish(publication)
