@@ -12,10 +12,12 @@ from contextlib import asynccontextmanager
 
 import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
+from redis.asyncio import Redis
 
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
+from qiuqiu.server.redis_store import RedisStore
 from tests.web.conftest import Player, restarted_on
 from tests.web.evening_helpers import signed
 from tests.web.test_browser import (
@@ -284,3 +286,50 @@ async def test_an_action_sent_as_the_connection_dropped_is_said_played_or_not(
     assert len(checks) == heard, checks
     if not heard:
         await expect(page.locator(f"{MY_TURN} [data-action=check]:enabled")).to_be_visible()
+
+
+async def test_a_seat_at_a_table_that_moved_to_another_server_stays_on_screen_and_plays_on(
+    redis_url: str, open_player: OpenPlayer
+) -> None:
+    """The page's server stalled past the table's lease (here its lease is taken at
+    Redis, as an adopter does, and lapses for the server to adopt the table again). The
+    page went back to the lobby saying "The table closed", while it reconnected and its
+    seat played on out of sight. It stays at the table, says it is moving, and shows it
+    again from its new host's snapshot, where the next hand is played."""
+    store = await RedisStore.from_url(redis_url)
+    config = ServerConfig(port=0, lease=0.3, hand_pause=0.0, bot_delay=0.05, grace=30.0)
+    server = QiuQiuServer(config, store=store)
+    await server.start()
+    try:
+        ann = await open_player()
+        page = ann.page
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(page, "Ann")
+        table_id = await open_table(page)
+        await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+        await page.evaluate(
+            """() => {
+                window.viewsShown = [];
+                const seen = () => window.viewsShown.push(document.body.dataset.view);
+                const watched = { attributeFilter: ["data-view"] };
+                new MutationObserver(seen).observe(document.body, watched);
+            }"""
+        )
+        async with Redis.from_url(redis_url) as raw:
+            fence = await raw.incr(f"qiuqiu:fence:{table_id}")
+            await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+        log = page.locator(".log")
+        moving = "The table moved to another server: finding your seat there"
+        await expect(log).to_contain_text(moving)
+        await expect(log).to_contain_text("Back online.", timeout=HAND_LIMIT * 1000)
+        assert len(frames_of(ann, "welcome")) == 2, "the page reconnected to the table's new host"
+        hand = await page.wait_for_function(
+            "id => window.qiuqiu.tables.get(id)?.hand?.handId", arg=table_id
+        )
+        await play_hand([page], await hand.json_value())
+        assert "lobby" not in await page.evaluate("window.viewsShown")
+        await expect(page.locator(".table-bar .role")).to_have_text("Seat 1")
+        assert page.url.endswith(f"#/table/{table_id}")
+    finally:
+        await server.stop()
+        await store.close()

@@ -318,10 +318,10 @@ class App {
     if (m.type === "table_closed" && state.busted) {
       // The showdown that broke this seat stays on screen; a rebuy opens a new table.
       this.tables.set(m.table_id, state);
-    } else if (m.type === "table_closed" && !state.closed) {
-      // Moved to another server, not closed (TableState says which): a seat's connection
-      // is closed (1012) to find it there, a spectator's is not, so the page watches it there.
-      this.watch(m.table_id, this.active === m.table_id);
+    } else if (m.type === "table_closed" && state.moving) {
+      // A seat's connection is closed (1012) to find it there, and the welcome that
+      // follows lists the table; a spectator's is not, so the page watches it there.
+      if (state.you === null) this.watch(m.table_id, this.active === m.table_id);
     } else if (m.type === "table_closed") {
       this.tables.delete(m.table_id);
       this.watching.delete(m.table_id);

@@ -57,6 +57,8 @@ export class TableState {
     /** Bumped whenever `legal` is set anew, so the buttons are rebuilt once per turn. */
     this.turnKey = `${snapshot.seq}`;
     this.closed = false;
+    /** Set when the table moved to another server: its snapshot from there replaces this. */
+    this.moving = false;
     /** Set when this page's seat ran out of chips here: the showdown stays, with a rebuy. */
     this.busted = false;
     /** Set on a replayed hand's state: no live timer is drawn on it. */
@@ -219,12 +221,15 @@ export class TableState {
         this.note(`${who} ${who === "You" ? "are" : "is"} back.`);
         break;
       case "table_closed": {
-        // No seed: moved to another server, where the page watches it on (App.watch).
-        const moved = !e.table_seed && this.you === null;
+        // No seed: moved to another server, where it plays on. The page watches it there
+        // (App.watch); a seat's connection is closed (1012) to find it there.
+        const moved = !e.table_seed;
         this.closed = !moved;
+        this.moving = moved;
         this.hand = null;
         this.legal = null;
-        this.note(moved ? "The table moved to another server: watching it there…" : `The table closed: ${e.reason}.`, "warn");
+        const there = this.you === null ? "watching it there" : "finding your seat there";
+        this.note(moved ? `The table moved to another server: ${there}…` : `The table closed: ${e.reason}.`, "warn");
         // Where this page sat, the rebuild waits for the table's history (App.rebuild).
         if (e.table_seed && !this.deals.hadSeat) {
           const audit = this.deals.reveal(e.table_seed);

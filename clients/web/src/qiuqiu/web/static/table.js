@@ -300,6 +300,7 @@ export class TableView {
   center(state, hand) {
     let phase = "Waiting for players";
     if (state.closed) phase = "The table is closed";
+    else if (state.moving) phase = "Moving to another server…";
     else if (hand?.phase === "betting") phase = `Hand #${hand.handId} · betting${state.options.betting_rounds === 2 ? ` round ${hand.round || 1}` : ""}`;
     else if (hand?.phase === "cutting") phase = `Hand #${hand.handId} · cutting`;
     else if (hand?.phase === "showdown") phase = `Hand #${hand.handId} · showdown`;
