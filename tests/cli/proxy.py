@@ -15,7 +15,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from qiuqiu.protocol import ErrorCode, encode
 from qiuqiu.protocol import server as wire
-from qiuqiu.server.table.hand import IN_DOUBT
+from qiuqiu.server.table.reasons import IN_DOUBT
 
 Send = Callable[[str], Awaitable[None]]
 Hook = Callable[[dict[str, Any], Send, Send], Awaitable[bool]]

@@ -34,7 +34,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
-from qiuqiu.server.table.hand import MOVED
+from qiuqiu.server.table.reasons import MOVED
 from tests.cli.conftest import cut_the_network
 from tests.cli.proxy import Send, proxy, refusing
 from tests.conftest import free_port, own_redis

@@ -25,7 +25,7 @@ from qiuqiu.cli.play import Steady
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
-from qiuqiu.server.table.hand import IN_DOUBT
+from qiuqiu.server.table.reasons import IN_DOUBT
 from tests.web.conftest import PHONE, Player, screenshot, shows_why_on_timeout
 from tests.web.evening_helpers import HAND_LIMIT, OpenPlayer
 from tests.web.test_browser import (

@@ -269,6 +269,56 @@ def test_a_watch_held_by_a_hands_end_and_a_doubt_is_answered_before_a_close() ->
     assert cat.types()[-1] == "table_closed"
 
 
+@pytest.mark.parametrize("asked", ["watch", "snapshot"])
+def test_a_request_held_by_a_hands_end_and_a_doubt_is_answered_when_the_table_moves(
+    asked: str,
+) -> None:
+    """A watch or a snapshot asked while the hand's end is written waits for it, then for
+    the doubt on the lease; the renewal then finds the table adopted. It was dropped
+    with the table, its asker never answered: now it is refused ``table_moving``,
+    nothing changed, to be sent again (to the adopter)."""
+    h, ann, _ = duel()
+    h.do(h.core.act, actor(h), action(cmd.Bet, h, amount=20))
+    h.do(h.core.act, actor(h), action(cmd.Fold, h))
+    assert state(h) is TablePhase.SETTLING
+    asker = Watcher("cat") if asked == "watch" else ann
+    asker.take()
+    if asked == "watch":
+        h.do(h.core.watch, asker, "asked")
+    else:
+        h.do(h.core.show, asker, "asked")
+    end = h.core.next_write()
+    assert end is not None
+    h.do(h.core.lease_certain, False)
+    h.written(end)
+    assert "table_snapshot" not in asker.types()
+    asker.take()
+    h.do(h.core.lease_lost)
+    refusals = [m for m in asker.got if isinstance(m, wire.Error)]
+    assert [(m.ref, m.code) for m in refusals] == [("asked", ErrorCode.TABLE_MOVING)]
+    assert "table_snapshot" not in asker.types()
+
+
+def test_a_seat_written_in_a_doubt_is_told_its_outcome_is_unknown_when_the_table_moves() -> None:
+    """A buy-in written as the lease fell in doubt waits to be told (its snapshot would
+    show the table as the adopter may have moved on from it); the renewal finds the
+    table adopted. The player, asking to sit, got no answer at all: now
+    ``outcome_unknown``, which says to reconnect, the adopter having the seat."""
+    h, _, _ = duel(seats=3)
+    cat = Watcher("cat")
+    h.do(h.core.sit, "cat", "Cat", cat, 300, None, "sit")
+    buy_in = h.core.next_write()
+    assert buy_in is not None
+    assert buy_in.kind is WriteKind.BUY_IN
+    h.do(h.core.lease_certain, False)
+    h.written(buy_in)
+    assert cat.got == []
+    h.do(h.core.lease_lost)
+    assert [(m.ref, m.code) for m in cat.got if isinstance(m, wire.Error)] == [
+        ("sit", ErrorCode.OUTCOME_UNKNOWN)
+    ]
+
+
 @pytest.mark.parametrize(
     ("wanted", "code"),
     [(5, ErrorCode.NO_SUCH_SEAT), (1, ErrorCode.SEAT_TAKEN)],

@@ -5,7 +5,7 @@
 from qiuqiu.server.table.audience import TablePhase, TableTimings
 from qiuqiu.server.table.core import BOT_NAME, TableCore
 from qiuqiu.server.table.deal import Random
-from qiuqiu.server.table.hand import MOVED, UNAVAILABLE
+from qiuqiu.server.table.reasons import MOVED, UNAVAILABLE
 from qiuqiu.server.table.runner import Table
 from qiuqiu.server.table.seats import Seat, Viewer, verify_buy_in
 

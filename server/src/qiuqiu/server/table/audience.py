@@ -23,6 +23,7 @@ from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HandRecord
 from qiuqiu.server.table.deal import Random, new_table_seed
+from qiuqiu.server.table.reasons import MOVED_UNANSWERED
 from qiuqiu.server.table.seats import BuyIn, Seat, Viewer
 from qiuqiu.server.views import HandWire, Publication, hand_view, legal_view, seat_views
 
@@ -383,6 +384,10 @@ class Audience:
 
     def _error(self, ref: MessageId | None, code: ErrorCode, message: str) -> wire.Error:
         return wire.Error(ref=ref, code=code, message=message)
+
+    def _unanswered(self, viewer: Viewer, ref: MessageId | None) -> Callable[[], None]:
+        error = self._error(ref, ErrorCode.TABLE_MOVING, MOVED_UNANSWERED)
+        return lambda: self._deliver(viewer, error)
 
     def _closed_event(self, reason: str, table_seed: str | None) -> wire.TableClosed:
         return wire.TableClosed(

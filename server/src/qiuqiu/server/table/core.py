@@ -52,7 +52,9 @@ Rules:
    cash-out, once written, is told its player at once: the write proves the
    lease, and held back it would be lost if the table closed or moved meanwhile.
    Another process may have adopted the table and voided its hand; the renewal
-   then says so, and the table closes as moved without a word more of that hand.
+   then says so, and the table closes as moved without a word more of that hand,
+   answering what it held: a watch or snapshot ``table_moving`` (nothing changed),
+   a seat written ``outcome_unknown`` (the adopter has it).
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
 from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import engine_action
-from qiuqiu.server.table.hand import MOVED, MOVED_WHILE_WRITTEN, HandFlow
+from qiuqiu.server.table.hand import HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
+from qiuqiu.server.table.reasons import MOVED, MOVED_WHILE_WRITTEN
 from qiuqiu.server.table.seats import (
     BuyIn,
     Seat,
@@ -150,7 +153,8 @@ class TableCore(HandFlow):
         """Another process hosts the table now: stop, and say so to everyone here. A
         buy-in or seed change not yet written is refused; the one being written is
         ``outcome_unknown`` (it may have reached the store first, and the adopter has
-        it), unless the store refused that very write for the lease (``unwritten``)."""
+        it), unless the store refused that very write for the lease (``unwritten``);
+        what waited to settle is answered as rule 6 says."""
         writing, self._writing = self._writing, None
         unsure = ErrorCode.TABLE_MOVED if unwritten else ErrorCode.OUTCOME_UNKNOWN
         if writing is not None and writing.kind is WriteKind.BUY_IN:
@@ -159,6 +163,7 @@ class TableCore(HandFlow):
         for change in () if writing is None else writing.seeds:
             self._deliver(change.viewer, self._error(change.ref, unsure, MOVED_WHILE_WRITTEN))
         self._refuse_waiting(ErrorCode.TABLE_MOVED, MOVED)
+        self._deferred.moved()
         self._held.clear()
         self._publish(Publication.of(self._closed_event(MOVED, None)))
         self.state = TablePhase.CLOSED
@@ -244,7 +249,7 @@ class TableCore(HandFlow):
             raise Refused(ErrorCode.ALREADY_SEATED, "you are seated here: you see the table")
         self._verify_room(viewer)
         self._arrive(viewer)
-        self._when_settled(lambda: self._watched(viewer, ref))
+        self._when_settled(lambda: self._watched(viewer, ref), moved=self._unanswered(viewer, ref))
 
     def unwatch(self, viewer: Viewer) -> bool:
         """Stop sending ``viewer`` the table (a spectator left, or its connection closed)."""
@@ -256,7 +261,10 @@ class TableCore(HandFlow):
         if not self.sees(viewer):
             raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
         self._verify_sure()
-        self._when_settled(lambda: self._deliver(viewer, self.snapshot(viewer, ref)))
+        self._when_settled(
+            lambda: self._deliver(viewer, self.snapshot(viewer, ref)),
+            moved=self._unanswered(viewer, ref),
+        )
 
     def act(self, account_id: str, action: cmd.TableAction, viewer: Viewer | None = None) -> None:
         """Play ``action``, sent by ``viewer``, for the seat of ``account_id`` (the house

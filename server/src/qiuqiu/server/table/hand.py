@@ -18,6 +18,7 @@ from qiuqiu.server.errors import Refused
 from qiuqiu.server.table.audience import NEXT_HAND, TURN, Disarm, TablePhase
 from qiuqiu.server.table.deal import cut_for
 from qiuqiu.server.table.ledger import Ledger
+from qiuqiu.server.table.reasons import IN_DOUBT, UNAVAILABLE
 from qiuqiu.server.table.seats import Viewer
 from qiuqiu.server.views import HandWire, Publication
 
@@ -33,18 +34,6 @@ ACTION_FACTS = (
 """The engine's events that say what a seat did (or what its clock did for it)."""
 CUTTING = -1
 """The log length in the turn timer's key during a cutting phase, which has one deadline."""
-
-
-UNAVAILABLE = "the server cannot reach its storage just now; nothing changed: try again shortly"
-IN_DOUBT = (
-    "the server is making sure it still hosts this table (it lost touch with its storage"
-    " for longer than the table's lease); nothing changed: send it again in a moment"
-)
-MOVED = "the table moved to another server: reconnect to go on playing"
-MOVED_WHILE_WRITTEN = (
-    "the table moved to another server while this was being written: reconnect, and its "
-    "snapshot there says whether it was"
-)
 
 
 class HandFlow(Ledger):
@@ -69,7 +58,9 @@ class HandFlow(Ledger):
         if viewer is None or not settling:
             raise stale
         error = self._error(action.id, stale.code, stale.message)
-        self._when_settled(lambda: self._deliver(viewer, error))
+        self._when_settled(
+            lambda: self._deliver(viewer, error), moved=lambda: self._deliver(viewer, error)
+        )
 
     def _hand_started(self) -> None:
         deal = self.deal

@@ -21,16 +21,14 @@ from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from qiuqiu.server.table.audience import Audience, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import Deal, next_button
+from qiuqiu.server.table.deferred import Deferred
+from qiuqiu.server.table.reasons import LEFT, LOST, MOVED_WHILE_WRITTEN
 from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange
 from qiuqiu.server.views import Publication
 
 SEQ_WINDOW = 1_000_000
 """Seqs each write reserves above the current one, so that a table adopted after its
 host died counts on above any seq that host sent."""
-
-LOST = "the server hosting the table stopped"
-"""Why only: hand_voided itself says every chip went back, and the clients say so."""
-LEFT = "your seat stood up before its new seed was written: it dealt no hand"
 
 
 class WriteKind(StrEnum):
@@ -75,7 +73,7 @@ class Ledger(Audience):
         self._closing: str | None = None
         self._held: list[Publication] = []
         """The hand's last events, waiting for its end to be written."""
-        self._deferred: list[Callable[[], None]] = []
+        self._deferred = Deferred()
         self._had_players = self._bust_out = False
 
     def _seated(self, b: BuyIn, balances: dict[str, int]) -> None:
@@ -83,7 +81,11 @@ class Ledger(Audience):
         self.seats[b.seat] = seat
         self.seat_changes += 1
         self._had_players, self._bust_out = True, False
-        self._when_settled(lambda: self._announce_seat(seat, b, balances))
+        unsure = self._error(b.ref, ErrorCode.OUTCOME_UNKNOWN, MOVED_WHILE_WRITTEN)
+        self._when_settled(
+            lambda: self._announce_seat(seat, b, balances),
+            moved=lambda: self._deliver(b.viewer, unsure),
+        )
 
     def _void_adopted(self, record: TableRecord) -> Write:
         """The write that voids the hand a dead host was playing. Its record keeps the
@@ -178,22 +180,20 @@ class Ledger(Audience):
                 kept.append(change)
         self._seed_changes = kept
 
-    def _when_settled(self, work: Callable[[], None]) -> None:
+    def _when_settled(
+        self, work: Callable[[], None], moved: Callable[[], None] | None = None
+    ) -> None:
         """Do ``work`` now, or once nothing holds it: a hand's end being written (what it
         sends must not show an end nobody has seen yet, rule 2, nor take a ``seq`` above
         the end's held events, rule 5), or a lease in doubt (another process may have
-        adopted the table: a snapshot would show what it moved on from, rule 6)."""
-        self._deferred.append(work)
+        adopted the table: a snapshot would show what it moved on from, rule 6). Should
+        the table move meanwhile, ``moved`` is done instead: the answer a request is owed."""
+        self._deferred.add(work, moved)
         self._settled()
 
     def _settled(self) -> None:
         if self.state is not TablePhase.SETTLING and self.sure:
-            self._do_deferred()
-
-    def _do_deferred(self) -> None:
-        deferred, self._deferred = self._deferred, []
-        for work in deferred:
-            work()
+            self._deferred.do()
 
     @property
     def awaiting_rebuy(self) -> bool:
@@ -212,7 +212,7 @@ class Ledger(Audience):
     def _closed(self, balances: dict[str, int]) -> None:
         # The close is written, so the lease held to the end: what waited on a doubt
         # (an answer to a watch, a seat written) is told before the close, not lost.
-        self._do_deferred()
+        self._deferred.do()
         held, self._held = self._held, []
         for publication in held:
             self._publish(publication)

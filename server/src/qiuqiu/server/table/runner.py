@@ -33,8 +33,8 @@ from qiuqiu.server.table.audience import Arm, TablePhase, TableTimings, Timer
 from qiuqiu.server.table.background import Background
 from qiuqiu.server.table.core import TableCore
 from qiuqiu.server.table.deal import Random
-from qiuqiu.server.table.hand import MOVED, UNAVAILABLE
 from qiuqiu.server.table.ledger import Write, WriteKind
+from qiuqiu.server.table.reasons import MOVED, UNAVAILABLE
 from qiuqiu.server.table.seats import FrameViewer, Seat, Viewer
 from qiuqiu.server.table.writer import write_all
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.server.errors import LeaseExpired, LeaseLost, Refused, StoreUnavailable
-from qiuqiu.server.table.hand import UNAVAILABLE
 from qiuqiu.server.table.ledger import Write, WriteKind
+from qiuqiu.server.table.reasons import UNAVAILABLE
 
 if TYPE_CHECKING:
     from qiuqiu.server.table.runner import Table
