@@ -22,6 +22,7 @@ from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import CONFIG, cut_the_network
 from tests.cli.test_terminal import (
@@ -203,6 +204,44 @@ async def test_a_dropped_connection_watches_the_table_again(
         await one_hand_told(child, bo, table_id)
         child.sendline("quit")
         await finished(child)
+
+
+async def test_a_watch_its_server_stopped_ends_with_status_1(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    """The server stops: it closes the table with Bo still seated, then the connection.
+    Not a watch run its course (a table closes by itself only once its last player has
+    left, and that ends it with 0): 1, as for a player the stopping server stood up."""
+    async with seated(server) as (_, table_id):
+        child = await watching(config_dir, server, table_id)
+        await server.stop()
+        await child.expect("The table closed: the server is shutting down.", async_=True)
+        await child.expect(pexpect.EOF, async_=True)
+        child.close()
+        assert child.exitstatus == 1
+
+
+async def test_a_watch_whose_connection_is_lost_for_good_ends_with_status_1(
+    server: QiuQiuServer, config: ServerConfig, config_dir: Path
+) -> None:
+    """The server dies, and another starts on its port with none of its accounts (an
+    in-memory server restarted): the watcher's token resumes nothing, so it says the
+    connection is closed, and ends with 1."""
+    async with seated(server) as (_, table_id):
+        child = await watching(config_dir, server, table_id)
+        port = server.port
+        cut_the_network(server)
+        await server.stop()
+        await child.expect("Connection lost", async_=True)
+        again = QiuQiuServer(config.model_copy(update={"port": port}), store=MemoryStore())
+        await again.start()
+        try:
+            await child.expect("The connection is closed", async_=True)
+            await child.expect(pexpect.EOF, async_=True)
+        finally:
+            await again.stop()
+        child.close()
+        assert child.exitstatus == 1
 
 
 BETWEEN_HANDS = CONFIG.model_copy(update={"hand_pause": 60.0})

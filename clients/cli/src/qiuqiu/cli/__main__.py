@@ -33,7 +33,7 @@ from qiuqiu.cli.arguments import (
     table_id,
 )
 from qiuqiu.cli.bot import Summary
-from qiuqiu.cli.errors import BotFailed, ClientError, ServerStopped
+from qiuqiu.cli.errors import BotFailed, ClientError, CutShort
 from qiuqiu.cli.play import PlayOptions, play
 from qiuqiu.protocol import DealTampered
 
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     try:
         asyncio.run(play(options, console, summary))
-    except ServerStopped:
+    except CutShort:
         # Said in the game's own words already; the status tells a script.
         status = 1
     except ClientError as error:

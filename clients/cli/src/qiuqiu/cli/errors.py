@@ -26,9 +26,10 @@ class ServerRefused(ClientError):
         self.message = message
 
 
-class ServerStopped(ClientError):
-    """The server stopped and stood the seat up: the session ended, but not by the
-    player's choice. Already said to the player when raised."""
+class CutShort(ClientError):
+    """The session ended, but not by the person's choice: the server stopped (standing
+    the seat up, or closing the table watched), or the connection was lost for good.
+    Already said when raised."""
 
 
 class BalanceTooLow(ClientError):

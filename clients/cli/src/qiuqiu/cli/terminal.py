@@ -51,8 +51,8 @@ from qiuqiu.cli.connection import (
 from qiuqiu.cli.errors import (
     ClientError,
     ConnectionLost,
+    CutShort,
     ServerRefused,
-    ServerStopped,
     ShuffleNotRevealed,
 )
 from qiuqiu.cli.game import TableState
@@ -146,7 +146,7 @@ class Terminal(Narrator):
                 await self.check_shuffle(table_id, 0.0 if others else CLOSE_PATIENCE)
             self.say_summary()
         if self.server_stopped:
-            raise ServerStopped
+            raise CutShort
 
     async def _play(self, lines: AsyncIterator[str]) -> None:
         loop = asyncio.get_running_loop()

@@ -27,7 +27,7 @@ from qiuqiu.cli.connection import (
     Notice,
     Reconnected,
 )
-from qiuqiu.cli.errors import ConnectionLost, ServerRefused, ShuffleNotRevealed
+from qiuqiu.cli.errors import ConnectionLost, CutShort, ServerRefused, ShuffleNotRevealed
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import now_ms
 from qiuqiu.cli.narrator import Narrator
@@ -86,7 +86,8 @@ class Spectator(Narrator):
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Watch until the person quits, the input ends, or the table is gone.
-        Raises :class:`ServerRefused` when watching again after a reconnect is refused."""
+        Raises :class:`ServerRefused` when watching again after a reconnect is refused,
+        :class:`CutShort` when the server stopped or the connection was lost for good."""
         if self.screen is not None:
             self.screen.standing = Text(
                 "Watching: no tile is shown before the showdown. Type quit to stop.", "dim"
@@ -120,11 +121,12 @@ class Spectator(Narrator):
                     await task
 
     def show(self, message: Notice) -> bool:
-        """Show one message; ``False`` once there is nothing more to watch."""
+        """Show one message; ``False`` once there is nothing more to watch, :class:`CutShort`
+        raised once the server or the network ended the watch."""
         match message:
             case Closed(reason=reason):
                 self.connection_closed(reason)
-                return False
+                raise CutShort
             case Disconnected(reason=reason):
                 self.connection_dropped(reason)
                 return True
@@ -171,6 +173,10 @@ class Spectator(Narrator):
         if isinstance(message, wire.HandEnded):
             self.ended_told = message.hand_id
             self.say(render.stacks(state))
+        if state.closed and any(not seat.is_bot for seat in state.seats.values()):
+            # A table closes by itself only once its last player has left: one closed
+            # with players seated was closed by its server, stopping.
+            raise CutShort
         return not state.closed
 
     async def closed_unseen(self) -> None:
