@@ -245,12 +245,15 @@ async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_sam
     await screen.wait_for("EXIT=0")
 
 
-@pytest.mark.parametrize(("width", "height"), [(80, 24), (60, 40)])
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (80, 20), (60, 40)])
 async def test_help_is_whole_each_description_in_its_column_and_no_prompt_outlives_the_client(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen], width: int, height: int
 ) -> None:
-    """At 60 columns the descriptions wrapped back to the left edge, under the commands."""
-    screen = Screen(f"help{width}", play(config_dir, server, "--turn-seconds", "60"), width, height)
+    """At 60 columns the descriptions wrapped back to the left edge, under the commands;
+    at 20 rows, under the table, the events left no room for its first commands."""
+    screen = Screen(
+        f"help{width}x{height}", play(config_dir, server, "--turn-seconds", "60"), width, height
+    )
     screens.append(screen)
     await screen.wait_for(TURN)
     screen.type("help")

@@ -51,6 +51,10 @@ class LiveView:
         self.offline: Text | None = None
         """Said instead of the commands while the connection is down: the table shows
         the game as it was when it dropped, and nothing typed can reach the server."""
+        self.pinned: RenderableType | None = None
+        """Drawn under the events, whole, until the next line is typed (it then joins
+        them), the table giving up its upper lines for it where both do not fit:
+        ``help``, which the events cut at 20 rows (and pushed away as they came)."""
         self._closed = False
         self._live = Live(
             console=console,
@@ -69,6 +73,7 @@ class LiveView:
         # The last picture stays on the terminal: without the prompt, which would look
         # as if the client still listened after it has gone.
         self._closed = True
+        self.pinned = None  # the events say how it ended
         self._live.refresh()
         self._live.stop()
 
@@ -81,6 +86,12 @@ class LiveView:
                 self.events.append(_joined(segments))
         self._live.refresh()
 
+    def unpin(self) -> None:
+        """What was pinned joins the events where it was drawn: under those said meanwhile."""
+        pinned, self.pinned = self.pinned, None
+        if pinned is not None:
+            self.add(pinned)
+
     def refresh(self) -> None:
         self._live.refresh()
 
@@ -91,6 +102,9 @@ class LiveView:
         prompt = Text.assemble(("> ", "bold"), self.typed, ("_", "blink"))
         # The line being typed (a long one wraps onto more), and the one below it.
         used = 1 + (0 if self._closed else len(self.console.render_lines(prompt, pad=False)))
+        pinned = [] if self.pinned is None else self.console.render_lines(self.pinned, pad=False)
+        pinned = pinned[: max(0, height - used - 1)]  # the table keeps its last line
+        used += len(pinned)
         if state is not None:
             body: list[RenderableType] = [render.table(state, now_ms(), self.unicode)]
             if self.offline is not None:
@@ -124,6 +138,8 @@ class LiveView:
             latest = Text("\n").join(list(self.events)[-room:])
             shown = self.console.render_lines(latest, pad=False)[-room:]
             parts.append(Text("\n").join(_joined(segments) for segments in shown))
+        if pinned:
+            parts.append(Text("\n").join(_joined(segments) for segments in pinned))
         if not self._closed:
             parts.append(prompt)
         return Group(*parts)
@@ -143,6 +159,7 @@ async def key_lines(view: LiveView) -> AsyncIterator[str]:
             for char in chunk.decode(errors="replace"):
                 if char in "\r\n":
                     line, view.typed = view.typed, ""
+                    view.unpin()
                     view.refresh()
                     yield line + "\n"
                 elif char == "\x04":  # Ctrl-D: the end of input, as in line mode

@@ -8,6 +8,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from qiuqiu.cli import render
+from qiuqiu.cli.commands import HelpText
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.game import TableState
 from qiuqiu.cli.live import LiveView
@@ -42,6 +43,14 @@ class Narrator:
             self.screen.add(renderable)
             return
         self.console.print(renderable)
+
+    def show_help(self, help: HelpText) -> None:
+        """``help``, which the live view keeps in sight until the next line is typed."""
+        if self.screen is None:
+            self.say(render.help_text(help))
+        else:
+            self.screen.pinned = render.help_text(help)
+            self.screen.refresh()
 
     @property
     def ellipsis(self) -> str:

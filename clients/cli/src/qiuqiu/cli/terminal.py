@@ -532,7 +532,7 @@ class Terminal(Narrator):
             case Quit() as asked:
                 return asked
             case Help():
-                self.say(render.help_text(HELP))
+                self.show_help(HELP)
             case Rebuy(amount=None) if self.busted is not None and self.rebuy_default() is None:
                 # Else it asked for 500, and the refusal named a sum nobody chose.
                 self.say(

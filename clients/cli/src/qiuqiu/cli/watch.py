@@ -243,7 +243,7 @@ class Spectator(Narrator):
                 await self.stop()
                 return False
             case Help():
-                self.say(render.help_text(WATCHING_HELP))
+                self.show_help(WATCHING_HELP)
             case Refusal(reason=reason):
                 self.say(Text(reason, "red"))
             case Nothing():
