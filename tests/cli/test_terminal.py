@@ -461,6 +461,8 @@ async def test_a_server_gone_for_good_is_tried_for_the_grace_period_and_the_chip
         )
         await child.expect(pexpect.EOF, async_=True)
         assert "Traceback" not in str(child.before)
+        child.close()
+        assert child.exitstatus == 1, "the session did not end by the player's choice"
     finally:
         await servers.kill_remaining()
 
@@ -484,6 +486,8 @@ async def test_a_server_that_lost_the_account_is_said_to_hold_no_seat_for_it(
         assert "go back to your balance" not in said
         assert "still at the table" not in said
         assert re.search(words(r"Balance: 500\."), said), said
+        child.close()
+        assert child.exitstatus == 1
     finally:
         await servers.kill_remaining()
 

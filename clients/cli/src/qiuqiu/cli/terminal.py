@@ -126,8 +126,9 @@ class Terminal(Narrator):
         self.played: dict[str, bool] = {table_id: False}
         """Every table sat at, and whether another person was seated there when last seen."""
         self._left = False
-        self.server_stopped = False
-        """The server stood the seat up as it stopped: the session did not end by choice."""
+        self.cut_short = False
+        """The server stood the seat up as it stopped, or the connection was lost for good:
+        the session did not end by choice."""
         self._told: DealTampered | None = None
         self._rules_told: set[str] = set()
         """The tables whose rules were said (a reconnect's snapshot says nothing new)."""
@@ -145,7 +146,7 @@ class Terminal(Narrator):
             for table_id, others in self.played.items():
                 await self.check_shuffle(table_id, 0.0 if others else CLOSE_PATIENCE)
             self.say_summary()
-        if self.server_stopped:
+        if self.cut_short:
             raise CutShort
 
     async def _play(self, lines: AsyncIterator[str]) -> None:
@@ -273,6 +274,7 @@ class Terminal(Narrator):
                         )
                     )
                 self.say_summary(seated=not seats_gone)
+                self.cut_short = True
                 return False
             case Disconnected(reason=reason, grace=grace):
                 self.connection_dropped(reason, "; your commands wait for it")
@@ -330,7 +332,7 @@ class Terminal(Narrator):
                         "bold yellow",
                     )
                 )
-                self._left = self.server_stopped = True
+                self._left = self.cut_short = True
                 return False
             case wire.TableLeft(table_id=self.table_id, balance=balance):
                 # Also a bust while leaving: no rebuy to offer, and no more input to
