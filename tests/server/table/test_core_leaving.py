@@ -12,8 +12,8 @@ from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import HOUSE
 from qiuqiu.server.table import TablePhase
 from qiuqiu.server.table.audience import DESERTED, NEXT_HAND
-from qiuqiu.server.table.core import NOBODY_SAT
 from qiuqiu.server.table.ledger import Write, WriteKind
+from qiuqiu.server.table.reasons import NOBODY_SAT
 from tests.server.table.core_harness import (
     Harness,
     Watcher,

@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from typing import Literal
 
 from qiuqiu.engine import HandState
@@ -385,9 +386,9 @@ class Audience:
     def _error(self, ref: MessageId | None, code: ErrorCode, message: str) -> wire.Error:
         return wire.Error(ref=ref, code=code, message=message)
 
-    def _unanswered(self, viewer: Viewer, ref: MessageId | None) -> Callable[[], None]:
+    def _unanswered(self, viewer: Viewer, ref: MessageId | None) -> partial[None]:
         error = self._error(ref, ErrorCode.TABLE_MOVING, MOVED_UNANSWERED)
-        return lambda: self._deliver(viewer, error)
+        return partial(self._deliver, viewer, error)
 
     def _closed_event(self, reason: str, table_seed: str | None) -> wire.TableClosed:
         return wire.TableClosed(

@@ -52,9 +52,8 @@ Rules:
    cash-out, once written, is told its player at once: the write proves the
    lease, and held back it would be lost if the table closed or moved meanwhile.
    Another process may have adopted the table and voided its hand; the renewal
-   then says so, and the table closes as moved without a word more of that hand,
-   answering what it held: a watch or snapshot ``table_moving`` (nothing changed),
-   a seat written ``outcome_unknown`` (the adopter has it).
+   then says so, and the table closes as moved, without a word more of that hand;
+   what it held gets ``table_moving``, a seat written ``outcome_unknown``.
 """
 
 from __future__ import annotations
@@ -68,11 +67,11 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
+from qiuqiu.server.table import reasons
 from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import engine_action
 from qiuqiu.server.table.hand import HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
-from qiuqiu.server.table.reasons import MOVED, MOVED_WHILE_WRITTEN
 from qiuqiu.server.table.seats import (
     BuyIn,
     Seat,
@@ -85,7 +84,6 @@ from qiuqiu.server.table.seats import (
 from qiuqiu.server.views import Publication
 
 BOT_NAME = "Dealer"
-NOBODY_SAT = "nobody sat down"
 
 
 class TableCore(HandFlow):
@@ -126,7 +124,7 @@ class TableCore(HandFlow):
                 self._arm(Timer("grace", seat.account_id), self.timings.grace)
         self.state = TablePhase.WAITING
         if not self._humans():
-            self.close("the last player left")  # its host died closing it
+            self.close(reasons.LAST_LEFT)  # its host died closing it
         self._tell_again(hands)
         if record.hand_open:
             self.state = TablePhase.SETTLING
@@ -153,19 +151,19 @@ class TableCore(HandFlow):
         """Another process hosts the table now: stop, and say so to everyone here. A
         buy-in or seed change not yet written is refused; the one being written is
         ``outcome_unknown`` (it may have reached the store first, and the adopter has
-        it), unless the store refused that very write for the lease (``unwritten``);
-        what waited to settle is answered as rule 6 says."""
+        it), unless the store refused that very write for the lease (``unwritten``)."""
         writing, self._writing = self._writing, None
         unsure = ErrorCode.TABLE_MOVED if unwritten else ErrorCode.OUTCOME_UNKNOWN
+        why = reasons.MOVED_WHILE_WRITTEN
         if writing is not None and writing.kind is WriteKind.BUY_IN:
             buy_in = self._buy_ins.popleft()
-            self._deliver(buy_in.viewer, self._error(buy_in.ref, unsure, MOVED_WHILE_WRITTEN))
+            self._deliver(buy_in.viewer, self._error(buy_in.ref, unsure, why))
         for change in () if writing is None else writing.seeds:
-            self._deliver(change.viewer, self._error(change.ref, unsure, MOVED_WHILE_WRITTEN))
-        self._refuse_waiting(ErrorCode.TABLE_MOVED, MOVED)
+            self._deliver(change.viewer, self._error(change.ref, unsure, why))
+        self._refuse_waiting(ErrorCode.TABLE_MOVED, reasons.MOVED)
         self._deferred.moved()
         self._held.clear()
-        self._publish(Publication.of(self._closed_event(MOVED, None)))
+        self._publish(Publication.of(self._closed_event(reasons.MOVED, None)))
         self.state = TablePhase.CLOSED
         self._forget_everyone()
 
@@ -261,10 +259,8 @@ class TableCore(HandFlow):
         if not self.sees(viewer):
             raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
         self._verify_sure()
-        self._when_settled(
-            lambda: self._deliver(viewer, self.snapshot(viewer, ref)),
-            moved=self._unanswered(viewer, ref),
-        )
+        owed = self._unanswered(viewer, ref)
+        self._when_settled(lambda: self._deliver(viewer, self.snapshot(viewer, ref)), moved=owed)
 
     def act(self, account_id: str, action: cmd.TableAction, viewer: Viewer | None = None) -> None:
         """Play ``action``, sent by ``viewer``, for the seat of ``account_id`` (the house
@@ -355,7 +351,7 @@ class TableCore(HandFlow):
                         self._after(())
             case "deserted":
                 if not self._humans() and not self._buy_ins:
-                    self.close("nobody bought in again" if self._bust_out else NOBODY_SAT)
+                    self.close(reasons.NOBODY_BACK if self._bust_out else reasons.NOBODY_SAT)
 
     # -- the write's outcome -----------------------------------------------------------
 
@@ -399,7 +395,7 @@ class TableCore(HandFlow):
     def _after_write(self) -> None:
         if self._closing is None and not self._humans() and not self._buy_ins:
             if self._had_players and not self._bust_out:
-                self.close("the last player left")
+                self.close(reasons.LAST_LEFT)
             else:
                 # Left open a while for a rebuy, or for a first player: a buy-in refused
                 # just after the table was made must not leave it in the lobby for good.

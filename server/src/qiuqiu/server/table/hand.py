@@ -9,6 +9,8 @@ a cutting phase, their best cut. None of that is a time-out, as nobody waited.
 
 from __future__ import annotations
 
+from functools import partial
+
 from qiuqiu import engine
 from qiuqiu.engine import HandState, Phase
 from qiuqiu.protocol import ErrorCode
@@ -58,9 +60,8 @@ class HandFlow(Ledger):
         if viewer is None or not settling:
             raise stale
         error = self._error(action.id, stale.code, stale.message)
-        self._when_settled(
-            lambda: self._deliver(viewer, error), moved=lambda: self._deliver(viewer, error)
-        )
+        told = partial(self._deliver, viewer, error)
+        self._when_settled(told, moved=told)
 
     def _hand_started(self) -> None:
         deal = self.deal

@@ -9,9 +9,9 @@ and what the table tells its viewers once a write is done.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import partial
 from typing import Any
 
 from qiuqiu import engine
@@ -21,7 +21,7 @@ from qiuqiu.server.frames import Frame
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from qiuqiu.server.table.audience import Audience, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import Deal, next_button
-from qiuqiu.server.table.deferred import Deferred
+from qiuqiu.server.table.deferred import Deferred, Work
 from qiuqiu.server.table.reasons import LEFT, LOST, MOVED_WHILE_WRITTEN
 from qiuqiu.server.table.seats import BuyIn, Seat, SeedChange
 from qiuqiu.server.views import Publication
@@ -84,7 +84,7 @@ class Ledger(Audience):
         unsure = self._error(b.ref, ErrorCode.OUTCOME_UNKNOWN, MOVED_WHILE_WRITTEN)
         self._when_settled(
             lambda: self._announce_seat(seat, b, balances),
-            moved=lambda: self._deliver(b.viewer, unsure),
+            moved=partial(self._deliver, b.viewer, unsure),
         )
 
     def _void_adopted(self, record: TableRecord) -> Write:
@@ -180,9 +180,7 @@ class Ledger(Audience):
                 kept.append(change)
         self._seed_changes = kept
 
-    def _when_settled(
-        self, work: Callable[[], None], moved: Callable[[], None] | None = None
-    ) -> None:
+    def _when_settled(self, work: Work, moved: Work | None = None) -> None:
         """Do ``work`` now, or once nothing holds it: a hand's end being written (what it
         sends must not show an end nobody has seen yet, rule 2, nor take a ``seq`` above
         the end's held events, rule 5), or a lease in doubt (another process may have

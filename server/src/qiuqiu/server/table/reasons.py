@@ -18,3 +18,9 @@ MOVED_UNANSWERED = (
 LOST = "the server hosting the table stopped"
 """Why only: hand_voided itself says every chip went back, and the clients say so."""
 LEFT = "your seat stood up before its new seed was written: it dealt no hand"
+
+LAST_LEFT = "the last player left"
+NOBODY_SAT = "nobody sat down"
+NOBODY_BACK = "nobody bought in again"
+"""Why a table closed by itself (``table_closed``'s reason); a server stopping says why
+it stopped."""
