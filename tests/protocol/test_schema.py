@@ -204,6 +204,26 @@ def test_every_json_example_in_protocol_md_decodes_to_the_message_it_documents(
         assert type_tag(type(message)) == tag
 
 
+def nulls(value: Any, where: str = "") -> list[str]:
+    """Where ``value``, a decoded JSON document, holds a ``null``."""
+    if value is None:
+        return [where]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in nulls(item, f"{where}.{key}")]
+    if isinstance(value, list):
+        return [found for i, item in enumerate(value) for found in nulls(item, f"{where}[{i}]")]
+    return []
+
+
+@pytest.mark.parametrize("tag", list(SERVER_TYPES))
+def test_no_server_example_in_protocol_md_shows_a_null(tag: str) -> None:
+    """The server leaves out every field whose value is null ("Missing means null"), so
+    an example with a null is not a frame it sends: a client written from it would expect
+    a field that never comes."""
+    for example in documented_messages()["server"][tag].fenced_blocks("json"):
+        assert nulls(json.loads(example)) == [], f"`{tag}`'s example shows a null"
+
+
 @pytest.mark.parametrize(
     ("direction", "tag"),
     [("client", tag) for tag in CLIENT_TYPES] + [("server", tag) for tag in SERVER_TYPES],
