@@ -339,6 +339,25 @@ def test_an_unknown_field_is_refused_by_name() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("frame", "key"),
+    [
+        ('{"type":"bet","table_id":"t1","hand_id":1,"amount":20,"amount":40}', "amount"),
+        ('{"type":"bet","id":1,"table_id":"t1","hand_id":1,"amount":20,"id":2}', "id"),
+        ('{"type":"list_hands","table_id":"t1","limit":0, "limit" : 5}', "limit"),
+        ('{"type":"create_table","options":{"seats":2,"seats":6},"buy_in":500}', "seats"),
+    ],
+)
+def test_a_key_given_twice_is_refused_by_name(frame: str, key: str) -> None:
+    """Read as its last value, a message would mean one thing to the server and may mean
+    another to whatever read it on the way (a proxy, a log)."""
+    error = bad(frame)
+    assert (error.code, error.message) == (
+        "invalid_message",
+        f"{key}: given twice; send each key once",
+    )
+
+
 @pytest.mark.parametrize("amount", [-1, 0, MAX_CHIPS + 1, 10**40, int("9" * 4000)])
 def test_a_negative_zero_or_oversized_amount_is_refused(amount: int) -> None:
     error = bad(bet(amount=amount))

@@ -94,6 +94,23 @@ async def test_a_message_without_a_type_gets_invalid_message_naming_the_message(
     await assert_nothing_changed(server, client, before)
 
 
+async def test_a_bet_with_its_amount_given_twice_gets_invalid_message_and_nothing_changes(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    """Read as its last value, as pydantic reads it, the bet was played: a message
+    that says two things means neither."""
+    client, turn = await at_bot_table(connect_client)
+    amounts = turn["legal"]["bet"]
+    before = await world(server)
+    fields = f'"id":"twice","table_id":"{turn["table_id"]}","hand_id":{turn["hand_id"]}'
+    twice = f'"amount":{amounts["min"]},"amount":{amounts["max"]}'
+    await client.send_raw(f'{{"type":"bet",{fields},{twice}}}')
+    error = await client.wait(lambda m: m["type"] == "error")
+    assert (error["code"], error["ref"]) == ("invalid_message", "twice"), error
+    assert error["message"] == "amount: given twice; send each key once"
+    await assert_nothing_changed(server, client, before)
+
+
 WRONG_FIELDS = [
     pytest.param(
         lambda t, h: {"type": "bet", "table_id": t, "hand_id": h, "amount": "20"},

@@ -9,6 +9,7 @@ fix their client from the error alone.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,9 +26,25 @@ def encode(message: BaseModel) -> str:
 
 def decode_client(frame: str | bytes) -> AnyClientMessage:
     try:
-        return CLIENT_MESSAGES.validate_json(frame)
+        message = CLIENT_MESSAGES.validate_json(frame)
     except ValidationError as error:
         raise _bad_message(error) from None
+    # pydantic reads a key given twice as its last value, where a message must mean one
+    # thing; read again for that, once it is known to be a message.
+    _EACH_KEY_ONCE.decode(frame if isinstance(frame, str) else frame.decode())
+    return message
+
+
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        keys = [key for key, _ in pairs]
+        twice = next(key for n, key in enumerate(keys) if key in keys[:n])
+        raise BadMessage(ErrorCode.INVALID_MESSAGE, f"{twice}: given twice; send each key once")
+    return found
+
+
+_EACH_KEY_ONCE = json.JSONDecoder(object_pairs_hook=_each_key_once)
 
 
 def decode_server(frame: str | bytes) -> AnyServerMessage:
