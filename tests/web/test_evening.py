@@ -115,6 +115,24 @@ async def test_the_action_buttons_are_on_screen_without_scrolling_on_every_turn(
     assert all(n >= 2 for n in turns), turns
 
 
+async def test_on_a_desktop_your_tiles_stay_in_view_once_the_side_column_grows(
+    open_player: OpenPlayer,
+) -> None:
+    """The first result and the log make the column beside the table taller than the
+    table: the rows under the felt stretched with it, and your tiles went under the
+    window's edge from the second hand on, with empty felt above them."""
+    ann = await open_player(DESKTOP)
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await play_hand([page], 1)
+    await expect(page.locator(".center .phase")).to_contain_text(
+        "Hand #2", timeout=HAND_LIMIT * 1000
+    )
+    await expect(page.locator(".mine .mine-tiles .domino.face")).to_have_count(3)
+    await expect(page.locator(".mine")).to_be_in_viewport(ratio=1)
+
+
 async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_seats_you_there(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
