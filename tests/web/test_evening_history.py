@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from playwright.async_api import WebSocketRoute, expect
 from websockets.asyncio.client import connect
 
-from qiuqiu.engine import Hand, pair_value, parse_tiles, rank
-from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.engine import Hand, Tile, compare, pair_value, parse_tiles, rank
+from qiuqiu.protocol import PROTOCOL_VERSION, fairness
 from qiuqiu.server.gateway import QiuQiuServer
+from tests.dealing import KNOWN_TABLE_SEED, known_table_seed
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
@@ -32,6 +34,7 @@ from tests.web.evening_helpers import (
     seat_under_the_panel,
     signed,
     socket_player,
+    use_seed,
 )
 from tests.web.test_browser import (
     CHECK_OR_CALL,
@@ -256,6 +259,50 @@ async def test_the_session_figure_and_the_summary_on_leaving_match_the_servers_r
     await expect(page.locator(".session-net")).to_have_text(shown)
     await expect(page.locator(".session-hands")).to_contain_text(f"{len(hands)} hands")
     await page.screenshot(path=screenshot("farewell"))
+
+
+def three_seat_seed(table_id: str, wanted: Callable[[Hand, Hand, Hand], bool]) -> str:
+    """A client seed for seat 0 such that hand 1 of a three-seat ``table_id`` opened
+    under :func:`known_table_seed` (seat 2 the button, seats 1 and 2 sending no seed)
+    deals ``wanted(seat 0's hand, seat 1's, seat 2's)``."""
+    where = fairness.dealt_positions((0, 1, 2), button=2)
+    hand_seed = fairness.hand_seed(KNOWN_TABLE_SEED, table_id, 1)
+    for n in range(100_000):
+        deck = fairness.derive_deck(hand_seed, {0: f"seed-{n}", 1: "", 2: ""}).tiles
+        if wanted(*(Hand(tuple(Tile.parse(deck[p]) for p in where[s])) for s in (0, 1, 2))):
+            return f"seed-{n}"
+    raise AssertionError("no client seed deals such a hand")
+
+
+async def test_the_biggest_pot_won_is_a_pot_you_won_not_every_pot_of_the_hand(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Bo goes all in for 100 and has the best hand; Ann raises, Cici calls, and Ann
+    beats Cici: Bo's main pot is 300, Ann's side pot 220. The header said "top 520",
+    the hand's every pot, as if Ann had won Bo's too."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    with known_table_seed():
+        table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
+    await use_seed(
+        page,
+        three_seat_seed(table_id, lambda ann, bo, cici: compare(bo, ann) > 0 > compare(cici, ann)),
+    )
+    async with socket_player(server, "Bo", table_id, 100, all_in=True):
+        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Bo")
+        async with socket_player(server, "Cici", table_id, 500):
+            await check_until(page, f"{MY_TURN} [data-action=raise]:enabled")
+            await page.fill(f"{MY_TURN} input[name=amount]", "200")
+            await page.click(f"{MY_TURN} [data-action=raise]")
+            await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible(
+                timeout=HAND_LIMIT * 1000
+            )
+    awards = [
+        (f["amount"], [s["seat"] for s in f["shares"]]) for f in frames_of(ann, "pot_awarded")
+    ]
+    assert awards == [(300, [1]), (220, [0])], awards
+    await expect(page.locator(".session-hands")).to_have_text("1 hand · 1W 0L · top 220")
 
 
 async def test_a_replayed_hand_names_who_played_it_though_another_sits_there_now(

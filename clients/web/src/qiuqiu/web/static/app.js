@@ -341,11 +341,11 @@ class App {
     if (state.you === null || !result || result.voided) return;
     const net = result.nets.get(state.you);
     if (net === undefined) return;
-    const won = result.awards.flatMap((a) => a.shares).filter((x) => x.seat === state.you).reduce((sum, x) => sum + x.amount, 0);
-    const pot = result.awards.reduce((sum, a) => sum + a.amount, 0);
-    this.session.add(`${state.tableId}:${result.handId}`, net, won > 0 ? pot : 0);
+    // The pots this seat had a share of, not the side pots others took (as the terminal client counts).
+    const pot = result.awards.filter((a) => a.shares.some((x) => x.seat === state.you)).reduce((sum, a) => sum + a.amount, 0);
+    this.session.add(`${state.tableId}:${result.handId}`, net, pot);
     const atTable = this.tableTally(state.tableId);
-    atTable.add(`${state.tableId}:${result.handId}`, net, won > 0 ? pot : 0);
+    atTable.add(`${state.tableId}:${result.handId}`, net, pot);
     atTable.save(sessionStorage, `qiuqiu.table.${state.tableId}`);
     this.session.save(sessionStorage, "qiuqiu.session");
     this.drawAccount();
