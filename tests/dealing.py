@@ -43,3 +43,16 @@ def client_seed_dealing(table_id: str, wanted: Callable[[Hand, Hand], bool]) -> 
         if wanted(*first_hands(table_id, mine)):
             return mine
     raise AssertionError("no client seed deals such a hand")
+
+
+def three_seat_seed(table_id: str, wanted: Callable[[Hand, Hand, Hand], bool]) -> str:
+    """A client seed for seat 0 such that hand 1 of a three-seat ``table_id`` opened
+    under :func:`known_table_seed` (seat 2 the button, seats 1 and 2 sending no seed)
+    deals ``wanted(seat 0's hand, seat 1's, seat 2's)``."""
+    where = fairness.dealt_positions((0, 1, 2), button=2)
+    hand_seed = fairness.hand_seed(KNOWN_TABLE_SEED, table_id, 1)
+    for n in range(100_000):
+        deck = fairness.derive_deck(hand_seed, {0: f"seed-{n}", 1: "", 2: ""}).tiles
+        if wanted(*(Hand(tuple(Tile.parse(deck[p]) for p in where[s])) for s in (0, 1, 2))):
+            return f"seed-{n}"
+    raise AssertionError("no client seed deals such a hand")

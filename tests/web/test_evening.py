@@ -22,7 +22,7 @@ from playwright.async_api import Page, ViewportSize, expect
 from qiuqiu.engine import Hand, compare, parse_tiles, rank
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.dealing import client_seed_dealing, known_table_seed
+from tests.dealing import client_seed_dealing, known_table_seed, three_seat_seed
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
@@ -433,6 +433,67 @@ async def test_a_winner_with_a_long_name_has_the_amount_whole_in_the_middle_of_t
             await page.set_viewport_size(screen)
             cut[name] = await amount_cut(page)
         assert not any(cut.values()), cut
+
+
+async def amounts_shown(page: Page) -> list[str]:
+    """Each winner's "wins 1,000" in the middle of the live felt that is whole within
+    the line's box, across and down: shown, not cut and not left off."""
+    shown: list[str] = await page.locator(f"{FELT} .center .outcome").evaluate(
+        """line => {
+             const box = line.getBoundingClientRect();
+             const shown = [];
+             const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+             for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+               for (const found of node.data.matchAll(/wins? [\\d,]+/g)) {
+                 const range = document.createRange();
+                 range.setStart(node, found.index);
+                 range.setEnd(node, found.index + found[0].length);
+                 const at = range.getBoundingClientRect();
+                 if (at.left >= box.left - 0.5 && at.right <= box.right + 0.5
+                     && at.top >= box.top - 0.5 && at.bottom <= box.bottom + 0.5) {
+                   shown.push(found[0]);
+                 }
+               }
+             }
+             return shown;
+           }"""
+    )
+    return shown
+
+
+@pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
+async def test_two_winners_in_the_middle_of_the_table_never_have_an_amount_cut(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Bo's all in wins the main pot of 300, Ann the side pot of 220. Between the side
+    seats the two winners gave up their names and still ran over both ends of the
+    middle: "win 300 · wins 40" for Bo's 400 at four seats. A winner who does not fit
+    is left to the seats, and the one shown is whole."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    with known_table_seed():
+        table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
+    await use_seed(
+        page,
+        three_seat_seed(table_id, lambda ann, bo, cici: compare(bo, ann) > 0 > compare(cici, ann)),
+    )
+    async with socket_player(server, "Bo", table_id, 100, all_in=True):
+        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Bo")
+        async with socket_player(server, "Cici", table_id, 500):
+            await check_until(page, f"{MY_TURN} [data-action=raise]:enabled")
+            await page.fill(f"{MY_TURN} input[name=amount]", "200")
+            await page.click(f"{MY_TURN} [data-action=raise]")
+            await expect(page.locator(".center .outcome .outcome-amount")).to_have_count(2)
+            cut, shown = {}, {}
+            for name, screen in FELT_SCREENS.items():
+                await page.set_viewport_size(screen)
+                cut[name] = await amount_cut(page)
+                shown[name] = await amounts_shown(page)
+            assert not any(cut.values()), cut
+            assert all(shown.values()), shown
+            await page.set_viewport_size(DESKTOP)
+            await page.screenshot(path=screenshot("two-winners"))
 
 
 @pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])

@@ -8,17 +8,16 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from playwright.async_api import WebSocketRoute, expect
 from websockets.asyncio.client import connect
 
-from qiuqiu.engine import Hand, Tile, compare, pair_value, parse_tiles, rank
-from qiuqiu.protocol import PROTOCOL_VERSION, fairness
+from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank
+from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.dealing import KNOWN_TABLE_SEED, known_table_seed
+from tests.dealing import known_table_seed, three_seat_seed
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
@@ -259,19 +258,6 @@ async def test_the_session_figure_and_the_summary_on_leaving_match_the_servers_r
     await expect(page.locator(".session-net")).to_have_text(shown)
     await expect(page.locator(".session-hands")).to_contain_text(f"{len(hands)} hands")
     await page.screenshot(path=screenshot("farewell"))
-
-
-def three_seat_seed(table_id: str, wanted: Callable[[Hand, Hand, Hand], bool]) -> str:
-    """A client seed for seat 0 such that hand 1 of a three-seat ``table_id`` opened
-    under :func:`known_table_seed` (seat 2 the button, seats 1 and 2 sending no seed)
-    deals ``wanted(seat 0's hand, seat 1's, seat 2's)``."""
-    where = fairness.dealt_positions((0, 1, 2), button=2)
-    hand_seed = fairness.hand_seed(KNOWN_TABLE_SEED, table_id, 1)
-    for n in range(100_000):
-        deck = fairness.derive_deck(hand_seed, {0: f"seed-{n}", 1: "", 2: ""}).tiles
-        if wanted(*(Hand(tuple(Tile.parse(deck[p]) for p in where[s])) for s in (0, 1, 2))):
-            return f"seed-{n}"
-    raise AssertionError("no client seed deals such a hand")
 
 
 async def test_the_biggest_pot_won_is_a_pot_you_won_not_every_pot_of_the_hand(

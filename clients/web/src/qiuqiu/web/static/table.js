@@ -782,21 +782,18 @@ function outcome(state) {
   if (result.voided) return h("div", { class: "outcome", text: "Hand called off: chips returned" });
   const won = [...state.seats.values()].filter((s) => s.won > 0);
   if (!won.length) return null;
-  // In parts, so that a line too long for the middle gives up "with 9-2" first, then
-  // the name, and never the amount (style.css, .outcome).
-  return h(
-    "div",
-    { class: "outcome" },
-    won.map((s, i) => {
-      const value = s.tiles.length === 4 && s.category ? handValue(s.category, (s.cut ?? bestCut(s.tiles)).values) : null;
-      return [
-        i ? h("span", { text: " · " }) : "",
-        h("span", { class: "outcome-who", text: state.name(s.seat) }),
-        h("span", { class: "outcome-amount", text: ` ${s.seat === state.you ? "win" : "wins"} ${chips(s.won)}` }),
-        value ? h("span", { class: "outcome-worth", text: ` with ${value}` }) : "",
-      ];
-    }),
-  );
+  // Each winner in parts: a line too long for the middle gives up "with 9-2" first, then
+  // the name, then the winners after the first, never an amount (style.css, .outcome).
+  const parts = won.map((s, i) => {
+    const value = s.tiles.length === 4 && s.category ? handValue(s.category, (s.cut ?? bestCut(s.tiles)).values) : null;
+    return h("span", { class: "outcome-winner" }, [
+      i ? h("span", { text: " · " }) : "",
+      h("span", { class: "outcome-who", text: state.name(s.seat) }),
+      h("span", { class: "outcome-amount", text: ` ${s.seat === state.you ? "win" : "wins"} ${chips(s.won)}` }),
+      value ? h("span", { class: "outcome-worth", text: ` with ${value}` }) : "",
+    ]);
+  });
+  return h("div", { class: "outcome" }, parts);
 }
 
 function timer() {
