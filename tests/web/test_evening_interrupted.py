@@ -69,8 +69,12 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
         ).to_be_visible(timeout=20_000)
         await expect(page.locator(".lobby")).to_be_visible()
         await expect(page.locator(".balance-amount")).to_have_text("1,000")
-        # The hands kept of the table it forgot: their seed is never coming.
-        await expect(page.locator(".audit")).to_contain_text("cannot be rebuilt")
+        # The server stopping stood the seat up, then closed the table with its seed:
+        # the page keeps it, and rebuilds the hands from it though the server that came
+        # back forgot the table. It said the seed would never come.
+        closed = frames_of(ann, "table_closed")
+        assert [c["reason"] for c in closed] == ["the server is shutting down"], closed
+        await expect(page.locator(".audit")).to_contain_text("shuffle rebuilt")
         await page.screenshot(path=screenshot("server-restarted"))
         assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, False]
 

@@ -10,7 +10,7 @@ import { DealLedger } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
 import { LeaveBook, sameLeaving } from "./leaving.js";
 import { actedAway, cameBack, tellAway, signed } from "./away.js";
-import { askSeed, audited, awaitSeed, rebuild } from "./shuffles.js";
+import { askSeed, audited, awaitSeed, rebuild, revealedAfterLeaving } from "./shuffles.js";
 import { h, chips, counted } from "./dom.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
@@ -288,6 +288,7 @@ class App {
   /** @param {any} m */
   event(m) {
     const state = this.tables.get(m.table_id);
+    if (!state && m.type === "table_closed" && m.table_seed) revealedAfterLeaving(this, m.table_id, m.table_seed);
     if (!state) return;
     const applied = state.apply(m);
     // Asked again if it takes long: the request can be refused (its table's server not

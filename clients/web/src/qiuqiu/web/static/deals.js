@@ -35,6 +35,8 @@ export class DealLedger {
     this.audit = null;
     /** Set once the server knows neither the table nor any hand of it (an in-memory one restarted): its seed never comes. */
     this.forgotten = false;
+    /** The seed a closing table revealed to this page after standing its seat up (a server stopping), kept until it is rebuilt from. @type {string | null} */
+    this.revealedSeed = null;
     /** Why no revealed seed can vindicate this table, once something showed it. @type {string | null} */
     this.broken = null;
     /** The dealer bot's seat: the button of every hand, with the empty seed. @type {number | null} */

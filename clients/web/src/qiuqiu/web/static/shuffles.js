@@ -41,6 +41,8 @@ export async function askSeed(page, tableId, ledger) {
     reply = await page.conn.request({ type: "list_hands", table_id: tableId, limit: 1 });
   } catch (error) {
     if (!(error instanceof Refused)) return false;
+    // Its server restarted and forgot the table, but told this page the seed as it stopped.
+    if (error.code === "unknown_table" && ledger.revealedSeed) return rebuild(page, tableId, ledger, ledger.revealedSeed);
     ledger.forgotten = error.code === "unknown_table";
     page.drawLobby();
     return true;
@@ -48,6 +50,19 @@ export async function askSeed(page, tableId, ledger) {
   const seed = reply.hands.find((/** @type {any} */ x) => x.table_seed)?.table_seed;
   if (!seed) return false;
   return rebuild(page, tableId, ledger, seed);
+}
+
+/**
+ * A table this page left closed and revealed its seed: a stopping server stands every
+ * seat up, then closes its tables (PROTOCOL.md, "A server stops"). Rebuilt now if the
+ * history still comes, else once the server is back, which may no longer know the table.
+ * @param {any} page @param {string} tableId @param {string} seed
+ */
+export function revealedAfterLeaving(page, tableId, seed) {
+  const ledger = page.audits.get(tableId);
+  if (!ledger || ledger.audit) return;
+  ledger.revealedSeed = seed;
+  rebuild(page, tableId, ledger, seed);
 }
 
 /**
