@@ -79,6 +79,25 @@ async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_
         assert [w["resumed"] for w in frames_of(ann, "welcome")] == [False, False]
 
 
+async def test_a_watcher_at_a_server_stopping_is_not_told_of_chips_it_never_had(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # "your chips went back to your balance", said to a page that only watched.
+    ann, cici = await open_player(), await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table(ann.page)
+    await sign_in(cici.page, "Cici")
+    await cici.page.click(f".table-row[data-table-id='{table_id}'] [data-action=watch]")
+    await expect(cici.page.locator(".role")).to_have_text("Watching")
+    await server.stop()
+    for page in (ann.page, cici.page):
+        told = page.locator("#toast .toast-item").filter(has_text="The server stopped.")
+        await expect(told).to_be_visible()
+        await expect(told).not_to_contain_text("your chips")
+    # The seat's own chips are said where it stood up.
+    await expect(ann.page.locator(".farewell")).to_contain_text("went back to your balance")
+
+
 async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_table(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -148,7 +148,8 @@ class App {
     // Said where the player looks, for as long as it lasts: a toast goes in seconds.
     this.connectionNote.textContent = ["refused", "stopped", "need-name"].includes(info.status) ? info.detail : "";
     if (info.status === "reconnecting" && info.code === 1001 && info.attempt === 1) {
-      this.toast("The server stopped. Every hand in play was called off and your chips went back to your balance; this page reconnects when the server is back.", "bad");
+      // Said to watchers too: the chips a seat had are said where it stood up (the farewell).
+      this.toast("The server stopped. Every hand in play was called off and every seat's chips went back to its player's balance; this page reconnects when the server is back.", "bad");
     }
     if (info.status === "reconnecting") {
       for (const state of this.tables.values()) if (state.log.at(-1)?.text !== "Connection lost: reconnecting…") state.note("Connection lost: reconnecting…", "warn");
