@@ -233,7 +233,7 @@ async def test_out_of_chips_the_showdown_shows_then_a_rebuy_seats_you_at_the_sam
         events.index("You're out of chips"),
     )
     assert showdown < lost < bust
-    assert re.search(r"For you: -\d+ net this hand\.", events), events
+    assert re.search(r"For you: -[\d,]+ net this hand\.", events), events
     # A move typed with no seat says what to do, not to wait for a deal that never comes.
     screen.type("check")
     await screen.wait_for(r"You have no seat: type rebuy to buy in again, or quit\.")

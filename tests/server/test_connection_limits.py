@@ -224,6 +224,40 @@ async def test_a_client_that_does_not_read_is_closed_with_1008(
         victim.transport.abort()
 
 
+@pytest.mark.parametrize("config", [FAST.model_copy(update={"rate": 1e6, "burst": 10**6})])
+async def test_what_a_client_sends_once_its_connection_is_being_closed_is_not_carried_out(
+    server: QiuQiuServer, config: ServerConfig
+) -> None:
+    """Closed for not reading, the seat's player then asks to leave: the server, which
+    read on to finish the close, carried that out (and built each snapshot still asked
+    for, to drop it), telling nobody. The seat is held, away, as for any dropped one."""
+    victim = await connect(server.url, max_queue=1)
+    await raw_send(victim, {"type": "hello", "version": PROTOCOL_VERSION, "name": "Vic"})
+    await raw_until(victim, lambda m: m["type"] == "welcome")
+    await raw_send(victim, {"type": "create_table", "buy_in": BUY_IN})
+    turn = await raw_until(victim, lambda m: m["type"] == "turn_started" and "legal" in m)
+    table = server.lobby.tables[turn["table_id"]]
+    victim.transport.pause_reading()
+    try:
+        for _ in range(20_000):
+            await raw_send(victim, {"type": "request_snapshot", "table_id": table.table_id})
+        async with asyncio.timeout(WAIT):
+            while not any(o.closing for o in server._outboxes):
+                await asyncio.sleep(0.01)
+        await raw_send(victim, {"type": "leave_table", "table_id": table.table_id})
+        victim.transport.resume_reading()
+        assert await close_code(victim) == CloseCode.POLICY_VIOLATION
+        humans = [s for s in table.core.seats.values() if not s.is_bot]
+        assert [s.name for s in humans] == ["Vic"], "the leave sent after the close was played"
+        (vic,) = humans
+        async with asyncio.timeout(WAIT):
+            while vic.connected:  # the server's end of the close
+                await asyncio.sleep(0.01)
+        assert not vic.leaving
+    finally:
+        victim.transport.abort()
+
+
 TABLES = 1_500
 """Some 690 kB of lobby: more than the 512 KiB the server lets wait unread."""
 BIG_LOBBY = FAST.model_copy(

@@ -352,9 +352,11 @@ class QiuQiuServer:
         log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
             async for frame in connection:
-                if self._stopping or not allowed():
+                if self._stopping or outbox.closing is not None or not allowed():
                     # Read on, so the closing handshake is not stuck behind the frames;
-                    # a stopping server begins nothing, and says so by closing with 1001.
+                    # but a connection being closed, or a stopping server, begins nothing
+                    # more: its client hears of none of it (a client that did not read
+                    # had each of its thousands of snapshots built, then dropped).
                     continue
                 if await session.receive(frame):
                     bucket.refund()
