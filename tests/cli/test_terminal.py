@@ -36,6 +36,7 @@ from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
 from tests.cli.conftest import QIUQIU
 from tests.conftest import free_port
+from tests.leases import lease_taken
 from tests.server import cheats
 from tests.server.processes import Servers
 
@@ -796,9 +797,7 @@ async def test_a_table_that_moved_to_another_server_is_found_again_and_played_on
         await child.expect(WELCOME, async_=True)
         await child.expect(TURN, async_=True)
         (table_id,) = server.lobby.tables
-        async with Redis.from_url(redis_url) as raw:
-            fence = await raw.incr(f"qiuqiu:fence:{table_id}")
-            await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+        await lease_taken(redis_url, table_id)
         await child.expect("The table moved to another server: reconnecting", async_=True)
         await child.expect(TURN, async_=True)
         child.sendline("check" if "check" in matched(child) else "call")

@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pexpect
-from redis.asyncio import Redis
 
 from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, play, run
 from qiuqiu.cli.connection import Connection
@@ -42,6 +41,7 @@ from tests.cli.test_terminal import (
     spawn,
     start,
 )
+from tests.leases import lease_taken
 
 AFTER_HAND = "You will leave after this hand"
 AT_ONCE = "Leaving: your seat plays out this hand (check or fold)"
@@ -259,9 +259,7 @@ async def test_a_request_to_leave_after_the_hand_is_made_again_once_the_table_mo
         child.sendline("quit")
         await child.expect(AFTER_HAND, async_=True)
         (table_id,) = server.lobby.tables
-        async with Redis.from_url(redis_url) as raw:
-            fence = await raw.incr(f"qiuqiu:fence:{table_id}")
-            await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+        await lease_taken(redis_url, table_id)
         await child.expect("The table moved to another server: reconnecting", async_=True)
         # At most the hand dealt as the table came back is played out; not one more.
         hands = 0

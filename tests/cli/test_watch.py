@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from redis.asyncio import Redis
 
 from qiuqiu.cli.bot import Action, Bot, Call, Check, HandResult, Turn, play
 from qiuqiu.cli.connection import Connection
@@ -36,6 +35,7 @@ from tests.cli.test_terminal import (
     spawn,
 )
 from tests.dealing import first_hands, known_table_seed
+from tests.leases import lease_taken
 
 SMALL = TableOptions(ante=1, min_bet=1, max_bet=2, max_raises=2)
 DEALER = SMALL.seats - 1
@@ -499,9 +499,7 @@ async def test_a_table_that_moved_to_another_server_is_watched_there(
         async with seated(server) as (bo, table_id):
             screen: list[str] = []
             child = await watching(config_dir, server, table_id, screen)
-            async with Redis.from_url(redis_url) as raw:
-                fence = await raw.incr(f"qiuqiu:fence:{table_id}")
-                await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+            await lease_taken(redis_url, table_id)
             await child.expect("The table moved to another server: watching it there", async_=True)
             # Bo's connection was closed (1012) for the move: it comes back as he plays.
             await one_hand_told(child, bo, table_id)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 
 import pytest
-from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.redis_store import RedisStore
+from tests.leases import lease_taken
 from tests.server.conftest import FAST, Client, at_bot_table
 
 
@@ -31,10 +31,7 @@ async def test_a_table_lost_to_another_process_is_one_warning_and_its_player_rec
         ann, turn = await at_bot_table(connect_client)
         table_id = turn["table_id"]
         with caplog.at_level(logging.INFO, logger="qiuqiu.server"):
-            # What another process adopting the table does to its lease and fence.
-            async with Redis.from_url(redis_url, decode_responses=True) as raw:
-                fence = await raw.incr(f"qiuqiu:fence:{table_id}")
-                await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=60_000)
+            await lease_taken(redis_url, table_id, for_ms=60_000)
             closed = await ann.expect("table_closed", table_id=table_id)
             assert "table_seed" not in closed
             await ann.closed()

@@ -12,10 +12,14 @@ from contextlib import asynccontextmanager
 from playwright.async_api import Locator, Page, expect
 from websockets.asyncio.client import ClientConnection, connect
 
+from qiuqiu.engine import compare
 from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.redis_store import RedisStore
+from tests.dealing import known_table_seed, three_seat_seed
 from tests.web.conftest import Player
-from tests.web.test_browser import MY_TURN
+from tests.web.test_browser import CHECK_OR_CALL, MY_TURN, open_table, sign_in
 
 
 async def check_until(page: Page, wanted: str) -> None:
@@ -126,3 +130,49 @@ async def replayed_to_the_end(page: Page, hand: int) -> Locator:
     await page.locator(f".history .past-hand[data-hand='{hand}'] [data-action=replay]").click()
     await page.click("[data-action=replay-end]")
     return page.locator(".history .replay")
+
+
+@asynccontextmanager
+async def side_pot_hand(server: QiuQiuServer, open_player: OpenPlayer) -> AsyncIterator[Player]:
+    """Ann's page at a three-seat table without the bot, raised to 200 in its first hand:
+    Bo is all in for 100 with the best hand, Cici calls and Ann beats her, so Bo wins
+    the main pot of 300 and Ann the side pot of 220. Bo and Cici sit on meanwhile."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    with known_table_seed():
+        table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
+    await use_seed(
+        page,
+        three_seat_seed(table_id, lambda ann, bo, cici: compare(bo, ann) > 0 > compare(cici, ann)),
+    )
+    async with socket_player(server, "Bo", table_id, 100, all_in=True):
+        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Bo")
+        async with socket_player(server, "Cici", table_id, 500):
+            await check_until(page, f"{MY_TURN} [data-action=raise]:enabled")
+            await page.fill(f"{MY_TURN} input[name=amount]", "200")
+            await page.click(f"{MY_TURN} [data-action=raise]")
+            yield ann
+
+
+@asynccontextmanager
+async def at_a_table_on_a_short_lease(
+    redis_url: str, open_player: OpenPlayer
+) -> AsyncIterator[tuple[Player, str]]:
+    """Ann's page at a dealer-bot table, at her turn, on a server on Redis whose leases
+    last 0.3 s: the table moves when a test takes its lease (:mod:`tests.leases`), and
+    the same server adopts it again once that lapses. With the table's id."""
+    store = await RedisStore.from_url(redis_url)
+    config = ServerConfig(port=0, lease=0.3, hand_pause=0.0, bot_delay=0.05, grace=30.0)
+    server = QiuQiuServer(config, store=store)
+    await server.start()
+    try:
+        ann = await open_player()
+        await ann.page.goto(f"http://127.0.0.1:{server.port}/")
+        await sign_in(ann.page, "Ann")
+        table_id = await open_table(ann.page)
+        await expect(ann.page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+        yield ann, table_id
+    finally:
+        await server.stop()
+        await store.close()

@@ -12,14 +12,13 @@ from contextlib import asynccontextmanager
 
 import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
-from redis.asyncio import Redis
 
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
-from qiuqiu.server.redis_store import RedisStore
+from tests.leases import lease_taken
 from tests.web.conftest import Player, restarted_on
-from tests.web.evening_helpers import signed
+from tests.web.evening_helpers import at_a_table_on_a_short_lease, signed
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
@@ -296,17 +295,8 @@ async def test_a_seat_at_a_table_that_moved_to_another_server_stays_on_screen_an
     page went back to the lobby saying "The table closed", while it reconnected and its
     seat played on out of sight. It stays at the table, says it is moving, and shows it
     again from its new host's snapshot, where the next hand is played."""
-    store = await RedisStore.from_url(redis_url)
-    config = ServerConfig(port=0, lease=0.3, hand_pause=0.0, bot_delay=0.05, grace=30.0)
-    server = QiuQiuServer(config, store=store)
-    await server.start()
-    try:
-        ann = await open_player()
+    async with at_a_table_on_a_short_lease(redis_url, open_player) as (ann, table_id):
         page = ann.page
-        await page.goto(f"http://127.0.0.1:{server.port}/")
-        await sign_in(page, "Ann")
-        table_id = await open_table(page)
-        await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
         await page.evaluate(
             """() => {
                 window.viewsShown = [];
@@ -315,9 +305,7 @@ async def test_a_seat_at_a_table_that_moved_to_another_server_stays_on_screen_an
                 new MutationObserver(seen).observe(document.body, watched);
             }"""
         )
-        async with Redis.from_url(redis_url) as raw:
-            fence = await raw.incr(f"qiuqiu:fence:{table_id}")
-            await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+        await lease_taken(redis_url, table_id)
         log = page.locator(".log")
         moving = "The table moved to another server: finding your seat there"
         await expect(log).to_contain_text(moving)
@@ -330,6 +318,3 @@ async def test_a_seat_at_a_table_that_moved_to_another_server_stays_on_screen_an
         assert "lobby" not in await page.evaluate("window.viewsShown")
         await expect(page.locator(".table-bar .role")).to_have_text("Seat 1")
         assert page.url.endswith(f"#/table/{table_id}")
-    finally:
-        await server.stop()
-        await store.close()

@@ -22,7 +22,7 @@ from playwright.async_api import Page, ViewportSize, expect
 from qiuqiu.engine import Hand, compare, parse_tiles, rank
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.dealing import client_seed_dealing, known_table_seed, three_seat_seed
+from tests.dealing import client_seed_dealing, known_table_seed
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
@@ -36,6 +36,7 @@ from tests.web.evening_helpers import (
     check_until,
     open_table_without_the_bot,
     seat_under_the_panel,
+    side_pot_hand,
     signed,
     socket_player,
     use_seed,
@@ -372,29 +373,29 @@ SHOWDOWN_STAYS = ServerConfig(port=0, hand_pause=60.0, bot_delay=0.05, grace=30.
 and for each seat, outlasted the five seconds other tests keep it, on a busy machine."""
 
 
-async def amount_cut(page: Page) -> list[str]:
-    """Each winner's "wins 1,000" in the middle of the live felt that is not whole
-    within the line's box."""
-    cut: list[str] = await page.locator(f"{FELT} .center .outcome").evaluate(
+async def amounts_in_the_middle(page: Page) -> dict[str, list[str]]:
+    """Each winner's "wins 1,000" in the middle of the live felt, by how the line's box
+    draws it: ``cut`` at either end, ``hidden`` below its one line, or ``shown``."""
+    found: dict[str, list[str]] = await page.locator(f"{FELT} .center .outcome").evaluate(
         """line => {
              const box = line.getBoundingClientRect();
-             const cut = [];
+             const found = { cut: [], hidden: [], shown: [] };
              const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
              for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-               for (const found of node.data.matchAll(/wins? [\\d,]+/g)) {
+               for (const amount of node.data.matchAll(/wins? [\\d,]+/g)) {
                  const range = document.createRange();
-                 range.setStart(node, found.index);
-                 range.setEnd(node, found.index + found[0].length);
-                 const shown = range.getBoundingClientRect();
-                 if (shown.left < box.left - 0.5 || shown.right > box.right + 0.5) {
-                   cut.push(found[0]);
-                 }
+                 range.setStart(node, amount.index);
+                 range.setEnd(node, amount.index + amount[0].length);
+                 const at = range.getBoundingClientRect();
+                 const across = at.left >= box.left - 0.5 && at.right <= box.right + 0.5;
+                 const down = at.top >= box.top - 0.5 && at.bottom <= box.bottom + 0.5;
+                 found[!across ? "cut" : !down ? "hidden" : "shown"].push(amount[0]);
                }
              }
-             return cut;
+             return found;
            }"""
     )
-    return cut
+    return found
 
 
 async def longest_outcome(page: Page) -> None:
@@ -431,34 +432,8 @@ async def test_a_winner_with_a_long_name_has_the_amount_whole_in_the_middle_of_t
         cut = {}
         for name, screen in FELT_SCREENS.items():
             await page.set_viewport_size(screen)
-            cut[name] = await amount_cut(page)
+            cut[name] = (await amounts_in_the_middle(page))["cut"]
         assert not any(cut.values()), cut
-
-
-async def amounts_shown(page: Page) -> list[str]:
-    """Each winner's "wins 1,000" in the middle of the live felt that is whole within
-    the line's box, across and down: shown, not cut and not left off."""
-    shown: list[str] = await page.locator(f"{FELT} .center .outcome").evaluate(
-        """line => {
-             const box = line.getBoundingClientRect();
-             const shown = [];
-             const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-             for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-               for (const found of node.data.matchAll(/wins? [\\d,]+/g)) {
-                 const range = document.createRange();
-                 range.setStart(node, found.index);
-                 range.setEnd(node, found.index + found[0].length);
-                 const at = range.getBoundingClientRect();
-                 if (at.left >= box.left - 0.5 && at.right <= box.right + 0.5
-                     && at.top >= box.top - 0.5 && at.bottom <= box.bottom + 0.5) {
-                   shown.push(found[0]);
-                 }
-               }
-             }
-             return shown;
-           }"""
-    )
-    return shown
 
 
 @pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
@@ -469,31 +444,18 @@ async def test_two_winners_in_the_middle_of_the_table_never_have_an_amount_cut(
     seats the two winners gave up their names and still ran over both ends of the
     middle: "win 300 · wins 40" for Bo's 400 at four seats. A winner who does not fit
     is left to the seats, and the one shown is whole."""
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    with known_table_seed():
-        table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
-    await use_seed(
-        page,
-        three_seat_seed(table_id, lambda ann, bo, cici: compare(bo, ann) > 0 > compare(cici, ann)),
-    )
-    async with socket_player(server, "Bo", table_id, 100, all_in=True):
-        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Bo")
-        async with socket_player(server, "Cici", table_id, 500):
-            await check_until(page, f"{MY_TURN} [data-action=raise]:enabled")
-            await page.fill(f"{MY_TURN} input[name=amount]", "200")
-            await page.click(f"{MY_TURN} [data-action=raise]")
-            await expect(page.locator(".center .outcome .outcome-amount")).to_have_count(2)
-            cut, shown = {}, {}
-            for name, screen in FELT_SCREENS.items():
-                await page.set_viewport_size(screen)
-                cut[name] = await amount_cut(page)
-                shown[name] = await amounts_shown(page)
-            assert not any(cut.values()), cut
-            assert all(shown.values()), shown
-            await page.set_viewport_size(DESKTOP)
-            await page.screenshot(path=screenshot("two-winners"))
+    async with side_pot_hand(server, open_player) as ann:
+        page = ann.page
+        await expect(page.locator(".center .outcome .outcome-amount")).to_have_count(2)
+        cut, shown = {}, {}
+        for name, screen in FELT_SCREENS.items():
+            await page.set_viewport_size(screen)
+            amounts = await amounts_in_the_middle(page)
+            cut[name], shown[name] = amounts["cut"], amounts["shown"]
+        assert not any(cut.values()), cut
+        assert all(shown.values()), shown
+        await page.set_viewport_size(DESKTOP)
+        await page.screenshot(path=screenshot("two-winners"))
 
 
 @pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
@@ -548,7 +510,7 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
         cut = {}
         for name, screen in FELT_SCREENS.items():
             await page.set_viewport_size(screen)
-            cut[name] = await amount_cut(page)
+            cut[name] = (await amounts_in_the_middle(page))["cut"]
         assert not any(cut.values()), cut
         met = {}
         # The tallest seat a showdown makes, in each seat in turn: the longest line of a

@@ -14,10 +14,9 @@ import pytest
 from playwright.async_api import WebSocketRoute, expect
 from websockets.asyncio.client import connect
 
-from qiuqiu.engine import Hand, compare, pair_value, parse_tiles, rank
+from qiuqiu.engine import Hand, pair_value, parse_tiles, rank
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.gateway import QiuQiuServer
-from tests.dealing import known_table_seed, three_seat_seed
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
@@ -31,9 +30,9 @@ from tests.web.evening_helpers import (
     open_table_without_the_bot,
     replayed_to_the_end,
     seat_under_the_panel,
+    side_pot_hand,
     signed,
     socket_player,
-    use_seed,
 )
 from tests.web.test_browser import (
     CHECK_OR_CALL,
@@ -266,24 +265,11 @@ async def test_the_biggest_pot_won_is_a_pot_you_won_not_every_pot_of_the_hand(
     """Bo goes all in for 100 and has the best hand; Ann raises, Cici calls, and Ann
     beats Cici: Bo's main pot is 300, Ann's side pot 220. The header said "top 520",
     the hand's every pot, as if Ann had won Bo's too."""
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    with known_table_seed():
-        table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
-    await use_seed(
-        page,
-        three_seat_seed(table_id, lambda ann, bo, cici: compare(bo, ann) > 0 > compare(cici, ann)),
-    )
-    async with socket_player(server, "Bo", table_id, 100, all_in=True):
-        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Bo")
-        async with socket_player(server, "Cici", table_id, 500):
-            await check_until(page, f"{MY_TURN} [data-action=raise]:enabled")
-            await page.fill(f"{MY_TURN} input[name=amount]", "200")
-            await page.click(f"{MY_TURN} [data-action=raise]")
-            await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible(
-                timeout=HAND_LIMIT * 1000
-            )
+    async with side_pot_hand(server, open_player) as ann:
+        page = ann.page
+        await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible(
+            timeout=HAND_LIMIT * 1000
+        )
     awards = [
         (f["amount"], [s["seat"] for s in f["shares"]]) for f in frames_of(ann, "pot_awarded")
     ]

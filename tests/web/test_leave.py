@@ -17,17 +17,16 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-from redis.asyncio import Redis
 
 from qiuqiu.cli.bot import play
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.table.reasons import IN_DOUBT
+from tests.leases import lease_taken
 from tests.web.conftest import PHONE, Player, screenshot, shows_why_on_timeout
-from tests.web.evening_helpers import HAND_LIMIT, OpenPlayer
+from tests.web.evening_helpers import HAND_LIMIT, OpenPlayer, at_a_table_on_a_short_lease
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     frames_of,
@@ -178,22 +177,11 @@ async def test_a_leave_lost_with_a_table_that_moved_is_asked_for_again(
     """The table's lease is taken at Redis, as an adopter does, and lapses for the
     page's server to adopt the table again: the request went with the table as it
     was, its hand is voided, and the seat would be dealt hand after hand."""
-    store = await RedisStore.from_url(redis_url)
-    config = ServerConfig(port=0, lease=0.3, hand_pause=0.0, bot_delay=0.05, grace=30.0)
-    server = QiuQiuServer(config, store=store)
-    await server.start()
-    try:
-        ann = await open_player()
+    async with at_a_table_on_a_short_lease(redis_url, open_player) as (ann, table_id):
         page = ann.page
-        await page.goto(f"http://127.0.0.1:{server.port}/")
-        await sign_in(page, "Ann")
-        table_id = await open_table(page)
-        await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
         await page.click(".table-bar .leave")
         await expect(page.locator(".table-bar .role.leaving")).to_be_visible()
-        async with Redis.from_url(redis_url) as raw:
-            fence = await raw.incr(f"qiuqiu:fence:{table_id}")
-            await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+        await lease_taken(redis_url, table_id)
         # At most the hand dealt as the table came back is played out; not one more.
         await played_until_gone(page)
         await expect(page.locator(".farewell")).to_contain_text("You left with")
@@ -201,9 +189,6 @@ async def test_a_leave_lost_with_a_table_that_moved_is_asked_for_again(
         assert len(welcomes) >= 2, "the page reconnected to the table's new host"
         dealt = {m["hand_id"] for m in ann.frames[welcomes[-1] :] if m["type"] == "hand_started"}
         assert len(dealt) <= 1, dealt
-    finally:
-        await server.stop()
-        await store.close()
 
 
 @pytest.mark.parametrize("where", ["reloaded", "in a second tab"])

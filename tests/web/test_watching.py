@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 from playwright.async_api import expect
-from redis.asyncio import Redis
 from websockets.asyncio.client import ClientConnection
 
 from qiuqiu.cli.bot import play
@@ -25,6 +24,7 @@ from tests.cli.test_watch import (
     the_dealer_down,
 )
 from tests.conftest import free_port
+from tests.leases import lease_taken
 from tests.server.processes import Servers
 from tests.web.conftest import QUICK, Player
 from tests.web.test_browser import OpenPlayer, frames_of, open_table, sign_in, table_by_socket
@@ -198,9 +198,7 @@ async def test_a_watched_table_that_moved_to_another_server_is_watched_there(
         async with seated(server) as (bo, table_id):
             eve = await watching_on(open_player, server.port, table_id)
             page = eve.page
-            async with Redis.from_url(redis_url) as raw:
-                fence = await raw.incr(f"qiuqiu:fence:{table_id}")
-                await raw.set(f"qiuqiu:lease:{table_id}", f"other:{fence}", px=500)
+            await lease_taken(redis_url, table_id)
             await expect(page.locator(".log")).to_contain_text(
                 "The table moved to another server: watching it there"
             )
