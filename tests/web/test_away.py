@@ -245,10 +245,23 @@ async def test_the_shuffles_kept_of_a_table_its_restarted_server_forgot_are_said
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
     """An in-memory server stops, standing the seat up, and starts again knowing
-    nothing. The hands the page kept to rebuild once the table's seed is out never will
-    be: the lobby says so, where it said for ever that the seed would come."""
-    ann, table_id = await seated_against_the_bot(open_player)
+    nothing; the close that revealed the table's seed as it stopped never reached the
+    page (here its socket drops it). The hands the page kept to rebuild once the seed
+    is out never will be: the lobby says so, where it said for ever that the seed would
+    come."""
+
+    def route(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+        server_side.on_message(
+            lambda message: None if '"table_closed"' in str(message) else ws.send(message)
+        )
+
+    ann = await open_player()
     page = ann.page
+    await page.route_web_socket(re.compile(".*"), route)
+    await page.reload()
+    await sign_in(page, "Ann")
+    table_id = await open_table(page)
     await play_hand([page], 1)
     port = server.port
     await server.stop()
