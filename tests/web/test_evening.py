@@ -459,6 +459,21 @@ async def test_two_winners_in_the_middle_of_the_table_never_have_an_amount_cut(
 
 
 @pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
+async def test_a_winner_who_went_all_in_is_no_longer_tagged_all_in_once_the_hand_is_over(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # Bo, all in for 100, won the main pot of 300: his seat said "300 ALL IN" until
+    # the next hand began, all in in a hand that was over, with the chips he won.
+    async with side_pot_hand(server, open_player) as ann:
+        page = ann.page
+        await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible()
+        bo = page.locator(".felt .seat[data-seat='1']")
+        await expect(bo.locator(".seat-stack")).to_have_text("300")
+        await expect(bo.locator(".tag.allin")).to_have_count(0)
+        assert "all in" not in (await bo.get_attribute("aria-label") or "")
+
+
+@pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table(
     server: QiuQiuServer, open_player: OpenPlayer, seats: int

@@ -431,7 +431,8 @@ export class TableState {
         this.legal = null;
         for (const { seat: n, amount } of e.stacks) {
           const s = seats.get(n);
-          if (s) Object.assign(s, { stack: amount, bet: 0 });
+          // All in was a place in the hand: over, it would tag the chips a winner took.
+          if (s) Object.assign(s, { stack: amount, bet: 0, allIn: false });
         }
         break;
     }
