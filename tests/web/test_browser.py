@@ -384,6 +384,26 @@ async def test_a_buy_in_the_server_would_refuse_is_said_in_the_lobby_row_and_not
     assert [f["buy_in"] for f in bo.sent if f["type"] == "join_table"] == [300]
 
 
+async def test_a_bet_of_one_possible_amount_offers_no_shortcuts_to_it(
+    open_player: OpenPlayer,
+) -> None:
+    # At a table whose bets are 50 and no other, the page offered Min, ½ pot, Pot and
+    # Max, each setting the 50 already in the field.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await page.fill("input[name=min_bet]", "50")
+    await page.fill("input[name=max_bet]", "50")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    legal = [f["legal"] for f in frames_of(ann, "turn_started") if "legal" in f][-1]
+    assert legal["bet"] == {"min": 50, "max": 50}
+    await expect(page.locator(f"{MY_TURN} [data-action=bet]")).to_have_text("Bet 50")
+    await expect(page.locator(f"{MY_TURN} .amount .hint")).to_have_text("50 only")
+    await expect(page.locator(f"{MY_TURN} .chipbtn")).to_have_count(0)
+    await page.screenshot(path=screenshot("one-amount"))
+
+
 async def test_stakes_that_do_not_agree_are_said_in_the_form_and_not_sent(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

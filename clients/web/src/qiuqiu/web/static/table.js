@@ -474,11 +474,8 @@ export class TableView {
       { class: "amount" },
       h("label", { class: "amount-label" }, h("span", { text: label }), number, hint),
       slider,
-      h(
-        "div",
-        { class: "quick" },
-        quick.map(([text, n]) => h("button", { type: "button", class: "chipbtn", onclick: () => set(Number(n)), text })),
-      ),
+      // One possible amount is the one the button says: shortcuts would each set it again.
+      min < max && h("div", { class: "quick" }, quick.map(([text, n]) => h("button", { type: "button", class: "chipbtn", onclick: () => set(Number(n)), text }))),
       go,
     );
   }
