@@ -624,12 +624,34 @@ async def test_play_here_instead_is_in_view_as_soon_as_another_tab_takes_the_gam
     take_back = first.locator("[data-action=take-back]")
     await expect(take_back).to_be_visible()
     await expect(first.locator(".actions")).to_contain_text("another tab or window")
-    reconnect = first.locator("#status button")
-    await expect(reconnect).to_be_visible()
     assert await take_back.evaluate(TOASTS_OVER) == []
-    assert await reconnect.evaluate(TOASTS_OVER) == []
+    # One way back: the header said "Disconnected" with a Reconnect of its own beside
+    # the bar's button, two buttons doing the one thing.
+    await expect(first.locator("#status")).to_contain_text("Playing in another tab")
+    await expect(first.locator("#status button")).to_be_hidden()
+    await first.screenshot(path=screenshot(f"taken-over-{screen}"))
     await take_back.click()
     await expect(first.locator(CHECK_OR_CALL)).to_be_visible()
+
+
+async def test_in_the_lobby_the_header_takes_the_game_back_from_another_tab(
+    open_player: OpenPlayer,
+) -> None:
+    # Away from the table there is no bar with its button: the header's is the way back.
+    ann, _ = await seated_against_the_bot(open_player)
+    first = ann.page
+    await expect(first.locator(CHECK_OR_CALL)).to_be_visible()
+    second = await ann.context.new_page()
+    await second.goto(first.url)
+    await expect(first.locator("[data-action=take-back]")).to_be_visible()
+    await first.click(".table-bar >> text=← Lobby")
+    await expect(first.locator(".lobby")).to_be_visible()
+    await expect(first.locator("#status")).to_contain_text("Playing in another tab")
+    take_back = first.locator("#status button")
+    await expect(take_back).to_have_text("Play here instead")
+    await take_back.click()
+    await expect(first.locator("#status")).to_have_attribute("data-status", "online")
+    await expect(second.locator("[data-action=take-back]")).to_be_visible()
 
 
 @pytest.mark.parametrize("config", [ServerConfig(port=0, hello_timeout=1.0)])
@@ -756,9 +778,12 @@ async def test_on_a_phone_the_header_shows_the_chips_at_the_table_and_covers_not
     assert await page.evaluate(HEADER_CROWDED) == []
     second = await ann.context.new_page()
     await second.goto(page.url)
-    await expect(page.locator("#status")).to_contain_text("Disconnected")
-    await expect(page.locator("#status button")).to_be_visible()
+    await expect(page.locator("#status")).to_contain_text("Playing in another tab")
     assert await page.evaluate(HEADER_CROWDED) == []
+    await page.click(".table-bar >> text=← Lobby")
+    await expect(page.locator("#status button")).to_have_text("Play here instead")
+    assert await page.evaluate(HEADER_CROWDED) == []
+    await page.screenshot(path=screenshot("taken-over-lobby-phone"))
 
 
 async def test_the_chips_at_two_tables_are_said_to_be_at_two_tables(

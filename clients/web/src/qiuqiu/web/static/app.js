@@ -129,14 +129,16 @@ class App {
       online: "Online",
       reconnecting: "Reconnecting…",
       refused: "Not allowed",
-      stopped: "Disconnected",
+      stopped: this.elsewhere ? "Playing in another tab" : "Disconnected",
     };
     this.statusEl.dataset.status = info.status;
     this.statusEl.dataset.sessions = String(this.conn.sessions);
+    // Named as the table's bar names it, which leaves this one out where it shows (style.css).
+    const retry = this.elsewhere ? "Play here instead" : "Reconnect";
     this.statusEl.replaceChildren(
       h("span", { class: "dot" }),
       h("span", { text: labels[info.status] }),
-      ...(info.status === "stopped" || info.status === "refused" ? [h("button", { type: "button", class: "ghost small", onclick: () => this.conn.retryNow(true), text: "Reconnect" })] : []),
+      ...(info.status === "stopped" || info.status === "refused" ? [h("button", { type: "button", class: "ghost small", onclick: () => this.conn.retryNow(true), text: retry })] : []),
     );
     this.statusEl.title = info.detail;
     // Before any session the page is blank but for this: the sign-in card says why.
