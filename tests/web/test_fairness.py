@@ -32,7 +32,7 @@ from qiuqiu.protocol.fairness import (
 )
 from qiuqiu.server.config import ServerConfig
 from tests.server import cheats
-from tests.web.conftest import QUICK, Player, screenshot
+from tests.web.conftest import DESKTOP, PHONE, QUICK, Player, screenshot
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
@@ -687,6 +687,53 @@ async def test_a_button_the_server_chose_at_a_table_of_players_fails_the_hand(
         failed = ann.page.locator(f".result[data-hand='{len(buttons)}'] .verify.bad")
         seat = buttons[-1] + 1
         await expect(failed).to_contain_text(f"button moved from seat {seat} to seat {seat}")
+
+
+PLACEHOLDER_CUT = """input => {
+  const value = input.value;
+  input.value = input.placeholder;
+  const cut = input.scrollWidth > input.clientWidth;
+  input.value = value;
+  return cut;
+}"""
+"""Whether ``input``'s placeholder runs past its box (measured as typed text, as it is drawn)."""
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+async def test_a_client_seed_the_server_would_refuse_is_said_and_not_sent(
+    open_player: OpenPlayer, screen: str
+) -> None:
+    # "Use this seed" greyed out without a word, and the placeholder that named the
+    # characters a seed may hold was cut off in the panel.
+    ann = await open_player(PHONE if screen == "phone" else DESKTOP, phone=screen == "phone")
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    seed = page.locator("input[name=client_seed]")
+    use = page.locator("[data-action=set-seed]")
+    problem = page.locator(".seed-form .seed-problem")
+    await expect(page.locator(".seed-form")).to_contain_text(
+        "Letters a\u2013z and A\u2013Z, digits, _ and -, up to 64"
+    )
+    assert not await seed.evaluate(PLACEHOLDER_CUT)
+    await expect(problem).to_be_hidden()
+
+    await seed.fill("lucky 7!")
+    await expect(problem).to_have_text(
+        "A seed holds only letters a\u2013z and A\u2013Z, digits, _ and -:"
+        " not spaces, \u201c!\u201d."
+    )
+    await expect(use).to_be_disabled()
+    await page.locator(".seed-form small").scroll_into_view_if_needed()
+    await page.screenshot(path=screenshot(f"seed-refused-{screen}"))
+    await seed.press("Enter")
+    assert not [m for m in ann.sent if m["type"] == "set_seed"]
+
+    await seed.fill("lucky-7")
+    await expect(problem).to_be_hidden()
+    await use.click()
+    await expect(page.locator(".fairness .seed-line")).to_contain_text("lucky-7")
+    assert [m["client_seed"] for m in ann.sent if m["type"] == "set_seed"] == ["lucky-7"]
 
 
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(

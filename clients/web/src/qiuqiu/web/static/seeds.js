@@ -3,6 +3,9 @@
 // seed before it could see them, so it cannot steer a deck they enter. A seed
 // travels with `join_table`, or later with `set_seed`, and applies from the next
 // hand; until `seed_set` comes back either the old or the new one may be dealt with.
+// The player may choose one, in the form of the fair-deal panel.
+
+import { h } from "./dom.js";
 
 const SEED = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -13,7 +16,52 @@ export function newClientSeed() {
 }
 
 /** @param {string} seed */
-export const validClientSeed = (seed) => SEED.test(seed);
+const validClientSeed = (seed) => SEED.test(seed);
+
+/** The characters of `seed` the server refuses in a seed (PROTOCOL.md, `set_seed`), said in words; "" for none. @param {string} seed */
+function seedProblem(seed) {
+  const refused = [...new Set(seed.replace(/[A-Za-z0-9_-]/g, ""))];
+  if (!refused.length) return "";
+  return `A seed holds only letters a–z and A–Z, digits, _ and -: not ${refused.map((c) => (c === " " ? "spaces" : `“${c}”`)).join(", ")}.`;
+}
+
+/**
+ * The form that takes a seed of the player's, typed or random. One the server would
+ * refuse is said under the field, and not sent.
+ * @param {(seed: string) => void} send
+ */
+export function seedForm(send) {
+  const input = /** @type {HTMLInputElement} */ (h("input", { name: "client_seed", maxLength: 64, placeholder: "your own seed", autocomplete: "off", spellcheck: false, "aria-label": "your client seed" }));
+  const use = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "ghost small", dataset: { action: "set-seed" }, text: "Use this seed" }));
+  const problem = h("p", { class: "seed-problem", role: "alert" });
+  const check = () => {
+    problem.textContent = seedProblem(input.value);
+    problem.hidden = !problem.textContent;
+    use.disabled = !validClientSeed(input.value);
+  };
+  input.addEventListener("input", check);
+  check();
+  return /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      {
+        class: "seed-form",
+        onsubmit: (/** @type {Event} */ e) => {
+          e.preventDefault();
+          if (!validClientSeed(input.value)) return;
+          send(input.value);
+          input.value = "";
+          check();
+        },
+      },
+      input,
+      problem,
+      use,
+      h("button", { type: "button", class: "ghost small", dataset: { action: "new-seed" }, onclick: () => send(newClientSeed()), text: "New random seed" }),
+      h("small", { class: "muted", text: "Letters a–z and A–Z, digits, _ and -, up to 64. It goes into every shuffle of your hands here; a new one applies from the next hand." }),
+    )
+  );
+}
 
 export class SeedBook {
   constructor() {

@@ -8,7 +8,7 @@ import { h, chips, counted } from "./dom.js";
 import { dominoRow, cutView } from "./dominoes.js";
 import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
 import { TableState, explainResult, namesJoined } from "./state.js";
-import { newClientSeed, validClientSeed } from "./seeds.js";
+import { seedForm } from "./seeds.js";
 import { auditView, short, verdictView } from "./fairview.js";
 import { rebuyOffer } from "./bust.js";
 
@@ -679,30 +679,7 @@ export class TableView {
   fairnessPanel() {
     const note = h("p", { class: "muted small fair-note" });
     const seed = h("p", { class: "seed-line small" });
-    const input = /** @type {HTMLInputElement} */ (h("input", { name: "client_seed", maxLength: 64, placeholder: "your own seed: letters, digits, _ or -", autocomplete: "off", spellcheck: false, "aria-label": "your client seed" }));
-    const use = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "ghost small", dataset: { action: "set-seed" }, text: "Use this seed" }));
-    const check = () => (use.disabled = !validClientSeed(input.value));
-    input.addEventListener("input", check);
-    check();
-    const form = /** @type {HTMLFormElement} */ (
-      h(
-        "form",
-        {
-          class: "seed-form",
-          onsubmit: (/** @type {Event} */ e) => {
-            e.preventDefault();
-            if (!this.state || !validClientSeed(input.value)) return;
-            this.actions.setSeed(this.state, input.value);
-            input.value = "";
-            check();
-          },
-        },
-        input,
-        use,
-        h("button", { type: "button", class: "ghost small", dataset: { action: "new-seed" }, onclick: () => this.state && this.actions.setSeed(this.state, newClientSeed()), text: "New random seed" }),
-        h("small", { class: "muted", text: "It goes into every shuffle of your hands here; a new one applies from the next hand." }),
-      )
-    );
+    const form = seedForm((chosen) => this.state && this.actions.setSeed(this.state, chosen));
     const audit = h("div", { class: "audit-slot" });
     const root = h("section", { class: "fairness", "aria-live": "polite" }, h("h3", { text: "Fair deal" }), note, seed, form, audit);
     return { root, note, seed, form, audit };
