@@ -190,7 +190,10 @@ async def go_bust(page: Page) -> None:
             bet = page.locator(f"{MY_TURN} [data-action=bet]:enabled")
             call = page.locator(f"{MY_TURN} [data-action=call]:enabled")
             if await bet.count():
-                await page.click(f"{MY_TURN} .chipbtn >> text=Max")
+                # A bet of one possible amount has no Max: the field holds that one already.
+                most = page.locator(f"{MY_TURN} .chipbtn >> text=Max")
+                if await most.count():
+                    await most.click()
                 await bet.click()
             elif await call.count():
                 await call.click()
