@@ -638,3 +638,19 @@ async def test_a_bots_class_given_for_the_bot_is_refused_before_it_sits_down(
 
 async def said_times(caplog: pytest.LogCaptureFixture, text: str, times: int) -> bool:
     return sum(text in record.getMessage() for record in caplog.records) >= times
+
+
+async def test_a_second_play_on_a_connection_already_playing_is_refused_not_left_hanging(
+    server: QiuQiuServer,
+) -> None:
+    # The two would share the connection's messages, each taking some of the other's,
+    # and both would wait for ever for what the other took.
+    async with await Connection.open(server.url, name="Ann") as conn:
+        first, _ = await conn.open_table(SMALL, buy_in=100)
+        second, _ = await conn.open_table(SMALL, buy_in=100)
+        playing = asyncio.create_task(play(AlwaysCall(), conn, first.table_id, hands=1))
+        await asyncio.sleep(0)
+        with pytest.raises(RuntimeError, match=f"already playing table {first.table_id}"):
+            await play(AlwaysCall(), conn, second.table_id, hands=1)
+        summary = await asyncio.wait_for(playing, PATIENCE)
+    assert summary.hands == 1
