@@ -34,7 +34,6 @@ import queue
 import signal
 import sys
 import threading
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -105,10 +104,6 @@ LEAVE_PATIENCE = 10.0
 TURN_MESSAGES = (wire.TurnStarted, wire.CuttingStarted, wire.TableSnapshot)
 """The messages that can make it this seat's turn."""
 _SEND_AGAIN = frozenset({ErrorCode.TABLE_MOVING, ErrorCode.STORE_UNAVAILABLE})
-
-_PLAYING: weakref.WeakKeyDictionary[Connection, str] = weakref.WeakKeyDictionary()
-"""The table each connection is playing: two plays on one connection would each take
-some of the other's messages, and both would wait for ever for what the other took."""
 """Refusals of an action that reached no table: the turn is still to be answered."""
 
 
@@ -192,20 +187,19 @@ async def play(
     caught cheating only if its writer catches the exception and sits down again.
     Raises :class:`RuntimeError` if ``conn`` is playing another table."""
     check_is_a_bot(bot)
-    playing = _PLAYING.get(conn)
-    if playing is not None:
+    if conn.played is not None:
         raise RuntimeError(
-            f"this connection is already playing table {playing}: one table a connection, "
-            "since its messages go to one reader; to play several tables at once, open a "
-            "connection for each (a run each)"
+            f"this connection is already playing table {conn.played}: one table a "
+            "connection, since its messages go to one reader; to play several tables at "
+            "once, open a connection for each (a run each)"
         )
-    _PLAYING[conn] = table_id
+    conn.played = table_id
     thinker = _Thinker(bot)
     request = LeaveRequest(conn, table_id)
     try:
         return await _play(thinker, request, conn, hands, Summary() if summary is None else summary)
     finally:
-        del _PLAYING[conn]
+        conn.played = None
         thinker.stop()
         request.stop()
 

@@ -169,6 +169,10 @@ class Connection:
         self.grace: float | None = None
         """Seconds the server holds a seat whose connection dropped, once a
         ``player_disconnected`` has said; ``None`` until then."""
+        self.played: str | None = None
+        """The table a bot's :func:`~qiuqiu.cli.bot.play` reads this connection's messages
+        for: they go to one reader, and a second play would take some of the first's,
+        both then waiting for ever for what the other took."""
         self._closing = False
         self._closed_seeds: dict[str, str] = {}
         """The seed each ``table_closed`` revealed, noted as it was received: a server
