@@ -5,8 +5,10 @@ counts of how each connection ended."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import traceback
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -26,9 +28,10 @@ class GatewayConnection(ServerConnection):
     about how the connection ended (the one that stopped its parser, an EOFError
     when it dropped, and the one that failed its opening handshake, as a TCP probe
     that connects and hangs up makes) have tracebacks that hold the parser's frame
-    too. The parser is closed and the tracebacks' frames cleared: the exceptions and
-    their tracebacks stay, without the frames' variables. docs/upstream/websockets.md
-    is the report for ``websockets``."""
+    too, and from Python 3.12 so do the frames that ran the parser, linked from its
+    own. The parser is closed and those frames cleared: the exceptions and their
+    tracebacks stay, without the frames' variables. docs/upstream/websockets.md is
+    the report for ``websockets``."""
 
     control_frame: Callable[[], bool] | None = None
     """Asked, at each ping and pong the client sends, whether the connection may send
@@ -84,7 +87,29 @@ class GatewayConnection(ServerConnection):
         for ended in kept:
             while ended is not None:
                 traceback.clear_frames(ended.__traceback__)
+                _clear_callers(ended.__traceback__)
                 ended = ended.__cause__ or ended.__context__
+
+
+_GENERATOR_CODE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def _clear_callers(trace: TracebackType | None) -> None:
+    """Clear the frames that called a traceback's generators and have since returned.
+
+    From Python 3.12 a generator's frame that outlives its run keeps a link to the
+    frame that last ran it (``receive_eof``, say), and that frame holds the protocol.
+    The walk stops at the first frame still running (``clear`` refuses it, and its
+    callers run too) and at any generator's, which ``clear`` would close."""
+    while trace is not None:
+        caller = trace.tb_frame.f_back
+        while caller is not None and not caller.f_code.co_flags & _GENERATOR_CODE:
+            try:
+                caller.clear()
+            except RuntimeError:
+                break
+            caller = caller.f_back
+        trace = trace.tb_next
 
 
 def peer_of(connection: ServerConnection) -> str:
