@@ -474,6 +474,35 @@ async def test_a_winner_who_went_all_in_is_no_longer_tagged_all_in_once_the_hand
 
 
 @pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
+async def test_a_seat_that_folded_is_no_longer_tagged_folded_once_the_hand_is_over(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # Bo folded to Ann's bet: his seat said "FOLDED", faded, through the pause until the
+    # next hand began, in a hand that was over. His tiles stay unseen all the same, as
+    # the showdown between Ann and Cici goes on showing theirs.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page, seats=3, to_start=3)
+    async with socket_player(server, "Bo", table_id, 500, folds=True):
+        await expect(page.locator(".felt .seat[data-seat='1'] .seat-name")).to_have_text("Bo")
+        async with socket_player(server, "Cici", table_id, 500):
+            bet = page.locator(f"{MY_TURN} [data-action=bet]:enabled")
+            await expect(bet).to_be_visible(timeout=HAND_LIMIT * 1000)
+            await bet.click()
+            await expect(page.locator(".log")).to_contain_text("Bo folded.")
+            await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible()
+            bo = page.locator(".felt .seat[data-seat='1']")
+            await expect(bo).not_to_have_class(re.compile(r"\bfolded\b"))
+            await expect(bo.locator(".tag")).to_have_count(0)
+            assert "folded" not in (await bo.get_attribute("aria-label") or "")
+            await expect(bo.locator(".domino")).to_have_count(0)
+            cici = page.locator(".felt .seat[data-seat='2']")
+            await expect(cici.locator(".seat-tiles.shown .domino.face")).to_have_count(4)
+            await expect(page.locator(".result .shown-hand")).to_have_count(2)
+
+
+@pytest.mark.parametrize("config", [pytest.param(SHOWDOWN_STAYS, id="a minute between hands")])
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table(
     server: QiuQiuServer, open_player: OpenPlayer, seats: int

@@ -431,8 +431,12 @@ export class TableState {
         this.legal = null;
         for (const { seat: n, amount } of e.stacks) {
           const s = seats.get(n);
-          // All in was a place in the hand: over, it would tag the chips a winner took.
-          if (s) Object.assign(s, { stack: amount, bet: 0, allIn: false });
+          if (!s) continue;
+          // Folded and all in were places in the hand: over, they would tag a seat between
+          // hands (all in, the chips a winner took). A folded seat holds no tiles: untagged,
+          // its count would draw them face down again.
+          if (s.folded) s.tileCount = 0;
+          Object.assign(s, { stack: amount, bet: 0, allIn: false, folded: false });
         }
         break;
     }
