@@ -404,6 +404,40 @@ async def test_a_bet_of_one_possible_amount_offers_no_shortcuts_to_it(
     await page.screenshot(path=screenshot("one-amount"))
 
 
+@pytest.mark.parametrize(
+    ("min_bet", "max_bet", "shortcuts"),
+    [
+        # ½ pot (10) is the min bet and the pot (20) the max.
+        (10, 20, {"Min": 10, "Max": 20}),
+        # The pot (20) is over the max bet, and pulled down to it.
+        (5, 15, {"Min": 5, "½ pot": 10, "Max": 15}),
+        # ½ pot (10) too.
+        (5, 8, {"Min": 5, "Max": 8}),
+    ],
+)
+async def test_no_two_bet_shortcuts_set_the_same_amount(
+    open_player: OpenPlayer, min_bet: int, max_bet: int, shortcuts: dict[str, int]
+) -> None:
+    # Min, ½ pot, Pot and Max were offered whatever they came to: at a bet of 10 to 20
+    # into a pot of 20, ½ pot set what Min did, and Pot what Max did.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await page.fill("input[name=min_bet]", str(min_bet))
+    await page.fill("input[name=max_bet]", str(max_bet))
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    # At the dealer bot's table the player acts first: the pot is the two antes of 10.
+    (turn,) = [f for f in frames_of(ann, "turn_started") if "legal" in f]
+    assert (turn["pot"], turn["legal"]["bet"]) == (20, {"min": min_bet, "max": max_bet})
+    buttons = page.locator(f"{MY_TURN} .chipbtn")
+    await expect(buttons).to_have_text(list(shortcuts))
+    amount = page.locator(f"{MY_TURN} input[name=amount]")
+    for i, n in enumerate(shortcuts.values()):
+        await buttons.nth(i).click()
+        await expect(amount).to_have_value(str(n))
+
+
 async def test_stakes_that_do_not_agree_are_said_in_the_form_and_not_sent(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

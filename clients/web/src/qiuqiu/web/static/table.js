@@ -462,20 +462,23 @@ export class TableView {
       send(kind === "bet" ? { type: "bet", amount: current() } : { type: "raise", to: current() });
     });
     const pot = state.hand?.pot ?? 0;
-    const quick = [
-      ["Min", min],
-      ["½ pot", kind === "bet" ? Math.round(pot / 2) : (state.hand?.currentBet ?? 0) + Math.round(pot / 2)],
-      ["Pot", kind === "bet" ? pot : (state.hand?.currentBet ?? 0) + pot],
-      ["Max", max],
-    ];
+    const over = kind === "bet" ? 0 : (state.hand?.currentBet ?? 0);
+    // Plainest name first: a pot fraction pulled into the range lands on one of its ends,
+    // which Min and Max name outright; Pot reads plainer than ½ pot.
+    /** @type {[string, number][]} */
+    const presets = [["Min", min], ["Max", max], ["Pot", clamp(over + pot)], ["½ pot", clamp(over + Math.round(pot / 2))]];
+    /** Each amount once, under its plainest name. @type {Map<number, string>} */
+    const named = new Map();
+    for (const [text, n] of presets) if (!named.has(n)) named.set(n, text);
+    const quick = [...named].sort(([a], [b]) => a - b);
     show();
     return h(
       "div",
       { class: "amount" },
       h("label", { class: "amount-label" }, h("span", { text: label }), number, hint),
       slider,
-      // One possible amount is the one the button says: shortcuts would each set it again.
-      min < max && h("div", { class: "quick" }, quick.map(([text, n]) => h("button", { type: "button", class: "chipbtn", onclick: () => set(Number(n)), text }))),
+      // One possible amount is the one the button says: a shortcut would set it again.
+      quick.length > 1 && h("div", { class: "quick" }, quick.map(([n, text]) => h("button", { type: "button", class: "chipbtn", onclick: () => set(n), text }))),
       go,
     );
   }
