@@ -654,3 +654,16 @@ async def test_a_second_play_on_a_connection_already_playing_is_refused_not_left
             await play(AlwaysCall(), conn, second.table_id, hands=1)
         summary = await asyncio.wait_for(playing, PATIENCE)
     assert summary.hands == 1
+
+
+def test_on_windows_a_bot_says_where_to_run_instead(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its Ctrl-C is the event loop's signal handler, which Windows' loops lack."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(sys, "argv", ["my_bot.py"])
+    assert main(AlwaysCall(), []) == 1
+    said = capsys.readouterr().err
+    assert said.startswith("my_bot.py: ")
+    assert "not on Windows" in said
+    assert "WSL" in said

@@ -22,6 +22,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server import __main__ as command
 from qiuqiu.server.collector import freeze_start_up_heap
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
@@ -676,3 +677,15 @@ async def test_a_misspelt_variable_is_a_warning_naming_the_setting_it_looks_like
             " did you mean QIUQIU_REDIS_URL?",
         )
     ]
+
+
+def test_on_windows_the_command_says_where_to_run_the_server_instead(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its stop on SIGTERM is the event loop's signal handler, which Windows' loops lack:
+    without the check, a traceback once it listened."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert command.main(["--port", "0"]) == 1
+    said = capsys.readouterr().err
+    assert "not on Windows" in said
+    assert "docker compose up" in said

@@ -73,7 +73,17 @@ async def serve(config: ServerConfig, store: Store) -> None:
             freezing.stop()
 
 
+ELSEWHERE = (
+    "qiuqiu-server: runs on Linux and macOS, not on Windows (it stops on SIGTERM through "
+    "its event loop, which Windows' event loops cannot): run it with Docker (docker "
+    "compose up) or in WSL (https://learn.microsoft.com/windows/wsl/)"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.platform == "win32":
+        print(ELSEWHERE, file=sys.stderr)
+        return 1
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
     for line in unknown_variables(os.environ):

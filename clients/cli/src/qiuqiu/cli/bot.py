@@ -64,6 +64,7 @@ from qiuqiu.cli.errors import (
 from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with the rest
 from qiuqiu.cli.leaving import LeaveRequest
 from qiuqiu.cli.leaving import leave as leave
+from qiuqiu.cli.start import ELSEWHERE
 from qiuqiu.cli.tokens import TokenFile
 from qiuqiu.cli.turns import Action as Action
 from qiuqiu.cli.turns import Bet as Bet
@@ -707,6 +708,9 @@ class MainRunOnLoad(ValueError):
 def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
     """Run ``bot`` from the command line and print its :class:`Summary` as JSON:
     what an example bot's ``if __name__ == "__main__"`` calls."""
+    if sys.platform == "win32":  # its Ctrl-C is the event loop's signal handler
+        print(f"{Path(sys.argv[0]).name}: {ELSEWHERE}", file=sys.stderr)
+        return 1
     loading = LOADING.get()
     if loading is not None:
         raise MainRunOnLoad(
