@@ -74,9 +74,9 @@ async def serve(config: ServerConfig, store: Store) -> None:
 
 
 ELSEWHERE = (
-    "qiuqiu-server: runs on Linux and macOS, not on Windows (it stops on SIGTERM through "
-    "its event loop, which Windows' event loops cannot): run it with Docker (docker "
-    "compose up) or in WSL (https://learn.microsoft.com/windows/wsl/)"
+    "qiuqiu-server: runs on Linux and macOS, not on Windows, whose event loops have no "
+    "signal handlers (the server's clean stop on SIGTERM is one): run it with Docker "
+    "(docker compose up) or in WSL (https://learn.microsoft.com/windows/wsl/)"
 )
 
 
