@@ -662,7 +662,8 @@ def test_on_windows_a_bot_says_where_to_run_instead(
     """Its Ctrl-C is the event loop's signal handler, which Windows' loops lack."""
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(sys, "argv", ["my_bot.py"])
-    assert main(AlwaysCall(), []) == 1
+    # A flag that does not parse: were the platform not checked first, status 2.
+    assert main(AlwaysCall(), ["--no-such-flag"]) == 1
     said = capsys.readouterr().err
     assert said.startswith("my_bot.py: ")
     assert "not on Windows" in said

@@ -685,7 +685,8 @@ def test_on_windows_the_command_says_where_to_run_the_server_instead(
     """Its stop on SIGTERM is the event loop's signal handler, which Windows' loops lack:
     without the check, a traceback once it listened."""
     monkeypatch.setattr(sys, "platform", "win32")
-    assert command.main(["--port", "0"]) == 1
+    # A flag that does not parse: were the platform not checked first, status 2.
+    assert command.main(["--port", "none"]) == 1
     said = capsys.readouterr().err
     assert "not on Windows" in said
     assert "docker compose up" in said
