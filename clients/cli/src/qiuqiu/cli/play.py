@@ -354,7 +354,7 @@ async def embedded_server(*, fast: bool) -> AsyncIterator[str]:
         config = config.model_copy(
             update={"hand_pause": 0.05, "bot_delay": 0.0, "rate": 1e6, "burst": 10**6}
         )
-    server = QiuQiuServer(config)
+    server = QiuQiuServer(config, timing_pauses=False)
     await server.start()
     try:
         yield server.url
