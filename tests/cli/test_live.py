@@ -22,13 +22,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from qiuqiu.cli import render
+from qiuqiu.cli import live, render
 from qiuqiu.cli.commands import HELP
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
+from tests.cli.test_render import table
 from tests.cli.test_terminal import CHIPS, amount
 from tests.cli.test_watch import (
     BETWEEN_HANDS,
@@ -609,3 +610,34 @@ async def test_quit_in_a_hand_is_said_in_the_table_while_the_player_plays_it_out
             await asyncio.sleep(0.05)
     assert re.search(rf"You left the table\. Your balance is {CHIPS}\.", screen.text())
     assert "ran out of time" not in screen.text()
+
+
+@pytest.mark.parametrize(
+    ("now_ms", "shown", "wait"),
+    [
+        (17_300, 3, 0.201),  # 2.7 s left show as 3, and as 2 once under 2.5
+        (17_500, 3, 0.001),
+        (17_501, 2, 1.0),
+        (19_600, 0, 1.0),  # no second left to count down: once a second all the same
+    ],
+)
+def test_the_view_is_drawn_again_as_the_turns_clock_shows_a_second_less(
+    monkeypatch: pytest.MonkeyPatch, now_ms: int, shown: int, wait: float
+) -> None:
+    # Drawn four times a second whatever changed, it cost a player waiting 3% of a core.
+    state = table(actor=0)  # the turn runs out at 20,000 ms
+    assert state.hand is not None
+    assert state.hand.deadline_ms == 20_000
+    monkeypatch.setattr(live, "now_ms", lambda: now_ms)
+    view = live.LiveView(Console(file=io.StringIO()), True, lambda: state)
+    assert render.seconds_left(20_000, now_ms) == shown
+    assert view.until_the_clock_moves() == pytest.approx(wait)
+    assert render.seconds_left(20_000, now_ms + round(wait * 1000)) == max(0, shown - 1)
+
+
+def test_without_a_turn_the_view_is_drawn_again_once_a_second() -> None:
+    state = table(hand=False)
+    assert (
+        live.LiveView(Console(file=io.StringIO()), True, lambda: state).until_the_clock_moves()
+        == 1.0
+    )

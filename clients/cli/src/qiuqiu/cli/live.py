@@ -6,6 +6,11 @@ timer, your tiles and the commands you may type; under it the latest events;
 and at the bottom the line being typed. The keys are read one by one (the
 terminal in cbreak mode, so the picture and the typing never fight over the
 cursor) and a line is handed on when Enter is pressed.
+
+The picture is drawn again when something changes it (an event, a key, a message
+shown) and when the turn's clock shows one second less; with no clock, once a
+second, for a window resized. A steady four redraws a second cost a waiting
+player's process 3% of a core.
 """
 
 from __future__ import annotations
@@ -56,10 +61,11 @@ class LiveView:
         them), the table giving up its upper lines for it where both do not fit:
         ``help``, which the events cut at 20 rows (and pushed away as they came)."""
         self._closed = False
+        self._clock: asyncio.TimerHandle | None = None
         self._live = Live(
             console=console,
             get_renderable=self.picture,
-            refresh_per_second=4,
+            auto_refresh=False,
             vertical_overflow="crop",
             redirect_stdout=False,
             redirect_stderr=False,
@@ -67,9 +73,12 @@ class LiveView:
 
     def __enter__(self) -> LiveView:
         self._live.start()
+        self._tick()
         return self
 
     def __exit__(self, *_: object) -> None:
+        if self._clock is not None:
+            self._clock.cancel()
         # The last picture stays on the terminal: without the prompt, which would look
         # as if the client still listened after it has gone.
         self._closed = True
@@ -94,6 +103,22 @@ class LiveView:
 
     def refresh(self) -> None:
         self._live.refresh()
+
+    def _tick(self) -> None:
+        self._live.refresh()
+        self._clock = asyncio.get_running_loop().call_later(
+            self.until_the_clock_moves(), self._tick
+        )
+
+    def until_the_clock_moves(self) -> float:
+        """Seconds until the turn's clock, as drawn, shows one less; one without a clock."""
+        state = self.state()
+        deadline = None if state is None or state.hand is None else state.hand.deadline_ms
+        left = 0 if deadline is None else deadline - now_ms()
+        if left <= render.HALF_SECOND_MS:
+            return 1.0
+        # A millisecond past the moment its rounding goes down.
+        return ((left - render.HALF_SECOND_MS) % 1000 + 1) / 1000
 
     def picture(self) -> RenderableType:
         state = self.state()

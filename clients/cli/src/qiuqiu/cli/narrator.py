@@ -44,6 +44,11 @@ class Narrator:
             return
         self.console.print(renderable)
 
+    def redraw(self) -> None:
+        """Draw the live view again, for what a message changed without a line said."""
+        if self.screen is not None:
+            self.screen.refresh()
+
     def show_help(self, help: HelpText) -> None:
         """``help``, which the live view keeps in sight until the next line is typed."""
         if self.screen is None:

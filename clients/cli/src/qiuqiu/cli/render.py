@@ -327,8 +327,13 @@ def hand_found(state: TableState, unicode: bool) -> Text | None:
     return line
 
 
+HALF_SECOND_MS = 500
+"""Where :func:`seconds_left` rounds: a clock shows one second less that long before
+each whole second left."""
+
+
 def seconds_left(deadline_ms: int, now_ms: int) -> int:
-    return max(0, round((deadline_ms - now_ms) / 1000))
+    return max(0, (deadline_ms - now_ms + HALF_SECOND_MS) // 1000)
 
 
 def to_act(state: TableState, now_ms: int) -> Text | None:

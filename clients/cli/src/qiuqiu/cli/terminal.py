@@ -205,6 +205,8 @@ class Terminal(Narrator):
                             self._typed.clear()
                 self.remind()
                 self.prompt()
+                if done:  # else the wait ran out: the view's own clock redraws it
+                    self.redraw()
         finally:
             self.leave.stop()
             for task in (next_message, next_line):

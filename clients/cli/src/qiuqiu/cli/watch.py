@@ -112,6 +112,7 @@ class Spectator(Narrator):
                     if not await self.command(next_line.result()):
                         return
                     next_line = asyncio.ensure_future(anext(lines, None))
+                self.redraw()
         finally:
             if self.screen is not None:
                 self.screen.standing = None  # its last picture stays: there is no quitting it
