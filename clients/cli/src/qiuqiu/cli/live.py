@@ -9,8 +9,8 @@ cursor) and a line is handed on when Enter is pressed.
 
 The picture is drawn again when something changes it (an event, a key, a message
 shown) and when the turn's clock shows one second less; with no clock, once a
-second, for a window resized. A steady four redraws a second cost a waiting
-player's process 3% of a core.
+second, for a window resized. Drawn four times a second whatever changed, it
+would cost a player waiting at a turn 3% of a core.
 """
 
 from __future__ import annotations
