@@ -93,10 +93,19 @@ async def play_hand(pages: list[Page], hand: int, *, tap: bool = False) -> None:
             if all(finished):
                 return
             for page in pages:
+                if await page.evaluate(PAST_THE_HAND, hand):
+                    # Its result stays in view until the next hand ends: played on at once
+                    # (no pause between hands), it went before it was looked for.
+                    continue
                 button = page.locator(CHECK_OR_CALL).first
                 if await button.count():
                     await (button.tap() if tap else button.click())
             await asyncio.sleep(0.05)
+
+
+PAST_THE_HAND = """hand =>
+  [...window.qiuqiu.tables.values()].some((t) => (t.hand?.handId ?? 0) > hand)"""
+"""Whether the page is at a hand after ``hand``."""
 
 
 async def my_tiles(page: Page) -> list[str]:
