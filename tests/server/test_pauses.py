@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 
 from qiuqiu.server import loops
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.pauses import LAG_INTERVAL
+from qiuqiu.server.pauses import IDLE_INTERVAL, LAG_INTERVAL
 from tests.server.test_http import get, samples
+
+LAG_COUNT = ("qiuqiu_loop_lag_seconds_count", ())
 
 
 async def test_metrics_time_the_loops_lag_and_each_collection_by_generation() -> None:
     server = QiuQiuServer(ServerConfig(port=0))
     await server.start()
     try:
+        # Someone to keep waiting, so that the lag is timed at the short interval.
+        player = await connect(server.url)
         _, _, before = await get(server, "/metrics")
         for _ in range(3):
             gc.collect(2)
@@ -30,6 +36,7 @@ async def test_metrics_time_the_loops_lag_and_each_collection_by_generation() ->
             pass
         await asyncio.sleep(5 * LAG_INTERVAL)
         _, _, after = await get(server, "/metrics")
+        await player.close()
     finally:
         await server.stop()
     was, now = samples(before), samples(after)
@@ -48,6 +55,44 @@ async def test_metrics_time_the_loops_lag_and_each_collection_by_generation() ->
     )
     assert late >= 1
     assert now[("qiuqiu_event_loop", (("loop", loops.running_loop_name()),))] == 1
+
+
+async def test_the_lag_is_timed_often_only_while_someone_may_be_kept_waiting() -> None:
+    # An idle loop pays each wakeup in full: a hundred a second cost 2% of a core.
+    server = QiuQiuServer(ServerConfig(port=0))
+    await server.start()
+
+    async def firings(seconds: float) -> tuple[float, float]:
+        """The lag timer's firings over ``seconds`` or more, and the most it may fire
+        in that time while idle."""
+        started = time.perf_counter()
+        _, _, before = await get(server, "/metrics")
+        await asyncio.sleep(seconds)
+        _, _, after = await get(server, "/metrics")
+        idle_most = (time.perf_counter() - started) / IDLE_INTERVAL + 1
+        return samples(after)[LAG_COUNT] - samples(before).get(LAG_COUNT, 0.0), idle_most
+
+    async def connections() -> float:
+        _, _, text = await get(server, "/metrics")
+        return samples(text)[("qiuqiu_connections", ())]
+
+    window = 20 * LAG_INTERVAL
+    try:
+        await asyncio.sleep(LAG_INTERVAL)  # the first timer, armed as the server started
+        idle, idle_most = await firings(window)
+        player = await connect(server.url)
+        # At once, not from the idle timer's next firing.
+        playing, _ = await firings(window)
+        await player.close()
+        while await connections():
+            await asyncio.sleep(LAG_INTERVAL)
+        await asyncio.sleep(2 * LAG_INTERVAL)  # the short timer armed before the close
+        left, left_most = await firings(window)
+    finally:
+        await server.stop()
+    assert idle <= idle_most
+    assert playing >= 5
+    assert left <= left_most
 
 
 async def test_a_scrape_walks_no_heap(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -98,7 +98,7 @@ class QiuQiuServer:
         # The lag's timer fires a hundred times a second, which a loop with nothing else
         # to do pays in full (2% of a core on this project's hosts): the terminal
         # client's server, in its own process, has nobody to read /metrics.
-        self.pauses = PauseWatch(self.metrics.registry) if timing_pauses else None
+        self.pauses = PauseWatch(self.metrics.registry, self._busy) if timing_pauses else None
         self.health = StoreHealth()
         c = self.config
         self.lobby = Lobby(
@@ -186,6 +186,11 @@ class QiuQiuServer:
         self._keeper = asyncio.create_task(self.leases.run())
         if self.pauses is not None:
             self.pauses.start()
+
+    def _busy(self) -> bool:
+        """Someone a pause of the loop keeps waiting: a connection here, or a table's
+        players (they may be connected to other processes)."""
+        return bool(self._outboxes or self.lobby.tables)
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
@@ -320,6 +325,8 @@ class QiuQiuServer:
     async def _serve(self, connection: ServerConnection, address: str) -> None:
         outbox = Outbox(connection)
         self._outboxes.add(outbox)
+        if self.pauses is not None:
+            self.pauses.wake()
 
         def may_open_account() -> str | None:
             if self._new_accounts.take(address):

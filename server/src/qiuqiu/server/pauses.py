@@ -5,7 +5,10 @@ keeps two histograms in its ``/metrics``:
 
 - ``qiuqiu_loop_lag_seconds``: a timer asked to fire every
   :data:`LAG_INTERVAL` seconds, and how late it fired each time: the longest
-  stretch a callback (or the collector) kept the loop from its next timer;
+  stretch a callback (or the collector) kept the loop from its next timer.
+  While the server has nobody to keep waiting (no connection, no table) it
+  fires every :data:`IDLE_INTERVAL` seconds instead, and a new connection
+  brings the short interval back at once;
 - ``qiuqiu_gc_pause_seconds{generation}``: each collection of the cyclic
   garbage collector, timed from ``gc.callbacks``; its ``_sum`` is the time the
   collector took in all, its ``_count`` the collections.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from collections.abc import Callable
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Gauge, Histogram
@@ -38,6 +42,10 @@ LAG_INTERVAL = 0.01
 """Seconds between the lag timer's firings, so that a pause of 20 ms is always seen.
 A busy loop wakes that often anyway; one with nothing else to do pays each wakeup in
 full, 2% of a core in all on this project's hosts (virtual machines)."""
+
+IDLE_INTERVAL = 1.0
+"""Seconds between the lag timer's firings while the server is idle: a pause then keeps
+nobody waiting, and the idle loop's wakeups cost a hundredth of the busy interval's."""
 
 PAUSE_BUCKETS = (
     *(0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02),
@@ -50,13 +58,14 @@ GENERATIONS = ("0", "1", "2")
 
 class PauseWatch:
     """Times the loop's lag and the collector's pauses into ``registry`` between
-    :meth:`start` and :meth:`stop`."""
+    :meth:`start` and :meth:`stop`; the lag at the short interval while ``busy()``."""
 
-    def __init__(self, registry: CollectorRegistry) -> None:
+    def __init__(self, registry: CollectorRegistry, busy: Callable[[], bool]) -> None:
+        self._busy = busy
         self.lag = Histogram(
             "qiuqiu_loop_lag_seconds",
-            f"How late a timer due every {LAG_INTERVAL:g} s fired: how long the event loop "
-            "was held up.",
+            f"How late a timer due every {LAG_INTERVAL:g} s ({IDLE_INTERVAL:g} s while the "
+            "server has no connection and no table) fired: how long the event loop was held up.",
             buckets=PAUSE_BUCKETS,
             registry=registry,
         )
@@ -90,10 +99,18 @@ class PauseWatch:
             self._timer.cancel()
             self._timer = None
 
+    def wake(self) -> None:
+        """Someone may be kept waiting from now on: time the lag at the short interval
+        at once, not from the idle timer's next firing."""
+        if self._timer is not None and self._due - time.perf_counter() > LAG_INTERVAL:
+            self._timer.cancel()
+            self._arm()
+
     def _arm(self) -> None:
+        interval = LAG_INTERVAL if self._busy() else IDLE_INTERVAL
         # perf_counter, not loop.time(): uvloop's clock moves in whole milliseconds.
-        self._due = time.perf_counter() + LAG_INTERVAL
-        self._timer = asyncio.get_running_loop().call_later(LAG_INTERVAL, self._fired)
+        self._due = time.perf_counter() + interval
+        self._timer = asyncio.get_running_loop().call_later(interval, self._fired)
 
     def _fired(self) -> None:
         self.lag.observe(max(0.0, time.perf_counter() - self._due))
