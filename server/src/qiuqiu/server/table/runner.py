@@ -270,8 +270,14 @@ class Table:
                 self._background.disarm(change.timer)
         if self.closed:
             self._shut()
-        elif self._writer is None and (write := self.core.next_write()) is not None:
-            self._writer = self._background.loop.create_task(self._write(write))
+        elif self._writer is None:
+            if self.core.state is TablePhase.SETTLING:
+                # A hand's end commit, a sixth of the work of the action that ended the
+                # hand, is made once that action's frames are out (the outboxes flush
+                # first): its player waits for none of it.
+                self._writer = self._background.loop.create_task(self._write(None))
+            elif (write := self.core.next_write()) is not None:
+                self._writer = self._background.loop.create_task(self._write(write))
 
     def _new_bot(self) -> FrameViewer | None:
         return (
@@ -281,7 +287,7 @@ class Table:
     def _fire(self, timer: Timer) -> None:
         self._input(lambda: self.core.fire(timer))
 
-    async def _write(self, first: Write) -> None:
+    async def _write(self, first: Write | None) -> None:
         try:
             await write_all(self, first, self._input, self._written)
         finally:

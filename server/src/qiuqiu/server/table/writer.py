@@ -38,11 +38,11 @@ Landed = Callable[[Write], None]
 """Called once a write's success is fed."""
 
 
-async def write_all(table: Table, first: Write, feed: Feed, landed: Landed) -> None:
-    """Make ``table``'s writes one after another, from ``first``, for as long as its core
-    has one. Only the running task holds the table: a closed one goes with its last
-    reference, not the collector."""
-    write: Write | None = first
+async def write_all(table: Table, first: Write | None, feed: Feed, landed: Landed) -> None:
+    """Make ``table``'s writes one after another, from ``first`` (or the core's next one),
+    for as long as its core has one. Only the running task holds the table: a closed one
+    goes with its last reference, not the collector."""
+    write = table.core.next_write() if first is None else first
     while write is not None:
         await _commit(table, write, feed, landed)
         write = None if table.closed else table.core.next_write()
