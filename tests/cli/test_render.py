@@ -280,6 +280,15 @@ def test_the_table_shows_every_seat_with_its_stack_and_the_pot() -> None:
     assert "<- to act" in drawn
 
 
+def test_a_table_with_no_seat_left_is_drawn() -> None:
+    # A watcher's table once its last player left: the seats' widths were measured with
+    # max() over no seat at all, and the live view died with a TypeError.
+    state = table(hand=False)
+    state.seats.clear()
+    drawn = text_of(render.table(state, now_ms=0, unicode=False))
+    assert "Waiting for 2 more players to sit down." in drawn, drawn
+
+
 def test_a_long_name_cut_short_keeps_its_button_and_away_marks() -> None:
     # At 60 columns the name was cut with its marks: "Bartholomew_Quinn…", no (D).
     state = table(actor=BOT)

@@ -237,7 +237,9 @@ class _Seats:
 
         # The longest cut that fits, by halves: the grid is measured at each try, and
         # a name may be 64 cells long.
-        low, high = SHORTEST_NAME, max(SHORTEST_NAME, *(cell_len(r[1].plain) for r in self.rows))
+        # A watched table may have no seat left: its last player stood up.
+        longest = max((cell_len(r[1].plain) for r in self.rows), default=SHORTEST_NAME)
+        low, high = SHORTEST_NAME, max(SHORTEST_NAME, longest)
         if fits(low):
             while low < high:
                 middle = (low + high + 1) // 2
