@@ -22,7 +22,14 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
-from tests.web.conftest import DESKTOP, PHONE, Player, screenshot, shows_why_on_timeout
+from tests.web.conftest import (
+    DESKTOP,
+    PHONE,
+    Player,
+    restarted_on,
+    screenshot,
+    shows_why_on_timeout,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -346,6 +353,28 @@ async def test_the_lobby_lists_tables_with_stakes_and_seats_and_players_create_j
         # At the showdown the watcher sees every hand, as the players do.
         await expect(watcher.locator(".result .shown-hand")).to_have_count(2)
         await expect(watcher.locator(".result .badge.win")).to_have_count(1)
+
+
+async def test_a_lobby_cut_off_from_its_server_lists_no_table_it_can_no_longer_see(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """With the server stopped, the lobby listed the tables of its last refresh for the
+    whole outage, each with a Join button: a table the server had closed, its stacks as
+    they were when the list was read."""
+    async with table_by_socket(server, "Citra", 800, {"dealer_bot": False}):
+        bo = await open_player()
+        await sign_in(bo.page, "Bo")
+        await expect(bo.page.locator(".table-row")).to_have_count(1)
+    port = server.port
+    await server.stop()
+    await expect(bo.page.locator("#status")).to_have_attribute("data-status", "reconnecting")
+    await expect(bo.page.locator(".table-row")).to_have_count(0)
+    await expect(bo.page.locator(".tables-card")).to_contain_text(
+        "The open tables are listed again once this page is back online."
+    )
+    async with restarted_on(port):
+        await expect(bo.page.locator("#status")).to_have_attribute("data-status", "online")
+        await expect(bo.page.locator(".tables-card")).to_contain_text("No tables yet.")
 
 
 async def test_a_buy_in_the_server_would_refuse_opens_no_table(

@@ -153,6 +153,7 @@ class App {
       // Said to watchers too: the chips a seat had are said where it stood up (the farewell).
       this.toast("The server stopped. Every hand in play was called off and every seat's chips went back to its player's balance; this page reconnects when the server is back.", "bad");
     }
+    if (this.view === "lobby") this.drawLobby();
     if (info.status === "reconnecting") {
       for (const state of this.tables.values()) if (state.log.at(-1)?.text !== "Connection lost: reconnecting…") state.note("Connection lost: reconnecting…", "warn");
     }
@@ -708,7 +709,9 @@ class App {
   drawLobby() {
     const seatedAt = new Set([...this.tables.values()].filter((s) => s.you !== null).map((s) => s.tableId));
     const watchingAt = new Set([...this.watching].filter((id) => this.tables.has(id)));
-    this.lobbyView.render(this.lobbyTables, { balance: this.balance, seatedAt, watchingAt, farewell: this.farewell, session: this.session, audits: [...this.audits.values()] });
+    // Offline, the last list read would stand for the server's tables for as long as it
+    // lasts: tables it has closed, stacks long gone.
+    this.lobbyView.render(this.online ? this.lobbyTables : null, { balance: this.balance, seatedAt, watchingAt, farewell: this.farewell, session: this.session, audits: [...this.audits.values()] });
   }
 
   drawAccount() {

@@ -115,13 +115,17 @@ export class LobbyView {
   }
 
   /**
-   * @param {any[]} tables the `table_list` entries
+   * @param {any[] | null} tables the `table_list` entries; `null` while offline, when they are not known
    * @param {{balance: number, seatedAt: Set<string>, watchingAt: Set<string>, farewell: any, session: import("./tally.js").Tally,
    *          audits: import("./deals.js").DealLedger[]}} me
    */
   render(tables, me) {
     this.drawFarewell(me.farewell, me.session);
     this.drawAudits(me.audits);
+    if (tables === null) {
+      this.list.replaceChildren(h("p", { class: "muted empty", text: "The open tables are listed again once this page is back online." }));
+      return;
+    }
     if (!tables.length) {
       this.list.replaceChildren(h("p", { class: "muted empty", text: "No tables yet. Open one, with the dealer bot or for friends to join." }));
       return;
