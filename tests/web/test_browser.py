@@ -203,6 +203,29 @@ async def test_a_whole_hand_against_the_dealer_bot_is_played_by_clicks_and_its_d
     await page.screenshot(path=screenshot("showdown"))
 
 
+async def test_a_hand_won_by_a_fold_promises_no_fourth_tile_to_anyone(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Under the three tiles of a hand over (won by a fold), and under a folded player's,
+    the page still said "The fourth tile comes after the betting."""
+    ann, bo = await open_player(), await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table(ann.page, bot=False)
+    await sign_in(bo.page, "Bo")
+    await bo.page.locator(f".table-row[data-table-id='{table_id}'] [data-action=join]").click()
+    async with asyncio.timeout(HAND_LIMIT):
+        while not (turns := [p for p in (ann.page, bo.page) if await p.locator(MY_TURN).count()]):
+            await asyncio.sleep(0.05)
+    first = turns[0]
+    await first.click(f"{MY_TURN} [data-action=bet]")
+    other = bo.page if first is ann.page else ann.page
+    await other.click(f"{MY_TURN} [data-action=fold]")
+    for page in (first, other):
+        await expect(page.locator(".result[data-hand='1'] .verify.ok")).to_be_visible()
+        await expect(page.locator(".mine .mine-tiles .domino.face")).to_have_count(3)
+        await expect(page.locator(".mine")).not_to_contain_text("fourth tile")
+
+
 async def test_a_player_on_the_keyboard_finds_each_turns_actions_one_tab_away(
     open_player: OpenPlayer,
 ) -> None:

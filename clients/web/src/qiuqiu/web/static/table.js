@@ -353,7 +353,7 @@ export class TableView {
       );
     }
     this.mine.replaceChildren(
-      h("div", { class: "mine-tiles" }, h("span", { class: "best-label", text: "Your tiles" }), dominoRow(me.tiles, { size: "lg" }), me.tiles.length === 3 && h("span", { class: "muted small", text: "The fourth tile comes after the betting." })),
+      h("div", { class: "mine-tiles" }, h("span", { class: "best-label", text: "Your tiles" }), dominoRow(me.tiles, { size: "lg" }), me.tiles.length === 3 && state.hand?.phase === "betting" && !me.folded && h("span", { class: "muted small", text: "The fourth tile comes after the betting." })),
       best ?? "",
     );
   }
