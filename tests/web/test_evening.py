@@ -134,6 +134,28 @@ async def test_on_a_desktop_your_tiles_stay_in_view_once_the_side_column_grows(
     await expect(page.locator(".mine")).to_be_in_viewport(ratio=1)
 
 
+async def test_on_a_desktop_the_action_buttons_stay_in_the_window_scrolled_down_to_the_log(
+    open_player: OpenPlayer,
+) -> None:
+    """The column beside the table (the result, the fair deal, the log) runs past the
+    window's bottom; scrolled down to read it, the turn's panel went off the top of the
+    window with its buttons and its clock, sticky only within its own row."""
+    # A laptop's window under the browser's own bars: the log runs further past its foot.
+    ann = await open_player({"width": 1280, "height": 640})
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await play_hand([page], 1)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+    await page.evaluate("scrollTo(0, document.documentElement.scrollHeight)")
+    boxes = await buttons_on_screen(page)
+    assert boxes, "a turn with no button"
+    assert boxes[0]["scrolled"] > 0, "the page is no taller than the window"
+    for box in boxes:
+        assert box["top"] >= 0, box
+        assert box["bottom"] <= box["height"], box
+
+
 async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_seats_you_there(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
