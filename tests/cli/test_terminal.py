@@ -167,6 +167,24 @@ def test_the_end_of_input_leaves_the_table_too(config_dir: Path) -> None:
     finish(child)
 
 
+@pytest.mark.parametrize("leave", ["quit now", "end of input"])
+def test_a_seat_leaving_at_once_is_offered_no_prompt_while_its_hand_plays_out(
+    config_dir: Path, leave: str
+) -> None:
+    """After Ctrl-D the prompt came back under "Leaving: …", for input that is no
+    longer read (but for Ctrl-C, which the line above it names)."""
+    child = start(config_dir)
+    child.expect(TURN)
+    if leave == "quit now":
+        child.sendline("quit now")
+    else:
+        child.sendeof()
+    child.expect(r"Leaving: your seat plays out this hand.*\)…")
+    child.expect(r"You left the table\.")
+    assert not re.search(r"^>", str(child.before), re.MULTILINE), child.before
+    finish(child)
+
+
 @pytest.mark.parametrize("source", ["file", "nothing"])
 def test_commands_from_a_file_or_from_dev_null_are_read_to_their_end(
     config_dir: Path, tmp_path: Path, source: str

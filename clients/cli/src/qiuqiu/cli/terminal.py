@@ -203,8 +203,9 @@ class Terminal(Narrator):
                             # What is typed now is ignored until the seat has stood up.
                             leaving = True
                             self._typed.clear()
-                self.remind()
-                self.prompt()
+                if not leaving:  # the seat is played for it now: nothing typed is read
+                    self.remind()
+                    self.prompt()
                 if done:  # else the wait ran out: the view's own clock redraws it
                     self.redraw()
         finally:
