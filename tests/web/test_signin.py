@@ -72,6 +72,21 @@ async def test_a_name_refused_leaves_the_page_ready_for_another_and_is_gone_once
         await expect(page.locator(part)).not_to_contain_text(words)
 
 
+async def test_a_name_of_spaces_is_said_to_have_no_visible_character_and_sends_nothing(
+    open_player: OpenPlayer,
+) -> None:
+    """With spaces alone, "Take a seat" did nothing at all, or left the refusal of the
+    name before on the card ("That name is the dealer bot's")."""
+    ann = await open_player()
+    page = ann.page
+    await enter(page, "Dealer")
+    await refused_at_sign_in(ann, "reserved_name", RESERVED)
+    await enter(page, "   ")
+    await expect(page.locator(".signin .connection-note")).to_have_text(INVISIBLE)
+    assert [f["name"] for f in ann.sent if f["type"] == "hello"] == ["Dealer"]
+    await sign_in(page, "Ann")
+
+
 @pytest.mark.parametrize("config", [ServerConfig(port=0, hello_timeout=1.0)])
 async def test_a_refused_name_still_says_why_once_the_server_lets_the_connection_go(
     server: QiuQiuServer, open_player: OpenPlayer

@@ -1,7 +1,7 @@
 // The page: one connection, the tables it sits or watches at, and which view
 // shows. Messages come in, fold into state, and the current view is redrawn.
 
-import { Connection, Refused, TAKEN_OVER } from "./connection.js";
+import { Connection, NO_VISIBLE_NAME, Refused, TAKEN_OVER } from "./connection.js";
 import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
@@ -751,6 +751,8 @@ class App {
             e.preventDefault();
             const name = input.value.trim();
             if (name) this.conn.identify(name);
+            // Else the click did nothing, under the card's word on the name before.
+            else this.connectionNote.textContent = NO_VISIBLE_NAME;
           },
         },
         input,

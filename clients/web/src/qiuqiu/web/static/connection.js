@@ -26,12 +26,15 @@ const FINAL_CLOSES = new Map([
   [1009, "The server closed the connection: a message was too large."],
 ]);
 
+/** Said of a name with nothing visible, refused by the server or, all spaces, by the page. */
+export const NO_VISIBLE_NAME = "That name has no visible character: pick another name.";
+
 /** What the sign-in card says of a name the server refused, in the page's words: the
  * server's speak of `hello` and tokens, which the player never sees. The form sends at
  * most 24 characters, so the one name it can send that is invalid has nothing visible. */
 const NAME_REFUSALS = new Map([
   ["reserved_name", "That name is the dealer bot's: pick another name."],
-  ["invalid_message", "That name has no visible character: pick another name."],
+  ["invalid_message", NO_VISIBLE_NAME],
   ["too_many_accounts", "Your address has opened as many new accounts as the server allows for now: try again later."],
 ]);
 
