@@ -121,6 +121,28 @@ async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_t
         await expect(page.locator(".at-table")).to_have_count(0)
 
 
+async def test_hands_at_a_table_a_dead_server_forgot_are_said_not_to_be_rebuilt(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """The hands played there went from the page without a word: no "Shuffles of the
+    tables you left" in the lobby, neither rebuilt nor said never to be."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table(page)
+    await play_hand([page], 1)
+    port = server.port
+    assert server._server is not None
+    for connection in list(server._server.connections):
+        connection.transport.abort()
+    await server.stop()
+    async with restarted_on(port):
+        await expect(page.locator(".lobby")).to_be_visible(timeout=20_000)
+        await expect(page.locator(f".audit[data-table-id='{table_id}']")).to_contain_text(
+            "whose shuffle cannot be rebuilt"
+        )
+
+
 async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
     redis_url: str, open_player: OpenPlayer
 ) -> None:

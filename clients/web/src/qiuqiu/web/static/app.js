@@ -187,7 +187,13 @@ class App {
     // A seat still held is asked to stand up again with its snapshot (see snapshot).
     for (const id of this.leaving.keys()) if (!seated.has(id)) this.leaving.delete(id);
     // A snapshot of every seated table follows; watched ones must be asked for again.
-    for (const id of [...this.tables.keys()]) if (!seated.has(id) && !this.watching.has(id)) this.tables.delete(id);
+    for (const id of [...this.tables.keys()]) {
+      if (seated.has(id) || this.watching.has(id)) continue;
+      this.tables.delete(id);
+      // Its hands are checked once its seed is out, or said never to be (a server that
+      // forgot the table): a seat lost with a forgotten account went without a word.
+      if (!gone.has(id)) awaitSeed(this, id);
+    }
     const wanted = gone.has(this.hashTable() ?? "") ? null : this.hashTable();
     if (wanted && !seated.has(wanted)) this.watching.add(wanted);
     // Watched again out of sight: the page stays where its player was (in the lobby, at
