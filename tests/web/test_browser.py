@@ -400,6 +400,27 @@ async def test_a_lobby_cut_off_from_its_server_lists_no_table_it_can_no_longer_s
         await expect(bo.page.locator(".tables-card")).to_contain_text("No tables yet.")
 
 
+async def test_a_table_opened_offline_is_said_not_to_be_and_none_is_opened_later(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Offline, "Open the table and sit down" did nothing at all: not a word."""
+    bo = await open_player()
+    await sign_in(bo.page, "Bo")
+    await bo.context.set_offline(True)
+    assert server._server is not None
+    for connection in list(server._server.connections):
+        connection.transport.abort()
+    await expect(bo.page.locator("#status")).not_to_have_attribute("data-status", "online")
+    await bo.page.click("[data-action=create]")
+    await expect(bo.page.locator("#toast .toast-item").last).to_have_text(
+        "Not connected to the server: nothing was sent. Try again once the page is back online."
+    )
+    await bo.context.set_offline(False)
+    await expect(bo.page.locator("#status")).to_have_attribute("data-status", "online")
+    assert not [f for f in bo.sent if f["type"] == "create_table"]
+    await expect(bo.page.locator(".lobby")).to_be_visible()
+
+
 async def test_a_buy_in_the_server_would_refuse_opens_no_table(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -1,7 +1,7 @@
 // The page: one connection, the tables it sits or watches at, and which view
 // shows. Messages come in, fold into state, and the current view is redrawn.
 
-import { Connection, NO_VISIBLE_NAME, Refused, TAKEN_OVER } from "./connection.js";
+import { Connection, NO_VISIBLE_NAME, NotConnected, Refused, TAKEN_OVER } from "./connection.js";
 import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
@@ -658,6 +658,8 @@ class App {
   /** @param {unknown} error */
   refusal(error) {
     if (error instanceof Refused) this.toast(error.message, "bad");
+    // Else a click made offline did nothing, and said nothing.
+    else if (error instanceof NotConnected) this.toast("Not connected to the server: nothing was sent. Try again once the page is back online.", "bad");
   }
 
   // -- views -----------------------------------------------------------------------
@@ -788,8 +790,8 @@ const ASKED_AGAIN = new Set(["already_leaving", "table_moving", "outcome_unknown
 /** Whether this seat is still playing the hand in progress: dealt in, not folded. @param {TableState} state */
 const stillPlaying = (state) => state.you !== null && !!state.hand && state.hand.phase !== "ended" && !!state.me?.inHand && !state.me.folded;
 
-/** Whether `error` says the server did not apply the message (not `outcome_unknown`). @param {unknown} error */
-const refusedForSure = (error) => error instanceof Refused && error.code !== "outcome_unknown";
+/** Whether `error` says the server did not apply the message (not `outcome_unknown`), or that it was never sent. @param {unknown} error */
+const refusedForSure = (error) => (error instanceof Refused && error.code !== "outcome_unknown") || error instanceof NotConnected;
 
 // One app per page; exposed for debugging from the console.
 /** @type {any} */ (window).qiuqiu = new App();

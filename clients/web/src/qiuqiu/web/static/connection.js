@@ -55,6 +55,9 @@ export class Refused extends Error {
   }
 }
 
+/** A request made with no connection open: it was never sent. */
+export class NotConnected extends Error {}
+
 export class Connection {
   /**
    * @param {string} url ws:// or wss://
@@ -279,7 +282,7 @@ export class Connection {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-        reject(new Error("not connected"));
+        reject(new NotConnected("not connected"));
         return;
       }
       this.pending.set(id, { resolve, reject, message });
