@@ -578,3 +578,14 @@ def test_the_rules_of_a_default_table_and_of_one_with_every_option_set() -> None
         "and after the fourth tile; you cut your own hand at the showdown (split); equal "
         "hands: the highest tile wins; 30 s a turn."
     )
+
+
+def test_a_shuffle_with_no_hand_to_rebuild_is_not_called_verified() -> None:
+    # A watcher of a table that dealt no hand was told "0 hands rebuilt", a check
+    # that checked nothing.
+    assert render.shuffle("t1", 0).plain == (
+        "Table t1's seed is revealed; there was no hand to rebuild from it."
+    )
+    assert render.shuffle("t1", 2).plain == (
+        "Table t1's shuffle verified: 2 hands rebuilt from the revealed seed."
+    )

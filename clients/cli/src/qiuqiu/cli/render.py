@@ -623,6 +623,8 @@ def verdict(state: TableState) -> Text:
 
 def shuffle(table_id: str, rebuilt: int) -> Text:
     """The table's seed rebuilt the ``rebuilt`` hands checked against it."""
+    if not rebuilt:  # "0 hands rebuilt" would call a check made that was not
+        return Text(f"Table {table_id}'s seed is revealed; there was no hand to rebuild from it.")
     hands = f"{rebuilt} hand{'s' * (rebuilt != 1)}"
     return Text(
         f"Table {table_id}'s shuffle verified: {hands} rebuilt from the revealed seed.", "green"
