@@ -427,7 +427,11 @@ async def test_a_buy_in_the_server_would_refuse_opens_no_table(
     ann = await open_player()
     await sign_in(ann.page, "Ann")
     toast = ann.page.locator("#toast .toast-item")
-    for buy_in, said in (("2000", "not enough for 2,000"), ("50", "100 to 10,000 chips, not 50")):
+    for buy_in, said in (
+        ("2000", "not enough for 2,000"),
+        ("50", "100 to 1,000 chips (your balance), not 50"),
+        ("20000", "100 to 1,000 chips (your balance), not 20,000"),
+    ):
         await ann.page.fill("input[name=buy_in]", buy_in)
         await ann.page.click("[data-action=create]")
         await expect(toast.filter(has_text=said)).to_be_visible()
@@ -450,10 +454,11 @@ async def test_a_buy_in_the_server_would_refuse_is_said_in_the_lobby_row_and_not
     row = page.locator(f".table-row[data-table-id='{table_id}']")
     toast = page.locator("#toast .toast-item")
     for buy_in, said in (
-        ("50", "Buy in with 100 to 10,000 chips, not 50."),
+        ("50", "Buy in with 100 to 1,000 chips (your balance), not 50."),
+        ("20000", "Buy in with 100 to 1,000 chips (your balance), not 20,000."),
         ("5000", "Your balance is 1,000 chips, not enough for 5,000."),
-        ("", "Buy in with a whole number of chips, 100 to 10,000."),
-        ("12.5", "Buy in with a whole number of chips, 100 to 10,000."),
+        ("", "Buy in with a whole number of chips, 100 to 1,000 (your balance)."),
+        ("12.5", "Buy in with a whole number of chips, 100 to 1,000 (your balance)."),
     ):
         await row.locator("input[name=buy_in]").fill(buy_in)
         await row.locator("[data-action=join]").click()

@@ -459,9 +459,11 @@ class App {
    */
   buyInFits(options, buyIn) {
     const low = Number(options.min_buy_in), high = Number(options.max_buy_in);
+    // What this balance can buy in with, as the rebuy panel says: told the table's range, a player tried an amount the balance then refused.
+    const most = this.balance >= low ? Math.min(high, this.balance) : high, upTo = most < high ? " (your balance)" : "";
     let fault = "";
-    if (!Number.isInteger(buyIn) || buyIn <= 0) fault = `Buy in with a whole number of chips, ${chips(low)} to ${chips(high)}.`;
-    else if (buyIn < low || buyIn > high) fault = `Buy in with ${chips(low)} to ${chips(high)} chips, not ${chips(buyIn)}.`;
+    if (!Number.isInteger(buyIn) || buyIn <= 0) fault = `Buy in with a whole number of chips, ${chips(low)} to ${chips(most)}${upTo}.`;
+    else if (buyIn < low || buyIn > high) fault = `Buy in with ${chips(low)} to ${chips(most)} chips${upTo}, not ${chips(buyIn)}.`;
     else if (buyIn > this.balance) fault = `Your balance is ${counted(this.balance, "chip")}, not enough for ${chips(buyIn)}.`;
     if (fault) this.toast(fault, "bad");
     return !fault;
