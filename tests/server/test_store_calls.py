@@ -7,8 +7,8 @@ after an effect, play going on). Here each call is failed where a request or a
 write needs it, and the test checks what the clients were told, what they hold
 (seats, spectating, an allowance of new accounts) and what Redis holds:
 ``fail`` never reached Redis, so nothing changed; ``fail_after`` did (a lost
-answer), so a write is retried or, for a request's own write, refused with what
-it made kept whole.
+answer), so a write is retried, a new account found (its hello welcomed), and a new
+table's lease let go.
 """
 
 from __future__ import annotations
@@ -154,20 +154,37 @@ async def test_a_new_account_the_store_never_made_is_not_counted_against_the_add
     server: QiuQiuServer, store: FaultyStore, connect_client: Connect
 ) -> None:
     """A named hello refused with ``store_unavailable`` made nothing, so it spends none
-    of its address's allowance; one whose answer alone was lost made the account, which
-    counts."""
+    of its address's allowance."""
     client = await connect_client()
     balances = await store.balances()
     fail_next(store, "create_account")
     assert (await hello(client, name="Ann"))["code"] == "store_unavailable"
     assert await store.balances() == balances, "nothing made"
     assert (await hello(client, name="Ann"))["type"] == "welcome"
+    assert await chip_total(server) == 0
 
-    other = await connect_client()
+
+@pytest.mark.parametrize("config", [pytest.param(TWO_ACCOUNTS, id="two accounts an hour")])
+async def test_a_new_account_whose_answer_was_lost_is_welcomed_not_refused(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """Bo's account is written but the answer lost (Redis went silent as it ran the
+    script). It exists, with its chips, and only his hello holds its token: he is
+    welcomed to it once the store answers, not told that nothing changed, and it
+    counts against the address. Before, he got store_unavailable, and the account
+    was left in Redis with nobody able to open it."""
+    balances = await store.balances()
+    bo = await connect_client()
     fail_next(store, "create_account", "fail_after")
-    assert (await hello(other, name="Bo"))["code"] == "store_unavailable"
-    assert len(await store.balances()) == len(balances) + 2, "Bo's account was made"
-    assert (await hello(other, name="Bo"))["code"] == "too_many_accounts"
+    welcome = await hello(bo, name="Bo")
+    assert welcome["type"] == "welcome", welcome
+    assert len(await store.balances()) == len(balances) + 1, "Bo's account was made once"
+    assert await balance(store, welcome["account_id"]) == TWO_ACCOUNTS.starting_balance
+    back = await connect_client()
+    resumed = await hello(back, token=welcome["token"])
+    assert resumed["account_id"] == welcome["account_id"]
+    assert (await hello(await connect_client(), name="Cy"))["type"] == "welcome"
+    assert (await hello(await connect_client(), name="Di"))["code"] == "too_many_accounts"
     assert await chip_total(server) == 0
 
 

@@ -24,12 +24,13 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.protocol.fairness import seed_commitment
 from qiuqiu.server.dealer import DealerBot
-from qiuqiu.server.errors import LeaseLost, Refused, too_many_seats
+from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable, too_many_seats
 from qiuqiu.server.frames import Frame, table_list
 from qiuqiu.server.health import StoreHealth
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.store import Account, Store, TableRecord, verify_room
 from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
+from qiuqiu.server.table.writer import RETRY_MAX, RETRY_MIN
 
 MAX_TABLES = 10_000
 
@@ -104,10 +105,39 @@ class Lobby:
         """A new account, under a name :meth:`verify_name` let through, with the starting
         balance; and its resume token."""
         token = secrets.token_urlsafe(32)
-        account = await self.store.create_account(
-            f"a{secrets.token_hex(6)}", name, token_hash(token), self.starting_balance
-        )
+        account_id, hashed = f"a{secrets.token_hex(6)}", token_hash(token)
+        try:
+            account = await self.store.create_account(
+                account_id, name, hashed, self.starting_balance
+            )
+        except StoreUnavailable as error:
+            if error.unsent:
+                raise
+            self.health.failed(error)
+            account = await self._made_after_all(account_id, name, hashed)
         return account, token
+
+    async def _made_after_all(self, account_id: str, name: str, hashed: str) -> Account:
+        """The account of a write whose answer was lost: the store may have made it,
+        with its chips, and only this hello holds its token. So it is not refused as
+        if nothing changed: the same account is written again until the store answers,
+        and a refusal that it exists is that earlier write, found by its token."""
+        delay = RETRY_MIN
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX)
+            try:
+                try:
+                    return await self.store.create_account(
+                        account_id, name, hashed, self.starting_balance
+                    )
+                except Refused:
+                    made = await self.store.account_for_token(hashed)
+                    if made is None or made.account_id != account_id:
+                        raise
+                    return made
+            except StoreUnavailable as error:
+                self.health.failed(error)
 
     async def resume_account(self, token: str) -> Account:
         account = await self.store.account_for_token(token_hash(token))

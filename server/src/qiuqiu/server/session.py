@@ -297,11 +297,10 @@ class Session:
                 raise Refused(ErrorCode.TOO_MANY_ACCOUNTS, refusal)
             try:
                 account, token = await self.lobby.open_account(hello.name)
-            except (Refused, StoreUnavailable) as error:
-                # Only an account the store may have made counts: one whose answer alone
-                # was lost is there, with its chips, for good.
-                if not isinstance(error, StoreUnavailable) or error.unsent:
-                    self._account_not_opened()
+            except (Refused, StoreUnavailable):
+                # No account was made: one whose write's answer was lost is found, not
+                # refused (Lobby.open_account).
+                self._account_not_opened()
                 raise
         else:
             raise Refused(ErrorCode.NAME_REQUIRED, "say hello with a name, or with your token")
