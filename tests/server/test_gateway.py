@@ -6,6 +6,9 @@ left in a cycle would pile up between them, or for good. So these tests keep the
 collector off and count what is still alive. ``gc.garbage`` would not do: the
 cycle a connection's suspended parser made never showed there, though the
 collector did free it.
+
+And a stopping server closes its connections with the code that tells each client
+what it may still do.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
@@ -27,6 +31,9 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.connections import GatewayConnection
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.outbox import Outbox
+from qiuqiu.server.redis_store import RedisStore
+from tests.server.conftest import FAST, Client, my_turn
+from tests.server.faulty_store import FaultPlan, FaultyStore
 from tests.server.test_http import get, samples
 
 KINDS = (Outbox, ServerConnection, ServerProtocol)
@@ -142,3 +149,39 @@ async def test_websockets_alone_still_leaves_ended_connections_to_the_collector(
     assert closed > 0
     assert cut > 0
     assert await ended_connections_left(GatewayConnection) == (0, 0)
+
+
+async def test_a_server_stopped_while_its_redis_is_away_sends_its_players_to_reconnect(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Alone on its Redis, the server is stopped while Redis is away: it cannot close
+    Ann's table, so it leaves it as Redis has it, her seat with it, for the next server
+    to adopt. She is told to reconnect (1012), not that the server is gone with no
+    other to play on (1001), and the next server on that Redis has her seat. Before,
+    she was told 1001."""
+    outage = tmp_path / "outage"
+    store = await FaultyStore.open(redis_url, FaultPlan(), outage=outage)
+    server = QiuQiuServer(FAST.model_copy(update={"stop_timeout": 1.0}), store=store)
+    await server.start()
+    ann = Client(await connect(server.url))
+    welcome = await ann.hello("Ann")
+    created = await ann.reply("create_table", options={}, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await my_turn(ann, table_id)
+    outage.write_text("down")
+    await server.stop()
+    await ann.closed()
+    await store.close()
+    assert ann.connection.close_code == 1012
+
+    plain = await RedisStore.from_url(redis_url)
+    after = QiuQiuServer(FAST, store=plain)
+    await after.start()
+    try:
+        back = Client(await connect(after.url))
+        resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+        assert table_id in resumed["tables"], resumed
+        await back.close()
+    finally:
+        await after.stop()
+        await plain.close()

@@ -217,13 +217,14 @@ class QiuQiuServer:
             return max(0.0, (deadline - loop.time()) * share)
 
         others = await self._others_listening(left(0.1))
+        left_open: list[str] = []
         if others:
             log.info("stopping: leaving the tables to the other servers, closing connections")
             await self._hand_over_tables(left(TABLES_SHARE))
         else:
             log.info("stopping: voiding hands in play and closing connections")
             # The leases are kept until every table is closed: closing them writes to them.
-            await self._close_tables(left(TABLES_SHARE))
+            left_open = await self._close_tables(left(TABLES_SHARE))
         if self._keeper is not None:
             self._keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -234,10 +235,11 @@ class QiuQiuServer:
         for outbox in self._outboxes:
             outbox.flush()
         # Beside other processes every client plays on, its tables hosted or adopted
-        # there: it is told to reconnect, not that the server is gone.
+        # there: it is told to reconnect, not that the server is gone. So is it when a
+        # table could not be closed: its seats are kept in the store for the next server.
         code, reason = (
             (RESTART, RESTARTING)
-            if others
+            if others or left_open
             else (CloseCode.GOING_AWAY, "the server is shutting down")
         )
         closing = [c.close(code, reason) for c in self._server.connections]
@@ -276,10 +278,10 @@ class QiuQiuServer:
             async with asyncio.timeout(seconds):
                 await asyncio.gather(*releasing, return_exceptions=True)
 
-    async def _close_tables(self, seconds: float) -> None:
+    async def _close_tables(self, seconds: float) -> list[str]:
         """Close every table within the stop deadline. One that cannot be written (the
         store away, the lease lost) is left as the store has it: the next host reopens
-        it, voiding a hand in play with every chip back."""
+        it, voiding a hand in play with every chip back. Returns the ids of those left."""
         loop = asyncio.get_running_loop()
         until = loop.time() + seconds
         tables: dict[str, Table] = {}
@@ -293,19 +295,19 @@ class QiuQiuServer:
             _, pending = await asyncio.wait(closing, timeout=until - loop.time())
             for task in pending:
                 task.cancel()
-        if tables:
-            left = [t.table_id for t in tables.values() if not t.closed]
-            if left:
-                log.warning(
-                    "stopped with %d %s not closed (the store did not answer, or refused a write); "
-                    "the next start voids their hands with every chip back",
-                    len(left),
-                    "table" if len(left) == 1 else "tables",
-                    extra={"tables": left},
-                )
+        left = [t.table_id for t in tables.values() if not t.closed]
+        if left:
+            log.warning(
+                "stopped with %d %s not closed (the store did not answer, or refused a write); "
+                "the next start voids their hands with every chip back",
+                len(left),
+                "table" if len(left) == 1 else "tables",
+                extra={"tables": left},
+            )
         for table in tables.values():
             table.stop_work()
             await table.wait_tasks()
+        return left
 
     async def _handle(self, connection: ServerConnection) -> None:
         if isinstance(connection, GatewayConnection):
