@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -32,8 +33,10 @@ from qiuqiu.server.connections import GatewayConnection
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.outbox import Outbox
 from qiuqiu.server.redis_store import RedisStore
+from tests.conftest import free_port, own_redis
 from tests.server.conftest import FAST, Client, my_turn
 from tests.server.faulty_store import FaultPlan, FaultyStore
+from tests.server.processes import listening, until
 from tests.server.test_http import get, samples
 
 KINDS = (Outbox, ServerConnection, ServerProtocol)
@@ -185,3 +188,49 @@ async def test_a_server_stopped_while_its_redis_is_away_sends_its_players_to_rec
     finally:
         await after.stop()
         await plain.close()
+
+
+async def test_a_server_stopped_beside_another_while_redis_blips_leaves_it_every_seat(
+    tmp_path: Path,
+) -> None:
+    """A rolling restart: the server hosting Ann's table is stopped beside another one
+    as Redis freezes for a moment, so it cannot count who else listens. It must not
+    take itself for the last server, void the hand and stand Ann up, closing the
+    table: it leaves the table to the other server, her seat with it, and tells her
+    to reconnect (1012). Before, she was stood up, the table closed, and told 1001."""
+    port = free_port()
+    redis = own_redis(port, tmp_path)
+    stores: list[RedisStore] = []
+    servers: list[QiuQiuServer] = []
+    try:
+        await until(lambda: listening(port))
+        url = f"redis://127.0.0.1:{port}/0"
+        stores += [await RedisStore.from_url(url, timeout=0.5) for _ in range(2)]
+        config = FAST.model_copy(update={"stop_timeout": 5.0, "lease": 1.0})
+        servers += [QiuQiuServer(config, store=store) for store in stores]
+        here, there = servers
+        for server in servers:
+            await server.start()
+        ann = Client(await connect(here.url))
+        welcome = await ann.hello("Ann")
+        created = await ann.reply("create_table", options={}, buy_in=300)
+        table_id = created["table"]["table_id"]
+        await my_turn(ann, table_id)
+        redis.send_signal(signal.SIGSTOP)
+        asyncio.get_running_loop().call_later(1.5, redis.send_signal, signal.SIGCONT)
+        await here.stop()
+        await ann.closed()
+        assert ann.connection.close_code == 1012
+        assert not [f for f in ann.frames if f["type"] in ("table_left", "table_closed")]
+        back = Client(await connect(there.url))
+        resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+        assert table_id in resumed["tables"], resumed
+        await back.close()
+    finally:
+        redis.send_signal(signal.SIGCONT)
+        for server in servers:
+            await server.stop()
+        for store in stores:
+            await store.close()
+        redis.kill()
+        redis.wait()

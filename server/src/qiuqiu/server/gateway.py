@@ -255,14 +255,16 @@ class QiuQiuServer:
         log.info("stopped")
 
     async def _others_listening(self, seconds: float) -> bool:
-        """Whether other processes share the store and hear this one now."""
+        """Whether other processes may share the store and hear this one now. Redis
+        that does not say (away, or too slow) may have them: the tables are left to
+        them then, every seat kept, rather than closed with their seats stood up."""
         if self.relay is None:
             return False
         try:
             async with asyncio.timeout(seconds):
-                return await self.relay.bus.listening() > 1
+                return await self.relay.bus.listening() != 1
         except TimeoutError:
-            return False
+            return True
 
     async def _hand_over_tables(self, seconds: float) -> None:
         """Leave every table for the other processes, as the store has it: one adopts
