@@ -188,6 +188,42 @@ async def test_a_new_account_whose_answer_was_lost_is_welcomed_not_refused(
     assert await chip_total(server) == 0
 
 
+@pytest.mark.parametrize("method", ["claim_connection", "seated_tables", "account"])
+async def test_a_new_account_whose_arrival_the_store_failed_is_welcomed_not_refused(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect, method: str
+) -> None:
+    """Bo's account is made, then a read his welcome needs fails: only this hello holds
+    the new account's token, so the reads are made again until the store answers and he
+    is welcomed. Before, he was told store_unavailable, "nothing changed", and the
+    account was left in Redis, its chips with it, for nobody."""
+    balances = await store.balances()
+    bo = await connect_client()
+    fail_next(store, method, count=3)
+    welcome = await hello(bo, name="Bo")
+    assert welcome["type"] == "welcome", welcome
+    assert len(await store.balances()) == len(balances) + 1, "Bo's account was made once"
+    resumed = await hello(await connect_client(), token=welcome["token"])
+    assert resumed["account_id"] == welcome["account_id"]
+    assert await chip_total(server) == 0
+
+
+SHORT_HELLO = QUICK.model_copy(update={"hello_timeout": 1.0})
+
+
+@pytest.mark.parametrize("config", [pytest.param(SHORT_HELLO, id="a hello within 1 s")])
+async def test_a_new_account_is_welcomed_past_the_hellos_deadline_if_the_store_takes_that_long(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """The reads after Bo's account is made fail for longer than a hello may take (1.55
+    s of pauses between 7 tries): the deadline is for a client that says nothing, not
+    for a store that answers slowly, and closing him would leave the account unowned."""
+    bo = await connect_client()
+    fail_next(store, "account", count=6)
+    welcome = await hello(bo, name="Bo")
+    assert welcome["type"] == "welcome", welcome
+    assert (await hello(await connect_client(), token=welcome["token"]))["type"] == "welcome"
+
+
 ONE_ACCOUNT = QUICK.model_copy(update={"new_accounts_per_address": 1})
 
 

@@ -74,7 +74,8 @@ class ServerConfig(BaseSettings):
         10.0,
         gt=0,
         description="seconds a connection may stay open without a successful hello; "
-        "then it closes with 1008",
+        "then it closes with 1008 (a hello whose new account the store has or may have "
+        "made is waited for)",
     )
     max_connections_per_address: int = Field(
         256,

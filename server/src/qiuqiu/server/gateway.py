@@ -361,7 +361,7 @@ class QiuQiuServer:
             connection.control_frame = allowed
 
         def unheard() -> None:
-            if session.account is None:
+            if session.account is None and not session.owed_welcome:
                 outbox.close(CloseCode.POLICY_VIOLATION, no_hello_within(self.config.hello_timeout))
 
         deadline = asyncio.get_running_loop().call_later(self.config.hello_timeout, unheard)

@@ -15,9 +15,9 @@ import asyncio
 import contextlib
 import hashlib
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from qiuqiu.protocol import ErrorCode, TableOptions, encode
 from qiuqiu.protocol import server as wire
@@ -31,6 +31,8 @@ from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.store import Account, Store, TableRecord, verify_room
 from qiuqiu.server.table import BOT_NAME, MOVED, Random, Table, TableTimings, Viewer
 from qiuqiu.server.table.writer import RETRY_MAX, RETRY_MIN
+
+T = TypeVar("T")
 
 MAX_TABLES = 10_000
 
@@ -122,22 +124,33 @@ class Lobby:
         with its chips, and only this hello holds its token. So it is not refused as
         if nothing changed: the same account is written again until the store answers,
         and a refusal that it exists is that earlier write, found by its token."""
+
+        async def write_again() -> Account:
+            try:
+                return await self.store.create_account(
+                    account_id, name, hashed, self.starting_balance
+                )
+            except Refused:
+                made = await self.store.account_for_token(hashed)
+                if made is None or made.account_id != account_id:
+                    raise
+                return made
+
+        await asyncio.sleep(RETRY_MIN)
+        return await self.until_answered(write_again)
+
+    async def until_answered(self, work: Callable[[], Awaitable[T]]) -> T:
+        """``work()``, tried again with a growing pause for as long as the store does not
+        answer: for what may not be refused as if nothing changed, something having
+        changed already (a new account made, whose token only its hello holds)."""
         delay = RETRY_MIN
         while True:
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, RETRY_MAX)
             try:
-                try:
-                    return await self.store.create_account(
-                        account_id, name, hashed, self.starting_balance
-                    )
-                except Refused:
-                    made = await self.store.account_for_token(hashed)
-                    if made is None or made.account_id != account_id:
-                        raise
-                    return made
+                return await work()
             except StoreUnavailable as error:
                 self.health.failed(error)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX)
 
     async def resume_account(self, token: str) -> Account:
         account = await self.store.account_for_token(token_hash(token))

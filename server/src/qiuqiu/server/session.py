@@ -82,6 +82,9 @@ class Session:
         self.claim = 0
         """The number of this session's claim on its account's connection (0 without
         other processes): a table takes its seat back only from a newer claim."""
+        self.owed_welcome = False
+        """Whether the store may have made an account for this connection's hello: its
+        welcome is then owed however long the store takes, past the hello's deadline."""
         self._recent_ids: OrderedDict[MessageId, None] = OrderedDict()
         self._seqs: dict[str, int] = {}
         """The last seq this connection was sent for each table."""
@@ -295,17 +298,22 @@ class Session:
             refusal = self._may_open_account()
             if refusal is not None:
                 raise Refused(ErrorCode.TOO_MANY_ACCOUNTS, refusal)
+            self.owed_welcome = True
             try:
                 account, token = await self.lobby.open_account(hello.name)
             except (Refused, StoreUnavailable):
                 # No account was made: one whose write's answer was lost is found, not
                 # refused (Lobby.open_account).
+                self.owed_welcome = False
                 self._account_not_opened()
                 raise
         else:
             raise Refused(ErrorCode.NAME_REQUIRED, "say hello with a name, or with your token")
         async with self.lobby.arriving(account.account_id):
-            await self._arrive(account, token, hello.id)
+            if token is None:
+                await self._arrive(account, token, hello.id)
+            else:  # a new account, whose token only this welcome can give
+                await self.lobby.until_answered(lambda: self._arrive(account, token, hello.id))
 
     async def _arrive(self, account: Account, token: str | None, ref: MessageId | None) -> None:
         store = self.lobby.store
