@@ -219,7 +219,12 @@ class QiuQiuServer:
         others = await self._others_listening(left(0.1))
         left_open: list[str] = []
         if others:
-            log.info("stopping: leaving the tables to the other servers, closing connections")
+            # Redis may not have said whether any other server listens: then the tables
+            # wait in it for whichever server starts or adopts them first.
+            log.info(
+                "stopping: leaving the tables in the store to the other servers (or the "
+                "next to start), closing connections"
+            )
             await self._hand_over_tables(left(TABLES_SHARE))
         else:
             log.info("stopping: voiding hands in play and closing connections")
