@@ -416,6 +416,42 @@ def test_a_bad_id_is_refused_with_what_an_id_may_be(ref: str) -> None:
     assert error.message == "id: a string of 1 to 64 characters, or a whole number from 0 to 2^53"
 
 
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"type": "set_seed", "table_id": "t1", "client_seed": "é"},
+            "client_seed: 1 to 64 letters (a-z, A-Z), digits, _ or -",
+        ),
+        (
+            {"type": "join_table", "table_id": "t1", "buy_in": 100, "client_seed": ""},
+            "client_seed: 1 to 64 letters (a-z, A-Z), digits, _ or -",
+        ),
+        (
+            {"type": "watch_table", "table_id": "a b"},
+            "table_id: letters (a-z, A-Z), digits, _ or -",
+        ),
+        (
+            {
+                "type": "declare_cut",
+                "table_id": "t1",
+                "hand_id": 1,
+                "pairs": [["7-1", "1-1"], ["2-2", "3-3"]],
+            },
+            'pairs.0.0: a tile, its two ends from 0 to 6 joined by "-", such as "6-1"',
+        ),
+    ],
+)
+def test_a_text_of_the_wrong_form_is_refused_with_its_form_in_words(
+    fields: dict[str, Any], message: str
+) -> None:
+    """Not pydantic's "String should match pattern '^[A-Za-z0-9_-]{1,64}$'": an error's
+    message is for people, and a seed that is refused should say what a seed may be."""
+    error = bad(json.dumps(fields))
+    assert error.code == "invalid_message"
+    assert error.message == message
+
+
 def test_the_largest_amount_is_accepted() -> None:
     message = decode_client(bet(amount=MAX_CHIPS))
     assert isinstance(message, cmd.Bet)

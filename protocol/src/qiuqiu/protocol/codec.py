@@ -14,7 +14,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from qiuqiu.protocol.client import CLIENT_MESSAGES, AnyClientMessage
-from qiuqiu.protocol.common import MessageId
+from qiuqiu.protocol.common import (
+    CLIENT_SEED_PATTERN,
+    TABLE_ID_PATTERN,
+    TILE_INPUT_PATTERN,
+    MessageId,
+)
 from qiuqiu.protocol.errors import BadMessage, ErrorCode
 from qiuqiu.protocol.server import SERVER_MESSAGES, AnyServerMessage
 
@@ -91,11 +96,21 @@ def _bad_message(error: ValidationError) -> BadMessage:
         # names of its own two attempts, which mean nothing to a client; and its
         # "Value error, " before a model's own reason says nothing either.
         said = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "string_pattern_mismatch":
+            said = FORM_IN_WORDS.get(e.get("ctx", {}).get("pattern", ""), said)
         problem = BAD_ID if where[:1] == ("id",) else f"{_where(where)}: {said}"
         if problem not in problems:
             problems.append(problem)
     return BadMessage(ErrorCode.INVALID_MESSAGE, "; ".join(problems[:3]))
 
+
+# pydantic says a text of the wrong form "should match pattern '^[A-Za-z0-9_-]{1,64}$'",
+# a regular expression, where an error's message is for people.
+FORM_IN_WORDS = {
+    CLIENT_SEED_PATTERN: "1 to 64 letters (a-z, A-Z), digits, _ or -",
+    TABLE_ID_PATTERN: "letters (a-z, A-Z), digits, _ or -",
+    TILE_INPUT_PATTERN: 'a tile, its two ends from 0 to 6 joined by "-", such as "6-1"',
+}
 
 BAD_ID = "id: a string of 1 to 64 characters, or a whole number from 0 to 2^53"
 

@@ -70,9 +70,10 @@ def _high_first(text: str) -> str:
     return _HIGH_FIRST[text]
 
 
+TILE_INPUT_PATTERN = r"^[0-6]-[0-6]$"
 TileInput = Annotated[
     str,
-    StringConstraints(pattern=r"^[0-6]-[0-6]$"),
+    StringConstraints(pattern=TILE_INPUT_PATTERN),
     AfterValidator(_high_first),
     Field(description='A domino, either end first: "6-1" or "1-6".'),
 ]
@@ -82,9 +83,8 @@ Balance = Annotated[int, Field(ge=0, le=MAX_BALANCE)]
 PositiveChips = Annotated[int, Field(ge=1, le=MAX_CHIPS)]
 SeatNumber = Annotated[int, Field(ge=0, lt=MAX_SEATS)]
 HandId = Annotated[int, Field(ge=1, le=2**53)]
-TableId = Annotated[
-    str, StringConstraints(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")
-]
+TABLE_ID_PATTERN = r"^[A-Za-z0-9_-]+$"
+TableId = Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=TABLE_ID_PATTERN)]
 MessageId = (
     Annotated[str, StringConstraints(min_length=1, max_length=64)]
     | Annotated[int, Field(ge=0, le=2**53)]
