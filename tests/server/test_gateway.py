@@ -154,6 +154,17 @@ async def test_websockets_alone_still_leaves_ended_connections_to_the_collector(
     assert await ended_connections_left(GatewayConnection) == (0, 0)
 
 
+async def ann_at_her_turn(server: QiuQiuServer) -> tuple[Client, str, str]:
+    """Ann at a dealer-bot table on ``server``, her turn come: her client, her token and
+    the table's id."""
+    ann = Client(await connect(server.url))
+    welcome = await ann.hello("Ann")
+    created = await ann.reply("create_table", options={}, buy_in=300)
+    table_id = created["table"]["table_id"]
+    await my_turn(ann, table_id)
+    return ann, welcome["token"], table_id
+
+
 async def test_a_server_stopped_while_its_redis_is_away_sends_its_players_to_reconnect(
     redis_url: str, tmp_path: Path
 ) -> None:
@@ -166,11 +177,7 @@ async def test_a_server_stopped_while_its_redis_is_away_sends_its_players_to_rec
     store = await FaultyStore.open(redis_url, FaultPlan(), outage=outage)
     server = QiuQiuServer(FAST.model_copy(update={"stop_timeout": 1.0}), store=store)
     await server.start()
-    ann = Client(await connect(server.url))
-    welcome = await ann.hello("Ann")
-    created = await ann.reply("create_table", options={}, buy_in=300)
-    table_id = created["table"]["table_id"]
-    await my_turn(ann, table_id)
+    ann, token, table_id = await ann_at_her_turn(server)
     outage.write_text("down")
     await server.stop()
     await ann.closed()
@@ -182,7 +189,7 @@ async def test_a_server_stopped_while_its_redis_is_away_sends_its_players_to_rec
     await after.start()
     try:
         back = Client(await connect(after.url))
-        resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+        resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=token)
         assert table_id in resumed["tables"], resumed
         await back.close()
     finally:
@@ -211,11 +218,7 @@ async def test_a_server_stopped_beside_another_while_redis_blips_leaves_it_every
         here, there = servers
         for server in servers:
             await server.start()
-        ann = Client(await connect(here.url))
-        welcome = await ann.hello("Ann")
-        created = await ann.reply("create_table", options={}, buy_in=300)
-        table_id = created["table"]["table_id"]
-        await my_turn(ann, table_id)
+        ann, token, table_id = await ann_at_her_turn(here)
         redis.send_signal(signal.SIGSTOP)
         asyncio.get_running_loop().call_later(1.5, redis.send_signal, signal.SIGCONT)
         await here.stop()
@@ -223,7 +226,7 @@ async def test_a_server_stopped_beside_another_while_redis_blips_leaves_it_every
         assert ann.connection.close_code == 1012
         assert not [f for f in ann.frames if f["type"] in ("table_left", "table_closed")]
         back = Client(await connect(there.url))
-        resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+        resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=token)
         assert table_id in resumed["tables"], resumed
         await back.close()
     finally:

@@ -106,6 +106,14 @@ def config() -> ServerConfig:
     return SHOWN
 
 
+def cut_every_connection(server: QiuQiuServer) -> None:
+    """Every connection to ``server`` dropped with no closing handshake, as a network or
+    a killed server drops it."""
+    assert server._server is not None
+    for connection in list(server._server.connections):
+        connection.transport.abort()
+
+
 @asynccontextmanager
 async def restarted_on(port: int, **settings: Any) -> AsyncIterator[QiuQiuServer]:
     """A server in memory on ``port`` that knows nothing, as one restarted without Redis

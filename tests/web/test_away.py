@@ -17,7 +17,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from tests.leases import lease_taken
-from tests.web.conftest import Player, restarted_on
+from tests.web.conftest import Player, cut_every_connection, restarted_on
 from tests.web.evening_helpers import at_a_table_on_a_short_lease, signed
 from tests.web.test_browser import (
     CHECK_OR_CALL,
@@ -65,9 +65,7 @@ async def away_until(
 ) -> None:
     """The page's network goes (its socket cut, and no new one can open) until ``done``."""
     await ann.context.set_offline(True)
-    assert server._server is not None
-    for connection in list(server._server.connections):
-        connection.transport.abort()
+    cut_every_connection(server)
     async with asyncio.timeout(AWAY_LIMIT):
         while not await done():
             await asyncio.sleep(0.1)

@@ -26,6 +26,7 @@ from tests.web.conftest import (
     DESKTOP,
     PHONE,
     Player,
+    cut_every_connection,
     restarted_on,
     screenshot,
     shows_why_on_timeout,
@@ -407,9 +408,7 @@ async def test_a_table_opened_offline_is_said_not_to_be_and_none_is_opened_later
     bo = await open_player()
     await sign_in(bo.page, "Bo")
     await bo.context.set_offline(True)
-    assert server._server is not None
-    for connection in list(server._server.connections):
-        connection.transport.abort()
+    cut_every_connection(server)
     await expect(bo.page.locator("#status")).not_to_have_attribute("data-status", "online")
     await bo.page.click("[data-action=create]")
     await expect(bo.page.locator("#toast .toast-item").last).to_have_text(
@@ -677,9 +676,7 @@ async def test_a_dropped_connection_comes_back_by_itself_and_the_hand_goes_on(
     await expect(status).to_have_attribute("data-sessions", "1")
 
     # The connection dies without a closing handshake, as when a network drops.
-    assert server._server is not None
-    for connection in list(server._server.connections):
-        connection.transport.abort()
+    cut_every_connection(server)
 
     await expect(status).to_have_attribute("data-sessions", "2")
     await expect(status).to_have_attribute("data-status", "online")

@@ -26,6 +26,7 @@ from tests.conftest import free_port
 from tests.server.processes import Servers
 from tests.web.conftest import (
     Player,
+    cut_every_connection,
     restarted_on,
     screenshot,
 )
@@ -109,9 +110,7 @@ async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_t
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
     port = server.port
     # Dead, not stopped: the page hears of no table closing.
-    assert server._server is not None
-    for connection in list(server._server.connections):
-        connection.transport.abort()
+    cut_every_connection(server)
     await server.stop()
     async with restarted_on(port):
         toast = page.locator("#toast .toast-item")
@@ -132,9 +131,7 @@ async def test_hands_at_a_table_a_dead_server_forgot_are_said_not_to_be_rebuilt(
     table_id = await open_table(page)
     await play_hand([page], 1)
     port = server.port
-    assert server._server is not None
-    for connection in list(server._server.connections):
-        connection.transport.abort()
+    cut_every_connection(server)
     await server.stop()
     async with restarted_on(port):
         await expect(page.locator(".lobby")).to_be_visible(timeout=20_000)

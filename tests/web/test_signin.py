@@ -19,7 +19,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.server.test_outage import SwitchedStore
-from tests.web.conftest import Player, restarted_on
+from tests.web.conftest import Player, cut_every_connection, restarted_on
 from tests.web.test_away import cut_at
 from tests.web.test_browser import HAND_LIMIT, OpenPlayer, frames_of, open_table, sign_in
 
@@ -219,9 +219,7 @@ async def test_a_resume_refused_while_the_store_is_away_is_tried_again(
         await page.goto(f"http://127.0.0.1:{server.port}/")
         await sign_in(page, "Ann")
         store.off = True
-        assert server._server is not None
-        for connection in list(server._server.connections):
-            connection.transport.abort()
+        cut_every_connection(server)
         async with asyncio.timeout(HAND_LIMIT):
             while not [f for f in frames_of(ann, "error") if f["code"] == "store_unavailable"]:
                 await asyncio.sleep(0.05)
