@@ -365,11 +365,19 @@ class QiuQiuServer:
         if isinstance(connection, GatewayConnection):
             connection.control_frame = allowed
 
-        def unheard() -> None:
-            if session.account is None and not session.owed_welcome:
-                outbox.close(CloseCode.POLICY_VIOLATION, no_hello_within(self.config.hello_timeout))
+        timeout = self.config.hello_timeout
+        deadline: asyncio.TimerHandle
 
-        deadline = asyncio.get_running_loop().call_later(self.config.hello_timeout, unheard)
+        def unheard() -> None:
+            nonlocal deadline
+            if session.account is not None:
+                return
+            if session.owed_welcome:  # the store is slow, not the client: looked at again
+                deadline = asyncio.get_running_loop().call_later(timeout, unheard)
+            else:
+                outbox.close(CloseCode.POLICY_VIOLATION, no_hello_within(timeout))
+
+        deadline = asyncio.get_running_loop().call_later(timeout, unheard)
         peer = peer_of(connection)
         log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
