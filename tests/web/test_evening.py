@@ -116,6 +116,34 @@ async def test_the_action_buttons_are_on_screen_without_scrolling_on_every_turn(
     assert all(n >= 2 for n in turns), turns
 
 
+SHORT_PHONES: dict[str, ViewportSize] = {
+    "phone-360": {"width": 360, "height": 640},
+    "phone-375": {"width": 375, "height": 667},
+}
+"""Phone windows too short for the felt and the turn's panel one above the other: the
+README ("The action bar") says the panel covers your seat box there until you scroll."""
+
+
+@pytest.mark.parametrize("screen", SHORT_PHONES.values(), ids=SHORT_PHONES.keys())
+async def test_on_a_short_phone_your_seat_box_is_under_the_panel_until_you_scroll(
+    open_player: OpenPlayer, screen: ViewportSize
+) -> None:
+    ann = await open_player(screen, phone=True)
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+    await page.evaluate("scrollTo(0, 0)")
+    under = await seat_under_the_panel(page)
+    assert under is not None, "the README says the panel covers your seat box here"
+    overlap = under["seat_bottom"] - under["panel_top"]
+    assert overlap <= 130, under  # the README's "about 120 px"
+    await page.evaluate("by => scrollBy(0, Math.ceil(by))", overlap)
+    assert await seat_under_the_panel(page) is None
+    await expect(page.locator(".seat.me")).to_be_in_viewport(ratio=1)
+    await expect(page.locator(CHECK_OR_CALL).first).to_be_in_viewport(ratio=1)
+
+
 async def test_on_a_desktop_your_tiles_stay_in_view_once_the_side_column_grows(
     open_player: OpenPlayer,
 ) -> None:
