@@ -365,19 +365,11 @@ class QiuQiuServer:
         if isinstance(connection, GatewayConnection):
             connection.control_frame = allowed
 
-        timeout = self.config.hello_timeout
-        deadline: asyncio.TimerHandle
-
         def unheard() -> None:
-            nonlocal deadline
-            if session.account is not None:
-                return
-            if session.owed_welcome:  # the store is slow, not the client: looked at again
-                deadline = asyncio.get_running_loop().call_later(timeout, unheard)
-            else:
-                outbox.close(CloseCode.POLICY_VIOLATION, no_hello_within(timeout))
+            if session.account is None and not session.owed_welcome:
+                outbox.close(CloseCode.POLICY_VIOLATION, no_hello_within(self.config.hello_timeout))
 
-        deadline = asyncio.get_running_loop().call_later(timeout, unheard)
+        deadline = asyncio.get_running_loop().call_later(self.config.hello_timeout, unheard)
         peer = peer_of(connection)
         log.info("connection opened from %s", peer, extra={"peer": peer})
         try:
