@@ -105,27 +105,16 @@ class Lobby:
 
     async def open_account(self, name: str) -> tuple[Account, str]:
         """A new account, under a name :meth:`verify_name` let through, with the starting
-        balance; and its resume token."""
+        balance; and its resume token.
+
+        A write whose answer was lost may have made the account, with its chips, and only
+        this hello holds its token: so it is not refused as if nothing changed, but
+        written again until the store answers, a refusal that it exists being that
+        earlier write, found by its token."""
         token = secrets.token_urlsafe(32)
         account_id, hashed = f"a{secrets.token_hex(6)}", token_hash(token)
-        try:
-            account = await self.store.create_account(
-                account_id, name, hashed, self.starting_balance
-            )
-        except StoreUnavailable as error:
-            if error.unsent:
-                raise
-            self.health.failed(error)
-            account = await self._made_after_all(account_id, name, hashed)
-        return account, token
 
-    async def _made_after_all(self, account_id: str, name: str, hashed: str) -> Account:
-        """The account of a write whose answer was lost: the store may have made it,
-        with its chips, and only this hello holds its token. So it is not refused as
-        if nothing changed: the same account is written again until the store answers,
-        and a refusal that it exists is that earlier write, found by its token."""
-
-        async def write_again() -> Account:
+        async def write() -> Account:
             try:
                 return await self.store.create_account(
                     account_id, name, hashed, self.starting_balance
@@ -136,8 +125,15 @@ class Lobby:
                     raise
                 return made
 
-        await asyncio.sleep(RETRY_MIN)
-        return await self.until_answered(write_again)
+        try:
+            account = await write()
+        except StoreUnavailable as error:
+            if error.unsent:
+                raise
+            self.health.failed(error)
+            await asyncio.sleep(RETRY_MIN)
+            account = await self.until_answered(write)
+        return account, token
 
     async def until_answered(self, work: Callable[[], Awaitable[T]]) -> T:
         """``work()``, tried again with a growing pause for as long as the store does not
