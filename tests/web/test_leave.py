@@ -255,3 +255,22 @@ async def test_a_leave_refused_store_unavailable_is_asked_again_and_the_seat_sta
     await expect(page.locator(".farewell")).to_contain_text("You left with")
     assert refused, "the route refused no leave_table"
     assert not await page.locator(".toast-item", has_text="making sure").count()
+
+
+async def test_a_click_on_leave_pressed_before_a_redraw_and_released_after_it_still_counts(
+    open_player: OpenPlayer,
+) -> None:
+    # The bar was made again at each redraw (a hand's start redraws several times): a
+    # click pressed on one "Leave table" and released on the next reached neither.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+    box = await page.locator(".table-bar .leave").bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.down()
+    await page.evaluate("window.qiuqiu.redraw()")
+    await page.mouse.up()
+    await expect(page.locator(".table-bar .leave")).to_have_text("Leave now")

@@ -70,6 +70,7 @@ export class TableView {
     /** @type {{hands: any[], accountId: string, replay: {hand: any, step: number, state: TableState} | null}} */
     this.past = { hands: [], accountId: "", replay: null };
     this.panelKey = "";
+    this.barKey = "";
     /** Set while an action is on its way, so a second click cannot send it twice. */
     this.sent = false;
     /** @type {TableState | null} */
@@ -144,6 +145,12 @@ export class TableView {
       o.tie_rule === "split" && "equal hands split",
       `${o.turn_seconds} s turns`,
     ].filter(Boolean);
+    // Made again only when it says something new: made again at each redraw (a hand's
+    // start redraws several times), a click pressed on one button and released on the
+    // next reached neither, and did nothing.
+    const key = JSON.stringify([state.tableId, stakes, state.busted, state.closed, state.you, leaving]);
+    if (key === this.barKey) return;
+    this.barKey = key;
     this.bar.replaceChildren(
       h("button", { class: "ghost", type: "button", onclick: () => this.actions.lobby(), text: "← Lobby" }),
       h(
@@ -153,7 +160,7 @@ export class TableView {
         h("span", { class: "stakes", text: stakes.join(" · ") }),
       ),
       h("span", { class: `role ${state.busted ? "out" : state.you === null ? "watch" : "seated"}`, text: state.busted ? "Out of chips" : state.you === null ? "Watching" : `Seat ${state.you + 1}` }),
-      h("button", { class: "ghost", type: "button", dataset: { action: "history" }, onclick: () => this.actions.history(state), text: "Hand history" }),
+      h("button", { class: "ghost", type: "button", dataset: { action: "history" }, onclick: () => this.state && this.actions.history(this.state), text: "Hand history" }),
       state.busted
         ? ""
         : state.closed
@@ -164,7 +171,7 @@ export class TableView {
             // Once asked to wait for the hand's end, it offers to leave at once instead.
             disabled: leaving !== null && !leaving.afterHand,
             title: leaving?.afterHand ? "Leave at once: the rest of this hand is checked or folded for you" : "",
-            onclick: () => this.actions.leave(state),
+            onclick: () => this.state && this.actions.leave(this.state),
             text: leaving?.afterHand ? "Leave now" : leaving ? "Leaving…" : state.you === null ? "Stop watching" : "Leave table",
           }),
       leaving?.afterHand ? h("span", { class: "role leaving", role: "status", text: "Leaving after this hand" }) : "",
