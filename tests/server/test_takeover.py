@@ -725,3 +725,43 @@ async def test_a_watch_its_host_refused_is_not_made_good_when_another_process_ad
     asked = await answer(eve, "request_snapshot", table_id=table_id)
     assert (asked["type"], asked.get("code")) == ("error", "not_at_table"), asked
     assert [m for m in eve.frames if m["type"] == "table_watched"] == []
+
+
+async def test_a_watch_or_a_leave_no_server_heard_changes_nothing_once_the_table_is_adopted(
+    redis_store: RedisStore, redis_url: str, servers: Servers
+) -> None:
+    """The host of Ann's table is killed. Once Redis has dropped its connection, and
+    while the table's lease still names it, Eve asks to watch the table and Sam, who
+    watches it, asks to leave, both from the other process: neither reaches a server,
+    and each is told ``table_moving``, nothing changed. So once the other process adopts
+    the table, Sam watches on there (unasked, as every spectator does) and Eve, who
+    never watched, is no spectator of it."""
+    there = await at_a_table_hosted_elsewhere(servers)
+    host, table_id = there.host, there.table_id
+    sam, eve = await client_at(there.relaying), await client_at(there.relaying)
+    await sam.hello("Sam")
+    await eve.hello("Eve")
+    assert (await sam.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    watched = await sam.expect("table_snapshot")
+    before = there.ann.frames[-1]
+    dead = await redis_store.table_host(table_id)
+    assert dead is not None
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+
+    async def gone() -> bool:
+        return not await listened_to(redis_url, dead)
+
+    await until(gone)
+    assert await redis_store.table_host(table_id) == dead, "the lease ran out before the test"
+    refused = await answer(eve, "watch_table", table_id=table_id)
+    assert (refused["type"], refused["code"]) == ("error", "table_moving"), refused
+    stayed = await answer(sam, "leave_table", table_id=table_id)
+    assert (stayed["type"], stayed["code"]) == ("error", "table_moving"), stayed
+
+    await seen_after(there.ann, before, unasked_snapshot(table_id))
+    await seen_after(sam, stayed, unasked_snapshot(table_id))
+    asked = await answer(eve, "request_snapshot", table_id=table_id)
+    assert (asked["type"], asked.get("code")) == ("error", "not_at_table"), asked
+    assert [m for m in eve.frames if m["type"] in ("table_watched", "table_snapshot")] == []
+    assert watched in sam.frames

@@ -98,17 +98,20 @@ class PendingCommands:
             awaited.deadline.cancel()
             awaited.deadline = None
 
-    def unheard(self, session_id: str, ref: MessageId) -> None:
-        """The publish reached no process: nobody has the command."""
+    def unheard(self, session_id: str, ref: MessageId) -> bool:
+        """The publish reached no process: nobody has the command. True if its client
+        is told so (nothing had settled it)."""
         awaited = self._settle((session_id, ref))
         if awaited is not None:
             awaited.asker.refuse(ref, ErrorCode.TABLE_MOVING, not_received(awaited.table_id))
+        return awaited is not None
 
-    def lost(self, session_id: str, ref: MessageId) -> None:
-        """The publish failed: Redis is away."""
+    def lost(self, session_id: str, ref: MessageId) -> bool:
+        """The publish failed: Redis is away. True if its client is told so."""
         awaited = self._settle((session_id, ref))
         if awaited is not None:
             awaited.asker.refuse(ref, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
+        return awaited is not None
 
     def moved(self, table_id: str, host: str) -> None:
         """``host`` has adopted ``table_id``: whatever the old host had of it is gone

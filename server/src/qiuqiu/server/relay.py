@@ -157,10 +157,12 @@ class Relay:
         message: cmd.ClientMessage | None = None,
         *,
         again: Callable[[], None] | None = None,
+        unsent: Callable[[], None] = lambda: None,
     ) -> None:
         """Send ``kind`` (``command`` with ``message``, ``reconnect`` or ``gone``) for
         ``client`` to ``host``, the process hosting ``table_id``; ``again`` is called
-        where a message without a command was lost or nobody heard it."""
+        where a message without a command was lost or nobody heard it, ``unsent`` where
+        the client is told that its command changed nothing for that reason."""
         if kind != "gone":
             client.remote_tables[table_id] = host
         lost = unheard = again
@@ -169,17 +171,21 @@ class Relay:
             self.pending.sent(client, ref, table_id, host)
 
             def lost() -> None:
-                self.pending.lost(session, ref)
+                if self.pending.lost(session, ref):
+                    unsent()
 
             def unheard() -> None:
-                self.pending.unheard(session, ref)
+                if self.pending.unheard(session, ref):
+                    unsent()
 
         elif message is not None:
 
             def lost() -> None:
+                unsent()
                 client.refuse(None, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
 
             def unheard() -> None:
+                unsent()
                 client.refuse(None, ErrorCode.TABLE_MOVING, not_received(table_id))
 
         self.bus.send(

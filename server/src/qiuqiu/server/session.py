@@ -246,8 +246,8 @@ class Session:
         if table is None and self.relay is not None:
             host = await self.lobby.store.table_host(table_id)
             if host is not None and host != self.relay.owner:
-                self.relay.forward(host, self, table_id, "command", message)
-                watched.track(self, message, elsewhere=True)
+                unsent = watched.track(self, message, elsewhere=True)
+                self.relay.forward(host, self, table_id, "command", message, unsent=unsent)
                 return False
             if host is None and await self.lobby.store.table(table_id) is not None:
                 raise Refused(

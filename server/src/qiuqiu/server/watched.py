@@ -10,6 +10,8 @@ reconnect) counts from none, so it watches again whatever the old one watched.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from qiuqiu.protocol import ErrorCode
@@ -48,15 +50,21 @@ async def _still_watched(session: Session, table_id: str) -> bool:
     return await session.lobby.store.table(table_id) is not None
 
 
-def track(session: Session, message: cmd.TableMessage, elsewhere: bool) -> None:
-    """``message`` was served (or, ``elsewhere``, sent to the table's process)."""
+def track(session: Session, message: cmd.TableMessage, elsewhere: bool) -> Callable[[], None]:
+    """``message`` was served (or, ``elsewhere``, sent to the table's process). Returns
+    what takes it back, for a message sent elsewhere that no process got: its client
+    is told nothing changed, so a process adopting the table must find the watch as it
+    was (watched on, or not at all)."""
     table_id = message.table_id
     if isinstance(message, cmd.WatchTable) and table_id not in session.watching:
         session.watching.add(table_id)
         if elsewhere:
             session.asked_to_watch.add(table_id)
-    elif isinstance(message, cmd.LeaveTable):
+        return partial(told, session, table_id, "error")
+    if isinstance(message, cmd.LeaveTable) and table_id in session.watching:
         session.watching.discard(table_id)
+        return partial(session.watching.add, table_id)
+    return lambda: None
 
 
 def told(session: Session, table_id: str, kind: str) -> None:
