@@ -27,7 +27,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
 from tests.server.conftest import Client
-from tests.server.faulty_store import FaultPlan
+from tests.server.faulty_store import Fault, FaultPlan
 from tests.server.processes import Servers, chips_in_redis, hands_dealt, until
 from tests.server.recorder import (
     MID_HAND,
@@ -765,3 +765,44 @@ async def test_a_watch_or_a_leave_no_server_heard_changes_nothing_once_the_table
     assert (asked["type"], asked.get("code")) == ("error", "not_at_table"), asked
     assert [m for m in eve.frames if m["type"] in ("table_watched", "table_snapshot")] == []
     assert watched in sam.frames
+
+
+async def test_a_message_while_a_table_is_being_adopted_is_refused_table_moving(
+    redis_store: RedisStore, servers: Servers
+) -> None:
+    """The host of Ann's table is killed, and the process adopting it reads the table's
+    hands slowly: it holds the lease, but not the table yet. A watch_table sent then,
+    to the adopter or relayed to it from another process, is refused ``table_moving``
+    (nothing changed, the table is on its way), not ``unknown_table`` (there is a
+    table) nor ``table_moved`` (nobody lost it). Both processes read slowly, so that
+    whichever adopts the table, the other relays to it."""
+    slow = FaultPlan((Fault("table_hands", 1, "stall", stall=2.0),))
+    host_port, ports = free_port(), (free_port(), free_port())
+    host = await servers.start(host_port, lease=LEASE)
+    for port in ports:
+        await servers.start(port, lease=LEASE, plan=slow)
+    ann = await client_at(host_port)
+    await ann.hello("Ann")
+    created = await ann.reply("create_table", options=HEADS_UP, buy_in=500)
+    table_id = created["table"]["table_id"]
+    await ann.expect("table_snapshot")
+    watchers = [await client_at(port) for port in ports]
+    for watcher, name in zip(watchers, ("Bo", "Cy"), strict=True):
+        await watcher.hello(name)
+    dead = await redis_store.table_host(table_id)
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+
+    async def leased_again() -> bool:
+        return await redis_store.table_host(table_id) not in (dead, None)
+
+    await until(leased_again)
+    refusals = [await answer(w, "watch_table", table_id=table_id) for w in watchers]
+    assert [(r["type"], r.get("code")) for r in refusals] == [("error", "table_moving")] * 2
+    for watcher in watchers:  # and a moment later, the watch is taken
+
+        async def watched(watcher: Client = watcher) -> bool:
+            reply = await answer(watcher, "watch_table", table_id=table_id)
+            return bool(reply["type"] == "table_watched")
+
+        await until(watched)

@@ -59,6 +59,10 @@ RESTART = 1012
 their client reconnects, as after any restart, and finds the seat there."""
 
 
+def moving(table_id: str) -> str:
+    return f"table {table_id} is moving to another server: its snapshot comes shortly"
+
+
 def new_table_id() -> str:
     return f"t{secrets.token_hex(4)}"
 
@@ -86,6 +90,9 @@ class Lobby:
     metrics: Metrics = field(default_factory=Metrics)
     health: StoreHealth = field(default_factory=StoreHealth)
     tables: dict[str, Table] = field(default_factory=dict)
+    adopting: set[str] = field(default_factory=set)
+    """The tables this process is adopting: their lease is its own, and they are not in
+    :attr:`tables` yet."""
     sessions: dict[str, Connection] = field(default_factory=dict)
     _seated: dict[str, dict[str, None]] = field(default_factory=dict, init=False)
     """The tables of this process where each account sits, in the order it sat down."""
@@ -270,6 +277,13 @@ class Lobby:
         seated again at once."""
         if table_id in self.tables:
             return
+        self.adopting.add(table_id)
+        try:
+            await self._adopt(table_id)
+        finally:
+            self.adopting.discard(table_id)
+
+    async def _adopt(self, table_id: str) -> None:
         try:
             if not await self.store.acquire_table(table_id, self.lease):
                 return
@@ -355,6 +369,8 @@ class Lobby:
 
     def table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
+        if table is None and table_id in self.adopting:
+            raise Refused(ErrorCode.TABLE_MOVING, moving(table_id))
         if table is None:
             raise Refused(ErrorCode.UNKNOWN_TABLE, f"there is no table {table_id}")
         return table

@@ -284,8 +284,9 @@ class Relay:
             return
         viewer.last_ref = None
         try:
-            if table is None:
+            if table is None and table_id not in self.lobby.adopting:
                 raise Refused(ErrorCode.TABLE_MOVED, MOVED)
+            table = self.lobby.table(table_id)  # being adopted here: table_moving
             table.serve(account_id, data["name"], viewer, message)
             table.when_sent(partial(self.lobby.metrics.served, message, arrived))
         except Refused as refused:

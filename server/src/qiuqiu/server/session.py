@@ -37,7 +37,7 @@ from qiuqiu.server import watched
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.history import hand_list
-from qiuqiu.server.lobby import Lobby
+from qiuqiu.server.lobby import Lobby, moving
 from qiuqiu.server.store import Account
 from qiuqiu.server.table import MOVED, UNAVAILABLE, Table, verify_buy_in
 
@@ -250,10 +250,7 @@ class Session:
                 self.relay.forward(host, self, table_id, "command", message, unsent=unsent)
                 return False
             if host is None and await self.lobby.store.table(table_id) is not None:
-                raise Refused(
-                    ErrorCode.TABLE_MOVING,
-                    f"table {table_id} is moving to another server: its snapshot comes shortly",
-                )
+                raise Refused(ErrorCode.TABLE_MOVING, moving(table_id))
         table = self.lobby.table(table_id)
         own_turn = isinstance(message, cmd.TableAction) and _on_turn(table, account_id)
         try:
