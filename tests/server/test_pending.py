@@ -5,6 +5,7 @@ changed unless nobody could have it."""
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol.common import MessageId
@@ -30,7 +31,7 @@ class Asker:
 async def test_an_answered_command_is_never_refused() -> None:
     pending, ann = PendingCommands(TIMEOUT), Asker()
     pending.sent(ann, 1, "t1", "x")
-    pending.answered("s1", 1)
+    pending.answered("s1", 1, refused=False)
     await asyncio.sleep(PAST_IT)
     pending.moved("t1", "y")
     pending.unheard("s1", 1)
@@ -63,7 +64,7 @@ async def test_a_silent_host_leaves_the_outcome_unknown_at_the_deadline() -> Non
             await asyncio.sleep(TIMEOUT / 5)
     assert ann.refusals == [(1, ErrorCode.OUTCOME_UNKNOWN)]
     # The host answers after all: its answer goes on as it is, and nothing more.
-    pending.answered("s1", 1)
+    pending.answered("s1", 1, refused=False)
     pending.moved("t1", "y")
     assert ann.refusals == [(1, ErrorCode.OUTCOME_UNKNOWN)]
 
@@ -88,7 +89,7 @@ async def test_a_table_moving_settles_its_own_commands_of_every_session_alone() 
     pending.moved("t1", "y")
     assert ann.refusals == [(1, ErrorCode.OUTCOME_UNKNOWN)]
     assert bo.refusals == [(1, ErrorCode.OUTCOME_UNKNOWN)]
-    pending.answered("s1", 2)
+    pending.answered("s1", 2, refused=False)
     pending.moved("t2", "y")
     assert ann.refusals == [(1, ErrorCode.OUTCOME_UNKNOWN)]
 
@@ -100,3 +101,18 @@ async def test_a_session_gone_is_answered_nothing() -> None:
     await asyncio.sleep(PAST_IT)
     pending.moved("t1", "y")
     assert ann.refusals == []
+
+
+async def test_what_a_session_counted_is_taken_back_only_for_a_command_that_changed_nothing() -> (
+    None
+):
+    pending, ann = PendingCommands(TIMEOUT * 100), Asker()
+    taken_back: list[MessageId] = []
+    for ref in (1, 2, 3, 4, 5):
+        pending.sent(ann, ref, "t1", "x", partial(taken_back.append, ref))
+    pending.unheard("s1", 1)
+    pending.lost("s1", 2)
+    pending.answered("s1", 3, refused=True)
+    pending.answered("s1", 4, refused=False)
+    pending.moved("t1", "y")  # 5 may have been applied
+    assert taken_back == [1, 2, 3]

@@ -806,3 +806,40 @@ async def test_a_message_while_a_table_is_being_adopted_is_refused_table_moving(
             return bool(reply["type"] == "table_watched")
 
         await until(watched)
+
+
+async def test_a_spectators_leave_refused_while_the_table_is_adopted_keeps_it_watching(
+    redis_store: RedisStore, servers: Servers
+) -> None:
+    """Dee and Eve watch Ann's table, each from another process than its host. The
+    host is killed, and the process adopting the table reads its hands slowly. Both ask
+    to leave then, and are refused ``table_moving``: nothing changed, so once the table
+    is adopted, both watch on there, unasked. Both processes read slowly, so that one
+    of the leaves is refused by the adopter itself, the other relayed to it."""
+    slow = FaultPlan((Fault("table_hands", 1, "stall", stall=2.0),))
+    host_port, ports = free_port(), (free_port(), free_port())
+    host = await servers.start(host_port, lease=LEASE)
+    for port in ports:
+        await servers.start(port, lease=LEASE, plan=slow)
+    ann = await client_at(host_port)
+    await ann.hello("Ann")
+    created = await ann.reply("create_table", options=HEADS_UP, buy_in=500)
+    table_id = created["table"]["table_id"]
+    await ann.expect("table_snapshot")
+    watchers = [await client_at(port) for port in ports]
+    for watcher, name in zip(watchers, ("Dee", "Eve"), strict=True):
+        await watcher.hello(name)
+        assert (await watcher.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+        await watcher.expect("table_snapshot")
+    dead = await redis_store.table_host(table_id)
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+
+    async def leased_again() -> bool:
+        return await redis_store.table_host(table_id) not in (dead, None)
+
+    await until(leased_again)
+    refusals = [await answer(w, "leave_table", table_id=table_id) for w in watchers]
+    assert [(r["type"], r.get("code")) for r in refusals] == [("error", "table_moving")] * 2
+    for watcher, refused in zip(watchers, refusals, strict=True):
+        await seen_after(watcher, refused, unasked_snapshot(table_id))

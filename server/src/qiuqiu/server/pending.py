@@ -27,6 +27,7 @@ cannot match an ``error`` to it), so it is not kept.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -70,6 +71,7 @@ class Awaited:
     table_id: str
     host: str
     deadline: asyncio.TimerHandle | None
+    unsent: Callable[[], None]
 
 
 class PendingCommands:
@@ -82,14 +84,25 @@ class PendingCommands:
         """Seconds a host has to answer, or to say it has the command."""
         self._awaited: dict[tuple[str, MessageId], Awaited] = {}
 
-    def sent(self, asker: Asker, ref: MessageId, table_id: str, host: str) -> None:
+    def sent(
+        self,
+        asker: Asker,
+        ref: MessageId,
+        table_id: str,
+        host: str,
+        unsent: Callable[[], None] = lambda: None,
+    ) -> None:
+        """``unsent`` takes back what the session counted of the command as it sent it,
+        if it is refused: it changed nothing (an ``outcome_unknown`` may have)."""
         key = (asker.session_id, ref)
         deadline = asyncio.get_running_loop().call_later(self.timeout, self._unknown, key)
-        self._awaited[key] = Awaited(asker, ref, table_id, host, deadline)
+        self._awaited[key] = Awaited(asker, ref, table_id, host, deadline, unsent)
 
-    def answered(self, session_id: str, ref: MessageId) -> None:
-        """The host's answer went to the client."""
-        self._settle((session_id, ref))
+    def answered(self, session_id: str, ref: MessageId, refused: bool) -> None:
+        """The host's answer went to the client (``refused``: an ``error``)."""
+        awaited = self._settle((session_id, ref))
+        if awaited is not None and refused:
+            awaited.unsent()
 
     def received(self, session_id: str, ref: MessageId) -> None:
         """The host has the command, and its answer will follow when it can."""
@@ -98,20 +111,19 @@ class PendingCommands:
             awaited.deadline.cancel()
             awaited.deadline = None
 
-    def unheard(self, session_id: str, ref: MessageId) -> bool:
-        """The publish reached no process: nobody has the command. True if its client
-        is told so (nothing had settled it)."""
+    def unheard(self, session_id: str, ref: MessageId) -> None:
+        """The publish reached no process: nobody has the command."""
         awaited = self._settle((session_id, ref))
         if awaited is not None:
+            awaited.unsent()
             awaited.asker.refuse(ref, ErrorCode.TABLE_MOVING, not_received(awaited.table_id))
-        return awaited is not None
 
-    def lost(self, session_id: str, ref: MessageId) -> bool:
-        """The publish failed: Redis is away. True if its client is told so."""
+    def lost(self, session_id: str, ref: MessageId) -> None:
+        """The publish failed: Redis is away."""
         awaited = self._settle((session_id, ref))
         if awaited is not None:
+            awaited.unsent()
             awaited.asker.refuse(ref, ErrorCode.STORE_UNAVAILABLE, UNAVAILABLE)
-        return awaited is not None
 
     def moved(self, table_id: str, host: str) -> None:
         """``host`` has adopted ``table_id``: whatever the old host had of it is gone

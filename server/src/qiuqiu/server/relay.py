@@ -162,21 +162,19 @@ class Relay:
         """Send ``kind`` (``command`` with ``message``, ``reconnect`` or ``gone``) for
         ``client`` to ``host``, the process hosting ``table_id``; ``again`` is called
         where a message without a command was lost or nobody heard it, ``unsent`` where
-        the client is told that its command changed nothing for that reason."""
+        the client is told that its command changed nothing (lost, unheard, refused)."""
         if kind != "gone":
             client.remote_tables[table_id] = host
         lost = unheard = again
         if message is not None and message.id is not None:
             ref, session = message.id, client.session_id
-            self.pending.sent(client, ref, table_id, host)
+            self.pending.sent(client, ref, table_id, host, unsent)
 
             def lost() -> None:
-                if self.pending.lost(session, ref):
-                    unsent()
+                self.pending.lost(session, ref)
 
             def unheard() -> None:
-                if self.pending.unheard(session, ref):
-                    unsent()
+                self.pending.unheard(session, ref)
 
         elif message is not None:
 
@@ -247,7 +245,8 @@ class Relay:
         if client.remote_tables.get(data["table"]) != data["host"]:
             return
         if "ref" in data:
-            self.pending.answered(client.session_id, data["ref"])
+            refused = data.get("type") == "error"
+            self.pending.answered(client.session_id, data["ref"], refused)
         if "seq" not in data:
             client.told(data["table"], data["type"])
         client.send_frame(data["frame"], data.get("table_id"), data.get("seq"))

@@ -52,9 +52,9 @@ async def _still_watched(session: Session, table_id: str) -> bool:
 
 def track(session: Session, message: cmd.TableMessage, elsewhere: bool) -> Callable[[], None]:
     """``message`` was served (or, ``elsewhere``, sent to the table's process). Returns
-    what takes it back, for a message sent elsewhere that no process got: its client
-    is told nothing changed, so a process adopting the table must find the watch as it
-    was (watched on, or not at all)."""
+    what takes it back, for a message sent elsewhere that was refused (by its host, or
+    as no process got it): its client is told nothing changed, so a process adopting
+    the table must find the watch as it was (watched on, or not at all)."""
     table_id = message.table_id
     if isinstance(message, cmd.WatchTable) and table_id not in session.watching:
         session.watching.add(table_id)
