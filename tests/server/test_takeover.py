@@ -843,3 +843,34 @@ async def test_a_spectators_leave_refused_while_the_table_is_adopted_keeps_it_wa
     assert [(r["type"], r.get("code")) for r in refusals] == [("error", "table_moving")] * 2
     for watcher, refused in zip(watchers, refusals, strict=True):
         await seen_after(watcher, refused, unasked_snapshot(table_id))
+
+
+async def test_a_seat_whose_process_died_at_a_quiet_table_elsewhere_gets_its_grace_period(
+    servers: Servers,
+) -> None:
+    """Pat sits alone at a table that waits for a second player, hosted by one process
+    while she is connected to another, and that other process is killed. The table has
+    nothing to send her, yet its host learns she is gone: Sam, watching, sees her
+    disconnected, and once her grace period ends she is stood up and the table closes,
+    as when her own connection drops."""
+    hosting, relaying = free_port(), free_port()
+    await servers.start(hosting, lease=LEASE, flags=("--grace", "1"))
+    dying = await servers.start(relaying, lease=LEASE)
+    sam = await client_at(hosting)
+    await sam.hello("Sam")
+    created = await sam.reply("create_table", options=HEADS_UP)
+    table_id = created["table"]["table_id"]
+    pat = await client_at(relaying)
+    await pat.hello("Pat")
+    joined = await pat.reply("join_table", table_id=table_id, buy_in=300, client_seed="pat")
+    assert joined["type"] == "table_joined", joined
+    await pat.expect("table_snapshot")
+    assert (await sam.reply("watch_table", table_id=table_id))["type"] == "table_watched"
+    watched = await sam.expect("table_snapshot")
+    dying.send_signal(signal.SIGKILL)
+    await dying.wait()
+    away = await seen_after(sam, watched, lambda m: m["type"] == "player_disconnected")
+    assert away["seat"] == joined["seat"], away
+    left = await seen_after(sam, away, lambda m: m["type"] == "player_left")
+    assert left["cashed_out"] == 300, left
+    await seen_after(sam, left, lambda m: m["type"] == "table_closed")

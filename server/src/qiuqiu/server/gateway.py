@@ -119,7 +119,7 @@ class QiuQiuServer:
             c.lease,
             self.health,
             lost=self.lobby.abandon,
-            renewed=self.lobby.recheck_leases,
+            renewed=self._renewed,
             adopt=self.lobby.adopt,
             hosted=lambda: self.lobby.tables,
         )
@@ -194,6 +194,14 @@ class QiuQiuServer:
 
     async def serve_until_stopped(self) -> None:
         await self._stopped.wait()
+
+    def _renewed(self) -> None:
+        """The leases were renewed (every third of one): the tables here look at theirs
+        again, and the processes whose sessions sit or watch here are asked whether
+        they still listen."""
+        self.lobby.recheck_leases()
+        if self.relay is not None:
+            self.relay.probe()
 
     async def stop(self) -> None:
         """Void every hand in play (each chip back to who put it in), cash every seat

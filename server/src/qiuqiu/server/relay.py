@@ -7,7 +7,8 @@ all the same, over the store's :class:`~qiuqiu.server.bus.Bus`:
 1. Its session sends each message for that table to the host, saying who sent
    it (process, session, account and name): ``command``; and ``reconnect`` or
    ``gone`` when its connection comes or goes. A process that dies says nothing:
-   the host learns it when a frame it sends there reaches no process.
+   the host learns it when a frame it sends there reaches no process, or a probe
+   it sends every third of a lease (:meth:`Relay.probe`).
 2. The host serves it as if the client were connected there, through a
    :class:`RemoteViewer` that stands for that session: serving is a plain call
    into the table's state machine, which returns at once, so a slow table never
@@ -231,6 +232,8 @@ class Relay:
                         client.close(TAKEN_OVER, TAKEN_OVER_REASON)
                 case "received":
                     self.pending.received(data["session"], data["ref"])
+                case "probe":
+                    return
                 case "adopted":
                     self._adopted(data["table_id"], data["host"])
                 case _:
@@ -297,6 +300,22 @@ class Relay:
                 viewer.process,
                 {"kind": "received", "session": viewer.session_id, "ref": message.id},
             )
+
+    def probe(self) -> None:
+        """Ask whether each process with sessions at a table here still listens: a
+        table with nothing to send them (one waiting for players) would otherwise
+        never learn that one died, and its seats there would never be away, nor their
+        grace period run."""
+        by_process: dict[str, list[tuple[RemoteViewer, int]]] = {}
+        for viewer in self._viewers.values():
+            by_process.setdefault(viewer.process, []).append((viewer, viewer.heard))
+
+        def unheard(viewers: list[tuple[RemoteViewer, int]]) -> None:
+            for viewer, heard in viewers:
+                self.unheard(viewer, heard)
+
+        for process, viewers in by_process.items():
+            self.bus.send(process, {"kind": "probe"}, unheard=partial(unheard, viewers))
 
     def unheard(self, viewer: RemoteViewer, heard: int) -> None:
         """A frame for ``viewer`` reached no process: unless that process has said
