@@ -51,7 +51,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
-from tests.cli.conftest import check_told_as_a_spectator_saw_it, cut_the_network
+from tests.cli.conftest import CONFIG, check_told_as_a_spectator_saw_it, cut_the_network
 from tests.cli.proxy import Send, proxy
 from tests.conftest import free_port
 from tests.server import cheats
@@ -475,9 +475,30 @@ async def test_a_bot_that_fails_after_some_hands_reports_them_and_the_balance_it
     argv += ["--max-bet", "2"]
     assert await asyncio.to_thread(main, BreaksInItsSecondHand(), argv) == 1
     summary = json.loads(capsys.readouterr().out)
-    assert summary["hands"] == 1
     (balance,) = [b for account, b in (await server.store.balances()).items() if account != "house"]
-    assert summary["balance"] == balance, "the hand in play as it failed, played out, is in it"
+    assert summary["balance"] == balance
+    # The hand in play as it failed, played out by the server's timer, is in the balance:
+    # so it is in the hands and the net too, which would not add up to it otherwise.
+    assert summary["hands"] == 2
+    assert summary["net"] == balance - server.config.starting_balance
+    assert summary["won"] + summary["lost"] <= 2
+
+
+AT_ONCE = CONFIG.model_copy(update={"hand_pause": 0.0})
+
+
+@pytest.mark.parametrize("config", [AT_ONCE], ids=["dealt at once"])
+async def test_a_bot_failing_as_a_hand_ends_counts_the_next_one_dealt_it_meanwhile(
+    server: QiuQiuServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table dealt the next hand as the last ended: the seat, standing up, is in it,
+    and the chips it puts in are gone from the balance, so from the net too."""
+    argv = ["--server", server.url, "--hands", "5", "--ante", "1", "--min-bet", "1"]
+    assert await asyncio.to_thread(main, SoreLoser(), argv) == 1
+    summary = json.loads(capsys.readouterr().out)
+    (balance,) = [b for account, b in (await server.store.balances()).items() if account != "house"]
+    assert summary["balance"] == balance
+    assert summary["net"] == balance - server.config.starting_balance
 
 
 class OutOfRange(Bot):

@@ -62,7 +62,7 @@ from qiuqiu.cli.errors import (
     ShuffleNotRevealed,
 )
 from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with the rest
-from qiuqiu.cli.leaving import LeaveRequest
+from qiuqiu.cli.leaving import LeaveRequest, stand_up
 from qiuqiu.cli.leaving import leave as leave
 from qiuqiu.cli.start import ELSEWHERE
 from qiuqiu.cli.tokens import TokenFile
@@ -287,7 +287,7 @@ async def _play(
             continue
         deals = conn.deals.get(table_id)
         if deals is not None and deals.tampered is not None:
-            await _stand_up(conn, table_id, summary)
+            await _stand_up(conn, table_id, summary, stacks_before)
             raise deals.tampered
         state = conn.tables.get(table_id)
         if state is None or getattr(message, "table_id", table_id) != table_id:
@@ -366,7 +366,7 @@ async def _play(
                     try:
                         await thinker.tell(result)
                     except BotFailed:
-                        await _stand_up(conn, table_id, summary)
+                        await _stand_up(conn, table_id, summary, stacks_before)
                         raise
         dealt_after_last = last_hand is None or (
             state.hand is not None and state.hand.hand_id > last_hand
@@ -393,7 +393,7 @@ async def _play(
             try:
                 action = await thinker.answer(turn)
             except BotFailed:
-                await _stand_up(conn, table_id, summary)
+                await _stand_up(conn, table_id, summary, stacks_before)
                 raise
             ref = conn.next_id()
             try:
@@ -557,14 +557,41 @@ async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:
     return True
 
 
-async def _stand_up(conn: Connection, table_id: str, summary: Summary) -> None:
+async def _stand_up(
+    conn: Connection, table_id: str, summary: Summary, stacks_before: dict[int, int]
+) -> None:
     """Leave a table caught cheating, or where the bot failed, waiting a little for the
-    seat to stand up (its chips go back to its balance, which ``summary`` then has)."""
-    if table_id not in conn.tables:
+    seat to stand up (its chips go back to its balance, which ``summary`` then has,
+    and the hand the server's timer played out meanwhile with them)."""
+    state = conn.tables.get(table_id)
+    me = None if state is None else state.me
+    if state is None or me is None:
         return
+    uncounted = [hand_id for hand_id in stacks_before if not summary.counted(hand_id)]
+    if uncounted:
+        hand_id = max(uncounted)
+        stack = stacks_before[hand_id]
+    else:  # between hands: one may have been dealt it as it was leaving
+        hand_id = (0 if state.hand is None else state.hand.hand_id) + 1
+        stack = me.stack
+    left: wire.TableLeft | None = None
     with contextlib.suppress(ClientError, TimeoutError):
         async with asyncio.timeout(LEAVE_PATIENCE):
-            summary.balance = await leave(conn, table_id)
+            left = await stand_up(conn, table_id)
+    if left is None:
+        return
+    summary.balance = left.balance
+    if uncounted or left.cashed_out != stack:
+        # Played to its end, its turns checked or folded: the balance has its chips, so
+        # the net has them too.
+        summary.record(hand_id, left.cashed_out - stack)
+        log.info(
+            "hand %d: %+d (net %+d, stack %d), played out by the server as the seat stood up",
+            summary.hands,
+            left.cashed_out - stack,
+            summary.net,
+            left.cashed_out,
+        )
 
 
 async def run(

@@ -104,12 +104,18 @@ class LeaveRequest:
 async def leave(conn: Connection, table_id: str) -> int | None:
     """Stand up from ``table_id`` and return the balance, or ``None`` if the table or
     the connection is already gone."""
+    left = await stand_up(conn, table_id)
+    return None if left is None else left.balance
+
+
+async def stand_up(conn: Connection, table_id: str) -> wire.TableLeft | None:
+    """Stand up from ``table_id`` and return the server's ``table_left``, or ``None``
+    if the table or the connection is already gone."""
     try:
-        left = await conn.request_waiting_out(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+        return await conn.request_waiting_out(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
     except ServerRefused as refused:
         log.info("leaving %s: %s", table_id, refused)
         return None
-    return left.balance
 
 
 def in_hand(state: TableState) -> bool:
