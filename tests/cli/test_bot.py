@@ -501,6 +501,19 @@ async def test_a_bot_failing_as_a_hand_ends_counts_the_next_one_dealt_it_meanwhi
     assert summary["net"] == balance - server.config.starting_balance
 
 
+async def test_a_bots_command_line_refuses_a_folder_for_its_tokens_file(
+    server: QiuQiuServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["--server", server.url, "--hands", "1", "--tokens", str(tmp_path)]
+    with pytest.raises(SystemExit) as stopped:
+        await asyncio.to_thread(main, AlwaysCall(), argv)
+    assert stopped.value.code == 2
+    said = f"--tokens {tmp_path} is a folder: give a file, such as {tmp_path / 'tokens.json'}"
+    assert said in capsys.readouterr().err
+    assert not server.lobby.tables
+    assert list(tmp_path.iterdir()) == []
+
+
 class OutOfRange(Bot):
     """Answers with an amount no table can take, and no message can carry."""
 

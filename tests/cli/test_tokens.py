@@ -146,6 +146,23 @@ def test_a_token_that_is_not_text_loads_as_none(tmp_path: Path) -> None:
     assert file.load(THERE) == "tok"
 
 
+def test_a_folder_where_the_file_belongs_is_a_token_not_saved_and_left_as_it_is(
+    tmp_path: Path,
+) -> None:
+    """Never set aside as a damaged file would be: that moved the folder, and all in it,
+    to another name, readable by nobody (0o600 on a folder)."""
+    folder = tmp_path / "tokens.json"
+    folder.mkdir()
+    (folder / "my_bot.py").write_text("mine")
+    file = TokenFile(tmp_path)
+    assert file.load(HERE) is None
+    with pytest.raises(TokenNotSaved, match=r"token in .*tokens.json: it is a folder, not a file"):
+        file.save(HERE, "tok")
+    assert [p.name for p in tmp_path.iterdir()] == ["tokens.json"]
+    assert mode(folder) == 0o755
+    assert (folder / "my_bot.py").read_text() == "mine"
+
+
 # -- where the file lives ----------------------------------------------------------------------
 
 

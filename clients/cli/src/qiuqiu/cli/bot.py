@@ -790,6 +790,11 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
             check_joining(options)
     except ValueError as error:
         parser.error(str(error))
+    if args.tokens is not None and args.tokens.is_dir():
+        parser.error(
+            f"--tokens {args.tokens} is a folder: give a file, such as "
+            f"{args.tokens / 'tokens.json'}"
+        )
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     # Filled in as the hands end: a run that stops on an error still reports those played.
     summary = Summary()

@@ -8,6 +8,7 @@ may hold other servers' tokens, which a person can still get back from it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -43,6 +44,8 @@ class TokenFile:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if tokens is None:
+                if self.path.is_dir():  # given for the file: moved aside, it would be lost
+                    raise IsADirectoryError(errno.EISDIR, "it is a folder, not a file")
                 aside = self._set_aside()
                 tokens = {}
             tokens[server] = token
