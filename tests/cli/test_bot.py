@@ -302,7 +302,10 @@ async def test_a_bot_its_stopping_server_stood_up_ends_without_saying_it_reconne
     assert await asyncio.wait_for(running, PATIENCE) == 0
     assert "stood up from table" in caplog.text
     assert "reconnecting" not in caplog.text
-    assert json.loads(capsys.readouterr().out)["hands"] >= 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["hands"] >= 1
+    # The server closed the table as it stopped, and its table_closed revealed the seed.
+    assert summary["shuffle_verified"] == summary["hands"] + summary["voided"]
 
 
 async def test_a_bot_plays_exactly_its_hands_at_a_table_that_deals_the_next_at_once() -> None:
