@@ -420,6 +420,31 @@ async def test_a_bot_given_a_tokens_file_plays_on_with_its_account_and_its_chips
     )
 
 
+async def test_a_bot_resumed_at_the_table_where_its_account_still_sits_plays_on_at_its_seat(
+    server: QiuQiuServer,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+) -> None:
+    """A run stopped (Ctrl-C) leaves its seat for the grace period: the next, given the
+    same tokens and that table, plays on at the seat rather than being refused it."""
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    tokens = TokenFile(tmp_path)
+
+    def keep(token: str) -> None:
+        tokens.save(server.url, token)
+
+    async with await Connection.open(server.url, name="Bot", on_token=keep) as conn:
+        table, _ = await conn.open_table(SMALL, buy_in=500)
+    argv = ["--server", server.url, "--hands", "2", "--tokens", str(tokens.path)]
+    argv += ["--table", table.table_id]
+    assert await asyncio.wait_for(asyncio.to_thread(main, AlwaysCall(), argv), PATIENCE) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["hands"] == 2
+    assert summary["verified"] == 2
+    assert f"the account sits at table {table.table_id} already" in caplog.text
+
+
 async def test_a_bot_whose_saved_account_the_server_forgot_says_so_and_keeps_the_new_one(
     server: QiuQiuServer, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:

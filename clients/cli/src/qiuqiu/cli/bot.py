@@ -615,12 +615,16 @@ async def run(
     if a deal fails its check."""
     check_is_a_bot(bot)
     async with await _connect(url, name, tokens) as conn:
+        assert conn.welcome is not None
         if table_id is None:
-            assert conn.welcome is not None
             check_balance(conn.welcome, buy_in)
             table, _ = await conn.open_table(options or TableOptions(), buy_in)
             table_id = table.table_id
             log.info("opened table %s: others join it with --table %s", table_id, table_id)
+        elif table_id in conn.welcome.tables:
+            # Resumed by its token, the account still sits there (a run stopped within
+            # the seat's grace period): the seat, and its stack, play on.
+            log.info("the account sits at table %s already: it plays on at its seat", table_id)
         else:
             await conn.join_table(table_id, buy_in)
         summary = await play(bot, conn, table_id, hands, summary=summary)
