@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 from itertools import combinations
 from typing import Any
@@ -303,6 +304,25 @@ async def test_a_tie_is_explained_by_the_tile_that_settled_it_and_the_net_is_sho
     await expect(page.locator(".result .net")).to_have_text(f"For you: {signed(net)} net this hand")
     await expect(page.locator(".session-net")).to_have_text(signed(net))
     await page.screenshot(path=screenshot("tie"))
+
+
+async def test_a_winner_who_stood_up_as_the_hand_ended_is_still_named_in_its_result(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    with known_table_seed():
+        table_id = await open_table_without_the_bot(page)
+    await use_seed(page, client_seed_dealing(table_id, lambda mine, bo: compare(mine, bo) < 0))
+    async with socket_player(server, "Bo", table_id, 500) as bo:
+        await expect(page.locator(".center .phase")).to_contain_text("Hand #1")
+        await bo.send(json.dumps({"type": "leave_table", "table_id": table_id, "after_hand": True}))
+        await play_hand([page], 1)
+        await expect(page.locator(".felt .seat", has_text="Bo")).to_have_count(0)
+    # Bo's seat is empty by now: the result still says who won, not "Seat 2".
+    await expect(page.locator(".result .why li")).to_contain_text("Bo won")
+    await expect(page.locator(".center .outcome")).to_contain_text("Bo wins")
 
 
 async def seat_boxes(page: Page) -> list[dict[str, float]]:

@@ -33,7 +33,7 @@ import { chips } from "./dom.js";
  *            awards: {amount: number, eligible: number[], shares: {seat: number, amount: number}[]}[],
  *            verdict: import("./verify.js").Verdict | null, verifying: boolean,
  *            payout: import("./payouts.js").PayoutVerdict | null,
- *            commitment: string, nets: Map<number, number>,
+ *            commitment: string, nets: Map<number, number>, names: Map<number, string>,
  *            ended: boolean}} Result
  * @typedef {{text: string, kind: string}} LogLine
  */
@@ -392,7 +392,10 @@ export class TableState {
         break;
       case "pot_awarded":
         if (hand) hand.pot -= e.amount;
-        this.ensureResult(e.hand_id).awards.push({ amount: e.amount, eligible: e.eligible ?? [], shares: e.shares });
+        const awarded = this.ensureResult(e.hand_id);
+        awarded.awards.push({ amount: e.amount, eligible: e.eligible ?? [], shares: e.shares });
+        // A winner may stand up as the hand ends, while its result is still on screen.
+        for (const share of e.shares) awarded.names.set(share.seat, this.name(share.seat));
         for (const share of e.shares) {
           const s = seats.get(share.seat);
           if (s) {
@@ -456,6 +459,7 @@ export class TableState {
         payout: null,
         commitment: this.hand?.commitment ?? "",
         nets: new Map(),
+        names: new Map(),
         ended: false,
       };
     }

@@ -554,10 +554,10 @@ export class TableView {
     });
     let summary = "";
     if (result.voided) summary = `The hand was called off (${result.voided}); every chip went back.`;
-    else if (!result.shown && winners.size) summary = `${namesJoined([...winners.keys()].map((s) => state.name(s)))} ${winners.size === 1 && [...winners.keys()][0] === state.you ? "take" : "takes"} the pot: everyone else folded, no tiles are shown.`;
+    else if (!result.shown && winners.size) summary = `${namesJoined([...winners.keys()].map((s) => winnerName(state, result, s)))} ${winners.size === 1 && [...winners.keys()][0] === state.you ? "take" : "takes"} the pot: everyone else folded, no tiles are shown.`;
     // A hand paid against the rules has no reason to give: "6 beats 9" would be the page's.
     const paidWrong = result.payout && !result.payout.ok;
-    const reasons = result.voided || !result.shown || paidWrong ? [] : explainResult(result, (n) => state.name(n));
+    const reasons = result.voided || !result.shown || paidWrong ? [] : explainResult(result, (n) => winnerName(state, result, n));
     const me = state.you ?? state.bustedSeat;
     const mine = me === null ? undefined : result.nets.get(me);
     const hand = state.hand;
@@ -758,22 +758,32 @@ function playersWanted(state) {
   return Math.max(0, state.options.min_players - ready);
 }
 
+/** A winner as named when the pot was awarded, though the seat is empty now.
+ * @param {TableState} state @param {import("./state.js").Result} result @param {number} seat */
+function winnerName(state, result, seat) {
+  return result.names.get(seat) ?? state.name(seat);
+}
+
 /** Who won the last hand, in one line for the middle of the table. @param {TableState} state */
 function outcome(state) {
   const result = state.result;
   if (!result || !state.hand || result.handId !== state.hand.handId) return null;
   if (state.hand.phase !== "ended" && state.hand.phase !== "showdown") return null;
   if (result.voided) return h("div", { class: "outcome", text: "Hand called off: chips returned" });
-  const won = [...state.seats.values()].filter((s) => s.won > 0);
-  if (!won.length) return null;
+  // From the result, not the seats: a winner may have stood up as the hand ended.
+  const won = new Map();
+  for (const award of result.awards) for (const share of award.shares) won.set(share.seat, (won.get(share.seat) ?? 0) + share.amount);
+  if (!won.size) return null;
+  const shown = new Map(result.hands.map((x) => [x.seat, x]));
   // Each winner in parts: a line too long for the middle gives up "with 9-2" first, then
   // the name, then the winners after the first, never an amount (style.css, .outcome).
-  const parts = won.map((s, i) => {
-    const value = s.tiles.length === 4 && s.category ? handValue(s.category, (s.cut ?? bestCut(s.tiles)).values) : null;
+  const parts = [...won].sort(([a], [b]) => a - b).map(([seat, amount], i) => {
+    const hand = shown.get(seat);
+    const value = hand ? handValue(hand.category, hand.cut.values) : null;
     return h("span", { class: "outcome-winner" }, [
       i ? h("span", { text: " · " }) : "",
-      h("span", { class: "outcome-who", text: state.name(s.seat) }),
-      h("span", { class: "outcome-amount", text: ` ${s.seat === state.you ? "win" : "wins"} ${chips(s.won)}` }),
+      h("span", { class: "outcome-who", text: winnerName(state, result, seat) }),
+      h("span", { class: "outcome-amount", text: ` ${seat === state.you ? "win" : "wins"} ${chips(amount)}` }),
       value ? h("span", { class: "outcome-worth", text: ` with ${value}` }) : "",
     ]);
   });
