@@ -470,6 +470,30 @@ async def test_a_buy_in_the_server_would_refuse_is_said_in_the_lobby_row_and_not
     assert [f["buy_in"] for f in bo.sent if f["type"] == "join_table"] == [300]
 
 
+async def test_a_buy_in_being_typed_in_the_lobby_outlasts_the_lists_refresh(
+    open_player: OpenPlayer,
+) -> None:
+    # The list, made again every few seconds, put back 500 in the field and took the
+    # focus away: typed slowly, 250 became a join with 500.
+    ann, bo = await open_player(), await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table(ann.page, bot=False)
+    page = bo.page
+    await sign_in(page, "Bo")
+    field = page.locator(f".table-row[data-table-id='{table_id}'] input[name=buy_in]")
+    await field.fill("250")
+    listed = len(frames_of(bo, "table_list"))
+    async with asyncio.timeout(HAND_LIMIT):
+        while len(frames_of(bo, "table_list")) == listed:
+            await asyncio.sleep(0.05)
+    await expect(field).to_have_value("250")
+    await expect(field).to_be_focused()
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")
+    await expect(page.locator(".seat.me")).to_be_visible()
+    assert [f["buy_in"] for f in bo.sent if f["type"] == "join_table"] == [250]
+
+
 async def test_a_bet_of_one_possible_amount_offers_no_shortcuts_to_it(
     open_player: OpenPlayer,
 ) -> None:

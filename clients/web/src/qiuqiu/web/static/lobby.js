@@ -130,7 +130,24 @@ export class LobbyView {
       this.list.replaceChildren(h("p", { class: "muted empty", text: "No tables yet. Open one, with the dealer bot or for friends to join." }));
       return;
     }
+    // The list is made again every few seconds: what the player is typing, and where,
+    // must outlast it.
+    const typed = new Map([...this.list.querySelectorAll("input[name=buy_in][data-typed]")].map((input) => [rowOf(input), /** @type {HTMLInputElement} */ (input).value]));
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && this.list.contains(active) ? { row: rowOf(active), name: active.getAttribute("name"), action: active.dataset.action } : null;
     this.list.replaceChildren(...tables.map((t) => this.row(t, me)));
+    for (const input of this.list.querySelectorAll("input[name=buy_in]")) {
+      const value = typed.get(rowOf(input));
+      if (value === undefined) continue;
+      /** @type {HTMLInputElement} */ (input).value = value;
+      /** @type {HTMLInputElement} */ (input).dataset.typed = "";
+    }
+    if (focused) {
+      const again = [...this.list.querySelectorAll(".table-row input, .table-row button")].find(
+        (x) => rowOf(x) === focused.row && x.getAttribute("name") === focused.name && /** @type {HTMLElement} */ (x).dataset.action === focused.action,
+      );
+      /** @type {HTMLElement | undefined} */ (again)?.focus();
+    }
   }
 
   /** What the table you just left came to, and the evening so far.
@@ -184,7 +201,7 @@ export class LobbyView {
     }
     const seated = me.seatedAt.has(t.table_id);
     const suggested = Math.max(o.min_buy_in, Math.min(500, o.max_buy_in, me.balance));
-    const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "buy_in", min: o.min_buy_in, max: Math.min(o.max_buy_in, me.balance), value: String(suggested), step: 1, inputMode: "numeric", "aria-label": "buy-in" }));
+    const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "buy_in", min: o.min_buy_in, max: Math.min(o.max_buy_in, me.balance), value: String(suggested), step: 1, inputMode: "numeric", "aria-label": "buy-in", oninput: () => (buyIn.dataset.typed = "") }));
     const canJoin = !seated && t.free_seats > 0 && me.balance >= o.min_buy_in;
     return h(
       "article",
@@ -219,4 +236,9 @@ export class LobbyView {
       ),
     );
   }
+}
+
+/** The table of the lobby row an element is in. @param {Element} element */
+function rowOf(element) {
+  return /** @type {HTMLElement | null} */ (element.closest(".table-row"))?.dataset.tableId;
 }
