@@ -488,7 +488,7 @@ async def test_a_buy_in_being_typed_in_the_lobby_outlasts_the_lists_refresh(
             await asyncio.sleep(0.05)
     await expect(field).to_have_value("250")
     await expect(field).to_be_focused()
-    await page.keyboard.press("Tab")
+    # Enter in the field joins, as it bets in the turn's amount field.
     await page.keyboard.press("Enter")
     await expect(page.locator(".seat.me")).to_be_visible()
     assert [f["buy_in"] for f in bo.sent if f["type"] == "join_table"] == [250]

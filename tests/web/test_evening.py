@@ -233,8 +233,9 @@ async def test_a_bust_shows_the_showdown_then_out_of_chips_and_buying_in_again_s
         await expect(page.locator(".log")).to_contain_text("Bo sat down at seat 2 with 1,000.")
         await page.screenshot(path=screenshot("bust"))
 
+        # Enter in the field buys in, as it bets in the turn's amount field.
         await page.fill("input[name=rebuy]", "200")
-        await page.click("[data-action=rebuy]")
+        await page.press("input[name=rebuy]", "Enter")
         await expect(page.locator(".seat.me .seat-name")).to_have_text("Ann (you)")
         (joined,) = frames_of(ann, "table_joined")[-1:]
         assert joined["table_id"] == table_id

@@ -12,8 +12,9 @@ import { h, chips } from "./dom.js";
 export function rebuyOffer(state, balance, actions) {
   const o = state.options;
   const most = Math.min(o.max_buy_in, balance);
-  const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "rebuy", min: o.min_buy_in, max: most, step: 1, value: String(Math.max(o.min_buy_in, Math.min(500, most))), inputMode: "numeric", "aria-label": "buy-in" }));
+  const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "rebuy", min: o.min_buy_in, max: most, step: 1, value: String(Math.max(o.min_buy_in, Math.min(500, most))), inputMode: "numeric", "aria-label": "buy-in", onkeydown: (/** @type {KeyboardEvent} */ e) => e.key === "Enter" && rebuy.click() }));
   const can = balance >= o.min_buy_in;
+  const rebuy = h("button", { type: "button", class: "act call", dataset: { action: "rebuy" }, onclick: () => actions.rebuy(state, Number(buyIn.value)), text: "Buy in again" });
   return h(
     "div",
     { class: "bust" },
@@ -23,7 +24,7 @@ export function rebuyOffer(state, balance, actions) {
       "div",
       { class: "buttons" },
       can && buyIn,
-      can && h("button", { type: "button", class: "act call", dataset: { action: "rebuy" }, onclick: () => actions.rebuy(state, Number(buyIn.value)), text: "Buy in again" }),
+      can && rebuy,
       h("button", { type: "button", class: "ghost", dataset: { action: "lobby" }, onclick: () => actions.leave(state), text: "Back to the lobby" }),
     ),
   );

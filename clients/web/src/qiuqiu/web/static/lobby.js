@@ -201,8 +201,9 @@ export class LobbyView {
     }
     const seated = me.seatedAt.has(t.table_id);
     const suggested = Math.max(o.min_buy_in, Math.min(500, o.max_buy_in, me.balance));
-    const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "buy_in", min: o.min_buy_in, max: Math.min(o.max_buy_in, me.balance), value: String(suggested), step: 1, inputMode: "numeric", "aria-label": "buy-in", oninput: () => (buyIn.dataset.typed = "") }));
+    const buyIn = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "buy_in", min: o.min_buy_in, max: Math.min(o.max_buy_in, me.balance), value: String(suggested), step: 1, inputMode: "numeric", "aria-label": "buy-in", oninput: () => (buyIn.dataset.typed = ""), onkeydown: (/** @type {KeyboardEvent} */ e) => e.key === "Enter" && join.click() }));
     const canJoin = !seated && t.free_seats > 0 && me.balance >= o.min_buy_in;
+    const join = h("button", { type: "button", class: "primary", dataset: { action: "join" }, disabled: !canJoin, onclick: () => this.actions.join(t.table_id, Number(buyIn.value)), text: t.free_seats > 0 ? "Join" : "Full" });
     return h(
       "article",
       { class: "table-row", dataset: { tableId: t.table_id } },
@@ -227,7 +228,7 @@ export class LobbyView {
           ? h("button", { type: "button", class: "primary", dataset: { action: "open" }, onclick: () => this.actions.open(t.table_id), text: "Back to your seat" })
           : [
               canJoin && buyIn,
-              h("button", { type: "button", class: "primary", dataset: { action: "join" }, disabled: !canJoin, onclick: () => this.actions.join(t.table_id, Number(buyIn.value)), text: t.free_seats > 0 ? "Join" : "Full" }),
+              join,
               // A table watched out of sight (left for the lobby) is still watched: back to it.
               me.watchingAt.has(t.table_id)
                 ? h("button", { type: "button", class: "ghost", dataset: { action: "open" }, onclick: () => this.actions.open(t.table_id), text: "Back to watching" })
