@@ -97,6 +97,33 @@ async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(
     assert felt["y"] + felt["height"] <= told["y"]
 
 
+async def test_the_replayer_is_stepped_through_by_the_keyboard_alone(
+    open_player: OpenPlayer,
+) -> None:
+    # Each step made the replay again under the focused button, and the focus fell to
+    # the page: Enter on "Next ▶" played one step, and the next Enter nothing.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await play_hand([page], 1)
+    await page.focus("[data-action=history]")
+    await page.keyboard.press("Enter")
+    replay_button = page.locator(".history .past-hand[data-hand='1'] [data-action=replay]")
+    await expect(replay_button).to_be_focused()
+    await page.keyboard.press("Enter")
+    replay = page.locator(".history .replay")
+    total = int(await replay.get_attribute("data-total") or 0)
+    for step in range(2, total + 1):
+        await page.keyboard.press("Enter")
+        await expect(replay).to_have_attribute("data-step", str(step))
+    # "Next ▶" is done at the end: the focus stays in the replayer, on its way back.
+    await expect(page.locator("[data-action=replay-first]")).to_be_focused()
+    await page.focus("[data-action=history-list]")
+    await page.keyboard.press("Enter")
+    await expect(replay_button).to_be_focused()
+
+
 async def test_a_hand_without_a_showdown_is_not_called_verified_where_no_tile_was_seen(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -582,10 +582,25 @@ export class TableView {
     this.past = { hands, accountId, replay: null };
     this.drawHistory();
     this.history.hidden = false;
+    // Opened from the keyboard too: the focus goes to the list, not left at the top.
+    const first = this.history.querySelector("[data-action=replay]") ?? this.history.querySelector("[data-action=close-history]");
+    /** @type {HTMLElement | null} */ (first)?.focus({ preventScroll: true });
     this.history.scrollIntoView({ block: "start" });
   }
 
+  /** The history made again: the focus, if it was in it, stays on the control of the same
+   * action, else goes to the first the replayer or the list offers (Enter on "Next ▶"
+   * steps on and on; at the end, on to "« Start"). */
   drawHistory() {
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && this.history.contains(active) ? active.dataset.action : undefined;
+    this.fillHistory();
+    if (focused === undefined) return;
+    const again = this.history.querySelector(`[data-action="${focused}"]:enabled`) ?? this.history.querySelector(".replay .buttons button:enabled, [data-action=replay]");
+    /** @type {HTMLElement | null} */ (again)?.focus();
+  }
+
+  fillHistory() {
     const { hands, accountId, replay } = this.past;
     const close = h("button", { type: "button", class: "ghost", dataset: { action: "close-history" }, onclick: () => (this.history.hidden = true), text: "Close" });
     if (replay) {
@@ -610,6 +625,13 @@ export class TableView {
       rows.length ? h("ol", { class: "past-hands" }, rows) : h("p", { class: "muted", text: "No hand has ended at this table yet." }),
       close,
     );
+  }
+
+  /** From a replay back to the list, the focus on that hand's Replay. @param {number} handId */
+  backToTheList(handId) {
+    this.past.replay = null;
+    this.drawHistory();
+    /** @type {HTMLElement | null} */ (this.history.querySelector(`.past-hand[data-hand="${handId}"] [data-action=replay]`))?.focus();
   }
 
   /** @param {any} hand a `hand_list` entry */
@@ -677,7 +699,7 @@ export class TableView {
         h("button", { type: "button", class: "ghost", dataset: { action: "replay-end" }, disabled: step === total, onclick: () => go(total), text: "End »" }),
       ),
       state.result && step === total ? verdictView(state.result) : null,
-      h("button", { type: "button", class: "ghost", dataset: { action: "history-list" }, onclick: () => { this.past.replay = null; this.drawHistory(); }, text: "All hands" }),
+      h("button", { type: "button", class: "ghost", dataset: { action: "history-list" }, onclick: () => this.backToTheList(hand.hand_id), text: "All hands" }),
     );
   }
 
