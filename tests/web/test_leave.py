@@ -155,6 +155,25 @@ async def test_leave_now_in_a_hand_leaves_at_once_its_turns_checked_or_folded(
     assert not await page.evaluate("id => window.qiuqiu.conn.pending.has(id)", first["id"])
 
 
+async def test_on_the_keyboard_leave_keeps_the_focus_on_leave_now(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # "Leave table" was made again as "Leave now" under the focus, which fell to the
+    # page: the next Enter did nothing, and Tab started from the page's top.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await open_table(page)
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
+    await page.focus(".table-bar .leave")
+    await page.keyboard.press("Enter")
+    await expect(page.locator(".table-bar .role.leaving")).to_be_visible()
+    await expect(page.locator(".table-bar .leave")).to_have_text("Leave now")
+    await expect(page.locator(".table-bar .leave")).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect(page.locator(".farewell")).to_contain_text("You left with")
+
+
 @pytest.mark.parametrize("config", [60.0], indirect=True)
 async def test_leave_between_hands_leaves_at_once(
     server: QiuQiuServer, open_player: OpenPlayer

@@ -151,6 +151,9 @@ export class TableView {
     const key = JSON.stringify([state.tableId, stakes, state.busted, state.closed, state.you, leaving]);
     if (key === this.barKey) return;
     this.barKey = key;
+    // Made again under the keyboard's focus ("Leave table" becoming "Leave now"): kept on
+    // the control in the same place.
+    const focused = [...this.bar.children].findIndex((child) => child === document.activeElement);
     this.bar.replaceChildren(
       h("button", { class: "ghost", type: "button", onclick: () => this.actions.lobby(), text: "← Lobby" }),
       h(
@@ -176,6 +179,7 @@ export class TableView {
           }),
       leaving?.afterHand ? h("span", { class: "role leaving", role: "status", text: "Leaving after this hand" }) : "",
     );
+    if (focused >= 0) /** @type {HTMLElement | undefined} */ (this.bar.children[focused])?.focus();
   }
 
   /** @param {TableState} state */
