@@ -31,8 +31,10 @@ from qiuqiu.protocol.fairness import (
     verify_reveal,
 )
 from qiuqiu.server.config import ServerConfig
+from qiuqiu.server.gateway import QiuQiuServer
 from tests.server import cheats
 from tests.web.conftest import DESKTOP, PHONE, QUICK, Player, screenshot
+from tests.web.evening_helpers import socket_player
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
@@ -458,6 +460,23 @@ async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_i
             openings={},
         )
         verify_reveal(seen, revealed[0]["table_seed"], table_view["seed_commitment"])
+
+
+async def test_a_table_left_still_open_is_named_in_the_lobby_while_its_seed_is_awaited(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # The lobby said "2 hands kept: the whole shuffle of each ... is rebuilt when the
+    # table closes" under a table rebuilt before it, with no word of which table.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table(page, bot=False)
+    async with socket_player(server, "Bo", table_id, 500):
+        await play_hand([page], 1)
+        await leave(page)
+        pending = page.locator(f".audits .audit.pending[data-table-id='{table_id}']")
+        await expect(pending).to_contain_text(f"Table {table_id}:")
+        await expect(pending).to_contain_text("is rebuilt when the table closes")
 
 
 def history_of(player: Player) -> list[dict[str, Any]]:

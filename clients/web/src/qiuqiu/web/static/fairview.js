@@ -50,7 +50,7 @@ export function auditView(ledger) {
     if (!n) return null;
     if (ledger.forgotten) return h("div", { class: "audit pending", dataset: table, text: `Table ${ledger.tableId}: ${counted(n, "hand")} kept, whose shuffle cannot be rebuilt: the server no longer knows the table (it restarted without keeping its tables), so its seed will not be revealed.` });
     const history = ledger.hadSeat ? ", and of every hand of the table's history," : "";
-    return h("div", { class: "audit pending", dataset: table, text: `${counted(n, "hand")} kept: the whole shuffle of each${history} is rebuilt when the table closes and reveals its seed.` });
+    return h("div", { class: "audit pending", dataset: table, text: `Table ${ledger.tableId}: ${counted(n, "hand")} kept; the whole shuffle of each${history} is rebuilt when the table closes and reveals its seed.` });
   }
   const { ok, detail } = audit;
   return h(
