@@ -338,6 +338,21 @@ def test_a_hand_over_says_so_and_no_seat_is_folded_or_all_in_between_hands() -> 
     assert "Hand #3 is over; the next is not dealt yet." in between
 
 
+def test_seated_while_a_hand_is_played_the_table_says_you_are_dealt_in_from_the_next() -> None:
+    # The table showed the hand going on with no tiles of yours and no word why; the
+    # page said "You are dealt in from the next hand."
+    state = table()
+    state.seats[ME].in_hand = False
+    drawn = text_of(render.table(state, now_ms=0, unicode=False))
+    assert "You are dealt in from the next hand." in drawn, drawn
+    assert state.hand is not None
+    state.hand.phase = "ended"
+    assert "dealt in from the next" not in text_of(render.table(state, now_ms=0, unicode=False))
+    state.hand.phase = "betting"
+    state.seats[ME].in_hand = True
+    assert "dealt in from the next" not in text_of(render.table(state, now_ms=0, unicode=False))
+
+
 def test_the_table_shows_own_four_tiles_with_their_best_cut() -> None:
     state = table(tiles=("6-3", "2-1", "5-5", "4-0"), actor=ME)
     drawn = text_of(render.table(state, now_ms=0, unicode=True))

@@ -203,6 +203,9 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
             status.append(f"{dot}{seconds_left(hand.deadline_ms, now_ms)} s left", "dim")
         lines.append(status)
     me = state.me
+    if me is not None and hand is not None and hand.phase != "ended" and not me.in_hand:
+        # Seated while a hand is played: without a word, no tiles of yours looked amiss.
+        lines.append(Text("You are dealt in from the next hand.", "dim"))
     if me is not None and me.tiles:
         mine = Text.assemble(("Your tiles: ", "dim"), tiles(me.tiles, unicode))
         lines.append(mine)
