@@ -582,7 +582,7 @@ class App {
   async history(state) {
     try {
       const reply = await this.conn.request({ type: "list_hands", table_id: state.tableId });
-      this.tableView.showHistory(reply.hands, this.accountId);
+      this.tableView.history.show(reply.hands, this.accountId);
     } catch (error) {
       this.refusal(error);
     }

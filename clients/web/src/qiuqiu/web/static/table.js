@@ -7,9 +7,10 @@
 import { h, chips, counted } from "./dom.js";
 import { dominoRow, cutView } from "./dominoes.js";
 import { bestCut, handValue, CATEGORY_NAMES, spots } from "./hands.js";
-import { TableState, explainResult, namesJoined } from "./state.js";
+import { explainResult, namesJoined } from "./state.js";
 import { seedForm } from "./seeds.js";
 import { auditView, short, verdictView } from "./fairview.js";
+import { HistoryView } from "./history.js";
 import { rebuyOffer } from "./bust.js";
 
 /** @typedef {import("./state.js").TableState} TableState */
@@ -25,9 +26,6 @@ import { rebuyOffer } from "./bust.js";
  *            setSeed: (state: TableState, seed: string) => void,
  *            seed: (state: TableState) => {current: string | null, pending: string | null}}} TableActions
  */
-
-/** The dealer bot's account in a hand's record (PROTOCOL.md, `hand_list`). */
-const HOUSE = "house";
 
 /**
  * Where each seat sits on the felt, in % of its width and height, counted clockwise
@@ -56,19 +54,17 @@ export class TableView {
     this.result = h("section", { class: "result", "aria-live": "polite" });
     this.log = h("ol", { class: "log" });
     this.fair = this.fairnessPanel();
-    this.history = h("section", { class: "history", hidden: true, "aria-label": "hand history" });
+    this.history = new HistoryView((felt, state) => this.fillFelt(felt, state), () => this.state);
     this.root = h(
       "section",
       { class: "table-view" },
       this.bar,
       h("div", { class: "play" }, this.felt, this.mine, this.panel),
       h("aside", { class: "side" }, this.result, this.fair.root, h("details", { class: "log-box", open: true }, h("summary", { text: "Table log" }), this.log)),
-      this.history,
+      this.history.root,
     );
     /** What was on the felt at the last redraw, so only what is new moves. */
     this.shown = new Set();
-    /** @type {{hands: any[], accountId: string, replay: {hand: any, step: number, state: TableState} | null}} */
-    this.past = { hands: [], accountId: "", replay: null };
     this.panelKey = "";
     this.barKey = "";
     /** Set while an action is on its way, so a second click cannot send it twice. */
@@ -83,7 +79,7 @@ export class TableView {
   render(state, page) {
     if (this.state?.tableId !== state.tableId) {
       this.panelKey = "";
-      this.history.hidden = true;
+      this.history.root.hidden = true;
     }
     this.state = state;
     this.balance = page.balance;
@@ -578,136 +574,6 @@ export class TableView {
   }
 
   /**
-   * The table's past hands (a `hand_list`), newest first, each with what it meant for
-   * you and a button to replay it.
-   * @param {any[]} hands @param {string} accountId
-   */
-  showHistory(hands, accountId) {
-    this.past = { hands, accountId, replay: null };
-    this.drawHistory();
-    this.history.hidden = false;
-    // Opened from the keyboard too: the focus goes to the list, not left at the top.
-    const first = this.history.querySelector("[data-action=replay]") ?? this.history.querySelector("[data-action=close-history]");
-    /** @type {HTMLElement | null} */ (first)?.focus({ preventScroll: true });
-    this.history.scrollIntoView({ block: "start" });
-  }
-
-  /** The history made again: the focus, if it was in it, stays on the control of the same
-   * action, else goes to the first the replayer or the list offers (Enter on "Next ▶"
-   * steps on and on; at the end, on to "« Start"). */
-  drawHistory() {
-    const active = document.activeElement;
-    const focused = active instanceof HTMLElement && this.history.contains(active) ? active.dataset.action : undefined;
-    this.fillHistory();
-    if (focused === undefined) return;
-    const again = this.history.querySelector(`[data-action="${focused}"]:enabled`) ?? this.history.querySelector(".replay .buttons button:enabled, [data-action=replay]");
-    /** @type {HTMLElement | null} */ (again)?.focus();
-  }
-
-  fillHistory() {
-    const { hands, accountId, replay } = this.past;
-    const close = h("button", { type: "button", class: "ghost", dataset: { action: "close-history" }, onclick: () => (this.history.hidden = true), text: "Close" });
-    if (replay) {
-      this.history.replaceChildren(this.replayView(replay), close);
-      return;
-    }
-    const rows = [...hands].reverse().map((hand) => {
-      const mine = hand.seats.find((/** @type {any} */ x) => x.account_id === accountId);
-      const net = mine ? mine.after - mine.before : null;
-      const pot = hand.events.filter((/** @type {any} */ e) => e.type === "pot_awarded").reduce((sum, /** @type {any} */ e) => sum + e.amount, 0);
-      return h(
-        "li",
-        { class: "past-hand", dataset: { hand: String(hand.hand_id) } },
-        h("strong", { text: `Hand #${hand.hand_id}` }),
-        h("span", { class: "muted", text: hand.voided ? "voided: every chip went back" : `pot ${chips(pot)} · ${hand.seats.length} seats` }),
-        h("span", { class: `net ${net === null ? "" : net > 0 ? "up" : net < 0 ? "down" : ""}`, text: net === null ? "not yours" : `${net > 0 ? "+" : net < 0 ? "−" : "±"}${chips(Math.abs(net))}` }),
-        !hand.voided && hand.events.length ? h("button", { type: "button", class: "ghost small", dataset: { action: "replay" }, onclick: () => this.startReplay(hand), text: "Replay" }) : null,
-      );
-    });
-    this.history.replaceChildren(
-      h("h3", { text: "Hand history" }),
-      rows.length ? h("ol", { class: "past-hands" }, rows) : h("p", { class: "muted", text: "No hand has ended at this table yet." }),
-      close,
-    );
-  }
-
-  /** From a replay back to the list, the focus on that hand's Replay. @param {number} handId */
-  backToTheList(handId) {
-    this.past.replay = null;
-    this.drawHistory();
-    /** @type {HTMLElement | null} */ (this.history.querySelector(`.past-hand[data-hand="${handId}"] [data-action=replay]`))?.focus();
-  }
-
-  /** @param {any} hand a `hand_list` entry */
-  startReplay(hand) {
-    this.past.replay = { hand, step: 1, state: this.replayState(hand, 1) };
-    this.drawHistory();
-  }
-
-  /**
-   * The table as a spectator saw it after the first `step` events of `hand`: the same
-   * folding of events as the live table, so the replay is the hand as it was played.
-   * @param {any} hand @param {number} step
-   */
-  replayState(hand, step) {
-    const me = hand.seats.find((/** @type {any} */ x) => x.account_id === this.past.accountId);
-    // The record names each seat's player as the hand was played; a hand recorded before
-    // names were kept takes the names this page saw then, else only its seat numbers.
-    const seen = this.state?.deals.seated.get(hand.hand_id);
-    const snapshot = {
-      seq: hand.events[0].seq - 1,
-      table: {
-        table_id: hand.table_id,
-        options: this.state?.options,
-        you: me ? me.seat : null,
-        seats: hand.seats.map((/** @type {any} */ x) => ({ seat: x.seat, name: x.name ?? seen?.get(x.seat)?.name ?? `Seat ${x.seat + 1}`, is_bot: x.account_id === HOUSE, stack: x.before, connected: true, bet: 0, in_hand: false, folded: false, all_in: false, tile_count: 0 })),
-        hand: null,
-      },
-    };
-    const state = new TableState(snapshot, () => {
-      if (this.past.replay?.state === state) this.drawHistory();
-    });
-    state.replaying = true;
-    // The record is what a spectator saw: your own tiles come from what this page kept.
-    const own = me ? (this.state?.deals.hands.get(hand.hand_id)?.openings.get(me.seat) ?? []) : [];
-    for (const event of hand.events.slice(0, step)) state.apply(me ? withOwnTiles(event, me.seat, own) : event);
-    return state;
-  }
-
-  /** @param {{hand: any, step: number, state: TableState}} replay */
-  replayView(replay) {
-    const { hand, step, state } = replay;
-    const total = hand.events.length;
-    const go = (/** @type {number} */ to) => {
-      const next = Math.max(1, Math.min(total, to));
-      this.past.replay = { hand, step: next, state: this.replayState(hand, next) };
-      this.drawHistory();
-    };
-    const felt = h("div", { class: "felt replay-felt", "aria-label": "replayed table" });
-    this.fillFelt(felt, state);
-    const event = hand.events[step - 1];
-    const said = state.log.slice(-3).map((line) => h("li", { class: line.kind, text: line.text }));
-    return h(
-      "div",
-      { class: "replay", dataset: { hand: String(hand.hand_id), step: String(step), total: String(total) } },
-      h("h3", { text: `Replay of hand #${hand.hand_id}` }),
-      felt,
-      h("p", { class: "replay-step", text: `Step ${step} of ${total}: ${event.type.replaceAll("_", " ")}` }),
-      h("ol", { class: "log replay-log" }, said),
-      h(
-        "div",
-        { class: "buttons" },
-        h("button", { type: "button", class: "ghost", dataset: { action: "replay-first" }, disabled: step === 1, onclick: () => go(1), text: "« Start" }),
-        h("button", { type: "button", class: "ghost", dataset: { action: "replay-back" }, disabled: step === 1, onclick: () => go(step - 1), text: "◀ Back" }),
-        h("button", { type: "button", class: "act call", dataset: { action: "replay-next" }, disabled: step === total, onclick: () => go(step + 1), text: "Next ▶" }),
-        h("button", { type: "button", class: "ghost", dataset: { action: "replay-end" }, disabled: step === total, onclick: () => go(total), text: "End »" }),
-      ),
-      state.result && step === total ? verdictView(state.result) : null,
-      h("button", { type: "button", class: "ghost", dataset: { action: "history-list" }, onclick: () => this.backToTheList(hand.hand_id), text: "All hands" }),
-    );
-  }
-
-  /**
    * The fair-deal panel: what the server committed to, this seat's client seed
    * with a way to change it, and the full rebuild once the table's seed is out.
    * Built once, so a seed being typed survives the redraws.
@@ -748,24 +614,6 @@ export class TableView {
     this.log.replaceChildren(...items);
     this.log.scrollTop = this.log.scrollHeight;
   }
-}
-
-/**
- * A recorded deal event of `seat` with the tiles this page was dealt there, from
- * their openings: the three lowest positions are the first tiles, the highest the fourth.
- * @param {any} event @param {number} seat @param {import("./verify.js").Opening[]} own
- */
-function withOwnTiles(event, seat, own) {
-  if (event.seat !== seat) return event;
-  const sorted = [...own].sort((a, b) => a.position - b.position);
-  if (event.type === "tiles_dealt" && !event.tiles && sorted.length >= 3) {
-    const first = sorted.slice(0, 3);
-    return { ...event, tiles: first.map((x) => x.tile), openings: first };
-  }
-  if (event.type === "fourth_tile_dealt" && !event.tile && sorted.length === 4) {
-    return { ...event, tile: sorted[3].tile, opening: sorted[3] };
-  }
-  return event;
 }
 
 /** A winner's take, and their gain once their own chips in the pot are counted.
