@@ -27,6 +27,7 @@ from qiuqiu.server.collector import freeze_start_up_heap
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.logs import START
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Account
@@ -387,6 +388,16 @@ async def test_the_line_after_the_listening_one_says_what_the_collector_does(
     assert (line["level"], line["message"]) == ("INFO", f"garbage collector: {said}")
 
 
+@pytest.mark.parametrize("level", ["WARNING", "ERROR"])
+async def test_the_two_start_lines_are_written_at_every_log_level(level: str) -> None:
+    # With --port 0 the listening line is the only place that tells the port.
+    async with server_process("--log-level", level) as (proc, _):
+        assert proc.stderr is not None
+        line = json.loads(await asyncio.wait_for(proc.stderr.readline(), 10))
+    assert (line["level"], line["logger"]) == ("INFO", START)
+    assert line["message"].startswith("garbage collector: --gc-freeze ")
+
+
 async def test_each_connection_opened_and_closed_is_an_info_line() -> None:
     async with server_process("--log-level", "info") as (proc, url):
         async with connect(url) as ws:
@@ -535,7 +546,7 @@ async def test_the_listening_line_says_where_accounts_and_tables_are_kept(
     store = await RedisStore.from_url(redis_url)
     in_memory, in_redis = ServerConfig(port=0), ServerConfig(port=0, redis_url=redis_url)
     for server in (QiuQiuServer(in_memory), QiuQiuServer(in_redis, store=store)):
-        with caplog.at_level(logging.INFO, logger="qiuqiu.server.gateway"):
+        with caplog.at_level(logging.INFO, logger=START):
             await server.start()
         await server.stop()
     await store.close()

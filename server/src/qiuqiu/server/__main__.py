@@ -53,7 +53,7 @@ async def serve(config: ServerConfig, store: Store) -> None:
     collector.freeze_start_up_heap(threshold)
     # auto resolves by the loop, and nothing else shows an operator what it came to.
     resolved = f" (auto on {loops.running_loop_name()})" if config.gc_freeze == "auto" else ""
-    log.info(
+    logging.getLogger(logs.START).info(
         "garbage collector: --gc-freeze %s%s, --gc-threshold %d",
         freeze,
         resolved,

@@ -36,7 +36,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
-from qiuqiu.server import loops, strategy
+from qiuqiu.server import logs, loops, strategy
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.connections import (
     GatewayConnection,
@@ -176,7 +176,7 @@ class QiuQiuServer:
             ),
         )
         loop = loops.running_loop_name()
-        log.info(
+        logging.getLogger(logs.START).info(
             "QiuQiu server listening on %s (event loop: %s; accounts and tables %s)",
             self.url,
             loop,

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from qiuqiu.server.store import HandRecord
 
+START = "qiuqiu.server.start"
+"""The logger of the two lines a start writes (where the server listens, what the garbage
+collector does), at every ``--log-level``: with ``--port 0`` nothing else tells the port."""
+
 STANDARD_FIELDS = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 """What every ``LogRecord`` has; anything else on a record came from ``extra``."""
 
@@ -45,6 +49,7 @@ def configure(level: str, form: str) -> None:
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler], force=True)
+    logging.getLogger(START).setLevel(logging.INFO)
     # websockets logs every connection at INFO: at scale that drowns what matters.
     logging.getLogger("websockets").setLevel(max(logging.getLevelName(level), logging.WARNING))
 
