@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from redis.asyncio import Redis
 
 from qiuqiu.protocol import MAX_BALANCE
 from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
+from tests.conftest import free_port, own_redis
+from tests.server.processes import listening, until
 from tests.server.store_helpers import GRANT, OPTIONS, buy_in, seat
 
 
@@ -70,6 +74,31 @@ def test_a_url_that_does_not_fit_or_a_redis_out_of_reach_is_one_line_and_status_
     status, _, err = audited("--redis-url", "redis://:hunter2@127.0.0.1:1/0")
     assert status == 2
     assert err.startswith("python -m qiuqiu.server.audit: cannot read Redis:")
+    assert "hunter2" not in err
+
+
+@pytest.mark.parametrize(
+    ("password", "said"),
+    [
+        ("", "no password: put it in the URL, redis://:PASSWORD@host:port/db"),
+        (":hunter2@", "the URL's user or password: invalid username-password pair"),
+    ],
+)
+async def test_a_redis_that_refuses_the_password_says_so_as_the_server_does(
+    tmp_path: Path, password: str, said: str
+) -> None:
+    # A missing password was Redis's own words about HELLO, which name no password.
+    port = free_port()
+    redis = own_redis(port, tmp_path, "--requirepass", "s3cret")
+    try:
+        await until(lambda: listening(port))
+        status, out, err = audited("--redis-url", f"redis://{password}127.0.0.1:{port}/0")
+    finally:
+        redis.kill()
+        redis.wait()
+    assert (status, out) == (2, "")
+    prefix = "python -m qiuqiu.server.audit: cannot read Redis: Redis refused it: "
+    assert err.startswith(prefix + said)
     assert "hunter2" not in err
 
 

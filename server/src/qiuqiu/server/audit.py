@@ -13,12 +13,14 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import AuthenticationError, InvalidResponse, RedisError
 
 from qiuqiu.server import redis_scripts as scripts
 from qiuqiu.server.config import redis_address, secret_hidden
+from qiuqiu.server.redis_errors import refused_at_start
 from qiuqiu.server.redis_store import PREFIX
 
 
@@ -58,6 +60,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--redis-url {secret_hidden(args.redis_url)!r}: {invalid}")
     try:
         balances, stacks, accounts, tables = asyncio.run(audit(args.redis_url))
+    except (AuthenticationError, InvalidResponse) as refused:
+        # In the server's words: Redis's own, for a missing password, talk of HELLO.
+        password = bool(urlsplit(args.redis_url).password)
+        print(
+            f"{parser.prog}: cannot read Redis: {refused_at_start(refused, password)}",
+            file=sys.stderr,
+        )
+        return 2
     except RedisError as unread:  # its words name the host and port, not a password
         print(f"{parser.prog}: cannot read Redis: {unread}", file=sys.stderr)
         return 2
