@@ -47,6 +47,10 @@ async def run(config: ServerConfig) -> None:
 async def serve(config: ServerConfig, store: Store) -> None:
     server = QiuQiuServer(config, store=store)
     await server.start()
+    # At once: a Ctrl-C that follows the listening line stops the server it names.
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, lambda: loop.create_task(server.stop()))
     freeze, threshold = collector.settings(
         config.gc_freeze, config.gc_threshold, loops.running_loop_name()
     )
@@ -63,9 +67,6 @@ async def serve(config: ServerConfig, store: Store) -> None:
     freezing = collector.FreezeAfter.chosen(freeze)
     if freezing is not None:
         freezing.start()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, lambda: loop.create_task(server.stop()))
     try:
         await server.serve_until_stopped()
     finally:
