@@ -13,9 +13,9 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 from redis.asyncio import Redis
+from redis.asyncio.connection import parse_url
 from redis.exceptions import AuthenticationError, InvalidResponse, RedisError
 
 from qiuqiu.server import redis_scripts as scripts
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         balances, stacks, accounts, tables = asyncio.run(audit(args.redis_url))
     except (AuthenticationError, InvalidResponse) as refused:
         # In the server's words: Redis's own, for a missing password, talk of HELLO.
-        password = bool(urlsplit(args.redis_url).password)
+        password = bool(parse_url(args.redis_url).get("password"))  # unix://...?password= too
         print(
             f"{parser.prog}: cannot read Redis: {refused_at_start(refused, password)}",
             file=sys.stderr,
