@@ -99,6 +99,11 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
             {},
             "the database after db= is a number, not 'x'",
         ),
+        (
+            ["--redis-url", "unix:///run/redis.sock?db=x&password=hunter2"],
+            {},
+            "--redis-url 'unix:///run/redis.sock?db=x&password=***': the database after db=",
+        ),
         # It listened on every interface, where no host at all means localhost.
         ([], {"QIUQIU_HOST": ""}, "error: QIUQIU_HOST='': empty: give an address"),
         # Each of these started, then closed the first connection with 1011.

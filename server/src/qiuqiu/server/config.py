@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qs, urlsplit
@@ -24,6 +25,8 @@ from qiuqiu.server import collector, loops
 
 ENV_PREFIX = "QIUQIU_"
 CLIENT_VARIABLES = frozenset({"QIUQIU_CONFIG_DIR"})
+QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*")
+"""A password in a URL's query, as redis-py reads one from unix:///path?password=..."""
 """The clients' variables (``qiuqiu play`` keeps its tokens where one says)."""
 
 
@@ -333,6 +336,7 @@ def secret_hidden(value: str | None) -> str | None:
     """``value`` with the password of a URL in it starred out, for an error message."""
     if value is None:
         return value
+    value = QUERY_PASSWORD.sub(r"\1***", value)
     try:
         password = urlsplit(value).password
     except ValueError:
