@@ -468,6 +468,28 @@ async def amounts_in_the_middle(page: Page) -> dict[str, list[str]]:
     return found
 
 
+async def worths_in_the_middle(page: Page) -> dict[str, list[str]]:
+    """Each winner's " with 9-2" in the middle of the live felt: ``shown`` whole on the
+    line, ``hidden`` below it, or ``cut`` (its end given up to an ellipsis, or the line's
+    edge)."""
+    found: dict[str, list[str]] = await page.locator(f"{FELT} .center .outcome").evaluate(
+        """line => {
+             const box = line.getBoundingClientRect();
+             const found = { cut: [], hidden: [], shown: [] };
+             for (const worth of line.querySelectorAll(".outcome-worth")) {
+               const at = worth.getBoundingClientRect();
+               const whole = worth.scrollWidth <= worth.clientWidth + 0.5;
+               const inside = at.left >= box.left - 0.5 && at.right <= box.right + 0.5
+                 && at.bottom <= box.bottom + 0.5;
+               const below = at.top >= box.bottom - 0.5;
+               found[below ? "hidden" : whole && inside ? "shown" : "cut"].push(worth.textContent);
+             }
+             return found;
+           }"""
+    )
+    return found
+
+
 async def longest_outcome(page: Page) -> None:
     """Each part of the winner's line in the middle made the longest it can be: a name
     of 64 letters, 10,000 chips, the longest hand's name."""
@@ -621,11 +643,16 @@ async def test_no_seat_box_or_bet_chip_covers_the_pot_or_the_middle_of_the_table
         assert not any(wrapped.values()), wrapped
         await expect(page.locator(f"{FELT} .center .outcome .outcome-amount")).not_to_have_count(0)
         await longest_outcome(page)
-        cut = {}
+        cut, worth_cut = {}, {}
         for name, screen in FELT_SCREENS.items():
             await page.set_viewport_size(screen)
             cut[name] = (await amounts_in_the_middle(page))["cut"]
+            # "Bob wins 600 wi…": the hand's worth goes whole, or stays whole.
+            worths = await worths_in_the_middle(page)
+            assert any(worths.values()), "no hand's worth in the middle to check"
+            worth_cut[name] = worths["cut"]
         assert not any(cut.values()), cut
+        assert not any(worth_cut.values()), worth_cut
         met = {}
         # The tallest seat a showdown makes, in each seat in turn: the longest line of a
         # winner (a special hand's name wrapped under it once) and a player gone away.

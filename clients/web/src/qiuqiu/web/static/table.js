@@ -649,15 +649,17 @@ function outcome(state) {
   for (const award of result.awards) for (const share of award.shares) won.set(share.seat, (won.get(share.seat) ?? 0) + share.amount);
   if (!won.size) return null;
   const shown = new Map(result.hands.map((x) => [x.seat, x]));
-  // Each winner in parts: a line too long for the middle gives up "with 9-2" first, then
-  // the name, then the winners after the first, never an amount (style.css, .outcome).
+  // Each winner in parts: a line too long for the middle gives up "with 9-2" first, whole,
+  // then the name, then the winners after the first, never an amount (style.css, .outcome).
   const parts = [...won].sort(([a], [b]) => a - b).map(([seat, amount], i) => {
     const hand = shown.get(seat);
     const value = hand ? handValue(hand.category, hand.cut.values) : null;
     return h("span", { class: "outcome-winner" }, [
-      i ? h("span", { text: " · " }) : "",
-      h("span", { class: "outcome-who", text: winnerName(state, result, seat) }),
-      h("span", { class: "outcome-amount", text: ` ${seat === state.you ? "win" : "wins"} ${chips(amount)}` }),
+      h("span", { class: "outcome-head" }, [
+        i ? h("span", { text: " · " }) : "",
+        h("span", { class: "outcome-who", text: winnerName(state, result, seat) }),
+        h("span", { class: "outcome-amount", text: ` ${seat === state.you ? "win" : "wins"} ${chips(amount)}` }),
+      ]),
       value ? h("span", { class: "outcome-worth", text: ` with ${value}` }) : "",
     ]);
   });
