@@ -25,9 +25,9 @@ from qiuqiu.server import collector, loops
 
 ENV_PREFIX = "QIUQIU_"
 CLIENT_VARIABLES = frozenset({"QIUQIU_CONFIG_DIR"})
+"""The clients' variables (``qiuqiu play`` keeps its tokens where one says)."""
 QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*")
 """A password in a URL's query, as redis-py reads one from unix:///path?password=..."""
-"""The clients' variables (``qiuqiu play`` keeps its tokens where one says)."""
 
 
 class ServerConfig(BaseSettings):
