@@ -383,6 +383,8 @@ class Plan:
     client_processes: int = 4
     server_flags: tuple[str, ...] = ()
     """More flags for every QiuQiu server (``--server-flags "--gc-threshold 10000"``)."""
+    pinned: bool = False
+    """The servers, the echo and Redis on the first core, the load generator on the rest."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -683,6 +685,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help='more flags for every QiuQiu server, in one string ("--gc-threshold 10000")',
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="run the servers, the echo and Redis on the first core and the load generator "
+        "on the others: unpinned, a client woken by a server's write may wait on that "
+        "server's core for the work after it",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--chart", type=Path, help="write the report (load.json) and PNG charts to this folder"
@@ -693,6 +702,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--chart needs matplotlib, in the bench group: uv run --group bench")
     if args.runs < 1 or args.duration <= 0 or args.tables < 1:
         parser.error("--runs and --tables must be at least 1, --duration above 0")
+    cores = sorted(os.sched_getaffinity(0))
+    if args.pin and len(cores) < 2:
+        parser.error("--pin needs two cores or more")
     if len(set(args.connections)) != len(args.connections) or list(args.connections) != sorted(
         args.connections
     ):
@@ -715,7 +727,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.human_think,
         args.client_processes,
         tuple(args.server_flags),
+        args.pin,
     )
+    if plan.pinned:
+        Service.cpus = frozenset(cores[:1])
+        os.sched_setaffinity(0, cores[1:])
     raise_file_limit()
     # A background job ignores SIGINT: stopped by SIGTERM, still end every process started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))

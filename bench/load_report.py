@@ -80,6 +80,10 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+PINNED = "; servers, echo and Redis on one core, clients on the rest"
+"""What the report's first line says of a run with ``--pin``."""
+
+
 def text_report(report: dict[str, Any]) -> str:
     plan, m = report["plan"], report["machine"]
     out = [
@@ -87,6 +91,11 @@ def text_report(report: dict[str, Any]) -> str:
         f" {m['cpu']}, {m['cores']} cores, Python {m['python']};"
         f" event loop {plan.get('loop', 'asyncio')} (servers, echo and clients alike)"
         + (f"; server flags {' '.join(plan['server_flags'])}" if plan.get("server_flags") else "")
+        + (
+            "; servers, echo and Redis on one core, clients on the rest"
+            if plan.get("pinned")
+            else ""
+        )
         + f"; in C: {' and '.join(m.get('compiled', ())) or 'nothing (no C module built)'}",
     ]
     if "throughput" in report:

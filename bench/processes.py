@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 from types import TracebackType
+from typing import ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,6 +73,8 @@ class Service:
     interrupted run left."""
 
     host = "127.0.0.1"
+    cpus: ClassVar[frozenset[int] | None] = None
+    """The cores every service runs on, when a benchmark keeps them apart from its own."""
 
     def __init__(self, argv: Sequence[str], port: int, log_path: Path | None = None) -> None:
         self.port = port
@@ -83,6 +86,8 @@ class Service:
         self.process = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, cwd=ROOT
         )
+        if Service.cpus is not None:
+            os.sched_setaffinity(self.process.pid, Service.cpus)
 
     @property
     def pid(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from bench import load as bench_load
 from bench import load_clients
 from bench.load_clients import Player, Window
 from bench.load_report import text_report
+from bench.processes import Service
 
 FIGURES = ("hands_per_s", "cpu_us_per_msg", "p50_ms", "p99_ms", "max_ms", "messages")
 
@@ -107,3 +109,24 @@ def test_a_player_that_goes_bust_buys_in_again(monkeypatch: pytest.MonkeyPatch) 
             return window.tally.hands
 
     assert asyncio.run(hands_played()) >= 500
+
+
+@pytest.mark.long
+def test_a_pinned_run_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores")
+    mine = os.sched_getaffinity(0)
+    monkeypatch.setattr(Service, "cpus", None)  # as it was, once main has pinned
+    argv = [
+        *("--runs", "1", "--duration", "0.3", "--warmup", "0.1", "--no-redis"),
+        *("--sections", "latency", "--levels", "1", "--pin", "--json"),
+    ]
+    try:
+        assert bench_load.main(argv) == 0
+    finally:
+        os.sched_setaffinity(0, mine)  # main pins the process that runs it: this test's
+    report = json.loads(capsys.readouterr().out)
+    assert report["plan"]["pinned"] is True
+    assert "servers, echo and Redis on one core" in text_report(report)
