@@ -390,13 +390,13 @@ export class TableState {
           this.note(`${this.name(shown.seat)}: ${handValue(shown.category, shown.cut.values)}.`);
         }
         break;
-      case "pot_awarded":
+      case "pot_awarded": {
         if (hand) hand.pot -= e.amount;
         const awarded = this.ensureResult(e.hand_id);
         awarded.awards.push({ amount: e.amount, eligible: e.eligible ?? [], shares: e.shares });
-        // A winner may stand up as the hand ends, while its result is still on screen.
-        for (const share of e.shares) awarded.names.set(share.seat, this.name(share.seat));
         for (const share of e.shares) {
+          // A winner may stand up as the hand ends, while its result is still on screen.
+          awarded.names.set(share.seat, this.name(share.seat));
           const s = seats.get(share.seat);
           if (s) {
             s.stack += share.amount;
@@ -410,6 +410,7 @@ export class TableState {
           "win",
         );
         break;
+      }
       case "hand_voided":
         for (const refund of e.refunds) {
           const s = seats.get(refund.seat);
