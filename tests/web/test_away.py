@@ -325,7 +325,7 @@ async def test_a_seat_at_a_table_that_moved_to_another_server_stays_on_screen_an
         hand = await page.wait_for_function(
             "id => window.qiuqiu.tables.get(id)?.hand?.handId", arg=table_id
         )
-        await play_hand([page], await hand.json_value())
+        await play_hand([page], await hand.json_value(), fold_to_bets=True)
         assert "lobby" not in await page.evaluate("window.viewsShown")
         await expect(page.locator(".table-bar .role")).to_have_text("Seat 1")
         assert page.url.endswith(f"#/table/{table_id}")

@@ -11,11 +11,12 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import pytest
 from playwright.async_api import Page, expect
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from websockets.asyncio.client import ClientConnection, connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
@@ -38,6 +39,9 @@ OpenPlayer = Callable[..., Awaitable[Player]]
 
 MY_TURN = ".actions.my-turn"
 CHECK_OR_CALL = f"{MY_TURN} button:is([data-action=check], [data-action=call]):enabled"
+CHECK, CALL, FOLD = (
+    f"{MY_TURN} button[data-action={action}]:enabled" for action in ("check", "call", "fold")
+)
 HAND_LIMIT = 15.0
 """Seconds a hand may take before a test gives up on it (the bot acts at once)."""
 
@@ -86,10 +90,14 @@ async def seated_against_the_bot(open_player: OpenPlayer) -> tuple[Player, str]:
     return ann, await open_table(ann.page)
 
 
-async def play_hand(pages: list[Page], hand: int, *, tap: bool = False) -> None:
-    """Check or call on whichever page has the turn, until every page has shown
-    hand ``hand``'s result with its deal verified."""
+async def play_hand(
+    pages: list[Page], hand: int, *, tap: bool = False, fold_to_bets: bool = False
+) -> None:
+    """Check or call (or, with ``fold_to_bets``, check or fold: never more than the
+    ante lost) on whichever page has the turn, until every page has shown hand
+    ``hand``'s result with its deal verified."""
     done = [f".result[data-hand='{hand}'] .verify.ok" for _ in pages]
+    answers = [CHECK, FOLD if fold_to_bets else CALL]
     async with (
         shows_why_on_timeout(f"hand {hand} never verified", *pages),
         asyncio.timeout(HAND_LIMIT),
@@ -101,19 +109,28 @@ async def play_hand(pages: list[Page], hand: int, *, tap: bool = False) -> None:
             if all(finished):
                 return
             for page in pages:
-                if await page.evaluate(PAST_THE_HAND, hand):
-                    # Its result stays in view until the next hand ends: played on at once
-                    # (no pause between hands), it went before it was looked for.
+                if not await page.evaluate(MARK_THE_ANSWER, [hand, answers]):
                     continue
-                button = page.locator(CHECK_OR_CALL).first
-                if await button.count():
-                    await (button.tap() if tap else button.click())
+                button = page.locator(f"[data-answers-hand='{hand}']")
+                # Its turn may go by first: the hand ended, or another tab acted. A tab
+                # in the background takes a second or more to be clicked at all.
+                with suppress(PlaywrightTimeoutError):
+                    await (button.tap if tap else button.click)(timeout=HAND_LIMIT * 1000 / 3)
             await asyncio.sleep(0.05)
 
 
-PAST_THE_HAND = """hand =>
-  [...window.qiuqiu.tables.values()].some((t) => (t.hand?.handId ?? 0) > hand)"""
-"""Whether the page is at a hand after ``hand``."""
+MARK_THE_ANSWER = """([hand, answers]) => {
+  // Its result stays in view until the next hand ends: played on at once (no pause
+  // between hands), a page can be past the hand before its result was looked for.
+  const past = [...window.qiuqiu.tables.values()].some((t) => (t.hand?.handId ?? 0) > hand);
+  const button = past ? null : answers.map((a) => document.querySelector(a)).find((b) => b);
+  for (const b of document.querySelectorAll("[data-answers-hand]")) delete b.dataset.answersHand;
+  if (!button) return false;
+  button.dataset.answersHand = String(hand);
+  return true;
+}"""
+"""Mark the button ``play_hand`` clicks, in the same task that saw the page at ``hand``
+or before: a new turn draws new buttons, so a click can never land on a later hand's."""
 
 
 async def my_tiles(page: Page) -> list[str]:
