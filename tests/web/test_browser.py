@@ -93,11 +93,9 @@ async def seated_against_the_bot(open_player: OpenPlayer) -> tuple[Player, str]:
 async def play_hand(
     pages: list[Page], hand: int, *, tap: bool = False, fold_to_bets: bool = False
 ) -> None:
-    """Check or call (or, with ``fold_to_bets``, check or fold: never more than the
-    ante lost) on whichever page has the turn, until every page has shown hand
-    ``hand``'s result with its deal verified."""
+    """Answer each turn (:func:`answer_turn`) on whichever page has it, until every page
+    has shown hand ``hand``'s result with its deal verified."""
     done = [f".result[data-hand='{hand}'] .verify.ok" for _ in pages]
-    answers = [CHECK, FOLD if fold_to_bets else CALL]
     async with (
         shows_why_on_timeout(f"hand {hand} never verified", *pages),
         asyncio.timeout(HAND_LIMIT),
@@ -109,17 +107,32 @@ async def play_hand(
             if all(finished):
                 return
             for page in pages:
-                if not await page.evaluate(MARK_THE_ANSWER, [hand, answers]):
-                    continue
-                button = page.locator(f"[data-answers-hand='{hand}']")
-                # Its turn may go by first: the hand ended, or another tab acted. A tab
-                # in the background takes a second or more to be clicked at all.
-                with suppress(PlaywrightTimeoutError):
-                    await (button.tap if tap else button.click)(timeout=HAND_LIMIT * 1000 / 3)
+                await answer_turn(page, hand, tap=tap, fold_to_bets=fold_to_bets)
             await asyncio.sleep(0.05)
 
 
-MARK_THE_ANSWER = """([hand, answers]) => {
+async def answer_turn(
+    page: Page, hand: int, *, tap: bool = False, fold_to_bets: bool = False, script: bool = False
+) -> None:
+    """Check or call (or, with ``fold_to_bets``, check or fold: never more than the ante
+    lost) if the page has its turn in hand ``hand`` or an earlier one, never in a later
+    one: a test waiting for hand ``hand``'s result would lose it to the next hand's.
+    ``script`` clicks from the page's own script (Playwright's click would scroll the
+    button into view), and waits for the turn's buttons to go."""
+    answers = [CHECK, FOLD if fold_to_bets else CALL]
+    if not await page.evaluate(MARK_THE_ANSWER, [hand, answers, script]):
+        return
+    button = page.locator(f"[data-answers-hand='{hand}']")
+    if script:
+        await button.wait_for(state="detached")
+        return
+    # Its turn may go by first: the hand ended, or another tab acted. A tab in the
+    # background takes a second or more to be clicked at all.
+    with suppress(PlaywrightTimeoutError):
+        await (button.tap if tap else button.click)(timeout=HAND_LIMIT * 1000 / 3)
+
+
+MARK_THE_ANSWER = """([hand, answers, script]) => {
   // Its result stays in view until the next hand ends: played on at once (no pause
   // between hands), a page can be past the hand before its result was looked for.
   const past = [...window.qiuqiu.tables.values()].some((t) => (t.hand?.handId ?? 0) > hand);
@@ -127,10 +140,12 @@ MARK_THE_ANSWER = """([hand, answers]) => {
   for (const b of document.querySelectorAll("[data-answers-hand]")) delete b.dataset.answersHand;
   if (!button) return false;
   button.dataset.answersHand = String(hand);
+  if (script) button.click();
   return true;
 }"""
-"""Mark the button ``play_hand`` clicks, in the same task that saw the page at ``hand``
-or before: a new turn draws new buttons, so a click can never land on a later hand's."""
+"""Mark the button :func:`answer_turn` clicks (or click it), in the same task that saw
+the page at ``hand`` or before: a new turn draws new buttons, so a click can never land
+on a later hand's."""
 
 
 async def my_tiles(page: Page) -> list[str]:

@@ -45,6 +45,7 @@ from tests.web.evening_helpers import (
 from tests.web.test_browser import (
     CHECK_OR_CALL,
     MY_TURN,
+    answer_turn,
     frames_of,
     my_tiles,
     no_sideways_scroll,
@@ -93,12 +94,7 @@ async def play_turns_checking_the_buttons(page: Page, hands: int, name: str) -> 
             if turns == 0:
                 await page.screenshot(path=screenshot(f"turn-{name}"))
             turns += 1
-            # A click from a script: Playwright's own would scroll the button into view.
-            # The button clicked goes with its turn, even when the dealer bot bets at
-            # once and the next turn's buttons come back within the blink of an eye.
-            clicked = await button.element_handle()
-            await clicked.evaluate("b => b.click()")
-            await clicked.wait_for_element_state("hidden")
+            await answer_turn(page, hands, script=True)
     return turns
 
 

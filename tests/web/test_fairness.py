@@ -39,6 +39,7 @@ from tests.web.test_browser import (
     CHECK_OR_CALL,
     HAND_LIMIT,
     OpenPlayer,
+    answer_turn,
     frames_of,
     open_table,
     play_hand,
@@ -370,9 +371,7 @@ async def play_until_checked(page: Page, hand: int) -> None:
     """Check or call until hand ``hand``'s deal check shows, passed or failed."""
     async with asyncio.timeout(HAND_LIMIT):
         while not await page.locator(f".result[data-hand='{hand}'] .verify:not(.pending)").count():
-            button = page.locator(CHECK_OR_CALL).first
-            if await button.count():
-                await button.click()
+            await answer_turn(page, hand)
             await asyncio.sleep(0.05)
 
 
@@ -700,8 +699,7 @@ async def test_a_button_the_server_chose_at_a_table_of_players_fails_the_hand(
                 checked = f".result[data-hand='{len(buttons)}'] .verify:not(.pending)"
                 while not await ann.page.locator(checked).count():
                     for page in (ann.page, bo.page):
-                        if await (button := page.locator(CHECK_OR_CALL).first).count():
-                            await button.click()
+                        await answer_turn(page, len(buttons))
                     await asyncio.sleep(0.05)
         failed = ann.page.locator(f".result[data-hand='{len(buttons)}'] .verify.bad")
         seat = buttons[-1] + 1
