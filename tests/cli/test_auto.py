@@ -17,8 +17,8 @@ from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.memory_store import MemoryStore
 from tests.cli.conftest import CONFIG, QIUQIU, piped
 from tests.server.conftest import chip_total

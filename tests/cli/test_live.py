@@ -26,8 +26,8 @@ from qiuqiu.cli import live, render
 from qiuqiu.cli.commands import HELP
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import token_hash
 from tests.cli.conftest import QIUQIU
 from tests.cli.test_render import table
 from tests.cli.test_terminal import CHIPS, amount

@@ -22,9 +22,9 @@ from qiuqiu.cli.bot import Action, Bet, Bot, Call, Check, Turn, play, run
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.play import Steady
 from qiuqiu.cli.tokens import TokenFile
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HandRecord
 from tests.cli.proxy import proxy, refusing

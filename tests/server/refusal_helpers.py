@@ -63,7 +63,7 @@ async def world(server: QiuQiuServer) -> Message:
         }
     return {
         "balances": await server.store.balances(),
-        "sessions": sorted(server.lobby.sessions),
+        "sessions": sorted(server.lobby.accounts.sessions),
         "tables": tables,
         "chips": await chip_total(server),
     }

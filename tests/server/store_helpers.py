@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from qiuqiu.protocol import TableOptions
-from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.store import (
     HOUSE,
     Account,

@@ -11,7 +11,7 @@ import pytest
 from redis.asyncio import Redis
 
 from qiuqiu.protocol import MAX_BALANCE
-from qiuqiu.server.lobby import token_hash
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
 from tests.conftest import free_port, own_redis

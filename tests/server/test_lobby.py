@@ -1,4 +1,4 @@
-"""Accounts, the lobby, and coming and going at tables."""
+"""The lobby, and coming and going at tables."""
 
 from __future__ import annotations
 
@@ -263,24 +263,6 @@ async def test_a_seated_player_cannot_also_watch_the_same_table(
     joined = await client.expect("table_joined")
     error = await client.reply("watch_table", table_id=joined["table_id"])
     assert error["code"] == "already_seated"
-
-
-async def test_saying_hello_with_the_token_elsewhere_takes_the_account_over(
-    server: QiuQiuServer, connect_client: Connect
-) -> None:
-    first, turn = await at_bot_table(connect_client, buy_in=300)
-    welcome = next(m for m in first.frames if m["type"] == "welcome")
-    second = await connect_client()
-    resumed = await second.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
-    assert resumed["tables"] == [turn["table_id"]]
-    snapshot = await second.expect("table_snapshot")
-    assert snapshot["table"]["you"] == 0
-    await first.closed()
-    assert first.connection.close_code == 4000
-    # The seat never counted as disconnected: it simply moved to the new connection.
-    assert not [m for m in second.frames if m["type"] == "player_disconnected"]
-    await second.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
-    await second.expect("checked", seat=0)
 
 
 async def test_a_player_back_after_the_grace_period_but_before_the_hand_ends_keeps_the_seat(

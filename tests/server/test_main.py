@@ -23,10 +23,10 @@ from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server import __main__ as command
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.collector import freeze_start_up_heap
 from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.logs import START
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore

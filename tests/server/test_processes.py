@@ -20,8 +20,9 @@ from qiuqiu.cli.connection import Connection
 from qiuqiu.protocol import PROTOCOL_VERSION, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
+from qiuqiu.server.accounts import TAKEN_OVER_REASON
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT, TAKEN_OVER_REASON
+from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
 from tests.server.conftest import FAST, Client

@@ -21,9 +21,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.errors import LeaseLost, Refused, StoreUnavailable
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.redis_store import RENEWED_AT_ONCE, RedisStore
 from qiuqiu.server.store import HOUSE, HandRecord, TableCommit, TableRecord
 from tests.server.conftest import FAST, Client, at_bot_table, my_turn

@@ -25,8 +25,8 @@ from dataclasses import replace
 import pytest
 
 from qiuqiu.protocol import MAX_BALANCE
+from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.errors import Refused
-from qiuqiu.server.lobby import token_hash
 from qiuqiu.server.store import (
     HOUSE,
     Account,

@@ -15,8 +15,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.protocol import Event
 
+from qiuqiu.server.accounts import TAKEN_OVER
 from qiuqiu.server.limits import AddressCounts, address_of
-from qiuqiu.server.lobby import TAKEN_OVER
 
 
 class GatewayConnection(ServerConnection):

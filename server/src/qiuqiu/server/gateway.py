@@ -37,6 +37,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
 from qiuqiu.server import logs, loops, strategy
+from qiuqiu.server.accounts import Accounts
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.connections import (
     GatewayConnection,
@@ -104,8 +105,8 @@ class QiuQiuServer:
         self.lobby = Lobby(
             self.store,
             rng or BatchedSystemRandom(),
+            Accounts(self.store, self.health, c.starting_balance),
             TableTimings(hand_pause=c.hand_pause, grace=c.grace, bot_delay=c.bot_delay),
-            c.starting_balance,
             c.lease,
             seats_per_account=c.max_seats_per_account,
             spectators_per_table=c.max_spectators,

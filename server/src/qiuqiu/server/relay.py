@@ -46,10 +46,10 @@ from qiuqiu.protocol import BadMessage, ErrorCode, decode_client, encode
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
+from qiuqiu.server.accounts import TAKEN_OVER, TAKEN_OVER_REASON
 from qiuqiu.server.bus import ALL, Bus
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
-from qiuqiu.server.lobby import TAKEN_OVER, TAKEN_OVER_REASON
 from qiuqiu.server.pending import PendingCommands, not_received
 from qiuqiu.server.table import MOVED, UNAVAILABLE, Viewer
 

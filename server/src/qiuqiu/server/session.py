@@ -179,7 +179,7 @@ class Session:
             for table_id, host in self.remote_tables.items():
                 if host:
                     self.relay.forward(host, self, table_id, "gone")
-        self.lobby.detach(account_id, self)
+        self.lobby.accounts.detach(account_id, self)
         tables = {t.table_id: t for t in self.lobby.seated_at(account_id)}
         for table_id in self.sitting_down:
             if table_id in self.lobby.tables:
@@ -289,15 +289,15 @@ class Session:
             )
         token: str | None = None
         if hello.token is not None:
-            account = await self.lobby.resume_account(hello.token)
+            account = await self.lobby.accounts.resume_account(hello.token)
         elif hello.name is not None:
-            self.lobby.verify_name(hello.name)
+            self.lobby.accounts.verify_name(hello.name)
             refusal = self._may_open_account()
             if refusal is not None:
                 raise Refused(ErrorCode.TOO_MANY_ACCOUNTS, refusal)
             self.owed_welcome = True
             try:
-                account, token = await self.lobby.open_account(hello.name)
+                account, token = await self.lobby.accounts.open_account(hello.name)
             except (Refused, StoreUnavailable):
                 # No account was made: one whose write's answer was lost is found, not
                 # refused (Lobby.open_account).
@@ -306,11 +306,13 @@ class Session:
                 raise
         else:
             raise Refused(ErrorCode.NAME_REQUIRED, "say hello with a name, or with your token")
-        async with self.lobby.arriving(account.account_id):
+        async with self.lobby.accounts.arriving(account.account_id):
             if token is None:
                 await self._arrive(account, token, hello.id)
             else:  # a new account, whose token only this welcome can give
-                await self.lobby.until_answered(lambda: self._arrive(account, token, hello.id))
+                await self.lobby.accounts.until_answered(
+                    lambda: self._arrive(account, token, hello.id)
+                )
 
     async def _arrive(self, account: Account, token: str | None, ref: MessageId | None) -> None:
         store = self.lobby.store
@@ -327,7 +329,7 @@ class Session:
         # Read again after the seats: a buy-in written since is then in both, never in
         # the tables with its chips still in the balance.
         account = await store.account(account.account_id) or account
-        self.lobby.attach(account.account_id, self)
+        self.lobby.accounts.attach(account.account_id, self)
         self.account = account
         here = self.lobby.seated_at(account.account_id)
         for table in here:  # adopted here while this hello waited on the store

@@ -16,8 +16,8 @@ from websockets.asyncio.client import connect
 
 from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.protocol.common import NAME_LENGTH
+from qiuqiu.server.accounts import TAKEN_OVER_REASON
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import TAKEN_OVER_REASON
 from qiuqiu.server.redis_store import RedisStore
 from tests.server.conftest import FAST, WAIT, Client, at_bot_table, chip_total, my_turn
 from tests.server.faulty_store import Fault, FaultPlan, FaultyStore
@@ -207,6 +207,24 @@ async def two_processes(
             await server.stop()
         await faulty.close()
         await plain.close()
+
+
+async def test_saying_hello_with_the_token_elsewhere_takes_the_account_over(
+    server: QiuQiuServer, connect_client: Connect
+) -> None:
+    first, turn = await at_bot_table(connect_client, buy_in=300)
+    welcome = next(m for m in first.frames if m["type"] == "welcome")
+    second = await connect_client()
+    resumed = await second.reply("hello", version=PROTOCOL_VERSION, token=welcome["token"])
+    assert resumed["tables"] == [turn["table_id"]]
+    snapshot = await second.expect("table_snapshot")
+    assert snapshot["table"]["you"] == 0
+    await first.closed()
+    assert first.connection.close_code == 4000
+    # The seat never counted as disconnected: it simply moved to the new connection.
+    assert not [m for m in second.frames if m["type"] == "player_disconnected"]
+    await second.send("check", table_id=turn["table_id"], hand_id=turn["hand_id"])
+    await second.expect("checked", seat=0)
 
 
 async def test_two_hellos_with_one_token_at_once_leave_one_connection_on_any_process(
