@@ -48,6 +48,17 @@ def test_flags_beat_environment_variables_which_beat_defaults(
     assert parse_config(["--port", "9200"]).port == 9200
 
 
+def test_a_choice_is_taken_in_any_case_from_a_flag_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    flags = ["--log-level", "warning", "--log-format", "TEXT", "--gc-freeze", "Young"]
+    config = parse_config([*flags, "--loop", "AsyncIO"])
+    assert (config.log_level, config.log_format, config.gc_freeze) == ("WARNING", "text", "young")
+    assert config.loop == "asyncio"
+    monkeypatch.setenv("QIUQIU_LOG_FORMAT", "JSON")
+    assert parse_config([]).log_format == "json"
+
+
 def test_redis_is_off_unless_a_url_is_given_by_flag_or_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

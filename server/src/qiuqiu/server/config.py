@@ -237,10 +237,17 @@ class ServerConfig(BaseSettings):
     def _redis_address(cls, value: str | None) -> str | None:
         return value if value is None else redis_address(value)
 
+    # A choice is taken in any case, as a log level is: `--log-format TEXT` said "Input
+    # should be 'json' or 'text'" where `--log-level warning` was taken.
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    @field_validator("log_format", "gc_freeze", "loop", mode="before")
+    @classmethod
+    def _lower_choice(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
 
     @classmethod
     def settings_customise_sources(
