@@ -385,6 +385,32 @@ async def test_two_to_six_seats_are_laid_out_without_overlapping_boxes(
             await page.screenshot(path=screenshot("away"))
 
 
+@pytest.mark.parametrize("seats", [4, 5, 6])
+async def test_the_dealer_bots_name_is_shown_whole_beside_its_badges_at_every_size(
+    server: QiuQiuServer, open_player: OpenPlayer, seats: int
+) -> None:
+    """Its box in a side seat on a phone or a tablet had no room for the name, the
+    button's D and bot on one line, and the name was cut to "D…"; the badges go under it."""
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table(page, seats=seats)
+    async with contextlib.AsyncExitStack() as stack:
+        for name in ["Citra", "Dewi", "Eko", "Fajar"][: seats - 2]:
+            await stack.enter_async_context(socket_player(server, name, table_id, 500))
+        await expect(page.locator(".felt .seat:not(.empty)")).to_have_count(seats)
+        dealer = page.locator(".felt .seat", has=page.locator(".badge.bot")).locator(
+            ".seat-name-text"
+        )
+        tablet: ViewportSize = {"width": 768, "height": 1024}
+        for screen in [*SCREENS.values(), tablet]:
+            await page.set_viewport_size(screen)
+            await expect(dealer).to_have_text("Dealer")
+            cut = await dealer.evaluate("name => name.scrollWidth > name.clientWidth")
+            assert not cut, (seats, screen)
+            assert not overlapping(await seat_boxes(page)), (seats, screen)
+
+
 FELT_SCREENS: dict[str, ViewportSize] = {
     "desktop": DESKTOP,
     "phone-375": {"width": 375, "height": 667},
