@@ -25,7 +25,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server import __main__ as command
 from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.collector import freeze_start_up_heap
-from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config
+from qiuqiu.server.config import ServerConfig, env_name, flag, parse_config, unknown_variables
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.logs import START
 from qiuqiu.server.memory_store import MemoryStore
@@ -704,6 +704,11 @@ async def test_a_misspelt_variable_is_a_warning_naming_the_setting_it_looks_like
             " did you mean QIUQIU_REDIS_URL?",
         )
     ]
+
+
+def test_a_variable_like_no_setting_is_named_without_a_guess() -> None:
+    (line,) = unknown_variables({"QIUQIU_SCREENSHOTS": "/tmp/shots", "QIUQIU_PORT": "1"})
+    assert line == "QIUQIU_SCREENSHOTS is not a setting of qiuqiu-server and is ignored"
 
 
 def test_on_windows_the_command_says_where_to_run_the_server_instead(
