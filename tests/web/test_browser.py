@@ -11,7 +11,7 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -113,23 +113,26 @@ async def play_hand(
 
 async def answer_turn(
     page: Page, hand: int, *, tap: bool = False, fold_to_bets: bool = False, script: bool = False
-) -> None:
+) -> bool:
     """Check or call (or, with ``fold_to_bets``, check or fold: never more than the ante
     lost) if the page has its turn in hand ``hand`` or an earlier one, never in a later
     one: a test waiting for hand ``hand``'s result would lose it to the next hand's.
     ``script`` clicks from the page's own script (Playwright's click would scroll the
-    button into view), and waits for the turn's buttons to go."""
+    button into view), and waits for the turn's buttons to go. Whether it answered."""
     answers = [CHECK, FOLD if fold_to_bets else CALL]
     if not await page.evaluate(MARK_THE_ANSWER, [hand, answers, script]):
-        return
+        return False
     button = page.locator(f"[data-answers-hand='{hand}']")
     if script:
         await button.wait_for(state="detached")
-        return
+        return True
     # Its turn may go by first: the hand ended, or another tab acted. A tab in the
     # background takes a second or more to be clicked at all.
-    with suppress(PlaywrightTimeoutError):
+    try:
         await (button.tap if tap else button.click)(timeout=HAND_LIMIT * 1000 / 3)
+    except PlaywrightTimeoutError:
+        return False
+    return True
 
 
 MARK_THE_ANSWER = """([hand, answers, script]) => {
