@@ -7,16 +7,24 @@ import gc
 import json
 import logging
 import weakref
+from dataclasses import replace
+from random import Random
 from typing import Any
 
 import pytest
 
 from qiuqiu.engine import Hand, Tile, rank
 from qiuqiu.protocol import PROTOCOL_VERSION, encode
+from qiuqiu.server import lobby as lobby_module
+from qiuqiu.server.accounts import Accounts
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
-from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT
+from qiuqiu.server.health import StoreHealth
+from qiuqiu.server.lobby import EMPTY_TABLES_PER_ACCOUNT, Lobby
+from qiuqiu.server.redis_store import RedisStore
+from qiuqiu.server.store import TableRecord
 from tests.server.conftest import FAST, at_bot_table, check_or_call_to, chip_total
+from tests.server.store_helpers import OPTIONS, saved, seat
 from tests.server.test_play import Connect, call_or_check, play_hand
 
 
@@ -89,6 +97,34 @@ async def test_each_listing_shows_the_tables_as_they_are_at_that_moment(
     assert table["playing"] is True
     assert [s["name"] for s in table["seats"]] == ["Guest", "Host"]
     assert table["free_seats"] == 2
+
+
+async def test_a_listing_summarises_again_only_the_tables_elsewhere_that_changed(
+    redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A list_tables on a process beside others reads every table they host: making
+    # each one's summary again at each one held the event loop ~10 ms a thousand.
+    made: list[str] = []
+
+    def summary_of(record: TableRecord) -> Any:
+        made.append(record.table_id)
+        return real_summary_of(record)
+
+    real_summary_of = lobby_module.summary_of
+    monkeypatch.setattr(lobby_module, "summary_of", summary_of)
+    tables = [TableRecord(t, OPTIONS, table_seed="00" * 32) for t in ("t1", "t2")]
+    for table in tables:
+        assert await redis_store.acquire_table(table.table_id, 60.0)
+        await redis_store.commit(saved(table))
+    lobby = Lobby(redis_store, Random(0), Accounts(redis_store, StoreHealth()))
+    first = json.loads((await lobby.listing(None)).text)
+    assert json.loads((await lobby.listing(None)).text) == first
+    assert made == ["t1", "t2"]
+    await redis_store.commit(saved(replace(tables[1], seats=(seat(0, "ann", 400),))))
+    third = json.loads((await lobby.listing(None)).text)
+    assert made == ["t1", "t2", "t2"]
+    assert third["tables"][0] == first["tables"][0]
+    assert [s["name"] for s in third["tables"][1]["seats"]] == ["Ann"]
 
 
 async def test_an_account_coming_back_is_told_each_table_it_sits_at_and_no_other(

@@ -101,6 +101,10 @@ class RedisStore:
         """Until when (``time.monotonic``) each of those leases is certainly this
         store's: its length after it was last asked for."""
         self._bus: RedisBus | None = None
+        self._read_tables: dict[str, TableRecord] = {}
+        """The tables :meth:`tables` read last, by their text: each ``list_tables``
+        reads every table other processes host, and decoding a thousand again held the
+        event loop some 20 ms."""
         self._acquire = redis.register_script(scripts.ACQUIRE)
         self._renew = self._leases.register_script(scripts.RENEW)
         self._release = redis.register_script(scripts.RELEASE)
@@ -351,7 +355,14 @@ class RedisStore:
             return ()
         texts = await self._redis.mget([self._key("table", t) for t in table_ids])
         # A table dropped between the two reads is gone, and so left out.
-        return tuple(table_from_json(reply_text(text)) for text in texts if text is not None)
+        known, self._read_tables = self._read_tables, {}
+        for reply in texts:
+            if reply is None:
+                continue
+            text = reply_text(reply)
+            found = known.get(text)
+            self._read_tables[text] = table_from_json(text) if found is None else found
+        return tuple(self._read_tables.values())
 
     @reachable
     async def table_hands(
