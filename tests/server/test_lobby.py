@@ -369,6 +369,24 @@ async def test_an_account_may_keep_only_a_few_tables_open_that_nobody_sits_at(
     assert again["type"] == "table_created"
 
 
+async def test_a_server_holding_the_most_tables_refuses_one_more_and_a_seat_still_works(
+    server: QiuQiuServer, connect_client: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lobby_module, "MAX_TABLES", 2)
+    client = await connect_client()
+    await client.hello()
+    for _ in range(2):
+        created = await client.reply("create_table", options={"dealer_bot": False})
+        assert created["type"] == "table_created"
+    refused = await client.reply("create_table", buy_in=100)
+    assert (refused["code"], refused["message"]) == (
+        "too_many_tables",
+        "this server holds 2 tables, the most it may: join one that is open",
+    )
+    joined = await client.reply("join_table", table_id=created["table"]["table_id"], buy_in=100)
+    assert joined["type"] == "table_joined"
+
+
 async def test_a_closed_table_is_freed_at_once_and_not_left_to_the_garbage_collector(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:

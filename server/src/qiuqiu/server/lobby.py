@@ -25,6 +25,7 @@ from qiuqiu.server.store import Store, TableRecord, verify_room
 from qiuqiu.server.table import MOVED, Random, Table, TableTimings
 
 MAX_TABLES = 10_000
+"""Tables one process hosts at most: past it ``create_table`` there is refused."""
 
 EMPTY_TABLES_PER_ACCOUNT = 3
 """Tables one account may have open with nobody sitting at them: enough to set up a
@@ -86,7 +87,10 @@ class Lobby:
 
     async def create_table(self, options: TableOptions, created_by: str) -> Table:
         if len(self.tables) >= MAX_TABLES:
-            raise Refused(ErrorCode.TOO_MANY_TABLES, "this server holds no more tables")
+            raise Refused(
+                ErrorCode.TOO_MANY_TABLES,
+                f"this server holds {MAX_TABLES:,} tables, the most it may: join one that is open",
+            )
         empty = await self._empty_tables(created_by)
         if empty >= EMPTY_TABLES_PER_ACCOUNT:
             raise Refused(
