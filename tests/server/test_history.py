@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from qiuqiu.protocol import fairness
+from qiuqiu.server import history
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.server.conftest import Client
 from tests.server.test_play import Connect, call_or_check, play_hand
@@ -88,3 +91,26 @@ async def test_each_recalled_hand_names_its_players_as_they_sat_in_it(
     for hand in listed["hands"]:
         named = {s["seat"]: (s["account_id"] == "house", s["name"]) for s in hand["seats"]}
         assert named == {0: (False, "Ann"), 1: (True, "Dealer")}
+
+
+async def test_a_listed_hand_goes_out_with_its_recorded_events_not_read_and_made_again(
+    server: QiuQiuServer, connect_client: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading and making again every event of a hundred hands of six seats held the
+    # event loop some 50 ms a list_hands: five clients asking in a loop, within the
+    # message rate, slowed every table of the server a hundredfold.
+    read: list[str] = []
+    real_private = history._private
+
+    def private(event: dict[str, Any]) -> dict[str, Any]:
+        read.append(event["type"])
+        return real_private(event)
+
+    monkeypatch.setattr(history, "_private", private)
+    client, table_id = await three_hands(connect_client, "Ann")
+    listed = await client.reply("list_hands", table_id=table_id)
+    assert read == []
+    recorded = await server.lobby.store.table_hands(table_id)
+    assert [len(h["events"]) for h in listed["hands"]] == [len(h.events) for h in recorded]
+    text = client.texts[-1]
+    assert all(event in text for hand in recorded for event in hand.events)

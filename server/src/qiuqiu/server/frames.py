@@ -86,6 +86,13 @@ def table_list(summaries: Iterable[str], ref: MessageId | None) -> Frame:
     return frame if ref is None else frame.with_ref(ref)
 
 
+def hand_list(hands: Iterable[str], ref: MessageId | None) -> Frame:
+    """A ``hand_list`` of the hands, each already JSON text."""
+    text = ",".join(hands).join(('{"type":"hand_list","hands":[', "]}"))
+    frame = Frame(text, wire.HandList)
+    return frame if ref is None else frame.with_ref(ref)
+
+
 def ref_text(ref: MessageId) -> str:
     # A client chose it: escaped, and in ASCII, so no lone surrogate reaches the socket.
     return str(ref) if isinstance(ref, int) else encode_basestring_ascii(ref)

@@ -4,19 +4,22 @@ read from the store, each hand as a spectator may see it."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
-from qiuqiu.protocol import ErrorCode
+from qiuqiu.protocol import ErrorCode, encode
 from qiuqiu.protocol import server as wire
 from qiuqiu.protocol.common import MessageId
+from qiuqiu.server import frames
 from qiuqiu.server.errors import Refused
+from qiuqiu.server.frames import Frame
 from qiuqiu.server.lobby import Lobby
 from qiuqiu.server.store import HandRecord
 
 
 async def hand_list(
     lobby: Lobby, ref: MessageId | None, account_id: str, table_id: str | None, limit: int
-) -> wire.HandList:
+) -> Frame:
     """The last ``limit`` hands of ``table_id``, or of the account where it is None."""
     store = lobby.store
     if table_id is None:
@@ -26,7 +29,19 @@ async def hand_list(
         known = hands or table_id in lobby.tables or await store.table(table_id)
         if not known:
             raise Refused(ErrorCode.UNKNOWN_TABLE, f"there is no table {table_id}")
-    return wire.HandList(ref=ref, hands=tuple(map(played, hands)))
+    return frames.hand_list(map(played_text, hands), ref)
+
+
+def played_text(hand: HandRecord) -> str:
+    """:func:`played` as JSON text, its events the texts recorded: reading and writing
+    again every event of a hundred hands held the event loop some 50 ms at each
+    ``list_hands``, so a few clients asking in a loop slowed every table of the server."""
+    if any('"deck"' in frame for frame in hand.events):
+        return encode(played(hand))  # recorded before protocol 2: made private first
+    # A name is escaped in JSON, so this text appears once, as the field itself.
+    return encode(played(replace(hand, events=()))).replace(
+        '"events":[]', ",".join(hand.events).join(('"events":[', "]")), 1
+    )
 
 
 def played(hand: HandRecord) -> wire.PlayedHand:

@@ -202,7 +202,9 @@ class Session:
             case cmd.ListTables():
                 self.deliver_frame(await self.lobby.listing(message.id))
             case cmd.ListHands(table_id=table_id, limit=limit):
-                self.deliver(await hand_list(self.lobby, message.id, account_id, table_id, limit))
+                self.deliver_frame(
+                    await hand_list(self.lobby, message.id, account_id, table_id, limit)
+                )
             case cmd.CreateTable(options=options, buy_in=buy_in):
                 await self._create_table(message, options, buy_in)
             case cmd.JoinTable(table_id=table_id):
