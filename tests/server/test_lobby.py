@@ -353,6 +353,25 @@ async def test_a_table_whose_last_player_leaves_closes_and_leaves_the_lobby(
     assert snapshot["code"] == "unknown_table"
 
 
+async def test_a_new_table_never_takes_the_id_of_a_closed_one_whose_hands_are_kept(
+    server: QiuQiuServer, connect_client: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player, turn = await at_bot_table(connect_client, buy_in=300)
+    closed_id = turn["table_id"]
+    await player.send("leave_table", table_id=closed_id)
+    await player.expect("table_left")
+    kept = await player.reply("list_hands", table_id=closed_id)
+    assert [h["hand_id"] for h in kept["hands"]] == [1]
+    # Ids drawn at random: here the first one drawn is the closed table's.
+    drawn = iter([closed_id, "tfeedf00d"])
+    monkeypatch.setattr(lobby_module, "new_table_id", lambda: next(drawn))
+    created = await player.reply("create_table", buy_in=300)
+    assert created["table"]["table_id"] == "tfeedf00d"
+    # Ann's turn waits for her: no hand of the new table has ended, nor is any listed.
+    listed = await player.reply("list_hands", table_id="tfeedf00d")
+    assert listed["hands"] == []
+
+
 async def test_an_account_may_keep_only_a_few_tables_open_that_nobody_sits_at(
     server: QiuQiuServer, connect_client: Connect
 ) -> None:

@@ -244,6 +244,21 @@ async def test_a_finished_hand_and_the_table_after_it_are_saved_in_one_step(
 # -- leases ----------------------------------------------------------------------------
 
 
+async def test_a_new_table_is_refused_an_id_a_closed_table_had_and_an_adopter_is_not(
+    store: Store, rival: Store
+) -> None:
+    """The hands and the seed of a closed table stay under its id: a new table given it
+    would list them as its own, and a client checking them would cry tampering."""
+    await open_account(store, "ann")
+    await store.commit(buy_in(TableRecord("t1", OPTIONS), seat(0, "ann", 400)))
+    await store.commit(played(hand("t1", 1, {0: "ann"})))
+    await store.commit(TableCommit("t1", None))
+    assert not await rival.acquire_table("t1", 60, new=True)
+    assert not await store.acquire_table("t2", 60, new=True), "leased by this store"
+    assert await rival.acquire_table("t9", 60, new=True), "an id no table had"
+    assert await rival.acquire_table("t1", 60), "taken as a table's own lease"
+
+
 async def test_a_table_nobody_holds_a_lease_on_is_an_orphan_until_a_store_takes_it(
     store: Store,
 ) -> None:

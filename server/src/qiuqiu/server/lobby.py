@@ -45,6 +45,11 @@ def new_table_id() -> str:
     return f"t{secrets.token_hex(4)}"
 
 
+NEW_ID_TRIES = 8
+"""Ids drawn for a new table before giving up: one a closed table had is drawn again
+(one in 2^32 for each table the store remembers)."""
+
+
 @dataclass
 class Lobby:
     store: Store
@@ -97,15 +102,20 @@ class Lobby:
                 ErrorCode.TOO_MANY_TABLES,
                 f"you have {empty} tables open that nobody sits at: sit at one first",
             )
-        table = self._table(new_table_id(), options, created_by)
+        table_id = new_table_id()
         try:
-            if not await self.store.acquire_table(table.table_id, self.lease):
-                raise LeaseLost(table.table_id)  # a new random id is never leased: a bug
-            self.tables[table.table_id] = table
+            for _ in range(NEW_ID_TRIES):
+                if await self.store.acquire_table(table_id, self.lease, new=True):
+                    break
+                table_id = new_table_id()  # a closed table's: its hands are kept under it
+            else:
+                raise LeaseLost(table_id)  # a store that takes no new id: a bug
+            table = self._table(table_id, options, created_by)
+            self.tables[table_id] = table
             await table.open()
         except BaseException:
-            self.tables.pop(table.table_id, None)
-            await self._let_go(table.table_id)
+            self.tables.pop(table_id, None)
+            await self._let_go(table_id)
             raise
         table.log.info("opened: %s", options.model_dump_json(exclude_none=True))
         return table

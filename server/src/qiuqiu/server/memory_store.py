@@ -66,7 +66,9 @@ class MemoryStore:
     def where(self) -> str:
         return "in memory, gone when the process stops"
 
-    async def acquire_table(self, table_id: str, seconds: float) -> bool:
+    async def acquire_table(self, table_id: str, seconds: float, *, new: bool = False) -> bool:
+        if new and self._fences.get(table_id, 0):
+            return False
         holder = self._holder(table_id)
         if holder is not None and holder != self._holding.get(table_id):
             return False

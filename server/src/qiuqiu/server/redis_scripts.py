@@ -206,8 +206,12 @@ def commit_refusal(outcome: str, rest: list[Any], commit: TableCommit) -> Refuse
 
 
 # KEYS: the lease, its fencing counter, the table's version. ARGV: the lease this
-# store holds or '', this store's owner id, the lease's length in milliseconds.
+# store holds or '', this store's owner id, the lease's length in milliseconds, '1' for
+# a new table (refused where a fencing counter says a table had the id before).
 ACQUIRE = """
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then
+  return false
+end
 local current = redis.call('GET', KEYS[1])
 if current and current ~= ARGV[1] then
   return false

@@ -218,12 +218,13 @@ class RedisStore:
     # -- leases ----------------------------------------------------------------------
 
     @reachable
-    async def acquire_table(self, table_id: str, seconds: float) -> bool:
+    async def acquire_table(self, table_id: str, seconds: float, *, new: bool = False) -> bool:
         keys = [self._key("lease", table_id), self._key("fence", table_id)]
         keys.append(self._key("version", table_id))
         held = self._holding.get(table_id, "")
         asked = time.monotonic()
-        got = await self._acquire(keys=keys, args=[held, self.owner, _ms(seconds)])
+        args: list[str | int] = [held, self.owner, _ms(seconds), int(new)]
+        got = await self._acquire(keys=keys, args=args)
         if not got:
             return False
         holder, version = got

@@ -190,9 +190,11 @@ class Store(Protocol):
     def where(self) -> str:
         """Where the state is kept, for the log (never a password)."""
 
-    async def acquire_table(self, table_id: str, seconds: float) -> bool:
+    async def acquire_table(self, table_id: str, seconds: float, *, new: bool = False) -> bool:
         """Take the table's lease for ``seconds`` if nobody else holds it; ``True`` if
-        this store holds it now. Taking it anew gives a new fencing token."""
+        this store holds it now. Taking it anew gives a new fencing token. ``new``: the
+        id is for a new table, and refused if a table had it before (whose hands and
+        seed the store keeps under it)."""
 
     async def renew_tables(self, seconds: float) -> tuple[str, ...]:
         """Extend every lease this store holds by ``seconds``, taking back one that ran
