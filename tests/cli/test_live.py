@@ -406,6 +406,24 @@ async def test_a_line_typed_longer_than_the_window_is_seen_to_its_end(
     await screen.wait_for("EXIT=0")
 
 
+async def test_a_dumb_terminal_gets_the_game_as_lines_each_as_long_as_it_is(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    command = play(config_dir, server, "--turn-seconds", "60").replace(
+        "TERM=xterm-256color", "TERM=dumb"
+    )
+    screen = Screen("dumb", command, width=60, height=30)
+    screens.append(screen)
+    # A terminal that cannot move its cursor cannot redraw a live view: the table comes
+    # as the lines --plain prints, and the turn is there to be answered.
+    text = (await screen.wait_for(TURN)).string
+    assert "╭─ Table" not in text, text
+    # Wrapped by the window (joined again here), not cut at the 80 columns rich assumes.
+    assert re.search(r"(?m)^Rules here: .* 60 s a turn\.$", text), text
+    screen.type("quit now")
+    await screen.wait_for("EXIT=0")
+
+
 async def test_the_same_account_run_again_elsewhere_is_told_its_seat_plays_on_there(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]
 ) -> None:

@@ -129,13 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # With --json, standard output carries the summary alone: everything else goes to stderr.
     console = Console(highlight=False, emoji=False, stderr=args.json)
     # Piped, an event is one line however long, not cut at rich's 80 columns: a file or
-    # a program reads lines, and a terminal wraps them itself.
-    console.soft_wrap = not console.is_terminal
+    # a program reads lines, and a terminal wraps them itself. So does a dumb terminal,
+    # whose width rich does not read (it takes 80 columns).
+    console.soft_wrap = not console.is_interactive
     args.name_given, args.name = args.name is not None, args.name or _default_name()
     # Why the command stopped goes where argparse's own refusals go, and not into a file
     # that standard output was sent to.
     errors = Console(highlight=False, emoji=False, stderr=True)
-    errors.soft_wrap = not errors.is_terminal
+    errors.soft_wrap = not errors.is_interactive
     try:
         options = PlayOptions.from_args(args, console)
     except ValueError as error:

@@ -86,7 +86,9 @@ class PlayOptions:
             auto=args.auto,
             unicode=not args.ascii and encoding.startswith("utf"),
             resume=not args.new_account,
-            live=console.is_terminal and sys.stdin.isatty() and not args.plain,
+            # A terminal that cannot move its cursor (TERM=dumb) would show rich's live
+            # view not at all: it gets the plain lines instead.
+            live=console.is_interactive and sys.stdin.isatty() and not args.plain,
         )
 
 
