@@ -824,6 +824,10 @@ async def test_in_the_lobby_the_header_takes_the_game_back_from_another_tab(
     await first.click(".table-bar >> text=← Lobby")
     await expect(first.locator(".lobby")).to_be_visible()
     await expect(first.locator("#status")).to_contain_text("Playing in another tab")
+    # Online all the same: the list said it came back "once this page is back online".
+    await expect(first.locator(".lobby .empty")).to_have_text(
+        "The open tables are listed again once you play here again (Play here instead, above)."
+    )
     take_back = first.locator("#status button")
     await expect(take_back).to_have_text("Play here instead")
     await take_back.click()

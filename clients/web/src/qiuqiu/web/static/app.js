@@ -721,7 +721,7 @@ class App {
     const watchingAt = new Set([...this.watching].filter((id) => this.tables.has(id)));
     // Offline, the last list read would stand for the server's tables for as long as it
     // lasts: tables it has closed, stacks long gone.
-    this.lobbyView.render(this.online ? this.lobbyTables : null, { balance: this.balance, seatedAt, watchingAt, farewell: this.farewell, session: this.session, audits: [...this.audits.values()] });
+    this.lobbyView.render(this.online ? this.lobbyTables : null, { elsewhere: this.elsewhere, balance: this.balance, seatedAt, watchingAt, farewell: this.farewell, session: this.session, audits: [...this.audits.values()] });
   }
 
   drawAccount() {

@@ -116,14 +116,16 @@ export class LobbyView {
 
   /**
    * @param {any[] | null} tables the `table_list` entries; `null` while offline, when they are not known
-   * @param {{balance: number, seatedAt: Set<string>, watchingAt: Set<string>, farewell: any, session: import("./tally.js").Tally,
+   * @param {{elsewhere: boolean, balance: number, seatedAt: Set<string>, watchingAt: Set<string>, farewell: any, session: import("./tally.js").Tally,
    *          audits: import("./deals.js").DealLedger[]}} me
    */
   render(tables, me) {
     this.drawFarewell(me.farewell, me.session);
     this.drawAudits(me.audits);
     if (tables === null) {
-      this.list.replaceChildren(h("p", { class: "muted empty", text: "The open tables are listed again once this page is back online." }));
+      // Taken over by another tab, the page is online all the same: only playing here again lists them.
+      const when = me.elsewhere ? "you play here again (Play here instead, above)" : "this page is back online";
+      this.list.replaceChildren(h("p", { class: "muted empty", text: `The open tables are listed again once ${when}.` }));
       return;
     }
     if (!tables.length) {
