@@ -102,6 +102,28 @@ def test_a_flag_that_cannot_work_is_one_line_and_status_2_from_a_bots_main(
     assert flags[0] in said
 
 
+@pytest.mark.parametrize(
+    ("given", "example"),
+    [
+        ("no spaces", "t3c41b5e0"),
+        ("t1234abcd/", "t3c41b5e0"),
+        ("http://127.0.0.1:8765/#/table/t1234abcd", "t1234abcd"),
+    ],
+)
+@pytest.mark.parametrize("flag", ["--table", "--watch"])
+def test_a_table_id_that_cannot_be_one_is_said_in_words(
+    flag: str, given: str, example: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # It said "string should match pattern '^[A-Za-z0-9_-]+$'"; the page's address of
+    # a table, pasted, is answered with the id in it.
+    assert _status(lambda: play_main(["play", "--server", "ws://127.0.0.1:9", flag, given])) == 2
+    said = capfd.readouterr().err
+    assert (
+        f"argument {flag}: a table id is 1 to 32 letters, digits, _ or -, such as {example}"
+        f" (got {given!r})"
+    ) in said, said
+
+
 @pytest.mark.parametrize("flags", [("--auto", "0"), ("--auto", "-3")], ids=" ".join)
 def test_auto_needs_a_hand_or_more(
     flags: tuple[str, ...], capfd: pytest.CaptureFixture[str]

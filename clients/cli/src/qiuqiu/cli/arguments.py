@@ -21,6 +21,7 @@ _TABLE_ID: TypeAdapter[str] = TypeAdapter(TableId)
 # The flags that set a field under another name; the rest are the field with dashes.
 _FLAGS = {"dealer_bot": "--no-bot", "betting_rounds": "--rounds", "manual_split": "--split"}
 _FIELD = re.compile(r"\b([a-z_]+) \(")
+_ADDRESSED_TABLE = re.compile(r"#/table/([A-Za-z0-9_-]{1,32})")
 
 
 def add_table_options(parser: argparse.ArgumentParser, *, served: bool = True) -> None:
@@ -112,8 +113,17 @@ def player_name(text: str) -> str:
 
 
 def table_id(text: str) -> str:
-    """``--table``'s type: an id a table can have, or argparse's one-line error."""
-    return _valid(_TABLE_ID, text)
+    """``--table``'s type: an id a table can have, or argparse's one-line error in words,
+    not pydantic's pattern. The page's address of a table (``...#/table/ID``), the one a
+    player may have at hand, is answered with the id in it."""
+    try:
+        return _TABLE_ID.validate_python(text)
+    except ValidationError:
+        addressed = _ADDRESSED_TABLE.search(text)
+        example = addressed[1] if addressed else "t3c41b5e0"
+        raise argparse.ArgumentTypeError(
+            f"a table id is 1 to 32 letters, digits, _ or -, such as {example} (got {text!r})"
+        ) from None
 
 
 def _valid(adapter: TypeAdapter[str], text: str) -> str:
