@@ -927,6 +927,25 @@ async def test_an_address_naming_a_table_that_is_gone_says_so_in_words(
     await expect(page.locator(".lobby")).to_be_visible()
 
 
+@pytest.mark.parametrize("typed", ["x" * 40, "t0123abcd/", "%20t0123abcd", ""])
+async def test_an_address_naming_no_table_id_says_so_in_words(
+    open_player: OpenPlayer, page_url: str, typed: str
+) -> None:
+    # 40 letters said "table_id: String should have at most 32 characters"; the others,
+    # nothing at all.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    await page.goto(f"{page_url}#/table/{typed}")
+    await expect(page.locator("#toast")).to_contain_text(
+        "The address names no table: after #/table/ comes a table's id, 1 to 32 letters,"
+        " digits, _ or -, such as t3c41b5e0."
+    )
+    await expect(page.locator("#toast")).not_to_contain_text("String should")
+    await expect(page.locator(".lobby")).to_be_visible()
+    assert not [m for m in ann.sent if m["type"] == "watch_table"]
+
+
 HEADER_CROWDED = """() => {
   const parts = ['.brand', '.balance-amount', '.at-table', '.session', '.status']
     .map((s) => [s, document.querySelector(s).getBoundingClientRect()]);

@@ -695,13 +695,16 @@ class App {
 
   /** The table named in the address (`#/table/t123`), so a reload goes back to it. */
   hashTable() {
-    const match = /^#\/table\/([\w-]+)$/.exec(location.hash);
+    const match = /^#\/table\/([\w-]{1,32})$/.exec(location.hash);
     return match ? match[1] : null;
   }
 
   route() {
     const wanted = this.hashTable();
     if (!this.online) return;
+    // An address typed by hand that names no table id is said so: sent, the server's
+    // refusal is in its schema's words, and most such ids went unanswered.
+    if (!wanted && location.hash.startsWith("#/table/")) this.toast("The address names no table: after #/table/ comes a table's id, 1 to 32 letters, digits, _ or -, such as t3c41b5e0.", "bad");
     if (!wanted && this.view === "table") this.show("lobby");
     else if (wanted && wanted !== this.active) {
       if (this.tables.has(wanted)) this.open(wanted);
