@@ -800,6 +800,30 @@ async def test_players_who_share_a_name_are_told_apart_by_their_seats(
         )
 
 
+async def test_the_lobby_lists_a_right_to_left_name_before_its_stack(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # "שרה 500" showed as "500 שרה": the stack's digits joined the name's run.
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table_without_the_bot(ann.page)
+    async with socket_player(server, "שרה", table_id, 500):
+        cy = await open_player()
+        await sign_in(cy.page, "Cy")
+        chip = cy.page.locator(".lobby .seat-chip", has_text="שרה")
+        await expect(chip).to_be_visible()
+        stack_left, name_right = await chip.evaluate(
+            """chip => {
+                 const stack = chip.querySelector('small');
+                 const name = document.createRange();
+                 name.setStartBefore(chip.firstChild);
+                 name.setEndBefore(stack);
+                 return [stack.getBoundingClientRect().left, name.getBoundingClientRect().right];
+               }"""
+        )
+        assert stack_left >= name_right - 1, (stack_left, name_right)
+
+
 async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -195,9 +195,11 @@ export class LobbyView {
     for (let n = 0; n < o.seats; n++) {
       const s = taken.get(n);
       const name = s && twice.has(s.name) ? `${s.name} (seat ${n + 1})` : s?.name;
+      // Isolated, a right-to-left name keeps its stack after it: bare, the stack's digits
+      // joined the name's run and showed before it.
       seatChips.push(
         s
-          ? h("span", { class: `seat-chip${s.is_bot ? " bot" : ""}`, title: `${name}: ${counted(s.stack, "chip")}` }, name, h("small", { text: ` ${chips(s.stack)}` }))
+          ? h("span", { class: `seat-chip${s.is_bot ? " bot" : ""}`, title: `${name}: ${counted(s.stack, "chip")}` }, h("bdi", { text: name }), h("small", { text: ` ${chips(s.stack)}` }))
           : h("span", { class: "seat-chip free", text: "free" }),
       );
     }
