@@ -824,6 +824,37 @@ async def test_the_lobby_lists_a_right_to_left_name_before_its_stack(
         assert stack_left >= name_right - 1, (stack_left, name_right)
 
 
+async def test_a_right_to_left_name_shows_its_hand_after_it_in_the_log(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # "שרה: 9-3." showed as "9-3 :שרה.": the value joined the name's run.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page)
+    async with socket_player(server, "שרה", table_id, 500):
+        await play_hand([page], 1)
+        line = page.locator(".log li", has_text=re.compile(r"שרה\W*: \d-\d"))
+        await expect(line).to_have_count(1)
+        value_left, name_right = await line.evaluate(
+            """li => {
+                 const texts = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
+                 let text = texts.nextNode();
+                 while (!text.data.includes('שרה')) text = texts.nextNode();
+                 const at = (from, to) => {
+                   const range = document.createRange();
+                   range.setStart(text, from);
+                   range.setEnd(text, to);
+                   return range.getBoundingClientRect();
+                 };
+                 const name = text.data.indexOf('שרה');
+                 const value = text.data.search(/\\d-\\d/);
+                 return [at(value, value + 3).left, at(name, name + 3).right];
+               }"""
+        )
+        assert value_left >= name_right - 1, (value_left, name_right)
+
+
 async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

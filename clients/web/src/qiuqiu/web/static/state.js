@@ -387,7 +387,7 @@ export class TableState {
           const s = seats.get(shown.seat);
           if (!s) continue;
           Object.assign(s, { tiles: shown.tiles, cut: shown.cut, category: shown.category, tileCount: 4 });
-          this.note(`${this.name(shown.seat)}: ${handValue(shown.category, shown.cut.values)}.`);
+          this.note(`${isolated(this.name(shown.seat))}: ${handValue(shown.category, shown.cut.values)}.`);
         }
         break;
       case "pot_awarded": {
@@ -406,7 +406,7 @@ export class TableState {
         this.note(
           e.shares.length === 1
             ? `${this.name(e.shares[0].seat)} ${e.shares[0].seat === this.you ? "win" : "wins"} the pot of ${chips(e.amount)}.`
-            : `The pot of ${chips(e.amount)} is split: ${e.shares.map((/** @type {{seat: number, amount: number}} */ x) => `${inSentence(this.name(x.seat))} ${chips(x.amount)}`).join(", ")}.`,
+            : `The pot of ${chips(e.amount)} is split: ${e.shares.map((/** @type {{seat: number, amount: number}} */ x) => `${isolated(inSentence(this.name(x.seat)))} ${chips(x.amount)}`).join(", ")}.`,
           "win",
         );
         break;
@@ -555,6 +555,16 @@ export function explainResult(result, name) {
 
 /** A seat's name (`TableState.name`) past a sentence's first word: "you", not "You". @param {string} name */
 const inSentence = (name) => (name === "You" ? "you" : name);
+
+const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+
+/**
+ * A name followed by a figure in a sentence, isolated when it holds a right-to-left
+ * letter: bare, "שרה: 9-3." showed as "9-3 :שרה." (the figure joined the name's run).
+ * Other names stay as typed, with no invisible marks in what is copied.
+ * @param {string} name
+ */
+const isolated = (name) => (RIGHT_TO_LEFT.test(name) ? `\u2068${name}\u2069` : name);
 
 /** Names as one subject: "Bo and you". @param {string[]} names */
 export const namesJoined = (names) => names.map((name, i) => (i ? inSentence(name) : name)).join(" and ");
