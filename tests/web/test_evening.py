@@ -855,6 +855,21 @@ async def test_a_right_to_left_name_shows_its_hand_after_it_in_the_log(
         assert value_left >= name_right - 1, (value_left, name_right)
 
 
+async def test_a_long_name_with_no_space_wraps_in_the_log(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    # "WWWW... sat down at seat 2" ran past the log's right edge, cut off.
+    ann = await open_player()
+    page = ann.page
+    await sign_in(page, "Ann")
+    table_id = await open_table_without_the_bot(page)
+    async with socket_player(server, "W" * 24, table_id, 500):
+        await play_hand([page], 1)
+        for box in (".log", ".result[data-hand='1']"):
+            overflow = await page.locator(box).evaluate("box => [box.scrollWidth, box.clientWidth]")
+            assert overflow[0] <= overflow[1], (box, overflow)
+
+
 async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
