@@ -455,6 +455,25 @@ async def test_a_table_opened_offline_is_said_not_to_be_and_none_is_opened_later
     await expect(bo.page.locator(".lobby")).to_be_visible()
 
 
+async def test_cut_off_the_felt_shows_no_turn_nor_its_timer_until_it_is_back(
+    server: QiuQiuServer, open_player: OpenPlayer
+) -> None:
+    """Offline, "Your turn" and its timer stayed on the felt, the timer at 0 s, while the
+    server's clock played the turn out."""
+    bo, _ = await seated_against_the_bot(open_player)
+    page = bo.page
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    await expect(page.locator(".felt .center .turn")).to_have_text("Your turn")
+    await bo.context.set_offline(True)
+    cut_every_connection(server)
+    await expect(page.locator("#status")).not_to_have_attribute("data-status", "online")
+    await expect(page.locator(".felt .center .turn")).to_have_count(0)
+    await expect(page.locator(".felt .seat .timer")).to_have_count(0)
+    await bo.context.set_offline(False)
+    await expect(page.locator("#status")).to_have_attribute("data-status", "online")
+    await expect(page.locator(".felt .center .turn")).to_have_count(1)
+
+
 async def test_a_buy_in_the_server_would_refuse_opens_no_table(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:

@@ -73,6 +73,8 @@ export class TableView {
     this.state = null;
     /** Set while another tab or window has taken this account's session over. */
     this.elsewhere = false;
+    /** Set while the page is connected: cut off (or taken over), it knows no turn. */
+    this.online = false;
   }
 
   /** @param {TableState} state @param {{online: boolean, offline: string, elsewhere: boolean, leaving: import("./leaving.js").Leaving | null, balance: number}} page */
@@ -84,6 +86,7 @@ export class TableView {
     this.state = state;
     this.balance = page.balance;
     this.elsewhere = page.elsewhere;
+    this.online = page.online;
     const phase = state.hand?.phase;
     this.root.classList.toggle("offline", !page.online);
     this.root.classList.toggle("watching", state.you === null && !state.busted);
@@ -299,7 +302,7 @@ export class TableView {
       tiles,
       value && h("div", { class: `seat-value${won ? " won" : ""}`, text: won ? `${value} · wins ${chips(seat.won)}` : value }),
       !value && won && h("div", { class: "seat-value won", text: `wins ${chips(seat.won)}` }),
-      isActor && !state.replaying && !this.elsewhere && timer(),
+      isActor && !state.replaying && this.online && timer(),
     );
   }
 
@@ -316,7 +319,9 @@ export class TableView {
     // no line to spare under the seats above and over yours (the result names the hand).
     else if (hand?.phase === "ended") phase = state.replaying || state.busted ? `Hand #${hand.handId} is over` : playersWanted(state) ? "Waiting for players" : "Next hand soon";
     let turn = "";
-    if (hand && hand.actor !== null) {
+    // Cut off, the page no longer knows whose turn it is: the server's clock runs on, and
+    // "Your turn" with its timer at 0 s stayed until the connection came back.
+    if (hand && hand.actor !== null && (this.online || state.replaying)) {
       turn = hand.actor === state.you ? "Your turn" : `${state.name(hand.actor)} to act`;
       if (hand.toCall) turn += ` · ${chips(hand.toCall)} to call`;
     }
