@@ -916,4 +916,7 @@ async def test_on_a_phone_a_long_shared_name_keeps_its_seat_number_in_view(
         names = page.locator(".felt .seat .seat-name")
         await expect(names.nth(5)).to_contain_text("(seat 6)")
         assert await names.evaluate_all(SUFFIX_CLIPPED) == []
+        # A name cut short in its box is whole in its hover title.
+        titles = page.locator(".felt .seat .seat-name-text[title='Alexandrina']")
+        await expect(titles).to_have_count(6)
         await page.screenshot(path=screenshot("seats-6-one-name"))

@@ -283,7 +283,7 @@ export class TableView {
       h(
         "div",
         { class: "seat-head" },
-        h("span", { class: "seat-name" }, h("span", { class: "seat-name-text", text: seat.name }), nameSuffix && h("span", { class: "seat-name-suffix", text: nameSuffix })),
+        h("span", { class: "seat-name" }, h("span", { class: "seat-name-text", title: seat.name, text: seat.name }), nameSuffix && h("span", { class: "seat-name-suffix", text: nameSuffix })),
         hand?.button === seat.seat && h("span", { class: "badge button", title: "dealer button", text: "D" }),
         seat.isBot && h("span", { class: "badge bot", text: "bot" }),
       ),
