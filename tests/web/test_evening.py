@@ -858,13 +858,15 @@ async def test_a_right_to_left_name_shows_its_hand_after_it_in_the_log(
 async def test_a_long_name_with_no_space_wraps_in_the_log(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
-    # "WWWW... sat down at seat 2" ran past the log's right edge, cut off.
+    # "WWWW... sat down at seat 2" ran past the log's right edge, cut off; and the
+    # result's "WWWW... won 20: ..." past the result's (here "WWWW... takes the pot").
     ann = await open_player()
     page = ann.page
     await sign_in(page, "Ann")
     table_id = await open_table_without_the_bot(page)
-    async with socket_player(server, "W" * 24, table_id, 500):
-        await play_hand([page], 1)
+    async with socket_player(server, "W" * 24, table_id, 500, bets=True):
+        await play_hand([page], 1, fold_to_bets=True)
+        await expect(page.locator(".result")).to_contain_text("W" * 24 + " takes the pot")
         for box in (".log", ".result[data-hand='1']"):
             overflow = await page.locator(box).evaluate("box => [box.scrollWidth, box.clientWidth]")
             assert overflow[0] <= overflow[1], (box, overflow)
