@@ -71,6 +71,31 @@ def test_a_bot_table_whose_last_player_went_bust_waits_for_a_rebuy() -> None:
     assert chips(h) == 0
 
 
+def test_a_bot_table_waits_for_a_rebuy_when_a_bust_and_a_leaver_stand_up_together() -> None:
+    """Bob (seat 1) asks to leave in the hand that leaves Ann (seat 0) bust: one of the
+    last players went bust, so the table waits for her rebuy, as it would with their
+    seats the other way round."""
+    h = opened(seats=3)
+    ann, bob = Watcher("ann"), Watcher("bob")
+    seated(h, "ann", ann, 100)
+    for _ in range(60):
+        if h.core.seat_of("bob") is None:
+            seated(h, "bob", bob, 100)
+        h.fire(NEXT_HAND)
+        h.write(WriteKind.HAND_START)
+        h.do(h.core.leave, "bob", bob)
+        play_a_shove(h, "ann")
+        if h.core.seat_of("ann") is None:
+            break
+    else:
+        raise AssertionError("ann never went bust")
+    assert h.core.seat_of("bob") is None
+    assert state(h) is TablePhase.WAITING, "the table stays open for Ann's rebuy"
+    assert DESERTED in h.timers
+    seated(h, "ann", ann, 100)
+    assert chips(h) == 0
+
+
 def test_a_bot_table_nobody_buys_into_again_closes_when_its_wait_is_over() -> None:
     h = opened()
     ann = Watcher("ann")

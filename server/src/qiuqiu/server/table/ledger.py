@@ -120,9 +120,12 @@ class Ledger(Audience):
         gone = [self.seats.pop(number) for number in numbers]
         self.seat_changes += bool(gone)
         self._refuse_seed_changes({s.account_id for s in gone}, ErrorCode.NOT_SEATED, LEFT)
+        if gone:
+            # Any seat gone bust keeps the table open for its rebuy, whatever its seat
+            # number beside a player who asked to leave in the same hand.
+            self._bust_out = any(seat.stack == 0 and not seat.leaving for seat in gone)
         for seat in gone:
             self._missed.pop(seat.account_id, None)
-            self._bust_out = seat.stack == 0 and not seat.leaving
             self._timers.append(Disarm(Timer("grace", seat.account_id)))
             # Told at once, the lease in doubt or not (rule 6): held, it was lost if the
             # table then closed or moved, its player waiting for ever.
