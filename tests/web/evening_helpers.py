@@ -116,6 +116,14 @@ async def open_table_without_the_bot(
     return title.removeprefix("Table ")
 
 
+async def ann_at_a_table_without_the_bot(open_player: OpenPlayer) -> tuple[Page, str]:
+    """Ann's page, signed in and seated at a two-seat table of her own without the
+    dealer bot; and the table's id."""
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    return ann.page, await open_table_without_the_bot(ann.page)
+
+
 def signed(n: int) -> str:
     """A number of chips as the page writes a gain or a loss."""
     return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "±0"

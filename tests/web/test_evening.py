@@ -34,6 +34,7 @@ from tests.web.conftest import (
 from tests.web.evening_helpers import (
     HAND_LIMIT,
     OpenPlayer,
+    ann_at_a_table_without_the_bot,
     check_until,
     open_table_without_the_bot,
     seat_under_the_panel,
@@ -828,10 +829,7 @@ async def test_a_right_to_left_name_shows_its_hand_after_it_in_the_log(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
     # "שרה: 9-3." showed as "9-3 :שרה.": the value joined the name's run.
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table_without_the_bot(page)
+    page, table_id = await ann_at_a_table_without_the_bot(open_player)
     async with socket_player(server, "שרה", table_id, 500):
         await play_hand([page], 1)
         line = page.locator(".log li", has_text=re.compile(r"שרה\W*: \d-\d"))
@@ -860,10 +858,7 @@ async def test_a_long_name_with_no_space_wraps_in_the_log(
 ) -> None:
     # "WWWW... sat down at seat 2" ran past the log's right edge, cut off; and the
     # result's "WWWW... won 20: ..." past the result's (here "WWWW... takes the pot").
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table_without_the_bot(page)
+    page, table_id = await ann_at_a_table_without_the_bot(open_player)
     async with socket_player(server, "W" * 24, table_id, 500, bets=True):
         await play_hand([page], 1, fold_to_bets=True)
         await expect(page.locator(".result")).to_contain_text("W" * 24 + " takes the pot")
@@ -876,10 +871,7 @@ async def test_a_bet_nobody_called_goes_back_to_you_in_a_sentence_as_written(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
     # It said "10 unmatched went back to You."
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table_without_the_bot(page)
+    page, table_id = await ann_at_a_table_without_the_bot(open_player)
     async with socket_player(server, "Bo", table_id, 500, folds=True):
         await page.click(f"{MY_TURN} [data-action=bet]:enabled")
         await expect(page.locator(".log")).to_contain_text("10 unmatched went back to you.")

@@ -26,6 +26,7 @@ from tests.web.conftest import (
 from tests.web.evening_helpers import (
     HAND_LIMIT,
     OpenPlayer,
+    ann_at_a_table_without_the_bot,
     check_until,
     open_table_without_the_bot,
     replayed_to_the_end,
@@ -308,10 +309,7 @@ async def test_a_replayed_hand_names_who_played_it_though_another_sits_there_now
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
     # The replay named each seat's player of now: Cy, in the hand Bo played.
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table_without_the_bot(page)
+    page, table_id = await ann_at_a_table_without_the_bot(open_player)
     async with socket_player(server, "Bo", table_id, 500) as bo:
         await play_hand([page], 1)
         await bo.send(json.dumps({"type": "leave_table", "id": 9, "table_id": table_id}))

@@ -33,6 +33,7 @@ from tests.web.conftest import (
 from tests.web.evening_helpers import (
     HAND_LIMIT,
     OpenPlayer,
+    ann_at_a_table_without_the_bot,
     open_table_without_the_bot,
     socket_player,
 )
@@ -298,10 +299,7 @@ async def test_a_table_short_of_players_says_it_waits_for_them_not_for_a_next_ha
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
     # Left alone at a table of players, Ann read "Next hand soon", and none ever came.
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table_without_the_bot(page)
+    page, table_id = await ann_at_a_table_without_the_bot(open_player)
     waiting = "Waiting for 1 more player to sit down."
     await expect(page.locator(".actions")).to_have_text(waiting)
     async with socket_player(server, "Bo", table_id, 500) as bo:
