@@ -96,8 +96,12 @@ async def test_a_watcher_at_a_server_stopping_is_not_told_of_chips_it_never_had(
         told = page.locator("#toast .toast-item").filter(has_text="The server stopped.")
         await expect(told).to_be_visible()
         await expect(told).not_to_contain_text("your chips")
-    # The seat's own chips are said where it stood up.
-    await expect(ann.page.locator(".farewell")).to_contain_text("went back to your balance")
+    # The seat's own chips are said where it stood up, and why, from the table's close:
+    # not "the server is stopping, or you were away past the grace period".
+    await expect(ann.page.locator(".farewell")).to_contain_text(
+        "You were stood up as the table closed (the server is shutting down): your 500 chips"
+        " went back to your balance."
+    )
 
 
 async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_table(

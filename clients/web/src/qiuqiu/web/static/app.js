@@ -25,6 +25,9 @@ const LOBBY_REFRESH_MS = 4000;
 /** How long a snapshot asked for after a gap may take before the next gap asks again. */
 const SNAPSHOT_PATIENCE_MS = 2000;
 
+/** What a seat stood up with went back: @param {number} chips */
+const wentBack = (chips) => `your ${counted(chips, "chip")} went back to your balance.`;
+
 class App {
   constructor() {
     /** @type {Map<string, TableState>} */
@@ -298,7 +301,7 @@ class App {
   /** @param {any} m */
   event(m) {
     const state = this.tables.get(m.table_id);
-    if (!state && m.type === "table_closed" && m.table_seed) revealedAfterLeaving(this, m.table_id, m.table_seed);
+    if (!state && m.type === "table_closed") this.closedAfterLeaving(m);
     if (!state) return;
     const applied = state.apply(m);
     // Asked again if it takes long: the request can be refused (its table's server not
@@ -399,8 +402,8 @@ class App {
       awaitSeed(this, m.table_id);
       const tally = this.tableTally(m.table_id);
       const asked = m.ref !== undefined || this.leaving.has(m.table_id);
-      const why = !asked ? `You were stood up (the server is stopping, or you were away past the grace period): your ${counted(m.cashed_out, "chip")} went back to your balance.` : `You left with ${counted(m.cashed_out, "chip")}.`;
-      this.farewell = { tableId: m.table_id, tally, balance: m.balance, why };
+      const why = !asked ? `You were stood up (the server is stopping, or you were away past the grace period): ${wentBack(m.cashed_out)}` : `You left with ${counted(m.cashed_out, "chip")}.`;
+      this.farewell = { tableId: m.table_id, tally, balance: m.balance, why, stoodUpWith: asked ? null : m.cashed_out };
       this.forgetTally(m.table_id);
     }
     this.tables.delete(m.table_id);
@@ -411,6 +414,17 @@ class App {
       this.active = null;
       this.show("lobby");
     }
+  }
+
+  /** A table this page no longer follows closed: its seed, and why its seat stood up. @param {any} m */
+  closedAfterLeaving(m) {
+    if (m.table_seed) revealedAfterLeaving(this, m.table_id, m.table_seed);
+    const farewell = this.farewell;
+    // The stand-up came with the close (the server stopping, say): its reason replaces
+    // the guess between two causes.
+    if (farewell?.tableId !== m.table_id || typeof farewell.stoodUpWith !== "number") return;
+    farewell.why = `You were stood up as the table closed (${m.reason}): ${wentBack(farewell.stoodUpWith)}`;
+    if (this.view === "lobby") this.drawLobby();
   }
 
   // -- what the player does --------------------------------------------------------
