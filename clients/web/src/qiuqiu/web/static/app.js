@@ -223,6 +223,9 @@ class App {
     switch (m.type) {
       case "table_list":
         this.lobbyTables = m.tables;
+        // A table's close comes right after the stand-up it causes, before any listing:
+        // one heard later (its last player gone, say) did not stand this seat up.
+        if (this.farewell) this.farewell.stoodUpWith = null;
         this.drawLobby();
         break;
       case "table_joined":
