@@ -7,12 +7,13 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 
 from qiuqiu.cli.bot import Action, Bot, Call, Check, Turn
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import HOUSE
+from tests.conftest import free_port, own_redis
 from tests.server.faulty_store import (
     JOURNAL_VARIABLE,
     OUTAGE_VARIABLE,
@@ -128,6 +129,27 @@ async def listening(port: int) -> bool:
     writer.close()
     await writer.wait_closed()
     return True
+
+
+PASSWORDS_REFUSED = (
+    ("", "no password: put it in the URL, redis://:PASSWORD@host:port/db"),
+    (":hunter2@", "the URL's user or password: invalid username-password pair"),
+)
+"""What goes before the host in a Redis URL that :func:`redis_asking_a_password` refuses,
+and how the server says so."""
+
+
+@contextlib.asynccontextmanager
+async def redis_asking_a_password(directory: Path) -> AsyncIterator[int]:
+    """A Redis of its own, listening, whose password is ``s3cret``; its port."""
+    port = free_port()
+    redis = own_redis(port, directory, "--requirepass", "s3cret")
+    try:
+        await until(lambda: listening(port))
+        yield port
+    finally:
+        redis.kill()
+        redis.wait()
 
 
 async def until(done: Callable[[], Awaitable[bool]]) -> None:

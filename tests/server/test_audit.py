@@ -14,8 +14,7 @@ from qiuqiu.protocol import MAX_BALANCE
 from qiuqiu.server.accounts import token_hash
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import TableRecord
-from tests.conftest import free_port, own_redis
-from tests.server.processes import listening, until
+from tests.server.processes import PASSWORDS_REFUSED, redis_asking_a_password
 from tests.server.store_helpers import GRANT, OPTIONS, buy_in, seat
 
 
@@ -77,25 +76,13 @@ def test_a_url_that_does_not_fit_or_a_redis_out_of_reach_is_one_line_and_status_
     assert "hunter2" not in err
 
 
-@pytest.mark.parametrize(
-    ("password", "said"),
-    [
-        ("", "no password: put it in the URL, redis://:PASSWORD@host:port/db"),
-        (":hunter2@", "the URL's user or password: invalid username-password pair"),
-    ],
-)
+@pytest.mark.parametrize(("password", "said"), PASSWORDS_REFUSED)
 async def test_a_redis_that_refuses_the_password_says_so_as_the_server_does(
     tmp_path: Path, password: str, said: str
 ) -> None:
     # A missing password was Redis's own words about HELLO, which name no password.
-    port = free_port()
-    redis = own_redis(port, tmp_path, "--requirepass", "s3cret")
-    try:
-        await until(lambda: listening(port))
+    async with redis_asking_a_password(tmp_path) as port:
         status, out, err = audited("--redis-url", f"redis://{password}127.0.0.1:{port}/0")
-    finally:
-        redis.kill()
-        redis.wait()
     assert (status, out) == (2, "")
     prefix = "python -m qiuqiu.server.audit: cannot read Redis: Redis refused it: "
     assert err.startswith(prefix + said)

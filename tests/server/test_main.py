@@ -32,7 +32,7 @@ from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Account
 from tests.conftest import free_port, own_redis
-from tests.server.processes import listening, until
+from tests.server.processes import PASSWORDS_REFUSED, listening, redis_asking_a_password, until
 
 LISTENING = re.compile(rb"listening on (ws://[^\s\"]+)")
 
@@ -500,26 +500,14 @@ def test_a_redis_database_redis_does_not_have_is_one_line_and_exit_status_2(
     assert said == ["qiuqiu-server: --redis-url: Redis refused it: DB index is out of range"]
 
 
-@pytest.mark.parametrize(
-    ("password", "said"),
-    [
-        ("", "no password: put it in the URL, redis://:PASSWORD@host:port/db"),
-        (":hunter2@", "the URL's user or password: invalid username-password pair"),
-    ],
-)
+@pytest.mark.parametrize(("password", "said"), PASSWORDS_REFUSED)
 async def test_a_redis_that_refuses_the_password_is_one_line_and_exit_status_2(
     tmp_path: Path, password: str, said: str
 ) -> None:
     # It was "Redis cannot be reached" with status 1, as if to try again later.
-    port = free_port()
-    redis = own_redis(port, tmp_path, "--requirepass", "s3cret")
-    try:
-        await until(lambda: listening(port))
+    async with redis_asking_a_password(tmp_path) as port:
         url = f"redis://{password}127.0.0.1:{port}/0"
         status, lines, everything = failed_start("--port", "0", "--redis-url", url)
-    finally:
-        redis.kill()
-        redis.wait()
     assert status == 2
     assert len(lines) == 1
     assert lines[0].startswith(f"qiuqiu-server: --redis-url: Redis refused it: {said}")

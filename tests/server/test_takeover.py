@@ -243,6 +243,23 @@ async def listened_to(redis_url: str, process: str) -> bool:
         return bool(await redis.pubsub_channels(f"*{process}*"))
 
 
+async def killed_in_its_lease(
+    host: asyncio.subprocess.Process, table_id: str, redis_store: RedisStore, redis_url: str
+) -> None:
+    """Kill the host of ``table_id``, and return once Redis has dropped its connection
+    to the bus, while the table's lease still names it."""
+    dead = await redis_store.table_host(table_id)
+    assert dead is not None
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+
+    async def gone() -> bool:
+        return not await listened_to(redis_url, dead)
+
+    await until(gone)
+    assert await redis_store.table_host(table_id) == dead, "the lease ran out before the test"
+
+
 async def test_a_relayed_command_no_server_heard_is_refused_table_moving_and_the_snapshot_follows(
     redis_store: RedisStore, redis_url: str, servers: Servers
 ) -> None:
@@ -258,16 +275,7 @@ async def test_a_relayed_command_no_server_heard_is_refused_table_moving_and_the
     await sam.hello("Sam")
     assert (await sam.reply("watch_table", table_id=table_id))["type"] == "table_watched"
     watched = await sam.expect("table_snapshot")
-    dead = await redis_store.table_host(table_id)
-    assert dead is not None
-    host.send_signal(signal.SIGKILL)
-    await host.wait()
-
-    async def gone() -> bool:
-        return not await listened_to(redis_url, dead)
-
-    await until(gone)
-    assert await redis_store.table_host(table_id) == dead, "the lease ran out before the test"
+    await killed_in_its_lease(host, table_id, redis_store, redis_url)
     refused = await answer(ann, "check", table_id=table_id, hand_id=hand_id)
     assert (refused["type"], refused["code"]) == ("error", "table_moving"), refused
     await seen_after(ann, refused, voided_at(table_id))
@@ -744,16 +752,7 @@ async def test_a_watch_or_a_leave_no_server_heard_changes_nothing_once_the_table
     assert (await sam.reply("watch_table", table_id=table_id))["type"] == "table_watched"
     watched = await sam.expect("table_snapshot")
     before = there.ann.frames[-1]
-    dead = await redis_store.table_host(table_id)
-    assert dead is not None
-    host.send_signal(signal.SIGKILL)
-    await host.wait()
-
-    async def gone() -> bool:
-        return not await listened_to(redis_url, dead)
-
-    await until(gone)
-    assert await redis_store.table_host(table_id) == dead, "the lease ran out before the test"
+    await killed_in_its_lease(host, table_id, redis_store, redis_url)
     refused = await answer(eve, "watch_table", table_id=table_id)
     assert (refused["type"], refused["code"]) == ("error", "table_moving"), refused
     stayed = await answer(sam, "leave_table", table_id=table_id)
@@ -767,15 +766,13 @@ async def test_a_watch_or_a_leave_no_server_heard_changes_nothing_once_the_table
     assert watched in sam.frames
 
 
-async def test_a_message_while_a_table_is_being_adopted_is_refused_table_moving(
-    redis_store: RedisStore, servers: Servers
-) -> None:
-    """The host of Ann's table is killed, and the process adopting it reads the table's
-    hands slowly: it holds the lease, but not the table yet. A watch_table sent then,
-    to the adopter or relayed to it from another process, is refused ``table_moving``
-    (nothing changed, the table is on its way), not ``unknown_table`` (there is a
-    table) nor ``table_moved`` (nobody lost it). Both processes read slowly, so that
-    whichever adopts the table, the other relays to it."""
+async def adopted_slowly(
+    redis_store: RedisStore, servers: Servers, names: tuple[str, str], *, watching: bool
+) -> tuple[str, list[Client]]:
+    """Ann's table, its host killed, and two other processes (a client of each, named
+    ``names``, watching it if ``watching``) that read a table's hands slowly: returned
+    once one of them holds the table's lease, while it has not loaded the table yet.
+    Whichever adopts it, the other relays to it."""
     slow = FaultPlan((Fault("table_hands", 1, "stall", stall=2.0),))
     host_port, ports = free_port(), (free_port(), free_port())
     host = await servers.start(host_port, lease=LEASE)
@@ -787,8 +784,12 @@ async def test_a_message_while_a_table_is_being_adopted_is_refused_table_moving(
     table_id = created["table"]["table_id"]
     await ann.expect("table_snapshot")
     watchers = [await client_at(port) for port in ports]
-    for watcher, name in zip(watchers, ("Bo", "Cy"), strict=True):
+    for watcher, name in zip(watchers, names, strict=True):
         await watcher.hello(name)
+        if watching:
+            reply = await watcher.reply("watch_table", table_id=table_id)
+            assert reply["type"] == "table_watched", reply
+            await watcher.expect("table_snapshot")
     dead = await redis_store.table_host(table_id)
     host.send_signal(signal.SIGKILL)
     await host.wait()
@@ -797,6 +798,19 @@ async def test_a_message_while_a_table_is_being_adopted_is_refused_table_moving(
         return await redis_store.table_host(table_id) not in (dead, None)
 
     await until(leased_again)
+    return table_id, watchers
+
+
+async def test_a_message_while_a_table_is_being_adopted_is_refused_table_moving(
+    redis_store: RedisStore, servers: Servers
+) -> None:
+    """The host of Ann's table is killed, and the process adopting it reads the table's
+    hands slowly: it holds the lease, but not the table yet. A watch_table sent then,
+    to the adopter or relayed to it from another process, is refused ``table_moving``
+    (nothing changed, the table is on its way), not ``unknown_table`` (there is a
+    table) nor ``table_moved`` (nobody lost it). Both processes read slowly, so that
+    whichever adopts the table, the other relays to it."""
+    table_id, watchers = await adopted_slowly(redis_store, servers, ("Bo", "Cy"), watching=False)
     refusals = [await answer(w, "watch_table", table_id=table_id) for w in watchers]
     assert [(r["type"], r.get("code")) for r in refusals] == [("error", "table_moving")] * 2
     for watcher in watchers:  # and a moment later, the watch is taken
@@ -816,29 +830,7 @@ async def test_a_spectators_leave_refused_while_the_table_is_adopted_keeps_it_wa
     to leave then, and are refused ``table_moving``: nothing changed, so once the table
     is adopted, both watch on there, unasked. Both processes read slowly, so that one
     of the leaves is refused by the adopter itself, the other relayed to it."""
-    slow = FaultPlan((Fault("table_hands", 1, "stall", stall=2.0),))
-    host_port, ports = free_port(), (free_port(), free_port())
-    host = await servers.start(host_port, lease=LEASE)
-    for port in ports:
-        await servers.start(port, lease=LEASE, plan=slow)
-    ann = await client_at(host_port)
-    await ann.hello("Ann")
-    created = await ann.reply("create_table", options=HEADS_UP, buy_in=500)
-    table_id = created["table"]["table_id"]
-    await ann.expect("table_snapshot")
-    watchers = [await client_at(port) for port in ports]
-    for watcher, name in zip(watchers, ("Dee", "Eve"), strict=True):
-        await watcher.hello(name)
-        assert (await watcher.reply("watch_table", table_id=table_id))["type"] == "table_watched"
-        await watcher.expect("table_snapshot")
-    dead = await redis_store.table_host(table_id)
-    host.send_signal(signal.SIGKILL)
-    await host.wait()
-
-    async def leased_again() -> bool:
-        return await redis_store.table_host(table_id) not in (dead, None)
-
-    await until(leased_again)
+    table_id, watchers = await adopted_slowly(redis_store, servers, ("Dee", "Eve"), watching=True)
     refusals = [await answer(w, "leave_table", table_id=table_id) for w in watchers]
     assert [(r["type"], r.get("code")) for r in refusals] == [("error", "table_moving")] * 2
     for watcher, refused in zip(watchers, refusals, strict=True):

@@ -90,6 +90,15 @@ async def seated_against_the_bot(open_player: OpenPlayer) -> tuple[Player, str]:
     return ann, await open_table(ann.page)
 
 
+async def bo_in_the_lobby_of_anns_table(open_player: OpenPlayer) -> tuple[Player, str]:
+    """Bo, signed in, in the lobby beside the table Ann opened without the bot; its id."""
+    ann, bo = await open_player(), await open_player()
+    await sign_in(ann.page, "Ann")
+    table_id = await open_table(ann.page, bot=False)
+    await sign_in(bo.page, "Bo")
+    return bo, table_id
+
+
 async def play_hand(
     pages: list[Page], hand: int, *, tap: bool = False, fold_to_bets: bool = False
 ) -> None:
@@ -499,11 +508,8 @@ async def test_a_buy_in_the_server_would_refuse_is_said_in_the_lobby_row_and_not
 ) -> None:
     # "Join" sent any buy-in, and the server's own wording came back: "buy in with 100
     # to 10000 chips, not 50; your balance is 1000", "buy_in: Input should be a valid integer".
-    ann, bo = await open_player(), await open_player()
-    await sign_in(ann.page, "Ann")
-    table_id = await open_table(ann.page, bot=False)
+    bo, table_id = await bo_in_the_lobby_of_anns_table(open_player)
     page = bo.page
-    await sign_in(page, "Bo")
     row = page.locator(f".table-row[data-table-id='{table_id}']")
     toast = page.locator("#toast .toast-item")
     for buy_in, said in (
@@ -529,11 +535,8 @@ async def test_a_buy_in_being_typed_in_the_lobby_outlasts_the_lists_refresh(
 ) -> None:
     # The list, made again every few seconds, put back 500 in the field and took the
     # focus away: typed slowly, 250 became a join with 500.
-    ann, bo = await open_player(), await open_player()
-    await sign_in(ann.page, "Ann")
-    table_id = await open_table(ann.page, bot=False)
+    bo, table_id = await bo_in_the_lobby_of_anns_table(open_player)
     page = bo.page
-    await sign_in(page, "Bo")
     field = page.locator(f".table-row[data-table-id='{table_id}'] input[name=buy_in]")
     await field.fill("250")
     listed = len(frames_of(bo, "table_list"))

@@ -52,6 +52,7 @@ from tests.web.test_browser import (
     no_sideways_scroll,
     open_table,
     play_hand,
+    seated_against_the_bot,
     sign_in,
 )
 
@@ -715,10 +716,8 @@ async def test_at_two_seats_the_result_in_the_middle_takes_the_felt_and_is_not_c
 ) -> None:
     """Two seats leave the sides of the felt empty: a winner's line there is not cut to
     "Dealer wins 66 with …", as it is between side seats."""
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await play_hand([page], 1)
     await expect(page.locator(".center .outcome")).to_be_visible()
     cut = {}

@@ -42,6 +42,7 @@ from tests.web.test_browser import (
     my_tiles,
     open_table,
     play_hand,
+    seated_against_the_bot,
     sign_in,
 )
 
@@ -51,10 +52,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 async def test_the_replayer_steps_through_a_finished_hand_to_its_verified_deal(
     open_player: OpenPlayer,
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await play_hand([page], 1)
     (shown,) = frames_of(ann, "showdown")
 
@@ -103,10 +102,8 @@ async def test_the_replayer_is_stepped_through_by_the_keyboard_alone(
 ) -> None:
     # Each step made the replay again under the focused button, and the focus fell to
     # the page: Enter on "Next ▶" played one step, and the next Enter nothing.
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await play_hand([page], 1)
     await page.focus("[data-action=history]")
     await page.keyboard.press("Enter")
@@ -257,10 +254,8 @@ async def test_motion_plays_for_a_dealt_tile_and_stops_when_the_system_asks(
 async def test_the_session_figure_and_the_summary_on_leaving_match_the_servers_records(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await play_hand([page], 1)
     # A reload in the middle of hand 2 loses none of the figures, that hand's included.
     await expect(page.locator(".center .phase")).to_have_text(

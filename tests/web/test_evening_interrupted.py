@@ -43,6 +43,7 @@ from tests.web.test_browser import (
     frames_of,
     open_table,
     play_hand,
+    seated_against_the_bot,
     sign_in,
 )
 
@@ -52,10 +53,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 async def test_the_server_stopping_and_forgetting_the_account_are_said_in_plain_words(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
     port = server.port
 
@@ -108,10 +107,8 @@ async def test_a_server_that_died_and_forgot_everything_leaves_no_chips_at_its_t
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
     # The header went on counting "+ 490 at the table" of a table no server knew.
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
     port = server.port
     # Dead, not stopped: the page hears of no table closing.
@@ -130,10 +127,8 @@ async def test_hands_at_a_table_a_dead_server_forgot_are_said_not_to_be_rebuilt(
 ) -> None:
     """The hands played there went from the page without a word: no "Shuffles of the
     tables you left" in the lobby, neither rebuilt nor said never to be."""
-    ann = await open_player()
+    ann, table_id = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table(page)
     await play_hand([page], 1)
     port = server.port
     cut_every_connection(server)

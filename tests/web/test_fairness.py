@@ -43,6 +43,7 @@ from tests.web.test_browser import (
     frames_of,
     open_table,
     play_hand,
+    seated_against_the_bot,
     sign_in,
 )
 
@@ -412,10 +413,8 @@ async def leave(page: Page) -> None:
 async def test_honest_hands_check_tile_by_tile_and_after_leaving_every_shuffle_is_rebuilt(
     open_player: OpenPlayer,
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
 
     # The table is opened without a buy-in, then joined with the page's own seed.
     (create,) = [m for m in ann.sent if m["type"] == "create_table"]
@@ -498,10 +497,8 @@ async def test_after_a_reload_the_audit_rebuilds_every_hand_the_table_dealt_from
 ) -> None:
     # A reload forgets the hands seen before it: the audit rebuilt only the later ones
     # and said "1 hand kept, the shuffle of each rebuilt", as if that were the evening.
-    ann = await open_player()
+    ann, table_id = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    table_id = await open_table(page)
     for hand in (1, 2):
         await play_hand([page], hand)
     await page.reload()
@@ -756,10 +753,8 @@ async def test_a_client_seed_the_server_would_refuse_is_said_and_not_sent(
 async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_hand(
     open_player: OpenPlayer,
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     (join,) = [m for m in ann.sent if m["type"] == "join_table"]
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
 
@@ -786,10 +781,8 @@ async def test_a_tab_taking_the_game_back_sends_a_seed_of_its_own_and_fails_no_h
 ) -> None:
     # The tab that took the game sent a seed of its own; the first, taking the game
     # back, held the next hand to the seed it had sent itself: "DEAL CHECK FAILED".
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     first = ann.page
-    await sign_in(first, "Ann")
-    await open_table(first)
     await play_hand([first], 1)
     (joined,) = frames_of(ann, "table_joined")
 

@@ -33,6 +33,7 @@ from tests.web.test_browser import (
     no_sideways_scroll,
     open_table,
     play_hand,
+    seated_against_the_bot,
     sign_in,
 )
 
@@ -160,10 +161,8 @@ async def test_on_the_keyboard_leave_keeps_the_focus_on_leave_now(
 ) -> None:
     # "Leave table" was made again as "Leave now" under the focus, which fell to the
     # page: the next Enter did nothing, and Tab started from the page's top.
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
     await page.focus(".table-bar .leave")
     await page.keyboard.press("Enter")
@@ -178,10 +177,8 @@ async def test_on_the_keyboard_leave_keeps_the_focus_on_leave_now(
 async def test_leave_between_hands_leaves_at_once(
     server: QiuQiuServer, open_player: OpenPlayer
 ) -> None:
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await play_hand([page], 1)
     await page.click(".table-bar .leave")
     await expect(page.locator(".farewell")).to_contain_text("You left with")
@@ -281,10 +278,8 @@ async def test_a_click_on_leave_pressed_before_a_redraw_and_released_after_it_st
 ) -> None:
     # The bar was made again at each redraw (a hand's start redraws several times): a
     # click pressed on one "Leave table" and released on the next reached neither.
-    ann = await open_player()
+    ann, _ = await seated_against_the_bot(open_player)
     page = ann.page
-    await sign_in(page, "Ann")
-    await open_table(page)
     await expect(page.locator(CHECK_OR_CALL)).to_be_visible(timeout=HAND_LIMIT * 1000)
     box = await page.locator(".table-bar .leave").bounding_box()
     assert box is not None
