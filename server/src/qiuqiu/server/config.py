@@ -330,12 +330,12 @@ def unknown_variables(environ: Mapping[str, str]) -> list[str]:
     it may well be set in the shell that starts a server."""
     settings = [env_name(name) for name in ServerConfig.model_fields]
     lines = []
+    # Without the prefix every name shares, which alone makes two names look alike
+    # (QIUQIU_SCREENSHOTS and QIUQIU_GC_THRESHOLD).
+    bare = [setting.removeprefix(ENV_PREFIX) for setting in settings]
     for name in sorted(environ):
         if not name.startswith(ENV_PREFIX) or name in settings or name in CLIENT_VARIABLES:
             continue
-        # Without the prefix every name shares, which alone makes two names look alike
-        # (QIUQIU_SCREENSHOTS and QIUQIU_GC_THRESHOLD).
-        bare = [setting.removeprefix(ENV_PREFIX) for setting in settings]
         close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), bare, n=1)
         hint = f"; did you mean {ENV_PREFIX}{close[0]}?" if close else ""
         lines.append(f"{name} is not a setting of qiuqiu-server and is ignored{hint}")

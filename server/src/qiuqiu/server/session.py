@@ -302,7 +302,7 @@ class Session:
                 account, token = await self.lobby.accounts.open_account(hello.name)
             except (Refused, StoreUnavailable):
                 # No account was made: one whose write's answer was lost is found, not
-                # refused (Lobby.open_account).
+                # refused (Accounts.open_account).
                 self.owed_welcome = False
                 self._account_not_opened()
                 raise
