@@ -299,6 +299,7 @@ async def test_a_welcome_counts_a_buy_in_written_as_it_was_made_in_its_balance(
         await asyncio.sleep(0.3)  # its account is read, its claim waits
         await ann.reply("join_table", table_id=table_id, buy_in=300)
         resumed = await again.wait(lambda m: m.get("ref") == hello)
+        assert resumed["type"] == "welcome", resumed
         assert resumed["tables"] == [table_id]
         assert resumed["balance"] == welcome["balance"] - 300
 
