@@ -121,6 +121,9 @@ def test_allowed_origins_are_a_comma_separated_list_from_either_place(
         (["--lease", "inf"], {}, "--lease 'inf': Input should be a finite number"),
         ([], {"QIUQIU_GRACE": "inf"}, "QIUQIU_GRACE='inf': Input should be a finite number"),
         (["--lease", "1e300"], {}, "--lease '1e300': Input should be less than or equal to"),
+        # Each taken: no hand after the first was ever dealt, and no seat ever freed.
+        (["--hand-pause", "1e300"], {}, "--hand-pause '1e300': Input should be less than or"),
+        ([], {"QIUQIU_GRACE": "86401"}, "QIUQIU_GRACE='86401': Input should be less than or"),
         # No amount on the wire is larger: every hello closed with 1011, its welcome unsent.
         (
             ["--starting-balance", "1000000000001"],

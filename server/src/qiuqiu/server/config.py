@@ -30,6 +30,11 @@ QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*")
 """A password in a URL's query, as redis-py reads one from unix:///path?password=..."""
 
 
+DAY = 86_400
+"""The longest any duration setting may be: longer is surely a typo, and a lease
+that long could not be sent to Redis."""
+
+
 class ServerConfig(BaseSettings):
     # No inf or nan: a lease or a timer that long cannot be sent to Redis or armed.
     model_config = SettingsConfigDict(
@@ -71,11 +76,12 @@ class ServerConfig(BaseSettings):
         4096, ge=256, description="largest frame accepted in bytes; a bigger one closes with 1009"
     )
     open_timeout: float = Field(
-        10.0, gt=0, description="seconds a connection may take to finish its handshake"
+        10.0, gt=0, le=DAY, description="seconds a connection may take to finish its handshake"
     )
     hello_timeout: float = Field(
         10.0,
         gt=0,
+        le=DAY,
         description="seconds a connection may stay open without a successful hello; "
         "then it closes with 1008 (a hello whose new account the store has or may have "
         "made is waited for)",
@@ -111,39 +117,44 @@ class ServerConfig(BaseSettings):
     grace: float = Field(
         60.0,
         gt=0,
+        le=DAY,
         description=(
             "seconds a disconnected player keeps the seat, and a table nobody sits at"
             " (or buys into again after a bust) stays open"
         ),
     )
-    hand_pause: float = Field(2.0, ge=0, description="seconds between hands")
+    hand_pause: float = Field(2.0, ge=0, le=DAY, description="seconds between hands")
     bot_delay: float = Field(
         0.5,
         ge=0,
+        le=DAY,
         description="seconds the dealer bot waits before acting, at most a quarter of its turn",
     )
     lease: float = Field(
         5.0,
         gt=0,
-        le=86_400,
+        le=DAY,
         description="seconds a table's lease lasts unless renewed: a dead server's tables "
-        "move to another server after this (at most a day)",
+        "move to another server after this",
     )
     relay_timeout: float = Field(
         2.0,
         gt=0,
+        le=DAY,
         description="seconds a message for a table another server hosts waits for that "
         "server's first word; then the client is told the outcome is unknown",
     )
     stop_timeout: float = Field(
         10.0,
         gt=0,
+        le=DAY,
         description="seconds a stopping server spends closing its tables; what is not "
         "written by then is left for the next start, which voids it with every chip back",
     )
     store_timeout: float = Field(
         2.0,
         gt=0,
+        le=DAY,
         description="seconds a call to Redis may take before it counts as Redis being away",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
