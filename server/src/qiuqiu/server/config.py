@@ -31,8 +31,8 @@ QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*")
 
 
 DAY = 86_400
-"""The longest any duration setting may be: longer is surely a typo, and a lease
-that long could not be sent to Redis."""
+"""The longest any duration setting may be: a longer one is surely a typo, which
+would leave a table that never deals again or a seat that is never freed."""
 
 
 class ServerConfig(BaseSettings):
