@@ -498,6 +498,8 @@ async def test_while_reconnecting_the_table_offers_no_commands_and_says_why(
         table = screen.text().split("╰")[0]
         assert "Reconnecting… the table is as it was when the connection dropped" in table
         assert "Your turn:" not in table
+        assert "to act" not in table  # nor its clock: the server's may have moved on
+        assert "s left" not in table
         await servers.start(port)
         await screen.wait_for("Reconnected.")
         await screen.wait_for(TURN)

@@ -280,6 +280,16 @@ def test_the_table_shows_every_seat_with_its_stack_and_the_pot() -> None:
     assert "<- to act" in drawn
 
 
+def test_without_turns_the_table_says_nobody_is_to_act_nor_a_clock() -> None:
+    # While the connection was down, "Dealer to act | 10 s left" went on ticking.
+    drawn = text_of(render.table(table(actor=BOT), now_ms=10_000, unicode=False, turns=False))
+    assert "Pot 70" in drawn
+    assert "stack 990" in drawn
+    assert "to act" not in drawn
+    assert "to call" not in drawn
+    assert "s left" not in drawn
+
+
 def test_a_table_with_no_seat_left_is_drawn() -> None:
     # A watcher's table once its last player left: the seats' widths were measured with
     # max() over no seat at all, and the live view died with a TypeError.

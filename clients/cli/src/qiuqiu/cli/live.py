@@ -131,7 +131,8 @@ class LiveView:
         pinned = pinned[: max(0, height - used - 1)]  # the table keeps its last line
         used += len(pinned)
         if state is not None:
-            body: list[RenderableType] = [render.table(state, now_ms(), self.unicode)]
+            drawn_table = render.table(state, now_ms(), self.unicode, turns=self.offline is None)
+            body: list[RenderableType] = [drawn_table]
             if self.offline is not None:
                 body.append(self.offline)
             elif state.legal is not None:

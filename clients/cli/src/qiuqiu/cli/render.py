@@ -174,11 +174,13 @@ def _whom(state: TableState, seat: int) -> str:
     return "you" if seat == state.you else state.name(seat)
 
 
-def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
-    """Every seat with its stack and bet, the pot, and whose turn it is."""
+def table(state: TableState, now_ms: int, unicode: bool, *, turns: bool = True) -> RenderableType:
+    """Every seat with its stack and bet, the pot, and whose turn it is (not with
+    ``turns`` false: while the connection is down, nobody here knows whose it is now)."""
     hand = state.hand
     seats = sorted(state.seats.values(), key=lambda s: s.seat)
-    lines: list[RenderableType] = [_Seats([_seat_row(state, seat, unicode) for seat in seats])]
+    rows = [_seat_row(state, seat, unicode, turns) for seat in seats]
+    lines: list[RenderableType] = [_Seats(rows)]
     if hand is not None and hand.phase == "ended":
         # Between hands: what is still drawn of the last one (its button, your tiles)
         # is that hand's, not a hand in play.
@@ -193,13 +195,17 @@ def table(state: TableState, now_ms: int, unicode: bool) -> RenderableType:
     if hand is not None and hand.phase != "ended":
         dot = " · " if unicode else " | "
         status = Text.assemble(("Pot ", "dim"), (chips(hand.pot), "bold yellow"))
-        if hand.actor is not None:
+        if hand.actor is not None and turns:
             status.append(f"{dot}{who(state, hand.actor)} to act", "cyan")
             if hand.to_call:
                 status.append(f"{dot}{chips(hand.to_call)} to call")
-        if hand.phase == "cutting" and hand.cutting:
+        if hand.phase == "cutting" and hand.cutting and turns:
             status.append(f"{dot}{joined(state, hand.cutting)} to cut", "cyan")
-        if hand.deadline_ms is not None and (hand.actor is not None or hand.phase == "cutting"):
+        if (
+            turns
+            and hand.deadline_ms is not None
+            and (hand.actor is not None or hand.phase == "cutting")
+        ):
             status.append(f"{dot}{seconds_left(hand.deadline_ms, now_ms)} s left", "dim")
         lines.append(status)
     me = state.me
@@ -269,7 +275,7 @@ def _cut(name: Text, cells: int) -> Text:
     return short
 
 
-def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, ...]:
+def _seat_row(state: TableState, seat: SeatState, unicode: bool, turns: bool) -> tuple[Text, ...]:
     # Its seat's number is on the row: a name shared with another seat needs no more.
     name = Text(
         "You" if seat.seat == state.you else seat.name,
@@ -290,9 +296,9 @@ def _seat_row(state: TableState, seat: SeatState, unicode: bool) -> tuple[Text, 
         notes.append("folded", "dim")
     elif in_play and seat.all_in:
         notes.append("all in", "magenta")
-    if state.hand is not None and seat.seat == state.hand.actor:
+    if turns and state.hand is not None and seat.seat == state.hand.actor:
         notes.append("◀ to act" if unicode else "<- to act", "cyan")
-    elif in_play and state.hand is not None and seat.seat in state.hand.cutting:
+    elif turns and in_play and state.hand is not None and seat.seat in state.hand.cutting:
         notes.append("◀ to cut" if unicode else "<- to cut", "cyan")
     return (
         # Counted from 1, as the page counts them: seat 0 on the wire is "Seat 1" there.

@@ -276,7 +276,7 @@ class Terminal(Narrator):
                             "bold yellow",
                         )
                     )
-                self.say_summary(seated=not seats_gone)
+                self.say_summary(account_gone=seats_gone)
                 self.cut_short = True
                 return False
             case Disconnected(reason=reason, grace=grace):
@@ -741,16 +741,19 @@ class Terminal(Narrator):
         )
         self.say_summary()
 
-    def say_summary(self, *, seated: bool = True) -> None:
+    def say_summary(self, *, account_gone: bool = False) -> None:
         s = self.tally
-        # Seated still (the connection gone for good): the balance is not all there is.
-        me = None if self.state is None or not seated else self.state.me
-        at_table = "" if me is None else f" (and {chips(me.stack)} still at the table)"
+        if account_gone:
+            balance = "The server no longer has this account, nor its balance."
+        else:
+            # Seated still (the connection gone for good): the balance is not all there is.
+            me = None if self.state is None else self.state.me
+            at_table = "" if me is None else f" (and {chips(me.stack)} still at the table)"
+            balance = f"Balance: {chips(self.balance)}{at_table}."
         self.say(
             Text(
                 f"This session: {s.hands} hand{'s' * (s.hands != 1)}, won {s.won}, lost {s.lost}, "
-                f"net {s.net:+,}, biggest pot won {chips(s.biggest)}. "
-                f"Balance: {chips(self.balance)}{at_table}.",
+                f"net {s.net:+,}, biggest pot won {chips(s.biggest)}. {balance}",
                 "bold",
             )
         )
