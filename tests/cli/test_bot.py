@@ -718,6 +718,29 @@ async def test_a_second_play_on_a_connection_already_playing_is_refused_not_left
     assert summary.hands == 1
 
 
+async def test_a_play_begun_at_a_seat_whose_turn_is_open_answers_it_and_counts_the_hand(
+    server: QiuQiuServer,
+) -> None:
+    """The turn_started came out of the connection's messages before the play began
+    (another play read it, at another table on the connection, or the caller's own
+    loop): the play answers the turn open, rather than leaving the seat to its timer,
+    and counts the hand, so that the net is still what the balance says."""
+    slow_clock = SMALL.model_copy(update={"turn_seconds": 10 * PATIENCE})
+    async with await Connection.open(server.url, name="Ann") as conn:
+        assert conn.welcome is not None
+        balance = conn.welcome.balance
+        table, _ = await conn.open_table(slow_clock, buy_in=100)
+        async with asyncio.timeout(PATIENCE):
+            async for _ in conn.messages():
+                state = conn.tables.get(table.table_id)
+                if state is not None and state.legal is not None:
+                    break
+        summary = await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 1), PATIENCE)
+    assert summary.hands == 1
+    assert summary.verified == 1
+    assert summary.balance == balance + summary.net
+
+
 def test_on_windows_a_bot_says_where_to_run_instead(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

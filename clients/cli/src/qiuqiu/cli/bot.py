@@ -227,6 +227,12 @@ async def _play(
     """The hand the seat asked to stand up after, as it began (``after_hand``)."""
     alone = False
     turn_due = False
+    state = conn.tables.get(table_id)
+    if state is not None and state.hand is not None and state.you in state.hand.stacks_before:
+        # Dealt into a hand whose messages another reader took (a play at another table
+        # of the connection): its snapshot, as after a reconnect, counts the hand and
+        # asks the turn open now, which else only its timer would answer.
+        await _sent(conn, cmd.RequestSnapshot(table_id=table_id))
     async for message in conn.messages():
         if isinstance(message, Closed):
             raise ConnectionLost(f"the connection is gone for good: {message.reason}")
