@@ -28,6 +28,7 @@ from qiuqiu.cli.bot import (
     Fold,
     HandResult,
     Raise,
+    Summary,
     Turn,
     check_shuffle,
     main,
@@ -117,19 +118,27 @@ async def test_a_bot_run_with_a_buy_in_past_its_balance_opens_no_table(
 
 
 async def test_a_tile_other_than_the_committed_one_raises_at_the_hands_end(
-    server: QiuQiuServer,
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli")
+    summary = Summary()
     async with await Connection.open(server.url, name="Ann") as conn:
         with cheats.swapped_tile():
             table, _ = await conn.open_table(SMALL, buy_in=500)
             with pytest.raises(DealTampered) as caught:
-                await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, HANDS), PATIENCE)
+                await asyncio.wait_for(
+                    play(AlwaysCall(), conn, table.table_id, HANDS, summary=summary), PATIENCE
+                )
         assert caught.value.table_id == table.table_id
         assert caught.value.hand_id == 1, "the first hand, as it ends"
         assert "position 27" in caught.value.reason
         # The SDK stood the seat up before raising.
         assert not server.lobby.seated_at(conn.account_id)
     assert await chip_total(server) == 0
+    # The bot played the hand to its end itself: no timer played it out.
+    assert (summary.hands, summary.verified) == (1, 0)
+    assert "played out by the server" not in caplog.text
+    assert summary.balance == 1000 + summary.net
 
 
 @pytest.mark.parametrize(

@@ -580,6 +580,8 @@ async def _stand_up(
     else:  # between hands: one may have been dealt it as it was leaving
         hand_id = (0 if state.hand is None else state.hand.hand_id) + 1
         stack = me.stack
+    # A hand whose deal failed its check as it ended was played to its end by the bot.
+    ended = state.hand is not None and state.hand.hand_id == hand_id and state.hand.phase == "ended"
     left: wire.TableLeft | None = None
     with contextlib.suppress(ClientError, TimeoutError):
         async with asyncio.timeout(LEAVE_PATIENCE):
@@ -589,14 +591,16 @@ async def _stand_up(
     summary.balance = left.balance
     if uncounted or left.cashed_out != stack:
         # Played to its end, its turns checked or folded: the balance has its chips, so
-        # the net has them too.
+        # the net has them too (the stack is the one cashed out: a payout that failed
+        # its check said another).
         summary.record(hand_id, left.cashed_out - stack)
         log.info(
-            "hand %d: %+d (net %+d, stack %d), played out by the server as the seat stood up",
+            "hand %d: %+d (net %+d, stack %d)%s",
             summary.hands,
             left.cashed_out - stack,
             summary.net,
             left.cashed_out,
+            "" if ended else ", played out by the server as the seat stood up",
         )
 
 
