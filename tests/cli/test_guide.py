@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli.__main__ import main
+from qiuqiu.cli.bot import play
+from qiuqiu.cli.connection import Connection
+from qiuqiu.protocol import TableOptions
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.server.conftest import chip_total
 
@@ -114,6 +118,32 @@ async def test_the_guides_watcher_says_an_empty_lobby_has_no_table_to_watch(
     out, err = await run(example)
     assert out == "no table to watch: the lobby is empty\n"
     assert not err
+
+
+async def test_the_guides_watcher_ends_when_the_table_it_watches_closes(
+    server: QiuQiuServer, tmp_path: Path
+) -> None:
+    """Nothing more comes of a closed table: a watcher that read on would wait for ever."""
+    example = tmp_path / "watcher.py"
+    example.write_text(PYTHON_BLOCKS[2].replace("ws://127.0.0.1:8765", server.url))
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(TableOptions(ante=1, min_bet=1, max_bet=2), 100)
+        watcher = await asyncio.create_subprocess_exec(
+            sys.executable, "-u", example, stdout=asyncio.subprocess.PIPE
+        )
+        try:
+            assert watcher.stdout is not None
+            async with asyncio.timeout(60):
+                while await watcher.stdout.readline() != b"table_watched\n":
+                    pass
+            await asyncio.wait_for(play(AlwaysCall(), conn, table.table_id, 2), 60)
+            out, _ = await asyncio.wait_for(watcher.communicate(), 60)
+        finally:
+            if watcher.returncode is None:
+                watcher.kill()
+                await watcher.wait()
+    assert watcher.returncode == 0
+    assert out.decode().splitlines()[-1] == "table_closed"
 
 
 async def test_the_guides_fair_deal_example_plays_checks_and_rebuilds_the_decks(
