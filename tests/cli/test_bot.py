@@ -28,6 +28,7 @@ from qiuqiu.cli.bot import (
     Fold,
     HandResult,
     Raise,
+    Split,
     Summary,
     Turn,
     check_shuffle,
@@ -570,6 +571,30 @@ async def test_an_amount_no_message_can_carry_is_logged_and_the_timer_plays_the_
     assert said[0] == (
         "the bot's answer Bet(amount=-5) cannot be sent (amount: Input should be greater"
         " than or equal to 1): the turn's timer will check or fold for it"
+    )
+
+
+class CutsATileTwice(AlwaysCall):
+    """Cuts its first tile into both halves: no message can carry it."""
+
+    def cut(self, turn: Turn) -> Split:
+        first, second, third, _ = turn.tiles
+        return Split((str(first), str(first)), (str(second), str(third)))
+
+
+async def test_a_cut_no_message_can_carry_is_logged_with_the_reason_alone(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The reason is the whole cut's, in no one field of it: no field is named before it.
+    caplog.set_level(logging.INFO, "qiuqiu.cli.bot")
+    options = SMALL.model_copy(update={"manual_split": True, "turn_seconds": 0.2})
+    async with await Connection.open(server.url, name="Ann") as conn:
+        table, _ = await conn.open_table(options, buy_in=500)
+        await asyncio.wait_for(play(CutsATileTwice(), conn, table.table_id, hands=1), PATIENCE)
+    said = next(r.getMessage() for r in caplog.records if "cannot be sent" in r.getMessage())
+    assert said.endswith(
+        " cannot be sent (a cut is four different tiles in two pairs): the turn's timer"
+        " will check or fold for it"
     )
 
 

@@ -85,6 +85,7 @@ from qiuqiu.cli.turns import (
     tell,
     turn_key,
     turn_of,
+    unsendable_reason,
 )
 from qiuqiu.protocol import DealTampered, ErrorCode, TableOptions
 from qiuqiu.protocol import client as cmd
@@ -411,9 +412,7 @@ async def _play(
                     "the bot's answer %r cannot be sent (%s): the turn's timer will check "
                     "or fold for it",
                     action,
-                    "; ".join(
-                        f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in unsendable.errors()
-                    ),
+                    "; ".join(map(unsendable_reason, unsendable.errors())),
                 )
                 continue
             answering = {ref: (key, action)}

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from pydantic_core import ErrorDetails
+
 from qiuqiu.cli.errors import BotFailed
 from qiuqiu.cli.game import Move, TableState
 from qiuqiu.engine import Hand, Tile, parse_tiles, rank
@@ -272,3 +274,11 @@ def turn_key(state: TableState) -> TurnKey | None:
     if hand is None or state.me is None or state.legal is None:
         return None
     return (hand.hand_id, hand.phase, hand.round, hand.pot, hand.deadline_ms)
+
+
+def unsendable_reason(error: ErrorDetails) -> str:
+    """One reason an answer cannot be sent, after the field it is of: a check of the
+    whole cut (a tile twice) is of no one field, and says so in its own words."""
+    said = str(error.get("ctx", {}).get("error", error["msg"]))
+    field = ".".join(map(str, error["loc"]))
+    return f"{field}: {said}" if field else said
