@@ -455,6 +455,26 @@ async def test_a_bot_resumed_at_the_table_where_its_account_still_sits_plays_on_
     assert f"the account sits at table {table.table_id} already" in caplog.text
 
 
+async def test_a_bot_resumed_elsewhere_names_the_seat_its_account_left_at_another_table(
+    server: QiuQiuServer, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """The next run given the same tokens but not that table opens a table of its own:
+    the seat left at the first plays on without it, its stack in no figure of the run,
+    and the log says where it is and how to go back to it."""
+    caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
+    tokens = TokenFile(tmp_path)
+
+    def keep(token: str) -> None:
+        tokens.save(server.url, token)
+
+    async with await Connection.open(server.url, name="Bot", on_token=keep) as conn:
+        left, _ = await conn.open_table(SMALL, buy_in=500)
+    argv = ["--server", server.url, "--hands", "1", "--tokens", str(tokens.path)]
+    assert await asyncio.wait_for(asyncio.to_thread(main, AlwaysCall(), argv), PATIENCE) == 0
+    assert f"still sits at table {left.table_id}" in caplog.text
+    assert f"--table {left.table_id}" in caplog.text
+
+
 async def test_a_bot_whose_saved_account_the_server_forgot_says_so_and_keeps_the_new_one(
     server: QiuQiuServer, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:

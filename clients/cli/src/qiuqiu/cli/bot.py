@@ -625,6 +625,17 @@ async def run(
     check_is_a_bot(bot)
     async with await _connect(url, name, tokens) as conn:
         assert conn.welcome is not None
+        for elsewhere in conn.welcome.tables:
+            if elsewhere != table_id:
+                # Said, since the run plays one table: the seat left at another plays on
+                # by the server's timer, its stack in neither the net nor the balance.
+                log.warning(
+                    "the account still sits at table %s from an earlier run: the server "
+                    "checks or folds its turns there, and its stack is in no figure of this "
+                    "run (a run given --table %s plays on at it)",
+                    elsewhere,
+                    elsewhere,
+                )
         if table_id is None:
             check_balance(conn.welcome, buy_in)
             table, _ = await conn.open_table(options or TableOptions(), buy_in)
