@@ -118,6 +118,27 @@ async def test_a_bot_run_with_a_buy_in_past_its_balance_opens_no_table(
     assert listed.tables == ()
 
 
+async def test_a_bot_refused_a_new_account_is_told_how_a_bot_keeps_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The server's advice ("say hello with your token") is the protocol's: a bot's
+    command line has --tokens for it."""
+    config = CONFIG.model_copy(update={"new_accounts_per_address": 1})
+    server = QiuQiuServer(config)
+    await server.start()
+    try:
+        async with await Connection.open(server.url, name="First"):
+            pass
+        argv = ["--server", server.url, "--hands", "1"]
+        status = await asyncio.wait_for(asyncio.to_thread(main, AlwaysCall(), argv), PATIENCE)
+    finally:
+        await server.stop()
+    assert status == 1
+    said = capsys.readouterr().err
+    assert "too many new accounts" in said
+    assert "--tokens FILE" in said
+
+
 async def test_a_tile_other_than_the_committed_one_raises_at_the_hands_end(
     server: QiuQiuServer, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -59,6 +59,7 @@ from qiuqiu.cli.errors import (
     BotFailed,
     ClientError,
     ConnectionLost,
+    ServerRefused,
     ShuffleNotRevealed,
 )
 from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with the rest
@@ -842,7 +843,11 @@ def main(bot: Bot, argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog}: {failed}{failed.bot_traceback()}", file=sys.stderr)
         status = 1
     except ClientError as error:
-        print(f"{parser.prog}: {error}", file=sys.stderr)
+        # The server's advice for a new account refused is the protocol's (its token in
+        # hello): a bot's command line keeps one with --tokens.
+        refused = isinstance(error, ServerRefused) and error.code is ErrorCode.TOO_MANY_ACCOUNTS
+        keep = "; a bot keeps its account from run to run with --tokens FILE" if refused else ""
+        print(f"{parser.prog}: {error}{keep}", file=sys.stderr)
         status = 1
     except DealTampered as tampered:
         print(f"{parser.prog}: DEAL CHECK FAILED at {tampered}", file=sys.stderr)
