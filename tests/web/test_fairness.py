@@ -341,6 +341,34 @@ async def test_the_audit_of_a_tables_history_says_which_hands_it_could_not_check
     }
 
 
+OPENED_TWICE = """async ({ started, first, second }) => {
+  const { DealLedger } = await import("./deals.js");
+  const ledger = new DealLedger(started.table_id, null, () => null);
+  ledger.start(started, null);
+  ledger.open(started.hand_id, 0, [first], [first.tile]);
+  ledger.open(started.hand_id, 0, [second], [second.tile]);
+  return ledger.hands.get(started.hand_id).conflicts;
+}"""
+
+
+async def test_a_position_opened_twice_with_another_salt_says_the_salt_differs(
+    open_player: OpenPlayer,
+) -> None:
+    page = (await open_player()).page
+    hand = listed(1)
+    started, showdown = hand["events"]
+    opened = showdown["hands"][0]["openings"][0]
+    salt = opened["salt"]
+    resalted = {**opened, "salt": ("0" if salt[0] != "0" else "1") + salt[1:]}
+    conflicts = await page.evaluate(
+        OPENED_TWICE, {"started": started, "first": opened, "second": resalted}
+    )
+    assert conflicts == [
+        f"Position {opened['position']} of seat 1 was opened as {opened['tile']} twice, "
+        "with two different salts."
+    ]
+
+
 # -- whole hands against the server ----------------------------------------------
 
 SEED = re.compile(r"^[0-9a-f]{64}$")

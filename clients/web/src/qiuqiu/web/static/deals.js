@@ -142,8 +142,10 @@ export class DealLedger {
     for (const { position, tile, salt } of openings) {
       const before = known.find((x) => x.position === position);
       if (!before) known.push({ position, tile, salt });
-      else if (before.tile !== tile || before.salt !== salt) {
+      else if (before.tile !== tile) {
         hand.conflicts.push(`Position ${position} of seat ${seat + 1} was opened as ${before.tile} and later as ${tile}.`);
+      } else if (before.salt !== salt) {
+        hand.conflicts.push(`Position ${position} of seat ${seat + 1} was opened as ${tile} twice, with two different salts.`);
       }
     }
     hand.openings.set(seat, known);
