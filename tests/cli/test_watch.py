@@ -16,7 +16,7 @@ import pytest
 from qiuqiu.cli.bot import Action, Bot, Call, Check, HandResult, Turn, play
 from qiuqiu.cli.connection import Connection
 from qiuqiu.engine import compare
-from qiuqiu.protocol import TableOptions
+from qiuqiu.protocol import DealTampered, TableOptions
 from qiuqiu.protocol import client as cmd
 from qiuqiu.protocol import server as wire
 from qiuqiu.server.config import ServerConfig
@@ -27,6 +27,7 @@ from tests.cli.conftest import CONFIG, cut_the_network
 from tests.cli.test_terminal import (
     PATIENCE,
     STYLE,
+    TAMPERED,
     TURN,
     _Collect,
     connect,
@@ -36,6 +37,7 @@ from tests.cli.test_terminal import (
 )
 from tests.dealing import first_hands, known_table_seed
 from tests.leases import lease_taken
+from tests.server import cheats
 
 SMALL = TableOptions(ante=1, min_bet=1, max_bet=2, max_raises=2)
 DEALER = SMALL.seats - 1
@@ -204,6 +206,22 @@ async def test_a_dropped_connection_watches_the_table_again(
         await one_hand_told(child, bo, table_id)
         child.sendline("quit")
         await finished(child)
+
+
+async def test_a_watch_that_saw_a_deal_fail_its_check_ends_with_status_3(
+    server: QiuQiuServer, config_dir: Path
+) -> None:
+    """The watcher goes on watching past the failure, said loudly as the hand ends, but
+    its quitting does not end the watch as if every deal had checked."""
+    with cheats.swapped_tile():
+        async with seated(server) as (bo, table_id):
+            child = await watching(config_dir, server, table_id)
+            with pytest.raises(DealTampered):
+                async with asyncio.timeout(PATIENCE):
+                    await play(CheckOrCall(), bo, table_id, hands=1)
+            await child.expect("DEAL CHECK FAILED", async_=True)
+            child.sendline("quit")
+            await finished(child, TAMPERED)
 
 
 async def test_a_watch_its_server_stopped_ends_with_status_1(

@@ -165,6 +165,7 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
             )
         if options.watch is not None:
             await look_on(conn, options.watch, options, console)
+            raise_first_failure(conn)
             return
         table_id = await sit_down(conn, options, console)
         if options.auto is not None:
@@ -175,6 +176,16 @@ async def play(options: PlayOptions, console: Console, summary: Summary) -> None
         scripted = not sys.stdin.isatty()
         terminal = Terminal(conn, table_id, console, options.unicode, scripted=scripted)
         await shown(terminal, console, options)
+        raise_first_failure(conn)
+
+
+def raise_first_failure(conn: Connection) -> None:
+    """A session that saw a deal fail its check goes on to its end (a person reads the
+    failure as it is found), but does not end as if every deal had checked: the exit
+    status tells a script that ran it (3, as ``--auto``'s)."""
+    for deals in conn.deals.values():
+        if deals.tampered is not None:
+            raise deals.tampered
 
 
 def keep_token(
