@@ -30,11 +30,10 @@ import contextlib
 import inspect
 import json
 import logging
-import queue
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +65,7 @@ from qiuqiu.cli.game import Move as Move  # a bot's to import from here, with th
 from qiuqiu.cli.leaving import LeaveRequest, stand_up
 from qiuqiu.cli.leaving import leave as leave
 from qiuqiu.cli.start import ELSEWHERE
+from qiuqiu.cli.thinker import Thinker
 from qiuqiu.cli.tokens import TokenFile
 from qiuqiu.cli.turns import Action as Action
 from qiuqiu.cli.turns import Bet as Bet
@@ -80,10 +80,8 @@ from qiuqiu.cli.turns import Turn as Turn
 from qiuqiu.cli.turns import (
     TurnKey,
     action_message,
-    answer,
-    listens,
+    check_is_a_bot,
     result_of,
-    tell,
     turn_key,
     turn_of,
     unsendable_reason,
@@ -197,7 +195,7 @@ async def play(
             "once, open a connection for each (a run each)"
         )
     conn.played = table_id
-    thinker = _Thinker(bot)
+    thinker = Thinker(bot)
     request = LeaveRequest(conn, table_id)
     try:
         return await _play(thinker, request, conn, hands, Summary() if summary is None else summary)
@@ -208,7 +206,7 @@ async def play(
 
 
 async def _play(
-    thinker: _Thinker,
+    thinker: Thinker,
     request: LeaveRequest,
     conn: Connection,
     hands: int | None,
@@ -481,74 +479,6 @@ async def _count_missed(
             summary.net,
             seat.after,
         )
-
-
-def check_is_a_bot(bot: object) -> None:
-    """Refuse, with a :class:`TypeError`, a bot's class given for the bot, or a bot
-    without a ``decide`` of its own (misspelt, say), before it sits down to fail at
-    its first turn."""
-    if isinstance(bot, type) and issubclass(bot, Bot):
-        raise TypeError(f"{bot.__name__} is a bot's class: give a bot, {bot.__name__}()")
-    if isinstance(bot, Bot) and getattr(bot.decide, "__func__", None) is Bot.decide:
-        raise TypeError(
-            f"{type(bot).__name__} has no decide(self, turn) of its own: a bot writes one"
-        )
-
-
-class _Thinker:
-    """The one thread that asks the bot every turn of a :func:`play`.
-
-    Not the loop's: a bot that thinks for a while must not stop the connection
-    answering the server's keepalive pings meanwhile. One and the same each turn: what
-    a bot makes at a turn bound to its thread (an sqlite3 connection) serves it at
-    the next. A daemon, not the loop's executor, whose threads are waited for as the
-    loop and the process end: Ctrl-C in the middle of a long thought would wait for
-    the thought."""
-
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self._asked: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
-        threading.Thread(target=self._think, name="bot-decide", daemon=True).start()
-
-    def _think(self) -> None:
-        while (ask := self._asked.get()) is not None:
-            ask()
-
-    def stop(self) -> None:
-        self._asked.put(None)
-
-    async def answer(self, turn: Turn) -> Action | Split:
-        """The bot's :func:`answer` to ``turn``, given in the thread."""
-        return await self._in_thread(lambda: answer(self.bot, turn, type(self.bot).__name__))
-
-    async def tell(self, result: HandResult) -> None:
-        """:func:`tell` the bot ``result`` in the thread, if it listens."""
-        if listens(self.bot):
-            await self._in_thread(lambda: tell(self.bot, result, type(self.bot).__name__))
-
-    async def _in_thread(self, call: Callable[[], Outcome]) -> Outcome:
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[Outcome] = loop.create_future()
-
-        def settle(outcome: Outcome | BaseException) -> None:
-            if done.done():  # given up on: the play was cancelled meanwhile
-                return
-            if isinstance(outcome, BaseException):
-                done.set_exception(outcome)
-            else:
-                done.set_result(outcome)
-
-        def ask() -> None:
-            outcome: Outcome | BaseException
-            try:
-                outcome = call()
-            except BaseException as raised:  # the loop's side raises it, whatever it is
-                outcome = raised
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(settle, outcome)
-
-        self._asked.put(ask)
-        return await done
 
 
 async def _sent(conn: Connection, message: cmd.ClientMessage) -> bool:

@@ -128,6 +128,18 @@ class Bot:
         :meth:`decide`): what it learns there, it keeps in ``self``. Nothing by default."""
 
 
+def check_is_a_bot(bot: object) -> None:
+    """Refuse, with a :class:`TypeError`, a bot's class given for the bot, or a bot
+    without a ``decide`` of its own (misspelt, say), before it sits down to fail at
+    its first turn."""
+    if isinstance(bot, type) and issubclass(bot, Bot):
+        raise TypeError(f"{bot.__name__} is a bot's class: give a bot, {bot.__name__}()")
+    if isinstance(bot, Bot) and getattr(bot.decide, "__func__", None) is Bot.decide:
+        raise TypeError(
+            f"{type(bot).__name__} has no decide(self, turn) of its own: a bot writes one"
+        )
+
+
 def turn_of(state: TableState) -> Turn | None:
     """The :class:`Turn` if ``state`` says this client must act now, else ``None``."""
     hand, me, legal = state.hand, state.me, state.legal

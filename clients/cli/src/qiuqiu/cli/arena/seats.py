@@ -22,7 +22,7 @@ from pathlib import Path
 from random import Random
 from typing import Protocol, cast
 
-from qiuqiu.cli.bot import LOADING, MainRunOnLoad, check_is_a_bot
+from qiuqiu.cli.bot import LOADING, MainRunOnLoad
 from qiuqiu.cli.deals import TableDeals, dealer_seat
 from qiuqiu.cli.errors import BotFailed
 from qiuqiu.cli.game import Applied, SeatState, TableState
@@ -36,6 +36,7 @@ from qiuqiu.cli.turns import (
     Raise,
     Split,
     answer,
+    check_is_a_bot,
     listens,
     result_of,
     tell,
