@@ -1,10 +1,13 @@
 """Each way a server can cheat a bot's deals, caught by the SDK: a table seed drawn again,
 a commitment missing, a seed or a button the server chose, a pot paid wrong, a hand
-number skipped."""
+number skipped, a resumed seat's new seed never confirmed."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,10 +15,12 @@ from clients.examples.always_call import AlwaysCall
 from qiuqiu.cli.bot import (
     Action,
     Turn,
+    main,
     play,
 )
 from qiuqiu.cli.connection import Connection
 from qiuqiu.cli.payouts import PaidWrong
+from qiuqiu.cli.tokens import TokenFile
 from qiuqiu.cli.turns import turn_key
 from qiuqiu.protocol import (
     DealTampered,
@@ -26,6 +31,7 @@ from qiuqiu.protocol import server as wire
 from qiuqiu.server.gateway import QiuQiuServer
 from tests.cli.conftest import cut_the_network
 from tests.cli.game_helpers import played_to
+from tests.cli.proxy import Hook, Send, proxy, refusing
 from tests.cli.test_bot import HANDS, PATIENCE, SMALL
 from tests.server import cheats
 from tests.server.conftest import chip_total
@@ -162,6 +168,56 @@ async def test_a_button_the_server_chose_at_a_table_of_players_fails_the_hand(
             with pytest.raises(DealTampered, match="button moved") as caught:
                 await asyncio.wait_for(asyncio.gather(*hands), PATIENCE)
     assert caught.value.table_id == table.table_id
+
+
+async def resumed_run(server: QiuQiuServer, tmp_path: Path, hook: Hook) -> int:
+    """The status of a bot run with the account's token, through a proxy that shows
+    ``hook`` what it sends, at the seat the account took before the run."""
+    tokens = TokenFile(tmp_path)
+    async with proxy(server.url, up=hook) as url:
+
+        def keep(token: str) -> None:
+            tokens.save(url, token)
+
+        async with await Connection.open(url, name="Bot", on_token=keep) as conn:
+            table, _ = await conn.open_table(SMALL, buy_in=500)
+        argv = ["--server", url, "--hands", str(HANDS), "--tokens", str(tokens.path)]
+        argv += ["--table", table.table_id]
+        return await asyncio.wait_for(asyncio.to_thread(main, AlwaysCall(), argv), PATIENCE)
+
+
+async def test_a_seed_set_withheld_from_a_resumed_bot_fails_its_second_hand_dealt_without_it(
+    server: QiuQiuServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A run with the account's token finds its seat and sends a seed of its own, which
+    a server may leave unconfirmed, listing for the seat a seed it chose (here, the one
+    the run before sat with) in every hand: every deck rebuilds at the close from the
+    seeds listed. Only the hand it was writing as the seed came may miss the seed."""
+    withheld: list[str] = []
+
+    async def withhold(message: dict[str, Any], to_client: Send, to_server: Send) -> bool:
+        if message["type"] != "set_seed":
+            return False
+        withheld.append(message["client_seed"])
+        return True
+
+    assert await resumed_run(server, tmp_path, withhold) == 3, "a deal failed its check"
+    assert withheld, "the run sent a seed of its own"
+    assert (
+        "a second hand was dealt without the seed this client sent, which the server never "
+        "confirmed"
+    ) in capsys.readouterr().err
+
+
+async def test_a_resumed_bots_seed_refused_fails_no_hand_dealt_with_the_old_seed(
+    server: QiuQiuServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Refused (``store_unavailable``: nothing changed), the seed is not the seat's, and
+    the hands dealt with the one it had are no server's choice."""
+    refused: list[int] = []
+    assert await resumed_run(server, tmp_path, refusing("set_seed", 1, refused)) == 0
+    assert refused, "the run sent a seed of its own"
+    assert json.loads(capsys.readouterr().out)["verified"] == HANDS
 
 
 def test_a_cutting_phase_that_opens_the_millisecond_of_the_last_check_is_a_turn_of_its_own() -> (

@@ -9,20 +9,24 @@ from typing import Any
 
 import pytest
 
-from qiuqiu.cli.deals import ShuffleVerified, TableDeals, fresh_seed, hand_seen
+from qiuqiu.cli.deals import DealChecked, ShuffleVerified, TableDeals, fresh_seed, hand_seen
 from qiuqiu.cli.game import TableState
 from qiuqiu.engine import ALL_TILES
-from qiuqiu.protocol import DealTampered, fairness
+from qiuqiu.protocol import DealTampered, SeatAmount, fairness
 from qiuqiu.protocol import server as wire
 from tests.cli.game_helpers import (
+    BOT,
     CLIENT_SEEDS,
     HAND,
+    ME,
     SEALED,
     SEED_COMMITMENT,
+    START,
     TABLE,
     TABLE_SEED,
     fresh,
     played,
+    seat_seeds,
     whole_hand,
 )
 
@@ -154,3 +158,70 @@ def test_a_fresh_seed_is_32_random_bytes_in_hex_and_a_valid_client_seed() -> Non
     seeds = {fresh_seed() for _ in range(10)}
     assert len(seeds) == 10
     assert all(len(s) == 64 and fairness.valid_client_seed(s) for s in seeds)
+
+
+# -- a seat whose seed this client does not know (resumed by a new process) ------------
+
+OLD_SEED = "sent-by-the-process-before"
+NEW_SEED = "sent-by-this-process"
+
+
+def dealt_with(hand_id: int, my_seed: str) -> wire.HandStarted:
+    """Hand ``hand_id`` as an honest server starts it with ``my_seed`` for this seat."""
+    seeds = {ME: my_seed, BOT: ""}
+    sealed = fairness.derive_deck(fairness.hand_seed(TABLE_SEED, TABLE, hand_id), seeds)
+    return wire.HandStarted(
+        table_id=TABLE,
+        seq=hand_id * 20,
+        hand_id=hand_id,
+        button=BOT,
+        stacks=tuple(SeatAmount(seat=seat, amount=stack) for seat, stack in START.items()),
+        commitment=sealed.commitment,
+        leaves=sealed.leaves,
+        client_seeds=seat_seeds(seeds),
+    )
+
+
+def check(deals: TableDeals, hand_id: int, my_seed: str) -> DealChecked | DealTampered | None:
+    deals.start_hand(dealt_with(hand_id, my_seed), ME)
+    return deals.end_hand(hand_id)
+
+
+def test_a_resumed_seat_takes_one_hand_dealt_without_its_new_seed_before_seed_set() -> None:
+    """A server that never answers ``set_seed`` could list a seed of its own choosing in
+    every hand: only the hand it was writing as the seed came may have another seed."""
+    honest = fresh(my_seed=None).deals
+    honest.sent_seed(NEW_SEED)
+    assert isinstance(check(honest, 1, OLD_SEED), DealChecked)
+    honest.seed_set(NEW_SEED)
+    assert check(honest, 2, NEW_SEED) == DealChecked(tiles=0, own_seed=True)
+    assert honest.tampered is None
+
+    deals = fresh(my_seed=None).deals
+    assert isinstance(check(deals, 1, OLD_SEED), DealChecked)  # before any set_seed
+    deals.sent_seed(NEW_SEED)
+    assert isinstance(check(deals, 2, OLD_SEED), DealChecked)
+    failed = check(deals, 3, OLD_SEED)
+    assert isinstance(failed, DealTampered)
+    assert failed.hand_id == 3
+    assert failed.reason == (
+        "a second hand was dealt without the seed this client sent, "
+        "which the server never confirmed"
+    )
+    assert deals.tampered == failed
+
+
+def test_a_refused_set_seed_starts_the_count_again_with_the_next_one() -> None:
+    """An honest server's refusal (``store_unavailable``, ``outcome_unknown``) or a
+    connection lost leaves the old seed in the next hands; sent again, the seed may
+    still miss the hand being written then, and no more."""
+    deals = fresh(my_seed=None).deals
+    deals.sent_seed(NEW_SEED)
+    assert isinstance(check(deals, 1, OLD_SEED), DealChecked)
+    deals.seed_unanswered()
+    assert isinstance(check(deals, 2, OLD_SEED), DealChecked)
+    deals.sent_seed(NEW_SEED)
+    assert isinstance(check(deals, 3, OLD_SEED), DealChecked)
+    # Sent again on the same connection: the first one's seed_set still comes.
+    deals.sent_seed(NEW_SEED)
+    assert isinstance(check(deals, 4, OLD_SEED), DealTampered)

@@ -187,6 +187,9 @@ class Connection:
         """The ids of those watches, with their table and how many times it was refused
         ``table_moving`` before: one refused otherwise (the table closed meanwhile), or
         once :data:`MOVING_RETRIES` are used up, is watched no more, and its state goes."""
+        self._seeds_sent: dict[int, str] = {}
+        """The ids of the ``set_seed`` messages sent on this connection and not answered
+        yet, with their table: a refusal of one says no ``seed_set`` comes for it."""
         self._watches_later: set[asyncio.Task[None]] = set()
         """The watches sent again beside the reader: of a table that moved to another
         server, or that had not finished moving and is given time to."""
@@ -309,8 +312,10 @@ class Connection:
     async def set_seed(self, table_id: str, client_seed: str) -> None:
         """Send ``set_seed`` without waiting: the ``seed_set`` (or an ``error``) comes
         out of :meth:`messages`, and the seed applies from the next hand."""
-        message = cmd.SetSeed(id=self.next_id(), table_id=table_id, client_seed=client_seed)
+        ref = self.next_id()
+        message = cmd.SetSeed(id=ref, table_id=table_id, client_seed=client_seed)
         self.deals_of(table_id).sent_seed(client_seed)
+        self._seeds_sent[ref] = table_id
         await self.send(message)
 
     async def verify_table(self, table_id: str, patience: float = REVEAL_PATIENCE) -> int:
@@ -361,6 +366,10 @@ class Connection:
             message = await self._messages.get()
             if isinstance(message, Reconnected):
                 self._forget_seats_gone(message.welcome)
+                # No answer comes to what was sent on the connection that closed.
+                self._seeds_sent.clear()
+                for deals in self.deals.values():
+                    deals.seed_unanswered()
                 # A snapshot of each comes unasked, after the ends of the hands dealt
                 # meanwhile, whose seqs are far apart: those gaps ask for none.
                 now = time.monotonic()
@@ -566,7 +575,13 @@ class Connection:
                 # it may never have written it. Sending it again changes nothing else.
                 await self.set_seed(table_id, deals.pending_seed or fresh_seed())
         elif isinstance(message, wire.SeedSet):
+            if isinstance(message.ref, int):
+                self._seeds_sent.pop(message.ref, None)
             self.deals_of(message.table_id).seed_set(message.client_seed)
+        elif isinstance(message, wire.Error) and isinstance(message.ref, int):
+            refused = self._seeds_sent.pop(message.ref, None)
+            if refused is not None:
+                self.deals_of(refused).seed_unanswered()
         elif isinstance(message, wire.TableEvent) and message.table_id in self.tables:
             if isinstance(message, wire.PlayerDisconnected):
                 self.grace = message.grace_ms / 1000

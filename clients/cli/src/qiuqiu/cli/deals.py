@@ -8,7 +8,9 @@ table, what the client needs to hold the server to that:
 1. **The client seeds it sent.** A seat's seed must be in every shuffle it is
    dealt: the one last confirmed, or the one on its way while a ``set_seed``
    waits for its ``seed_set`` (which comes once the server has written it, so
-   every hand that starts after it is dealt with it).
+   every hand that starts after it is dealt with it). A seat whose seed this
+   client does not know (a session resumed by a new process) is held, once it
+   sends one, to at most one hand dealt with another seed before ``seed_set``.
 2. **Each hand as it saw it.** The leaves and client seeds of ``hand_started``
    (or of a snapshot), its own openings (``tiles_dealt``, ``fourth_tile_dealt``,
    a snapshot's ``openings``) and the showdown's, merged into one
@@ -107,6 +109,12 @@ class TableDeals:
     """The client seed this seat plays with; ``None`` when this process never sent one."""
     pending_seed: str | None = None
     """A seed sent with ``set_seed`` that the server has not confirmed yet."""
+    _unconfirmed: int | None = None
+    """How many hands started with another seed for this seat than the one on its way,
+    while this client does not know the seat's seed and waits for the ``seed_set`` of
+    the first ``set_seed`` it sent; ``None`` when it waits for none. An honest server
+    deals at most one so (the hand it was writing as the seed came): a server that
+    never confirms could otherwise list a seed of its own choosing in every hand."""
     kept: dict[int, HandSeen] = field(default_factory=dict)
     """Every finished hand, by ``hand_id``, until the table's seed rebuilds it: without
     its openings and its leaves, checked as it ended, since the seed rebuilds every leaf
@@ -138,17 +146,30 @@ class TableDeals:
     def joined_with(self, seed: str) -> None:
         """Sent ``join_table`` with ``seed``: the seat's first hand is dealt with it."""
         self.seed, self.pending_seed = seed, None
+        self._unconfirmed = None
         self._joining = True
 
     def sent_seed(self, seed: str) -> None:
+        """Sent ``set_seed`` with ``seed``. Sent again on the same connection, the first
+        one's ``seed_set`` still comes: the count of hands dealt without it goes on."""
         self.pending_seed = seed
+        if self.seed is None and self._unconfirmed is None:
+            self._unconfirmed = 0
 
     def seed_set(self, seed: str) -> None:
         """The server wrote the seed and confirmed it: every hand that starts from now
         on is dealt with it (the hand in play keeps the one it was dealt with)."""
         self.seed = seed
+        self._unconfirmed = None
         if self.pending_seed == seed:
             self.pending_seed = None
+
+    def seed_unanswered(self) -> None:
+        """The ``set_seed`` on its way gets no ``seed_set``: refused (an ``error`` with its
+        ref), or its connection closed. The server may never have written it, and deal
+        with the seat's old seed until one sent again is confirmed, so the count of
+        hands dealt without it starts again with the next ``set_seed``."""
+        self._unconfirmed = None
 
     def _my_seeds(self) -> tuple[str, ...]:
         """The seeds a hand starting now may have been dealt with; none to check when
@@ -382,6 +403,28 @@ class TableDeals:
                 hand_id,
                 "the client seeds are listed for other seats than those dealt in",
             )
+        unconfirmed = self._count_unconfirmed(hand_id, client_seeds, my_seat)
+        self._hand.tampered = self._hand.tampered or unconfirmed
+
+    def _count_unconfirmed(
+        self, hand_id: int, client_seeds: Sequence[SeatSeed], my_seat: int | None
+    ) -> DealTampered | None:
+        """Count a hand dealt to this seat with another seed than the one on its way
+        while that one waits for its ``seed_set`` (see :attr:`_unconfirmed`)."""
+        if my_seat is None or self._unconfirmed is None:
+            return None
+        listed = next((entry.client_seed for entry in client_seeds if entry.seat == my_seat), None)
+        if listed == self.pending_seed:
+            return None
+        self._unconfirmed += 1
+        if self._unconfirmed == 1:
+            return None
+        return DealTampered(
+            self.table_id,
+            hand_id,
+            "a second hand was dealt without the seed this client sent, "
+            "which the server never confirmed",
+        )
 
     def _end_unseen(self) -> None:
         """A hand whose end this client missed is checked as far as it was seen."""
