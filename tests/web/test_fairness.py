@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Locator, Page, WebSocketRoute, expect
 
 from qiuqiu.protocol.common import Opening
 from qiuqiu.protocol.fairness import (
@@ -802,6 +802,56 @@ async def test_a_resumed_seat_sends_a_seed_of_its_own_which_deals_from_the_next_
     assert listed_seed(ann, 1, joined["seat"]) == join["client_seed"]
     await play_hand([page], 2)
     assert listed_seed(ann, 2, joined["seat"]) == sent["client_seed"]
+
+
+async def test_a_seed_set_withheld_after_a_reload_fails_the_second_hand_dealt_without_it(
+    open_player: OpenPlayer,
+) -> None:
+    """Reloaded, the page cannot know its seat's seed, and sends one of its own. A server
+    that never confirms it could list a seed of its own choosing in every hand (here,
+    the one the page sat with, which it forgot), every deck rebuilding from the seeds
+    listed at the close: only the hand it was writing as the seed came may miss it."""
+    ann, _ = await seated_against_the_bot(open_player)
+    page = ann.page
+    await expect(page.locator(CHECK_OR_CALL)).to_be_visible()
+    withheld: list[str] = []
+    started: list[int] = []
+    """The hands begun after the reload, as their hand_started came."""
+
+    def route(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            asked = json.loads(message)
+            if asked["type"] == "set_seed":
+                withheld.append(asked["client_seed"])  # so no seed_set ever comes
+            else:
+                server_side.send(message)
+
+        def from_server(message: str | bytes) -> None:
+            told = json.loads(message)
+            if told["type"] == "hand_started":
+                started.append(told["hand_id"])
+            ws.send(message)
+
+        ws.on_message(from_page)
+        server_side.on_message(from_server)
+
+    await page.route_web_socket(re.compile(".*"), route)
+    await page.reload()
+    async with asyncio.timeout(HAND_LIMIT * 2):
+        while not started:
+            await answer_turn(page, 1)
+            await asyncio.sleep(0.05)
+    assert withheld, "the page sent no seed of its own"
+    await play_until_checked(page, started[0])
+    await expect(page.locator(f".result[data-hand='{started[0]}'] .verify")).to_contain_text(
+        "Deal verified"
+    )
+    failed = await failed_check(page, started[0] + 1)
+    await expect(failed).to_contain_text(
+        "A second hand was dealt without the seed this page sent, which the server never confirmed"
+    )
 
 
 async def test_a_tab_taking_the_game_back_sends_a_seed_of_its_own_and_fails_no_hand(

@@ -491,7 +491,12 @@ class App {
    * @param {string} tableId @param {string | null | undefined} seedCommitment
    */
   openLedger(tableId, seedCommitment) {
-    const ledger = new DealLedger(tableId, seedCommitment ?? "", () => this.seeds.allowed(tableId));
+    const ledger = new DealLedger(
+      tableId,
+      seedCommitment ?? "",
+      () => this.seeds.allowed(tableId),
+      (listed) => this.seeds.dealt(tableId, listed),
+    );
     this.ledgers.set(tableId, ledger);
     return ledger;
   }
@@ -534,6 +539,7 @@ class App {
       // A seed lost with the connection, or whose outcome is unknown, may have been
       // taken: it stays one the next hands may be dealt with.
       if (refusedForSure(error)) this.seeds.dropped(tableId);
+      this.seeds.unanswered(tableId);
       this.refusal(error);
       this.redraw();
     }

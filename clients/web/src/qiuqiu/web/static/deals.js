@@ -24,11 +24,15 @@ export class DealLedger {
    * @param {string} tableId
    * @param {string} seedCommitment the table's `seed_commitment`, published before any seat could send a seed
    * @param {() => string[] | null} mySeeds the client seeds this page may have sat with, when it knows
+   * @param {(listed: string | undefined) => string | null} [dealtWithout] told the seed a hand
+   *   lists for this page's seat: why it is one hand too many dealt without the seed this
+   *   page sent and the server has not confirmed (SeedBook.dealt), or null
    */
-  constructor(tableId, seedCommitment, mySeeds) {
+  constructor(tableId, seedCommitment, mySeeds, dealtWithout = () => null) {
     this.tableId = tableId;
     this.seedCommitment = seedCommitment;
     this.mySeeds = mySeeds;
+    this.dealtWithout = dealtWithout;
     /** @type {Map<number, HandSeen>} */
     this.hands = new Map();
     /** @type {Audit | null} */
@@ -91,6 +95,8 @@ export class DealLedger {
     const hand = handSeen(this.tableId, started, this.botSeat);
     if (dealt) Object.assign(hand, { mySeat, mySeeds: this.mySeeds() });
     if (wrong) hand.conflicts.push(wrong);
+    const unconfirmed = dealt && this.dealtWithout(started.client_seeds.find((x) => x.seat === mySeat)?.client_seed);
+    if (unconfirmed) hand.conflicts.push(unconfirmed);
     this.hands.set(started.hand_id, hand);
   }
 

@@ -3,6 +3,8 @@
 // seed before it could see them, so it cannot steer a deck they enter. A seed
 // travels with `join_table`, or later with `set_seed`, and applies from the next
 // hand; until `seed_set` comes back either the old or the new one may be dealt with.
+// A seat whose seed this page does not know (found on resuming) is held, once the
+// page sends one, to at most one hand dealt with another before `seed_set` comes.
 // The player may choose one, in the form of the fair-deal panel.
 
 import { h } from "./dom.js";
@@ -63,27 +65,54 @@ export function seedForm(send) {
   );
 }
 
+/**
+ * @typedef {object} SeatSeeds
+ * @property {string | null} current the seed `seed_set` last confirmed, or the page joined with
+ * @property {string | null} pending a seed sent with `set_seed`, not confirmed yet
+ * @property {number | null} unconfirmed while the page does not know the seat's seed and
+ *   waits for the `seed_set` of the first `set_seed` it sent: the hands dealt to the seat
+ *   since with another seed than the one sent. An honest server deals at most one so (the
+ *   hand it was writing as the seed came); one that never confirms could otherwise list
+ *   a seed of its own choosing in every hand.
+ */
+
 export class SeedBook {
   constructor() {
-    /** @type {Map<string, {current: string | null, pending: string | null}>} */
+    /** @type {Map<string, SeatSeeds>} */
     this.tables = new Map();
   }
 
   /** The seed to sit down with at `tableId`: dealt with from this seat's first hand. @param {string} tableId */
   joining(tableId) {
     const seed = newClientSeed();
-    this.tables.set(tableId, { current: seed, pending: null });
+    this.tables.set(tableId, { current: seed, pending: null, unconfirmed: null });
     return seed;
   }
 
-  /** A `set_seed` is on its way. @param {string} tableId @param {string} seed */
+  /**
+   * A `set_seed` is on its way. Sent again before the first is answered (a snapshot after
+   * a gap), the first one's `seed_set` still comes: the count goes on.
+   * @param {string} tableId @param {string} seed
+   */
   sending(tableId, seed) {
-    this.tables.set(tableId, { current: this.tables.get(tableId)?.current ?? null, pending: seed });
+    const { current, unconfirmed } = this.get(tableId);
+    this.tables.set(tableId, { current, pending: seed, unconfirmed: current ? null : (unconfirmed ?? 0) });
   }
 
   /** `seed_set` came back: the seed of every hand from the next one. @param {string} tableId @param {string} seed */
   confirmed(tableId, seed) {
-    this.tables.set(tableId, { current: seed, pending: null });
+    this.tables.set(tableId, { current: seed, pending: null, unconfirmed: null });
+  }
+
+  /**
+   * A `set_seed` got no `seed_set`: refused, or lost with the connection. The server may
+   * never have written it, and deal with the seat's old seed until one sent again is
+   * confirmed: the count starts again with the next `set_seed`.
+   * @param {string} tableId
+   */
+  unanswered(tableId) {
+    const known = this.tables.get(tableId);
+    if (known) known.unconfirmed = null;
   }
 
   /** A `set_seed` was refused or lost: the old seed stays. @param {string} tableId */
@@ -97,9 +126,9 @@ export class SeedBook {
     this.tables.delete(tableId);
   }
 
-  /** @param {string} tableId */
+  /** @param {string} tableId @returns {SeatSeeds} */
   get(tableId) {
-    return this.tables.get(tableId) ?? { current: null, pending: null };
+    return this.tables.get(tableId) ?? { current: null, pending: null, unconfirmed: null };
   }
 
   /**
@@ -112,5 +141,19 @@ export class SeedBook {
     const { current, pending } = this.get(tableId);
     if (!current) return null;
     return pending ? [current, pending] : [current];
+  }
+
+  /**
+   * A hand began, dealt to this page's seat with `listed` as its seed: why that is one
+   * hand too many without the seed this page sent, or null.
+   * @param {string} tableId @param {string | undefined} listed
+   * @returns {string | null}
+   */
+  dealt(tableId, listed) {
+    const known = this.tables.get(tableId);
+    if (!known || known.unconfirmed === null || listed === known.pending) return null;
+    known.unconfirmed += 1;
+    if (known.unconfirmed === 1) return null;
+    return "A second hand was dealt without the seed this page sent, which the server never confirmed: it could have chosen your seed, and with it your tiles.";
   }
 }
