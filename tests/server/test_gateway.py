@@ -31,6 +31,7 @@ from qiuqiu.protocol import PROTOCOL_VERSION
 from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.connections import GatewayConnection
 from qiuqiu.server.gateway import QiuQiuServer
+from qiuqiu.server.lobby import RESTARTING
 from qiuqiu.server.outbox import Outbox
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port, own_redis
@@ -183,6 +184,8 @@ async def test_a_server_stopped_while_its_redis_is_away_sends_its_players_to_rec
     await ann.closed()
     await store.close()
     assert ann.connection.close_code == 1012
+    # Not that the table moved to another server: there is none, and it waits for one.
+    assert ann.connection.close_reason == RESTARTING
 
     plain = await RedisStore.from_url(redis_url)
     after = QiuQiuServer(FAST, store=plain)
@@ -224,6 +227,7 @@ async def test_a_server_stopped_beside_another_while_redis_blips_leaves_it_every
         await here.stop()
         await ann.closed()
         assert ann.connection.close_code == 1012
+        assert ann.connection.close_reason == RESTARTING
         assert not [f for f in ann.frames if f["type"] in ("table_left", "table_closed")]
         back = Client(await connect(there.url))
         resumed = await back.reply("hello", version=PROTOCOL_VERSION, token=token)

@@ -58,7 +58,7 @@ from qiuqiu.server.limits import (
     too_many_accounts_from,
     too_many_from,
 )
-from qiuqiu.server.lobby import RESTART, Lobby
+from qiuqiu.server.lobby import RESTART, RESTARTING, Lobby
 from qiuqiu.server.memory_store import MemoryStore
 from qiuqiu.server.metrics import Metrics
 from qiuqiu.server.outbox import Outbox
@@ -76,10 +76,6 @@ FLUSH_TIMEOUT = 2.0
 
 TABLES_SHARE = 0.7
 """The part of the stop deadline the tables may take to close."""
-
-RESTARTING = "this server is restarting: connect again to play on"
-"""Why a stopping server closes its connections (1012) while other processes share its
-store: there every client plays on."""
 
 
 class QiuQiuServer:

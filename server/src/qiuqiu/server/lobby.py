@@ -36,6 +36,10 @@ RESTART = 1012
 """How a player's connection closes when a table of theirs moved to another process:
 their client reconnects, as after any restart, and finds the seat there."""
 
+RESTARTING = "this server is restarting: connect again to play on"
+"""Why a stopping server closes its connections (1012) while its tables stay in the
+store: there every client plays on, at another process or the next start."""
+
 
 def moving(table_id: str) -> str:
     return f"table {table_id} is moving to another server: its snapshot comes shortly"
@@ -229,10 +233,13 @@ class Lobby:
             # away: dealt in, an ante taken each hand, cashed out after the grace
             # period, while their client, still connected here, hears nothing.
             # Only reconnecting reaches the seat.
+            # Left to whichever server comes next as this one stops, it has not moved yet,
+            # and may have no other server to move to.
+            why = RESTARTING if table.handed_over else MOVED
             for account_id in sitting:
                 session = self.accounts.sessions.get(account_id)
                 if session is not None:
-                    session.close(RESTART, MOVED)
+                    session.close(RESTART, why)
 
     async def verify_seats(self, account_id: str, table_id: str | None = None) -> None:
         """Refuse a seat at one more table (``table_id``, or a new one) to an account

@@ -116,6 +116,11 @@ class Table:
         return self.core.state is TablePhase.CLOSED
 
     @property
+    def handed_over(self) -> bool:
+        """Left in the store for another process to adopt, as this one stops."""
+        return self._handed_over
+
+    @property
     def bot_seat(self) -> int | None:
         return self.core.bot_seat
 
