@@ -51,7 +51,8 @@ from qiuqiu.server.bus import ALL, Bus
 from qiuqiu.server.errors import Refused
 from qiuqiu.server.frames import Frame
 from qiuqiu.server.pending import PendingCommands, not_received
-from qiuqiu.server.table import MOVED, UNAVAILABLE, Viewer
+from qiuqiu.server.table import UNAVAILABLE, Viewer
+from qiuqiu.server.table.reasons import MOVED_UNANSWERED
 
 if TYPE_CHECKING:
     from qiuqiu.server.lobby import Lobby
@@ -287,7 +288,10 @@ class Relay:
         viewer.last_ref = None
         try:
             if table is None and table_id not in self.lobby.adopting:
-                raise Refused(ErrorCode.TABLE_MOVED, MOVED)
+                # Sent here on the lease's word from before this process handed the
+                # table over (stopping) or lost it: nothing is applied, and the sender's
+                # connection, on another process, has no reason to move.
+                raise Refused(ErrorCode.TABLE_MOVING, MOVED_UNANSWERED)
             table = self.lobby.table(table_id)  # being adopted here: table_moving
             table.serve(account_id, data["name"], viewer, message)
             table.when_sent(partial(self.lobby.metrics.served, message, arrived))
