@@ -104,9 +104,12 @@ def test_ctrl_c_while_the_client_is_still_loading_ends_it_without_a_traceback(
 
 
 def test_a_whole_hand_against_the_dealer_bot_typed_at_the_prompt(config_dir: Path) -> None:
-    child = start(config_dir, "--turn-seconds", "8")
+    child = spawn(config_dir, "--turn-seconds", "8")
     transcript: list[str] = []
+    # Before the welcome is read: what comes in the same read (the first hand's lines,
+    # on a loaded machine) would not be logged once it was.
     child.logfile_read = _Collect(transcript)
+    child.expect(WELCOME)
 
     child.expect(TURN)
     assert matched(child) == "check · bet 10-490"
