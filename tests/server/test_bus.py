@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from qiuqiu.server.bus import RedisBus
+from qiuqiu.server.bus import RedisBus, stopped_in
 from qiuqiu.server.errors import StoreUnavailable
 from qiuqiu.server.redis_clients import clients
 from tests.conftest import free_port, own_redis
@@ -172,3 +172,32 @@ async def test_a_bus_whose_redis_is_gone_at_start_is_a_store_outage() -> None:
     finally:
         for client in redis_clients:
             await client.aclose()
+
+
+async def test_a_loop_cancelled_in_a_call_that_answers_with_an_error_ends() -> None:
+    """A cancellation that reaches redis-py mid-call may come out as one of Redis's
+    errors; the bus's loops, which go on after those (Redis away), must end all the
+    same, or a stopping server waits on them for ever."""
+    calls = 0
+
+    async def call_turning_cancels_into_errors() -> None:
+        nonlocal calls
+        calls += 1
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            raise ConnectionError("Connection closed by server.") from None
+
+    async def loop_as_the_bus_does() -> None:
+        while calls < 100:
+            try:
+                await call_turning_cancels_into_errors()
+            except Exception as error:
+                stopped_in(error)
+
+    task = asyncio.create_task(loop_as_the_bus_does())
+    await asyncio.sleep(0)
+    task.cancel()
+    await asyncio.wait([task], timeout=WAIT)
+    assert task.cancelled()
+    assert calls == 1

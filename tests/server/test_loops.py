@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
@@ -86,3 +87,30 @@ def test_uvloop_asked_for_but_not_installed_is_a_clear_error(
     assert "qiuqiu-server[uvloop]" in err
     assert parse_config(["--loop", "auto"]).loop == "auto"
     assert loops.resolve("auto") == "asyncio"
+
+
+async def test_a_task_that_will_not_end_when_cancelled_is_named_not_waited_for() -> None:
+    """asyncio's runner waits for every task it cancels as the loop closes: one that
+    swallows its cancellation kept a stopped server's process alive for ever."""
+    let_go = asyncio.Event()
+
+    async def stubborn() -> None:
+        while not let_go.is_set():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(3600)
+
+    async def polite() -> None:
+        await asyncio.sleep(3600)
+
+    kept = asyncio.create_task(stubborn(), name="stubborn")
+    ended = asyncio.create_task(polite(), name="polite")
+    await asyncio.sleep(0)
+    try:
+        running = await loops.end_other_tasks(0.2)
+        assert [name.split(" ")[0] for name in running] == ["stubborn"]
+        assert f"in stubborn at {__file__}:" in running[0]  # where it waits, to find it by
+        assert ended.cancelled()
+    finally:
+        let_go.set()
+        kept.cancel()
+        await asyncio.wait([kept])

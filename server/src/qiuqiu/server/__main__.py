@@ -24,7 +24,27 @@ from qiuqiu.server.store import Store
 log = logging.getLogger("qiuqiu.server")
 
 
+LEFTOVER_PATIENCE = 2.0
+"""Seconds the tasks still alive once the server has stopped get to end when cancelled."""
+
+
 async def run(config: ServerConfig) -> None:
+    await _run(config)
+    stubborn = await loops.end_other_tasks(LEFTOVER_PATIENCE)
+    if stubborn:
+        # The stop is done and its deadline kept: a task that will not end (a bug) must
+        # not keep the process alive past it, as asyncio's runner would, for ever.
+        log.warning(
+            "%d tasks did not end when cancelled; exiting without them: %s",
+            len(stubborn),
+            "; ".join(stubborn),
+            extra={"tasks": stubborn},
+        )
+        logging.shutdown()
+        os._exit(0)
+
+
+async def _run(config: ServerConfig) -> None:
     if config.redis_url is None:
         await serve(config, MemoryStore())
         return

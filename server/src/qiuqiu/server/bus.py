@@ -31,8 +31,21 @@ log = logging.getLogger(__name__)
 ALL = "all"
 """The channel every process listens to, besides its own."""
 
+STOP_PATIENCE = 2.0
+"""Seconds :meth:`RedisBus.stop` waits for its tasks to end once cancelled."""
+
 Outgoing = tuple[str, str, Callable[[], None] | None, Callable[[], None] | None]
 """A message queued: its channel, its JSON, and what to call if it is lost or unheard."""
+
+
+def stopped_in(error: Exception) -> None:
+    """Raise :class:`asyncio.CancelledError` if this task was cancelled while it met
+    ``error``: a cancellation that reached redis-py in the middle of a call may come
+    out as an error of Redis's, and a loop that took it for Redis being away would
+    go on for ever, and the process with it, waiting on it as it stops."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError from error
 
 
 class Bus(Protocol):
@@ -109,7 +122,12 @@ class RedisBus:
                     await asyncio.sleep(0.01)
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        # A read of a frozen Redis, which has no timeout here (a channel may be quiet for
+        # ever), can outlive its cancellation inside redis-py; its socket closed, it ends.
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(STOP_PATIENCE):
+                await self._redis.connection_pool.disconnect()
+        await asyncio.wait(self._tasks, timeout=STOP_PATIENCE)
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
 
@@ -126,6 +144,7 @@ class RedisBus:
                     log.warning("publishing to other processes again")
                 failing = False
             except Exception as error:
+                stopped_in(error)
                 if not failing:
                     log.warning("could not publish to other processes: %s", error)
                 failing = True
@@ -154,6 +173,7 @@ class RedisBus:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
+                stopped_in(error)
                 # The connection dropped: redis-py subscribes again on the next read.
                 if not failing:
                     log.warning("listening to other processes failed: %s", error)

@@ -58,6 +58,37 @@ def run(main: Coroutine[Any, Any, T], choice: LoopChoice) -> T:
         return runner.run(main)
 
 
+async def end_other_tasks(seconds: float) -> list[str]:
+    """Cancel every task of this loop but the one calling, and wait for them to end,
+    ``seconds`` at most. Returns those still running then, each named with where it
+    waits: a task that swallowed its cancellation, which asyncio's own runner, as the
+    loop closes, would wait for without end."""
+    this = asyncio.current_task()
+    others = [task for task in asyncio.all_tasks() if task is not this]
+    for task in others:
+        task.cancel()
+    if not others:
+        return []
+    _, running = await asyncio.wait(others, timeout=seconds)
+    return sorted(map(_where, running))
+
+
+def _where(task: asyncio.Task[Any]) -> str:
+    """``task``'s name, and the line of its own code where it waits, then the innermost
+    one (in a library, often): a task's stack shows only its outermost coroutine."""
+    lines = []
+    awaited: Any = task.get_coro()
+    while (
+        frame := getattr(awaited, "cr_frame", None) or getattr(awaited, "ag_frame", None)
+    ) is not None:
+        lines.append(f"{frame.f_code.co_name} at {frame.f_code.co_filename}:{frame.f_lineno}")
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "ag_await", None)
+    if not lines:
+        return task.get_name()
+    inner = "" if len(lines) == 1 else f", waiting in {lines[-1]}"
+    return f"{task.get_name()} in {lines[0]}{inner}"
+
+
 def running_loop_name() -> LoopName:
     """Which loop this coroutine runs on, from the loop itself, not from a setting."""
     module = type(asyncio.get_running_loop()).__module__
