@@ -451,6 +451,21 @@ async def test_a_bot_given_a_tokens_file_plays_on_with_its_account_and_its_chips
     )
 
 
+async def seated_and_kept(
+    server: QiuQiuServer, tmp_path: Path
+) -> tuple[TokenFile, wire.TableSummary]:
+    """A bot's account whose token is kept in a token file under ``tmp_path``, seated at
+    a table of its own, as a run stopped with Ctrl-C leaves it."""
+    tokens = TokenFile(tmp_path)
+
+    def keep(token: str) -> None:
+        tokens.save(server.url, token)
+
+    async with await Connection.open(server.url, name="Bot", on_token=keep) as conn:
+        table, _ = await conn.open_table(SMALL, buy_in=500)
+    return tokens, table
+
+
 async def test_a_bot_resumed_at_the_table_where_its_account_still_sits_plays_on_at_its_seat(
     server: QiuQiuServer,
     capsys: pytest.CaptureFixture[str],
@@ -460,13 +475,7 @@ async def test_a_bot_resumed_at_the_table_where_its_account_still_sits_plays_on_
     """A run stopped (Ctrl-C) leaves its seat for the grace period: the next, given the
     same tokens and that table, plays on at the seat rather than being refused it."""
     caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
-    tokens = TokenFile(tmp_path)
-
-    def keep(token: str) -> None:
-        tokens.save(server.url, token)
-
-    async with await Connection.open(server.url, name="Bot", on_token=keep) as conn:
-        table, _ = await conn.open_table(SMALL, buy_in=500)
+    tokens, table = await seated_and_kept(server, tmp_path)
     argv = ["--server", server.url, "--hands", "2", "--tokens", str(tokens.path)]
     argv += ["--table", table.table_id]
     assert await asyncio.wait_for(asyncio.to_thread(main, AlwaysCall(), argv), PATIENCE) == 0
@@ -483,13 +492,7 @@ async def test_a_bot_resumed_elsewhere_names_the_seat_its_account_left_at_anothe
     the seat left at the first plays on without it, its stack in no figure of the run,
     and the log says where it is and how to go back to it."""
     caplog.set_level(logging.INFO, logger="qiuqiu.cli.bot")
-    tokens = TokenFile(tmp_path)
-
-    def keep(token: str) -> None:
-        tokens.save(server.url, token)
-
-    async with await Connection.open(server.url, name="Bot", on_token=keep) as conn:
-        left, _ = await conn.open_table(SMALL, buy_in=500)
+    tokens, left = await seated_and_kept(server, tmp_path)
     argv = ["--server", server.url, "--hands", "1", "--tokens", str(tokens.path)]
     assert await asyncio.wait_for(asyncio.to_thread(main, AlwaysCall(), argv), PATIENCE) == 0
     assert f"still sits at table {left.table_id}" in caplog.text
