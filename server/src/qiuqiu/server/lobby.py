@@ -229,12 +229,11 @@ class Lobby:
         sitting = self._sitting.get(table.table_id, frozenset())
         self._index_seats(table, frozenset())
         if table.core.closing_reason is None:
-            # Lost to another process, seats and all. There a player connected here is
-            # away: dealt in, an ante taken each hand, cashed out after the grace
-            # period, while their client, still connected here, hears nothing.
-            # Only reconnecting reaches the seat.
-            # Left to whichever server comes next as this one stops, it has not moved yet,
-            # and may have no other server to move to.
+            # Lost to another process, seats and all, or left in the store as this one
+            # stops. There a player connected here is away: dealt in, an ante taken
+            # each hand, cashed out after the grace period, while their client, still
+            # connected here, hears nothing. Only reconnecting reaches the seat. A table
+            # left as this server stops has not moved yet, and may have nowhere to go.
             why = RESTARTING if table.handed_over else MOVED
             for account_id in sitting:
                 session = self.accounts.sessions.get(account_id)
