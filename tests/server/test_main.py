@@ -713,3 +713,59 @@ def test_on_windows_the_command_says_where_to_run_the_server_instead(
     said = capsys.readouterr().err
     assert "not on Windows" in said
     assert "docker compose up" in said
+
+
+STUBBORN_TASK_BESIDE_THE_SERVER = """
+import asyncio, sys
+from qiuqiu.server import __main__ as command
+
+real_serve = command.serve
+
+async def stubborn():
+    while True:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            pass  # the bug: a cancellation swallowed
+
+async def serve_beside_a_stubborn_task(config, store):
+    asyncio.get_running_loop().create_task(stubborn(), name="stubborn")
+    await real_serve(config, store)
+
+command.serve = serve_beside_a_stubborn_task
+sys.exit(command.main(sys.argv[1:]))
+"""
+
+
+async def test_a_stopped_server_exits_though_a_task_will_not_end_and_names_it() -> None:
+    """A task that swallows its cancellation (seen: the bus's, in redis-py, reading a
+    frozen Redis) kept a server that had stopped on SIGTERM alive for ever: asyncio's
+    runner waits for every task it cancels as the loop closes."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        STUBBORN_TASK_BESIDE_THE_SERVER,
+        "--port",
+        "0",
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stderr is not None
+        async with asyncio.timeout(20):
+            # Said once SIGTERM stops the server: before, it would end the process.
+            while b"garbage collector" not in await proc.stderr.readline():
+                pass
+        proc.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(60):
+            said = (await proc.stderr.read()).decode()
+            status = await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert status == 0
+    warning = next(json.loads(line) for line in said.splitlines() if "did not end" in line)
+    assert warning["level"] == "WARNING"
+    assert warning["message"].startswith("1 tasks did not end when cancelled; exiting without")
+    assert len(warning["tasks"]) == 1
+    assert warning["tasks"][0].startswith("stubborn in stubborn at <string>:10, waiting in sleep")
