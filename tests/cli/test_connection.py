@@ -24,6 +24,7 @@ from qiuqiu.protocol import (
     MAX_BALANCE,
     MAX_CHIPS,
     PROTOCOL_VERSION,
+    DealTampered,
     ErrorCode,
     TableOptions,
     encode,
@@ -496,6 +497,60 @@ async def test_a_seat_taken_without_a_seed_of_this_clients_gets_one_for_the_next
     assert deals.seed in deals.kept[last].client_seeds.values()
     assert deals.checks[last] == DealChecked(tiles=8, own_seed=True, paid=True)
     assert summary.verified == summary.hands
+
+
+async def test_a_seed_sent_by_a_resumed_session_before_its_snapshot_fails_no_hand(
+    server: QiuQiuServer,
+) -> None:
+    """A new process, resumed by its token, sets a seed of its own before it has read
+    the table (the snapshot comes after the welcome): sent then, the table's commitment
+    would be seen only after it, which fails the table."""
+    issued: list[str] = []
+    async with await Connection.open(server.url, name="Ann", on_token=issued.append) as first:
+        table, _ = await first.open_table(TableOptions(), buy_in=500)
+    async with await Connection.open(server.url, token=issued[0]) as again:
+        await again.set_seed(table.table_id, "my-own-seed")
+        summary = await asyncio.wait_for(play(AlwaysCall(), again, table.table_id, hands=2), 30)
+    deals = again.deals[table.table_id]
+    assert deals.tampered is None
+    assert deals.seed_commitment == table.seed_commitment
+    assert (deals.seed, summary.verified) == ("my-own-seed", summary.hands)
+
+
+async def test_a_seed_set_before_the_snapshot_counts_not_the_hand_in_it_as_dealt_without_it(
+    server: QiuQiuServer,
+) -> None:
+    """The hand in play when a resumed session reads its snapshot began before its seed
+    went out. Held to at most one hand dealt without an unconfirmed seed (here never
+    confirmed: the proxy keeps it from the server), the session lets the first hand
+    that starts after the snapshot through, as the one the seed came too late for."""
+    issued: list[str] = []
+    withheld: list[str] = []
+
+    async def withhold(message: dict[str, Any], to_client: Send, to_server: Send) -> bool:
+        if message["type"] == "set_seed":
+            withheld.append(message["client_seed"])
+            return True
+        return False
+
+    async with proxy(server.url, up=withhold) as url:
+        first = await Connection.open(url, name="Ann", on_token=issued.append)
+        table, _ = await first.open_table(TableOptions(), buy_in=500)
+        async with asyncio.timeout(WAIT):  # a hand in play, that waits for Ann's turn
+            async for message in first.messages():
+                if isinstance(message, wire.TurnStarted):
+                    break
+        async with await Connection.open(url, token=issued[0]) as again:
+            await again.set_seed(table.table_id, "my-own-seed")
+            with pytest.raises(DealTampered, match="a second hand was dealt without"):
+                await asyncio.wait_for(play(AlwaysCall(), again, table.table_id, hands=5), 30)
+        await first.close()
+    assert withheld == ["my-own-seed"]
+    deals = again.deals[table.table_id]
+    in_play = min(deals.checks)  # the snapshot's hand
+    assert isinstance(deals.checks[in_play + 1], DealChecked)
+    assert deals.tampered is not None
+    assert deals.tampered.hand_id == in_play + 2
 
 
 async def test_a_seed_never_confirmed_is_sent_again_with_the_next_snapshot(

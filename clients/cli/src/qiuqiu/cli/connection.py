@@ -187,6 +187,9 @@ class Connection:
         """The ids of those watches, with their table and how many times it was refused
         ``table_moving`` before: one refused otherwise (the table closed meanwhile), or
         once :data:`MOVING_RETRIES` are used up, is watched no more, and its state goes."""
+        self._seeds_after_snapshot: dict[str, str] = {}
+        """Seeds :meth:`set_seed` was given at a seat before its table's snapshot was
+        handed out: each goes with that snapshot."""
         self._seeds_sent: dict[int, str] = {}
         """The ids of the ``set_seed`` messages sent on this connection and not answered
         yet, with their table: a refusal of one says no ``seed_set`` comes for it."""
@@ -311,7 +314,19 @@ class Connection:
 
     async def set_seed(self, table_id: str, client_seed: str) -> None:
         """Send ``set_seed`` without waiting: the ``seed_set`` (or an ``error``) comes
-        out of :meth:`messages`, and the seed applies from the next hand."""
+        out of :meth:`messages`, and the seed applies from the next hand. At a seat
+        whose table's snapshot :meth:`messages` has not handed out yet (a session
+        resumed by a new process), it goes once it has: sent before, the table's
+        seed commitment would be seen only after it, and the hand in play, begun
+        before, would count as one dealt without it (:class:`TableDeals`), both of
+        which fail the table though the server is honest."""
+        welcome = self.welcome
+        if table_id not in self.tables and welcome is not None and table_id in welcome.tables:
+            self._seeds_after_snapshot[table_id] = client_seed
+            return
+        await self._send_seed(table_id, client_seed)
+
+    async def _send_seed(self, table_id: str, client_seed: str) -> None:
         ref = self.next_id()
         message = cmd.SetSeed(id=ref, table_id=table_id, client_seed=client_seed)
         self.deals_of(table_id).sent_seed(client_seed)
@@ -567,13 +582,14 @@ class Connection:
             deals = self.deals_of(table_id)
             self.tables[table_id] = TableState.from_snapshot(message, deals)
             self._awaiting_snapshot.pop(table_id, None)
+            chosen = self._seeds_after_snapshot.pop(table_id, None)
             if message.table.you is not None and (
-                deals.seed is None or deals.pending_seed is not None
+                chosen is not None or deals.seed is None or deals.pending_seed is not None
             ):
                 # Seated, yet this process never sent a seed (a session resumed after a
                 # restart), or its last one is not confirmed: a server that stopped with
                 # it may never have written it. Sending it again changes nothing else.
-                await self.set_seed(table_id, deals.pending_seed or fresh_seed())
+                await self._send_seed(table_id, chosen or deals.pending_seed or fresh_seed())
         elif isinstance(message, wire.SeedSet):
             if isinstance(message.ref, int):
                 self._seeds_sent.pop(message.ref, None)
