@@ -499,6 +499,29 @@ async def test_a_seat_taken_without_a_seed_of_this_clients_gets_one_for_the_next
     assert summary.verified == summary.hands
 
 
+async def test_hands_dealt_before_a_seed_went_out_count_not_against_it_read_however_late(
+    server: QiuQiuServer,
+) -> None:
+    """Seated without a seed of this process's, whose messages nobody reads while the
+    table deals two hands (the turns time out): the seed goes out as the snapshot is
+    read, after both were heard. They began before the server could have it, and were
+    counted as two hands dealt without it: an honest table failed."""
+    quick = TableOptions(turn_seconds=0.05)
+    async with await Connection.open(server.url, name="Ann") as conn:
+        created = await conn.request(cmd.CreateTable(options=quick, buy_in=500), wire.TableCreated)
+        table_id = created.table.table_id
+        async with await Connection.open(server.url, name="Wes") as wes:
+            await wes.request(cmd.WatchTable(table_id=table_id), wire.TableWatched)
+            async with asyncio.timeout(WAIT):
+                async for message in wes.messages():
+                    if isinstance(message, wire.HandStarted) and message.hand_id == 3:
+                        break
+        summary = await asyncio.wait_for(play(AlwaysCall(), conn, table_id, hands=3), 30)
+    deals = conn.deals[table_id]
+    assert deals.tampered is None
+    assert summary.hands == 3
+
+
 async def test_a_seed_sent_by_a_resumed_session_before_its_snapshot_fails_no_hand(
     server: QiuQiuServer,
 ) -> None:

@@ -190,6 +190,10 @@ class Connection:
         self._seeds_after_snapshot: dict[str, str] = {}
         """Seeds :meth:`set_seed` was given at a seat before its table's snapshot was
         handed out: each goes with that snapshot."""
+        self._heard_hands: dict[str, int] = {}
+        """The newest hand of each table heard of (a ``hand_started``, a snapshot's hand),
+        as read from the socket: ahead of :meth:`messages`, which may hand out hands
+        begun long before a seed it then sends."""
         self._seeds_sent: dict[int, str] = {}
         """The ids of the ``set_seed`` messages sent on this connection and not answered
         yet, with their table: a refusal of one says no ``seed_set`` comes for it."""
@@ -329,7 +333,7 @@ class Connection:
     async def _send_seed(self, table_id: str, client_seed: str) -> None:
         ref = self.next_id()
         message = cmd.SetSeed(id=ref, table_id=table_id, client_seed=client_seed)
-        self.deals_of(table_id).sent_seed(client_seed)
+        self.deals_of(table_id).sent_seed(client_seed, self._heard_hands.get(table_id, 0))
         self._seeds_sent[ref] = table_id
         await self.send(message)
 
@@ -530,8 +534,12 @@ class Connection:
         self._follow_watching(message)
         if isinstance(message, wire.TableEvent):
             self._hear(message.table_id, message.seq)
+            if isinstance(message, wire.HandStarted):
+                self._hear_hand(message.table_id, message.hand_id)
         elif isinstance(message, wire.TableSnapshot):
             self._hear(message.table.table_id, message.seq)
+            if message.table.hand is not None:
+                self._hear_hand(message.table.table_id, message.table.hand.hand_id)
         answers_request = not isinstance(message, wire.TableEvent)
         future = self._pending.get(message.ref) if isinstance(message.ref, int) else None
         if answers_request and future is not None and not future.done():
@@ -571,6 +579,9 @@ class Connection:
 
     def _hear(self, table_id: str, seq: int) -> None:
         self._heard[table_id] = max(seq, self._heard.get(table_id, 0))
+
+    def _hear_hand(self, table_id: str, hand_id: int) -> None:
+        self._heard_hands[table_id] = max(hand_id, self._heard_hands.get(table_id, 0))
 
     async def _keep(self, message: wire.AnyServerMessage) -> bool:
         """Fold ``message`` into the table state; ``False`` for an event already seen,

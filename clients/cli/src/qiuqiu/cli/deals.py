@@ -115,6 +115,10 @@ class TableDeals:
     the first ``set_seed`` it sent; ``None`` when it waits for none. An honest server
     deals at most one so (the hand it was writing as the seed came): a server that
     never confirms could otherwise list a seed of its own choosing in every hand."""
+    _unconfirmed_after: int = 0
+    """The newest hand this client had heard of when it sent that ``set_seed``: that one
+    and those before began before the server could have the seed, however late this
+    client reads them, and are not counted."""
     kept: dict[int, HandSeen] = field(default_factory=dict)
     """Every finished hand, by ``hand_id``, until the table's seed rebuilds it: without
     its openings and its leaves, checked as it ended, since the seed rebuilds every leaf
@@ -149,12 +153,13 @@ class TableDeals:
         self._unconfirmed = None
         self._joining = True
 
-    def sent_seed(self, seed: str) -> None:
-        """Sent ``set_seed`` with ``seed``. Sent again on the same connection, the first
-        one's ``seed_set`` still comes: the count of hands dealt without it goes on."""
+    def sent_seed(self, seed: str, heard_through: int = 0) -> None:
+        """Sent ``set_seed`` with ``seed``, the newest hand heard of then being
+        ``heard_through``. Sent again on the same connection, the first one's
+        ``seed_set`` still comes: the count of hands dealt without it goes on."""
         self.pending_seed = seed
         if self.seed is None and self._unconfirmed is None:
-            self._unconfirmed = 0
+            self._unconfirmed, self._unconfirmed_after = 0, heard_through
 
     def seed_set(self, seed: str) -> None:
         """The server wrote the seed and confirmed it: every hand that starts from now
@@ -411,7 +416,7 @@ class TableDeals:
     ) -> DealTampered | None:
         """Count a hand dealt to this seat with another seed than the one on its way
         while that one waits for its ``seed_set`` (see :attr:`_unconfirmed`)."""
-        if my_seat is None or self._unconfirmed is None:
+        if my_seat is None or self._unconfirmed is None or hand_id <= self._unconfirmed_after:
             return None
         listed = next((entry.client_seed for entry in client_seeds if entry.seat == my_seat), None)
         if listed == self.pending_seed:
