@@ -935,14 +935,19 @@ async def test_a_page_from_an_origin_the_server_does_not_allow_is_told_so_plainl
         await strict.stop()
 
 
+async def signed_in_at(open_player: OpenPlayer, address: str) -> Player:
+    """Ann, signed in, then sent to ``address`` (as a link or a reload would)."""
+    ann = await open_player()
+    await sign_in(ann.page, "Ann")
+    await ann.page.goto(address)
+    return ann
+
+
 async def test_an_address_naming_a_table_that_is_gone_says_so_in_words(
     open_player: OpenPlayer, page_url: str
 ) -> None:
     # A reload after the server restarted without Redis said "there is no table t...".
-    ann = await open_player()
-    page = ann.page
-    await sign_in(page, "Ann")
-    await page.goto(f"{page_url}#/table/t0123abcd")
+    page = (await signed_in_at(open_player, f"{page_url}#/table/t0123abcd")).page
     await expect(page.locator("#toast")).to_contain_text(
         "Table t0123abcd is no longer open: it closed, or the server restarted"
     )
@@ -955,10 +960,8 @@ async def test_an_address_naming_no_table_id_says_so_in_words(
 ) -> None:
     # 40 letters said "table_id: String should have at most 32 characters"; the others,
     # nothing at all.
-    ann = await open_player()
+    ann = await signed_in_at(open_player, f"{page_url}#/table/{typed}")
     page = ann.page
-    await sign_in(page, "Ann")
-    await page.goto(f"{page_url}#/table/{typed}")
     await expect(page.locator("#toast")).to_contain_text(
         "The address names no table: after #/table/ comes a table's id, 1 to 32 letters,"
         " digits, _ or -, such as t3c41b5e0."
