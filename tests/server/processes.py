@@ -32,6 +32,11 @@ STOP_MARGIN = 5.0
 """Seconds past the stop deadline allowed for the interpreter itself to exit, on a
 machine shared with other work."""
 
+HOST_LEASE = 3.0
+"""A lease for a test that kills the process hosting a table: with the quick default, a
+host stalled that long on a busy machine loses the table to the other process before
+the kill, and the kill then takes nothing from it."""
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

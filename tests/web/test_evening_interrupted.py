@@ -23,7 +23,7 @@ from qiuqiu.server.config import ServerConfig
 from qiuqiu.server.gateway import QiuQiuServer
 from qiuqiu.server.memory_store import MemoryStore
 from tests.conftest import free_port
-from tests.server.processes import Servers
+from tests.server.processes import HOST_LEASE, Servers
 from tests.web.conftest import (
     Player,
     cut_every_connection,
@@ -150,8 +150,8 @@ async def test_a_hand_its_dead_server_was_playing_is_said_to_be_called_off(
     servers = Servers(redis_url)
     try:
         hosting, relaying = free_port(), free_port()
-        host = await servers.start(hosting)
-        await servers.start(relaying)
+        host = await servers.start(hosting, lease=HOST_LEASE)
+        await servers.start(relaying, lease=HOST_LEASE)
         bo = await Connection.open(f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False)
         table, _ = await bo.open_table(TableOptions(dealer_bot=False, turn_seconds=5), 500)
         ann = await open_player()

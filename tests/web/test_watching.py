@@ -25,7 +25,7 @@ from tests.cli.test_watch import (
 )
 from tests.conftest import free_port
 from tests.leases import lease_taken
-from tests.server.processes import Servers
+from tests.server.processes import HOST_LEASE, Servers
 from tests.web.conftest import QUICK, Player
 from tests.web.test_browser import OpenPlayer, frames_of, open_table, sign_in, table_by_socket
 
@@ -115,8 +115,8 @@ async def test_a_table_watched_out_of_sight_and_taken_over_by_another_server_sta
     servers = Servers(redis_url)
     try:
         hosting, relaying = free_port(), free_port()
-        host = await servers.start(hosting)
-        await servers.start(relaying)
+        host = await servers.start(hosting, lease=HOST_LEASE)
+        await servers.start(relaying, lease=HOST_LEASE)
         bo = await Connection.open(f"ws://127.0.0.1:{hosting}", name="Bo", reconnect=False)
         options = TableOptions(seats=3, dealer_bot=False, min_players=3)
         table, _ = await bo.open_table(options, 500)
