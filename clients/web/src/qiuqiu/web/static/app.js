@@ -9,9 +9,10 @@ import { Tally } from "./tally.js";
 import { DealLedger } from "./deals.js";
 import { SeedBook, newClientSeed } from "./seeds.js";
 import { LeaveBook, sameLeaving } from "./leaving.js";
-import { actedAway, cameBack, tellAway, signed } from "./away.js";
+import { actedAway, cameBack, tellAway } from "./away.js";
 import { askSeed, audited, awaitSeed, rebuild, revealedAfterLeaving } from "./shuffles.js";
 import { h, chips, counted } from "./dom.js";
+import { accountBar, signinCard } from "./account.js";
 
 /** The server to talk to: `?server=ws://...`, or the one that served this page. */
 function serverUrl() {
@@ -104,7 +105,7 @@ class App {
       },
     });
     this.connectionNote = h("p", { class: "connection-note", role: "alert" });
-    this.signin = this.signinView();
+    this.signin = signinCard(this.conn.name, this.connectionNote, (name) => this.conn.identify(name), NO_VISIBLE_NAME);
 
     setInterval(() => this.tableView.tick(), 200);
     setInterval(() => {
@@ -751,51 +752,8 @@ class App {
   }
 
   drawAccount() {
-    const seats = [...this.tables.values()].filter((t) => t.me);
-    const atTables = seats.reduce((sum, t) => sum + (t.me?.stack ?? 0), 0);
-    const s = this.session;
-    this.accountEl.replaceChildren(
-      h("span", { class: "who", text: this.name }),
-      h(
-        "span",
-        { class: "balance", title: "chips in your balance, not at a table" },
-        h("span", { class: "chip" }),
-        h("span", { class: "balance-amount", text: chips(this.balance) }),
-        atTables ? h("small", { class: "at-table", text: ` + ${chips(atTables)} ${seats.length > 1 ? `at ${seats.length} tables` : "at the table"}` }) : null,
-      ),
-      h(
-        "span",
-        { class: `session ${s.net > 0 ? "up" : s.net < 0 ? "down" : ""}`, title: `This evening: ${counted(s.hands, "hand")}, won ${s.won}, lost ${s.lost}, biggest pot won ${chips(s.biggest)}` },
-        h("span", { class: "session-label", text: "Session" }),
-        h("strong", { class: "session-net", text: signed(s.net) }),
-        h("small", { class: "session-hands", text: `${counted(s.hands, "hand")} · ${s.won}W ${s.lost}L · top ${chips(s.biggest)}` }),
-      ),
-    );
-  }
-
-  signinView() {
-    const input = /** @type {HTMLInputElement} */ (h("input", { name: "name", maxLength: 24, required: true, autocomplete: "nickname", placeholder: "Your name", value: this.conn.name, "aria-label": "your name" }));
-    return h(
-      "section",
-      { class: "signin card" },
-      h("h1", { text: "Domino 99, at the table" }),
-      h("p", { class: "muted", text: "Four dominoes, two pairs, the best pair worth up to 9. Bet on your tiles against the dealer bot or with friends. Every deal is committed before it is dealt: each tile you see is checked in your browser when the hand ends, and every shuffle is rebuilt when the table closes." }),
-      h(
-        "form",
-        {
-          onsubmit: (/** @type {Event} */ e) => {
-            e.preventDefault();
-            const name = input.value.trim();
-            if (name) this.conn.identify(name);
-            // Else the click did nothing, under the card's word on the name before.
-            else this.connectionNote.textContent = NO_VISIBLE_NAME;
-          },
-        },
-        input,
-        h("button", { type: "submit", class: "primary", dataset: { action: "enter" }, text: "Take a seat" }),
-      ),
-      this.connectionNote,
-    );
+    const stacks = [...this.tables.values()].flatMap((t) => (t.me ? [t.me.stack ?? 0] : []));
+    this.accountEl.replaceChildren(...accountBar(this.name, this.balance, stacks, this.session));
   }
 
   /** @param {string} text @param {string} [kind] */
