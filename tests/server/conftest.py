@@ -193,6 +193,19 @@ async def recorded_connections_closed() -> AsyncIterator[None]:
     await close_left_open()
 
 
+# The clients the takeover tests (test_takeover*.py) open through
+# takeover_helpers.client_at: a conftest's fixture closes them in every one of those modules.
+OPENED: list[Client] = []
+
+
+@pytest.fixture(autouse=True)
+async def clients_closed() -> AsyncIterator[None]:
+    """Every test client is closed at the end of its test, passed or failed."""
+    yield
+    while OPENED:
+        await OPENED.pop().close()
+
+
 # -- the stores of the store's contract (test_store.py, test_store_tables.py) --------
 
 STORES = ["memory_store", "redis_store"]
