@@ -42,20 +42,22 @@ WAITING = {"seats": 3, "min_players": 3, "dealer_bot": False, "turn_seconds": 30
 """Two seated wait for a third: no hand starts, so each write is the test's own."""
 
 
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[FaultyStore]:
+@pytest.fixture(name="store")
+async def faulty_store(redis_url: str) -> AsyncIterator[FaultyStore]:
     store = await FaultyStore.open(redis_url, FaultPlan())
     yield store
     await store.close()
 
 
-@pytest.fixture
-def config() -> ServerConfig:
+@pytest.fixture(name="config")
+def quick_config() -> ServerConfig:
     return QUICK
 
 
-@pytest.fixture
-async def server(store: FaultyStore, config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
+@pytest.fixture(name="server")
+async def server_on_faulty_store(
+    store: FaultyStore, config: ServerConfig
+) -> AsyncIterator[QiuQiuServer]:
     server = QiuQiuServer(config, store=store, rng=random.Random(2026))
     await server.start()
     yield server

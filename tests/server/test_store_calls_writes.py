@@ -8,7 +8,6 @@ let go."""
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -23,6 +22,9 @@ from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.table.audience import TablePhase
 from tests.server.conftest import FAST, WAIT, Client, chip_total
 from tests.server.faulty_store import Fault, FaultPlan, FaultyStore, Mode
+
+# The store, config and server fixtures come from test_store_calls.py: pytest finds a
+# fixture by its name in the test's module.
 from tests.server.test_store_calls import (
     HEADS_UP,
     QUICK,
@@ -30,34 +32,17 @@ from tests.server.test_store_calls import (
     Connect,
     balance,
     fail_next,
+    faulty_store,  # noqa: F401
     gone,
     hello,
     keys,
+    quick_config,  # noqa: F401
     served,
+    server_on_faulty_store,  # noqa: F401
     wrongly_told,
 )
 
 MODES_OF_A_WRITE: tuple[Mode, ...] = ("fail", "fail_after")
-
-
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[FaultyStore]:
-    store = await FaultyStore.open(redis_url, FaultPlan())
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def config() -> ServerConfig:
-    return QUICK
-
-
-@pytest.fixture
-async def server(store: FaultyStore, config: ServerConfig) -> AsyncIterator[QiuQiuServer]:
-    server = QiuQiuServer(config, store=store, rng=random.Random(2026))
-    await server.start()
-    yield server
-    await server.stop()
 
 
 def runs(mode: Mode) -> int:
