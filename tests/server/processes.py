@@ -33,9 +33,9 @@ STOP_MARGIN = 5.0
 machine shared with other work."""
 
 HOST_LEASE = 3.0
-"""A lease for a test that kills the process hosting a table: with the quick default, a
-host stalled that long on a busy machine loses the table to the other process before
-the kill, and the kill then takes nothing from it."""
+"""A lease for a test whose table must stay with its host until the test kills a
+process: with the quick default, a host stalled that long on a busy machine loses the
+table to another process first, and the test then sees something else happen."""
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -23,7 +23,7 @@ import pytest
 from qiuqiu.server.redis_store import RedisStore
 from tests.conftest import free_port
 from tests.server.faulty_store import FaultPlan
-from tests.server.processes import Servers, chips_in_redis, hands_dealt, until
+from tests.server.processes import HOST_LEASE, Servers, chips_in_redis, hands_dealt, until
 from tests.server.recorder import (
     MID_HAND,
     STEADY,
@@ -37,7 +37,6 @@ from tests.server.recorder import (
 )
 from tests.server.takeover_helpers import (
     HEADS_UP,
-    LEASE,
     answer,
     check_or_call,
     client_at,
@@ -299,8 +298,8 @@ async def test_a_seat_whose_process_died_at_a_quiet_table_elsewhere_gets_its_gra
     disconnected, and once her grace period ends she is stood up and the table closes,
     as when her own connection drops."""
     hosting, relaying = free_port(), free_port()
-    await servers.start(hosting, lease=LEASE, flags=("--grace", "1"))
-    dying = await servers.start(relaying, lease=LEASE)
+    await servers.start(hosting, lease=HOST_LEASE, flags=("--grace", "1"))
+    dying = await servers.start(relaying, lease=HOST_LEASE)
     sam = await client_at(hosting)
     await sam.hello("Sam")
     created = await sam.reply("create_table", options=HEADS_UP)
