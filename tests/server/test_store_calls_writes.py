@@ -130,6 +130,35 @@ async def test_a_buy_in_whose_write_fails_seats_once_or_not_at_all_and_the_cap_h
     assert not wrongly_told(host, bo)
 
 
+@pytest.mark.parametrize("mode", ["stall", "fail"])
+async def test_a_leave_sent_as_the_buy_in_is_written_is_answered_after_the_join(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect, mode: Mode
+) -> None:
+    """Bo asks to sit and, before the answer, to leave. The leave was refused
+    ``not_at_table`` while the buy-in was on its way to Redis, and the seat came after
+    it: a client that trusted its answers took itself for not seated, its chips at the
+    table. The leave now waits for the join: Bo sits and stands up again, his chips back;
+    or, where the store never got the buy-in, both are refused, in the order sent."""
+    host = await connect_client()
+    await hello(host, name="Host")
+    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
+    bo = await connect_client()
+    welcome = await hello(bo, name="Bo")
+    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, mode, stall=0.3),))
+    joining = await bo.send("join_table", table_id=table_id, buy_in=100)
+    leaving = await bo.send("leave_table", table_id=table_id)
+    await bo.wait(lambda m: m.get("ref") == leaving)
+    answers = [(m["type"], m.get("code")) for m in bo.frames if m.get("ref") in (joining, leaving)]
+    if mode == "stall":
+        assert answers == [("table_joined", None), ("table_left", None)], answers
+    else:
+        assert answers == [("error", "store_unavailable"), ("error", "not_at_table")], answers
+    assert await store.seated_tables(welcome["account_id"]) == ()
+    assert await balance(store, welcome["account_id"]) == welcome["balance"]
+    assert await chip_total(server) == 0
+    assert not wrongly_told(host, bo)
+
+
 async def test_a_table_made_with_a_buy_in_the_store_never_got_is_made_and_nobody_sits(
     server: QiuQiuServer, store: FaultyStore, connect_client: Connect
 ) -> None:

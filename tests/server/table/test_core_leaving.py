@@ -358,3 +358,47 @@ def test_a_buy_in_that_would_hold_more_chips_at_the_table_than_one_amount_is_ref
     )
     assert h.core.next_write() is None
     assert chips(h) == 0
+
+
+# -- a leave asked while the seat's buy-in is written ------------------------------------
+
+
+def test_a_leave_asked_while_the_seat_is_written_stands_it_up_after_the_join() -> None:
+    """It was refused ``not_at_table`` before the join was answered, and the seat came
+    after: a client that trusted its answers took itself for not seated."""
+    h = opened()
+    ann, balance = Watcher("ann"), h.balances["ann"]
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, "sit")
+    h.do(h.core.leave, "ann", ann, "leave")
+    with pytest.raises(Refused) as twice:
+        h.core.leave("ann", ann, "again")
+    assert twice.value.code is ErrorCode.ALREADY_LEAVING
+    assert ann.got == [], "nothing is told before the write"
+    h.write(WriteKind.BUY_IN)
+    assert ann.take() == ["table_joined", "table_snapshot"]
+    h.write(WriteKind.CASH_OUT)
+    (left,) = ann.got
+    assert isinstance(left, wire.TableLeft)
+    assert (left.ref, left.cashed_out) == ("leave", 500)
+    assert h.core.seat_of("ann") is None
+    assert h.balances["ann"] == balance
+
+
+@pytest.mark.parametrize("outcome", ["refused", "lease_lost"])
+def test_a_leave_that_waited_on_a_buy_in_never_written_is_refused_after_it(
+    outcome: str,
+) -> None:
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, "sit")
+    h.do(h.core.leave, "ann", ann, "leave")
+    write = h.core.next_write()
+    assert write is not None
+    if outcome == "refused":
+        h.do(h.core.refused, write, Refused(ErrorCode.STORE_UNAVAILABLE, "the store is away"))
+        expected = [("sit", ErrorCode.STORE_UNAVAILABLE), ("leave", ErrorCode.NOT_AT_TABLE)]
+    else:
+        h.do(h.core.lease_lost)
+        expected = [("sit", ErrorCode.OUTCOME_UNKNOWN), ("leave", ErrorCode.TABLE_MOVED)]
+    errors = [m for m in ann.got if isinstance(m, wire.Error)]
+    assert [(e.ref, e.code) for e in errors] == expected

@@ -54,6 +54,8 @@ Rules:
    Another process may have adopted the table and voided its hand; the renewal
    then says so, and the table closes as moved, without a word more of that hand;
    what it held gets ``table_moving``, a seat written ``outcome_unknown``.
+7. A leave asked while the seat's buy-in is being written waits for it, checked and
+   answered once the buy-in is, after it, as the client sent them.
 """
 
 from __future__ import annotations
@@ -70,23 +72,15 @@ from qiuqiu.server.store import HOUSE, HandRecord, TableRecord
 from qiuqiu.server.table import reasons
 from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import engine_action
-from qiuqiu.server.table.hand import HandFlow
 from qiuqiu.server.table.ledger import Write, WriteKind
-from qiuqiu.server.table.seats import (
-    BuyIn,
-    Seat,
-    SeedChange,
-    Viewer,
-    free_seat,
-    verify_buy_in,
-    verify_room,
-)
+from qiuqiu.server.table.seating import Seating
+from qiuqiu.server.table.seats import Seat, Viewer
 from qiuqiu.server.views import Publication
 
 BOT_NAME = "Dealer"
 
 
-class TableCore(HandFlow):
+class TableCore(Seating):
     """A table, fed one input at a time by its runner (see the module's rules)."""
 
     # -- what the lobby asks of a table ----------------------------------------------
@@ -158,6 +152,7 @@ class TableCore(HandFlow):
         if writing is not None and writing.kind is WriteKind.BUY_IN:
             buy_in = self._buy_ins.popleft()
             self._deliver(buy_in.viewer, self._error(buy_in.ref, unsure, why))
+            self._leave_refused(buy_in, ErrorCode.TABLE_MOVED, reasons.MOVED)
         for change in () if writing is None else writing.seeds:
             self._deliver(change.viewer, self._error(change.ref, unsure, why))
         self._refuse_waiting(ErrorCode.TABLE_MOVED, reasons.MOVED)
@@ -175,70 +170,6 @@ class TableCore(HandFlow):
         self._forget_everyone()
 
     # -- requests ----------------------------------------------------------------------
-
-    def sit(
-        self,
-        account_id: str,
-        name: str,
-        viewer: Viewer,
-        chips: int,
-        wanted: int | None = None,
-        ref: MessageId | None = None,
-        client_seed: str = "",
-    ) -> None:
-        self._verify_open()
-        if self.seat_of(account_id) is not None or any(
-            b.account_id == account_id for b in self._buy_ins
-        ):
-            raise Refused(ErrorCode.ALREADY_SEATED, f"you have a seat at table {self.table_id}")
-        taken = {*self.seats, *(b.seat for b in self._buy_ins), self.bot_seat}
-        number = free_seat(self.table_id, self.options, taken, wanted)
-        verify_buy_in(self.options, chips)
-        held = sum(s.stack for s in self.seats.values()) + sum(b.chips for b in self._buy_ins)
-        verify_room(held, chips)
-        self._verify_store()
-        self._buy_ins.append(BuyIn(account_id, name, number, chips, viewer, ref, client_seed))
-        self._arrive(viewer)
-        self._timers.append(Disarm(DESERTED))
-
-    def set_seed(
-        self, account_id: str, viewer: Viewer, client_seed: str, ref: MessageId | None = None
-    ) -> None:
-        """Put ``client_seed`` into the shuffles of the seat's hands from the first one
-        whose start is written after it: confirmed with ``seed_set`` once it is written."""
-        self._seat_for(account_id)
-        self._verify_open()
-        self._verify_store()
-        self._seed_changes.append(SeedChange(account_id, client_seed, viewer, ref))
-
-    def leave(
-        self,
-        account_id: str,
-        viewer: Viewer,
-        ref: MessageId | None = None,
-        after_hand: bool = False,
-    ) -> None:
-        """Stand up; a seat in the hand stands up when the hand ends, played meanwhile
-        (check if it can, else fold), or by its player (``after_hand``). Stopping to
-        watch is :meth:`unwatch`."""
-        seat = self._seat_for(account_id)
-        self._verify_open()
-        self._verify_sure()
-        if not self._in_hand(seat.seat):
-            self._verify_store()
-        hurried = seat.plays_out and not after_hand  # played out, then asked to go now
-        if seat.leaving and not seat.grace_ran_out and seat.leave_asker is viewer and not hurried:
-            # One answer a request: the first one's comes when the hand ends, or out of
-            # one once the cash-out is written (held while the store refuses it).
-            when = "the hand ends" if self._in_hand(seat.seat) else "your chips are written back"
-            raise Refused(
-                ErrorCode.ALREADY_LEAVING, f"you are leaving already: table_left comes when {when}"
-            )
-        seat.leaving, seat.leave_ref, seat.viewer, seat.grace_ran_out = True, ref, viewer, False
-        seat.leave_asker = viewer
-        seat.plays_out = after_hand and self._in_hand(seat.seat)
-        if self.state is TablePhase.PLAYING and self._in_hand(seat.seat) and not seat.plays_out:
-            self._after(())
 
     def watch(self, viewer: Viewer, ref: MessageId | None = None) -> None:
         self._verify_open()
@@ -364,7 +295,9 @@ class TableCore(HandFlow):
             case WriteKind.OPEN:
                 self.state = TablePhase.WAITING
             case WriteKind.BUY_IN:
-                self._seated(self._buy_ins.popleft(), balances)
+                buy_in = self._buy_ins.popleft()
+                self._seated(buy_in, balances)
+                self._leave_as_asked(buy_in.account_id)
             case WriteKind.HAND_START:
                 self._hand_started()
             case WriteKind.HAND_END:
@@ -390,6 +323,9 @@ class TableCore(HandFlow):
             buy_in = self._buy_ins.popleft()
             self._still_here(buy_in.viewer)
             self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
+            self._leave_refused(
+                buy_in, ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}"
+            )
         self._after_write()
 
     def _after_write(self) -> None:

@@ -162,7 +162,9 @@ class Table:
                 )
             case cmd.SetSeed(client_seed=seed):
                 self._input(lambda: core.set_seed(account_id, viewer, seed, message.id))
-            case cmd.LeaveTable() if core.seat_of(account_id) is None:
+            case cmd.LeaveTable() if core.seat_of(account_id) is None and not core.buying_in(
+                account_id
+            ):
                 if viewer not in core.spectators:
                     raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
                 self._background.spawn(self._stop_watching(account_id, viewer, message))

@@ -91,6 +91,16 @@ class BuyIn:
 
 
 @dataclass(frozen=True, slots=True)
+class LeaveAsked:
+    """A ``leave_table`` sent while the seat's buy-in was being written: answered once
+    the buy-in is, after it, as the client sent them."""
+
+    viewer: Viewer
+    ref: MessageId | None
+    after_hand: bool
+
+
+@dataclass(frozen=True, slots=True)
 class SeedChange:
     """A ``set_seed`` waiting to be written: confirmed once it is, as a hand's deal
     that would not have it after a restart must not follow its ``seed_set``."""
