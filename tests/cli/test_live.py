@@ -443,19 +443,28 @@ async def test_the_same_account_run_again_elsewhere_is_told_its_seat_plays_on_th
     await second.wait_for("EXIT=0")
 
 
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--rounds", "2", "--ante", "50"), "--ante, --rounds not used: they are"),
+        (("--no-bot",), "--no-bot not used: it is"),
+    ],
+)
 async def test_back_at_a_seat_still_held_the_options_of_a_new_table_are_said_unused(
-    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+    server: QiuQiuServer,
+    config_dir: Path,
+    screens: list[Screen],
+    flags: tuple[str, ...],
+    said: str,
 ) -> None:
     first = Screen("left", play(config_dir, server, "--turn-seconds", "60"))
     screens.append(first)
     await first.wait_for(TURN)
     first.close()  # the window closed mid-hand: the server holds the seat
-    again = Screen("again", play(config_dir, server, "--rounds", "2", "--ante", "50"))
+    again = Screen("again", play(config_dir, server, *flags))
     screens.append(again)
     await again.wait_for("You are still seated at table")
-    await again.wait_for(
-        r"--ante, --rounds not used: they are for a new table, and table t\w+ keeps its own"
-    )
+    await again.wait_for(rf"{said} for a new table, and table t\w+ keeps its own")
     again.type("quit now")
     await again.wait_for("EXIT=0")
 

@@ -257,11 +257,12 @@ async def sit_down(conn: Connection, options: PlayOptions, console: Console) -> 
         )
         unused = new_table_flags(options.table) if options.table_id is None else []
         if unused:
+            they_are = "they are" if len(unused) > 1 else "it is"
             say(
                 console,
                 options,
                 Text(
-                    f"{', '.join(unused)} not used: they are for a new table, and table "
+                    f"{', '.join(unused)} not used: {they_are} for a new table, and table "
                     f"{table_id} keeps its own rules (below); quit it to open a new one.",
                     "yellow",
                 ),
