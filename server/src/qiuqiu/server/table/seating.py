@@ -75,7 +75,10 @@ class Seating(HandFlow):
         :meth:`unwatch`."""
         if self.seat_of(account_id) is None and self.buying_in(account_id):
             if account_id in self._leaves_asked:
-                raise Refused(ErrorCode.ALREADY_LEAVING, "you are leaving already")
+                raise Refused(
+                    ErrorCode.ALREADY_LEAVING,
+                    "you are leaving already: table_left comes once your seat is written",
+                )
             self._leaves_asked[account_id] = LeaveAsked(viewer, ref, after_hand)
             return
         seat = self._seat_for(account_id)
