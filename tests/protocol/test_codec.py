@@ -8,6 +8,7 @@ each way a frame can be wrong is tried here, and each must end in a
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 from typing import Any, get_args
 
@@ -493,6 +494,33 @@ def test_deep_nesting_is_refused_without_crashing(depth: int) -> None:
     for frame in (nested, bet()[:-1] + f', "id": "deep", "x": {nested}}}'):
         assert bad(frame).code in ("bad_json", "invalid_message")
         message_id(frame)  # must return, whatever it finds
+
+
+def test_the_id_of_a_deep_frame_is_looked_for_without_recursing_as_deep_as_it_nests() -> None:
+    """The json module read the frame for its id, recursing to the interpreter's limit:
+    a collection run meanwhile called the server's collector callback there, where it
+    failed ("Exception ignored in ... PauseWatch._collected: RecursionError"), and the
+    pause it was timing was lost or mistimed."""
+    failed: list[RecursionError] = []
+
+    def down(depth: int) -> int:
+        return depth if depth == 0 else down(depth - 1)
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        try:
+            down(20)
+        except RecursionError as error:
+            failed.append(error)
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(callback)
+    gc.set_threshold(1)
+    try:
+        assert message_id("[" * 5000) is None
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(callback)
+    assert not failed
 
 
 @given(st.text(max_size=200) | st.binary(max_size=200))

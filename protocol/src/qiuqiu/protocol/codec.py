@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
 
 from qiuqiu.protocol.client import CLIENT_MESSAGES, AnyClientMessage
 from qiuqiu.protocol.common import (
@@ -62,8 +63,12 @@ def decode_server(frame: str | bytes) -> AnyServerMessage:
 def message_id(frame: str | bytes) -> MessageId | None:
     """The ``id`` of a frame that may not be a valid message, to name it in an error."""
     try:
-        data = json.loads(frame)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        # pydantic's parser, not the json module's: that one recurses as deep as the
+        # frame nests, up to the interpreter's limit, and a garbage collection that
+        # runs meanwhile calls the server's collector callback at that limit, where
+        # the callback itself fails.
+        data = from_json(frame)
+    except ValueError:
         return None
     ref = data.get("id") if isinstance(data, dict) else None
     if isinstance(ref, str) and 0 < len(ref) <= 64:
