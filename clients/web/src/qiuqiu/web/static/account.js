@@ -1,6 +1,7 @@
 // The page's header once signed in, and the card that signs in.
 import { h, chips, counted } from "./dom.js";
 import { signed } from "./away.js";
+import { NO_VISIBLE_NAME } from "./connection.js";
 
 /**
  * The name, the balance with the chips at tables beside it, and this evening's tally.
@@ -33,9 +34,8 @@ export function accountBar(name, balance, stacks, s) {
  * The sign-in card, with `note` (the connection's word on the name) under its form.
  * @param {string} name the name last used @param {HTMLElement} note
  * @param {(name: string) => void} identify
- * @param {string} noVisibleName what the note says of a name that is only spaces
  */
-export function signinCard(name, note, identify, noVisibleName) {
+export function signinCard(name, note, identify) {
   const input = /** @type {HTMLInputElement} */ (h("input", { name: "name", maxLength: 24, required: true, autocomplete: "nickname", placeholder: "Your name", value: name, "aria-label": "your name" }));
   return h(
     "section",
@@ -50,7 +50,7 @@ export function signinCard(name, note, identify, noVisibleName) {
           const typed = input.value.trim();
           if (typed) identify(typed);
           // Else the click did nothing, under the card's word on the name before.
-          else note.textContent = noVisibleName;
+          else note.textContent = NO_VISIBLE_NAME;
         },
       },
       input,

@@ -1,7 +1,7 @@
 // The page: one connection, the tables it sits or watches at, and which view
 // shows. Messages come in, fold into state, and the current view is redrawn.
 
-import { Connection, NO_VISIBLE_NAME, NotConnected, Refused, TAKEN_OVER } from "./connection.js";
+import { Connection, NotConnected, Refused, TAKEN_OVER } from "./connection.js";
 import { TableState } from "./state.js";
 import { TableView } from "./table.js";
 import { LobbyView } from "./lobby.js";
@@ -105,7 +105,7 @@ class App {
       },
     });
     this.connectionNote = h("p", { class: "connection-note", role: "alert" });
-    this.signin = signinCard(this.conn.name, this.connectionNote, (name) => this.conn.identify(name), NO_VISIBLE_NAME);
+    this.signin = signinCard(this.conn.name, this.connectionNote, (name) => this.conn.identify(name));
 
     setInterval(() => this.tableView.tick(), 200);
     setInterval(() => {
