@@ -116,7 +116,10 @@ GRACE = 30.0
 """The server's grace period: longer than any absence the soak makes."""
 AWAY_SECONDS = (0.5, 4.0)
 POLL = 1.0
-"""Seconds between a table's looks at its own hand count and dice for disconnects."""
+"""Seconds between a table's dice for disconnects, and at most between its looks at its
+own hand count."""
+MIN_LOOK = 0.05
+"""Seconds at least between a table's looks at its hand count, however fast it deals."""
 
 DEFAULT_HAND_PAUSE = 2.0
 """The server's own default pause between hands: the pace real tables go at. With
@@ -450,11 +453,17 @@ class Soak:
     async def play_out(
         self, players: list[Player], life: TableLife, target: int, rng: random.Random
     ) -> str:
-        """Roll the dice for disconnects until the table has dealt ``target`` hands, a
-        player is gone from it, or the soak ends; say which."""
+        """Watch the table until it has dealt ``target`` hands, a player is gone from it,
+        or the soak ends, and say which; every :data:`POLL` seconds or so, roll the dice
+        for disconnects."""
         table_id = life.table_id
+        # The hand count is looked at about as often as hands are dealt: at no pause a
+        # table deals a dozen hands a second, and a look a second would stand its
+        # accounts up past the history the final audit reads.
+        look_every = min(POLL, max(self.server.hand_pause, MIN_LOOK))
+        next_roll = self.now() + rng.uniform(0.5, 1.5) * POLL
         while True:
-            await asyncio.sleep(rng.uniform(0.5, 1.5) * POLL)
+            await asyncio.sleep(look_every)
             if self.stopping.is_set():
                 return "the soak ended"
             for player in players:
@@ -472,6 +481,9 @@ class Soak:
             life.last_hand = max(life.last_hand, record.hand_id)
             if record.hand_id >= target:
                 return "hands played"
+            if self.now() < next_roll:
+                continue
+            next_roll = self.now() + rng.uniform(0.5, 1.5) * POLL
             for player in players:
                 roll = rng.random()
                 if roll < POLL / self.abort_every:
