@@ -4,11 +4,14 @@ traceback."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 
 def test_ctrl_c_while_the_start_waits_on_redis_is_one_line_and_status_130() -> None:
@@ -22,12 +25,23 @@ def test_ctrl_c_while_the_start_waits_on_redis_is_one_line_and_status_130() -> N
         # asyncio's loop: uvloop, waiting on a socket, runs Python's own Ctrl-C handler
         # only once something wakes it (here the store's timeout).
         flags = ("--port", "0", "--redis-url", url, "--store-timeout", "60", "--loop", "asyncio")
-        process = subprocess.Popen([command, *flags], stderr=subprocess.PIPE, text=True)
+        # A start that outlives its Ctrl-C is aborted, and says where it was (faulthandler).
+        environment = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+        process = subprocess.Popen(
+            [command, *flags], stderr=subprocess.PIPE, text=True, env=environment
+        )
         try:
             connection, _ = redis.accept()  # a Redis that never answers: the start waits
             with connection:
                 process.send_signal(signal.SIGINT)
-                _, err = process.communicate(timeout=60)
+                try:
+                    _, err = process.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    status = Path(f"/proc/{process.pid}/status").read_text().splitlines()
+                    process.send_signal(signal.SIGABRT)
+                    _, err = process.communicate(timeout=10)
+                    masks = [line for line in status if line.startswith(("Sig", "ShdPnd"))]
+                    pytest.fail(f"no exit 30 s after Ctrl-C; {masks}; its stderr: {err}")
         finally:
             process.kill()
             process.wait()
