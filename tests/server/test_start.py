@@ -17,10 +17,13 @@ import pytest
 def test_ctrl_c_while_the_start_waits_on_redis_is_one_line_and_status_130() -> None:
     # It was a KeyboardInterrupt traceback from the middle of the start.
     with socket.socket() as redis:
-        redis.bind(("127.0.0.1", 0))
+        # An address no other test uses (Linux answers all of 127/8): another test's
+        # client that retries a port just freed can never be the connection accepted
+        # here, and have the Ctrl-C sent before this server even runs.
+        redis.bind(("127.0.0.3", 0))
         redis.listen()
         redis.settimeout(60)
-        url = f"redis://127.0.0.1:{redis.getsockname()[1]}/0"
+        url = f"redis://127.0.0.3:{redis.getsockname()[1]}/0"
         command = Path(sys.executable).parent / "qiuqiu-server"
         # asyncio's loop: uvloop, waiting on a socket, runs Python's own Ctrl-C handler
         # only once something wakes it (here the store's timeout).
