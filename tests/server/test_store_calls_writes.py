@@ -159,6 +159,35 @@ async def test_a_leave_sent_as_the_buy_in_is_written_is_answered_after_the_join(
     assert not wrongly_told(host, bo)
 
 
+@pytest.mark.parametrize("mode", ["stall", "fail"])
+async def test_a_seed_sent_as_the_buy_in_is_written_is_set_after_the_join(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect, mode: Mode
+) -> None:
+    """As the leave above: a ``set_seed`` sent before the join's answer was refused
+    ``not_seated``, and the seat came after it, dealt without that seed."""
+    host = await connect_client()
+    await hello(host, name="Host")
+    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
+    bo = await connect_client()
+    welcome = await hello(bo, name="Bo")
+    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, mode, stall=0.3),))
+    joining = await bo.send("join_table", table_id=table_id, buy_in=100)
+    seeding = await bo.send("set_seed", table_id=table_id, client_seed="bo-lucky")
+    await bo.wait(lambda m: m.get("ref") == seeding)
+    answers = [(m["type"], m.get("code")) for m in bo.frames if m.get("ref") in (joining, seeding)]
+    record = await store.table(table_id)
+    assert record is not None
+    seeds = [s.client_seed for s in record.seats if s.account_id == welcome["account_id"]]
+    if mode == "stall":
+        assert answers == [("table_joined", None), ("seed_set", None)], answers
+        assert seeds == ["bo-lucky"]
+    else:
+        assert answers == [("error", "store_unavailable"), ("error", "not_seated")], answers
+        assert seeds == []
+    assert await chip_total(server) == 0
+    assert not wrongly_told(host, bo)
+
+
 async def test_a_table_made_with_a_buy_in_the_store_never_got_is_made_and_nobody_sits(
     server: QiuQiuServer, store: FaultyStore, connect_client: Connect
 ) -> None:

@@ -331,3 +331,55 @@ def test_every_write_reserves_seqs_above_the_current_one() -> None:
     assert write is not None
     assert write.commit.table is not None
     assert write.commit.table.seq == h.core.seq + SEQ_WINDOW
+
+
+# -- a seed asked while the seat's buy-in is written -----------------------------------
+
+
+def test_a_seed_asked_while_the_seat_is_written_is_set_after_the_join() -> None:
+    """It was refused ``not_seated`` before the join was answered, though the seat
+    came: a bot that sends its seed after ``join_table`` deals without it."""
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, "sit")
+    h.do(h.core.set_seed, "ann", ann, "lucky", "seed")
+    assert ann.got == [], "nothing is told before the write"
+    h.write(WriteKind.BUY_IN)
+    assert ann.take() == ["table_joined", "table_snapshot"]
+    write = h.write(WriteKind.SEED)
+    assert write.seeds[0].client_seed == "lucky"
+    assert ann.got == [wire.SeedSet(ref="seed", table_id="t1", client_seed="lucky")]
+    assert h.core.seats[0].client_seed == "lucky"
+
+
+def test_a_seed_and_a_leave_asked_while_the_seat_is_written_are_answered_in_order() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, "sit")
+    h.do(h.core.set_seed, "ann", ann, "lucky", "seed")
+    h.do(h.core.leave, "ann", ann, "leave")
+    h.write(WriteKind.BUY_IN)
+    assert ann.take() == ["table_joined", "table_snapshot"]
+    h.write(WriteKind.SEED)
+    h.write(WriteKind.CASH_OUT)
+    assert ann.types() == ["seed_set", "table_left"]
+    assert [getattr(m, "ref", None) for m in ann.got] == ["seed", "leave"]
+
+
+@pytest.mark.parametrize("outcome", ["refused", "lease_lost"])
+def test_a_seed_that_waited_on_a_buy_in_never_written_is_refused_after_it(outcome: str) -> None:
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, "sit")
+    h.do(h.core.set_seed, "ann", ann, "lucky", "seed")
+    write = h.core.next_write()
+    assert write is not None
+    if outcome == "refused":
+        h.do(h.core.refused, write, Refused(ErrorCode.STORE_UNAVAILABLE, "the store is away"))
+        expected = [("sit", ErrorCode.STORE_UNAVAILABLE), ("seed", ErrorCode.NOT_SEATED)]
+    else:
+        h.do(h.core.lease_lost)
+        expected = [("sit", ErrorCode.OUTCOME_UNKNOWN), ("seed", ErrorCode.TABLE_MOVED)]
+    errors = [m for m in ann.got if isinstance(m, wire.Error)]
+    assert [(e.ref, e.code) for e in errors] == expected
+    assert h.core.next_write() is None

@@ -54,8 +54,8 @@ Rules:
    Another process may have adopted the table and voided its hand; the renewal
    then says so, and the table closes as moved, without a word more of that hand;
    what it held gets ``table_moving``, a seat written ``outcome_unknown``.
-7. A leave asked while the seat's buy-in is being written waits for it, checked and
-   answered once the buy-in is, after it, as the client sent them.
+7. A leave or a client seed asked while the seat's buy-in is being written waits for
+   it, checked and answered once the buy-in is, after it, as the client sent them.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ class TableCore(Seating):
         if writing is not None and writing.kind is WriteKind.BUY_IN:
             buy_in = self._buy_ins.popleft()
             self._deliver(buy_in.viewer, self._error(buy_in.ref, unsure, why))
-            self._leave_refused(buy_in, ErrorCode.TABLE_MOVED, reasons.MOVED)
+            self._asked_refused(buy_in, ErrorCode.TABLE_MOVED, reasons.MOVED)
         for change in () if writing is None else writing.seeds:
             self._deliver(change.viewer, self._error(change.ref, unsure, why))
         self._refuse_waiting(ErrorCode.TABLE_MOVED, reasons.MOVED)
@@ -297,7 +297,7 @@ class TableCore(Seating):
             case WriteKind.BUY_IN:
                 buy_in = self._buy_ins.popleft()
                 self._seated(buy_in, balances)
-                self._leave_as_asked(buy_in.account_id)
+                self._play_asked(buy_in.account_id)
             case WriteKind.HAND_START:
                 self._hand_started()
             case WriteKind.HAND_END:
@@ -323,9 +323,7 @@ class TableCore(Seating):
             buy_in = self._buy_ins.popleft()
             self._still_here(buy_in.viewer)
             self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
-            self._leave_refused(
-                buy_in, ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}"
-            )
+            self._asked_refused(buy_in, None)
         self._after_write()
 
     def _after_write(self) -> None:

@@ -23,7 +23,7 @@ from qiuqiu.server.table.audience import Audience, Disarm, TablePhase, Timer
 from qiuqiu.server.table.deal import Deal, next_button
 from qiuqiu.server.table.deferred import Deferred, Work
 from qiuqiu.server.table.reasons import LEFT, LOST, MOVED_WHILE_WRITTEN
-from qiuqiu.server.table.seats import BuyIn, LeaveAsked, Seat, SeedChange
+from qiuqiu.server.table.seats import Asked, BuyIn, Seat, SeedChange, unseated
 from qiuqiu.server.views import Publication
 
 SEQ_WINDOW = 1_000_000
@@ -66,8 +66,8 @@ class Ledger(Audience):
         self._reserved = 0
         """The ``seq`` the store's record allows this table to reach."""
         self._buy_ins: deque[BuyIn] = deque()
-        self._leaves_asked: dict[str, LeaveAsked] = {}
-        """By account: leaves that wait for the account's buy-in to be answered."""
+        self._asked: dict[str, list[Asked]] = {}
+        """By account: its requests that wait for its buy-in to be answered, in order."""
         self._seed_changes: list[SeedChange] = []
         self._first: Write | None = None
         """A write that must come before any other (the table's opening)."""
@@ -89,11 +89,13 @@ class Ledger(Audience):
             moved=partial(self._deliver, b.viewer, unsure),
         )
 
-    def _leave_refused(self, b: BuyIn, code: ErrorCode, why: str) -> None:
-        """The buy-in ``b`` was refused: so is the leave that waited on it, after it."""
-        asked = self._leaves_asked.pop(b.account_id, None)
-        if asked is not None:
-            self._deliver(asked.viewer, self._error(asked.ref, code, why))
+    def _asked_refused(self, b: BuyIn, code: ErrorCode | None, why: str = "") -> None:
+        """The buy-in ``b`` was refused: so are the requests that waited on it, after it,
+        with ``code``, or (``None``) as from an account with no seat here."""
+        for asked in self._asked.pop(b.account_id, []):
+            refusal = (code, why) if code is not None else unseated(asked, self.table_id)
+            error = self._error(asked.ref, *refusal)
+            self._deliver(asked.viewer, error)
 
     def _void_adopted(self, record: TableRecord) -> Write:
         """The write that voids the hand a dead host was playing. Its record keeps the
@@ -179,7 +181,7 @@ class Ledger(Audience):
             buy_in = self._buy_ins.pop()
             self._still_here(buy_in.viewer)
             self._deliver(buy_in.viewer, self._error(buy_in.ref, code, why))
-            self._leave_refused(buy_in, code, why)
+            self._asked_refused(buy_in, code, why)
         self._refuse_seed_changes(None, code, why)
 
     def _refuse_seed_changes(self, accounts: set[str] | None, code: ErrorCode, why: str) -> None:

@@ -1,13 +1,11 @@
 """A seat's own requests: sitting down, a client seed, standing up.
 
 The rules they keep are :mod:`.core`'s: a seat appears only once its buy-in is
-written (rule 2), and a leave asked while that write is in flight waits for it
-and is answered after it (rule 7).
+written (rule 2), and a leave or a seed asked while that write is in flight waits
+for it and is answered after it (rule 7).
 """
 
 from __future__ import annotations
-
-from functools import partial
 
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol.common import MessageId
@@ -18,6 +16,7 @@ from qiuqiu.server.table.hand import HandFlow
 from qiuqiu.server.table.seats import (
     BuyIn,
     LeaveAsked,
+    SeedAsked,
     SeedChange,
     Viewer,
     free_seat,
@@ -56,7 +55,11 @@ class Seating(HandFlow):
         self, account_id: str, viewer: Viewer, client_seed: str, ref: MessageId | None = None
     ) -> None:
         """Put ``client_seed`` into the shuffles of the seat's hands from the first one
-        whose start is written after it: confirmed with ``seed_set`` once it is written."""
+        whose start is written after it: confirmed with ``seed_set`` once it is written.
+        Asked while the seat's buy-in is being written, it waits for it (rule 7)."""
+        if self.seat_of(account_id) is None and self.buying_in(account_id):
+            self._asked.setdefault(account_id, []).append(SeedAsked(viewer, ref, client_seed))
+            return
         self._seat_for(account_id)
         self._verify_open()
         self._verify_store()
@@ -74,12 +77,13 @@ class Seating(HandFlow):
         seat's buy-in is being written, it waits for it (rule 7). Stopping to watch is
         :meth:`unwatch`."""
         if self.seat_of(account_id) is None and self.buying_in(account_id):
-            if account_id in self._leaves_asked:
+            asked = self._asked.setdefault(account_id, [])
+            if any(isinstance(request, LeaveAsked) for request in asked):
                 raise Refused(
                     ErrorCode.ALREADY_LEAVING,
                     "you are leaving already: table_left comes once your seat is written",
                 )
-            self._leaves_asked[account_id] = LeaveAsked(viewer, ref, after_hand)
+            asked.append(LeaveAsked(viewer, ref, after_hand))
             return
         seat = self._seat_for(account_id)
         self._verify_open()
@@ -104,18 +108,27 @@ class Seating(HandFlow):
         """Whether a buy-in of ``account_id`` waits to be written here."""
         return any(b.account_id == account_id for b in self._buy_ins)
 
-    def _leave_as_asked(self, account_id: str) -> None:
-        """The seat of ``account_id`` is written: stand it up if a leave waited for that,
-        once the seat is told (rule 7)."""
-        asked = self._leaves_asked.pop(account_id, None)
-        if asked is None:
+    def _play_asked(self, account_id: str) -> None:
+        """The seat of ``account_id`` is written: make the requests that waited for that,
+        in order, once the seat is told (rule 7)."""
+        asked = self._asked.pop(account_id, [])
+        if not asked:
             return
 
-        def leave() -> None:
-            try:
-                self.leave(account_id, asked.viewer, asked.ref, asked.after_hand)
-            except Refused as refused:
-                self._deliver(asked.viewer, self._error(asked.ref, refused.code, refused.message))
+        def play() -> None:
+            for request in asked:
+                try:
+                    if isinstance(request, LeaveAsked):
+                        self.leave(account_id, request.viewer, request.ref, request.after_hand)
+                    else:
+                        self.set_seed(account_id, request.viewer, request.client_seed, request.ref)
+                except Refused as refused:
+                    error = self._error(request.ref, refused.code, refused.message)
+                    self._deliver(request.viewer, error)
 
-        moved = self._error(asked.ref, ErrorCode.TABLE_MOVED, reasons.MOVED)
-        self._when_settled(leave, moved=partial(self._deliver, asked.viewer, moved))
+        def moved() -> None:
+            for request in asked:
+                error = self._error(request.ref, ErrorCode.TABLE_MOVED, reasons.MOVED)
+                self._deliver(request.viewer, error)
+
+        self._when_settled(play, moved=moved)

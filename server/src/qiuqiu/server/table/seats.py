@@ -101,6 +101,28 @@ class LeaveAsked:
 
 
 @dataclass(frozen=True, slots=True)
+class SeedAsked:
+    """A ``set_seed`` sent while the seat's buy-in was being written: made once the
+    buy-in is, after it, as the client sent them."""
+
+    viewer: Viewer
+    ref: MessageId | None
+    client_seed: str
+
+
+Asked = LeaveAsked | SeedAsked
+"""A seat's own request that waits for its buy-in to be answered (rule 7 in :mod:`.core`)."""
+
+
+def unseated(asked: Asked, table_id: str) -> tuple[ErrorCode, str]:
+    """How ``asked`` is refused to an account with no seat at the table: a leave as by
+    one who is not at it at all, a seed as by one who only watches."""
+    if isinstance(asked, LeaveAsked):
+        return ErrorCode.NOT_AT_TABLE, f"you are not at table {table_id}"
+    return ErrorCode.NOT_SEATED, f"you have no seat at table {table_id}"
+
+
+@dataclass(frozen=True, slots=True)
 class SeedChange:
     """A ``set_seed`` waiting to be written: confirmed once it is, as a hand's deal
     that would not have it after a restart must not follow its ``seed_set``."""
