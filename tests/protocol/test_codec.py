@@ -472,10 +472,16 @@ def test_an_unknown_type_is_refused_with_its_own_code(kind: str) -> None:
     assert repr(kind) in error.message
 
 
-@pytest.mark.parametrize("kind", [None, 5, True, ["hello"], {"hello": 1}])
-def test_a_type_that_is_not_a_string_is_refused(kind: object) -> None:
-    # Refused as a type no message has: the tag is looked up before it is checked.
-    assert bad(json.dumps({"type": kind, "version": 1})).code == "unknown_type"
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [(None, "null"), (5, "a number"), (True, "true or false"), (["hello"], "an array")],
+)
+def test_a_type_that_is_not_a_string_is_refused_saying_what_it_is(kind: object, said: str) -> None:
+    # Refused as a type no message has: the tag is looked up before it is checked. It
+    # was "no message of type 'None'", pydantic's words for null.
+    error = bad(json.dumps({"type": kind, "version": 1}))
+    assert error.code == "unknown_type"
+    assert error.message == f"'type' names a message, so it is a string, not {said}"
 
 
 @pytest.mark.parametrize("frame", ["{oops", "", "{'type': 'hello'}", '{"type": "hello",}', b"\xff"])

@@ -82,13 +82,29 @@ def message_id(frame: str | bytes) -> MessageId | None:
     return None
 
 
+_JSON_KINDS = {
+    type(None): "null",
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    list: "an array",
+    dict: "an object",
+}
+
+
 def _bad_message(error: ValidationError) -> BadMessage:
     first = error.errors(include_url=False)[0]
     kind = first["type"]
     if kind == "json_invalid":
         return BadMessage(ErrorCode.BAD_JSON, f"not valid JSON: {first['msg']}")
     if kind == "union_tag_invalid":
-        tag = first.get("ctx", {}).get("tag", "?")
+        tag = first["input"].get("type") if isinstance(first["input"], dict) else None
+        if not isinstance(tag, str):
+            # pydantic's own tag is str(value): null would read as a type named 'None'.
+            given = _JSON_KINDS.get(type(tag), "a value")
+            return BadMessage(
+                ErrorCode.UNKNOWN_TYPE, f"'type' names a message, so it is a string, not {given}"
+            )
         return BadMessage(ErrorCode.UNKNOWN_TYPE, f"there is no message of type {tag!r}")
     if kind in ("union_tag_not_found", "model_attributes_type"):
         return BadMessage(
