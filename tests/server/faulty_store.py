@@ -12,7 +12,10 @@ calls after it), what goes wrong:
 - ``fail``: :class:`~qiuqiu.server.errors.StoreUnavailable` without calling Redis
   (nothing happened);
 - ``fail_after``: call Redis, then raise it (it happened, the caller cannot know);
-- ``stall``: sleep ``stall`` seconds (longer than the lease), then call Redis.
+- ``stall``: sleep ``stall`` seconds (longer than the lease), then call Redis;
+- ``late``: call Redis, then sleep ``stall`` seconds before answering. Not a failure,
+  so not one of :data:`MODES`: it holds a race open (what was read is out of date
+  by the time the caller acts on it).
 
 Besides the plan, a test can switch the store's Redis off and on from outside, by
 writing a file (:data:`OUTAGE_VARIABLE` names it): ``down`` fails every call as
@@ -31,6 +34,7 @@ import contextvars
 import inspect
 import json
 import time
+import typing
 from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass, field
@@ -41,8 +45,9 @@ from qiuqiu.server.errors import StoreUnavailable
 from qiuqiu.server.redis_store import RedisStore
 from qiuqiu.server.store import Store
 
-Mode = Literal["fail", "fail_after", "stall"]
+Mode = Literal["fail", "fail_after", "stall", "late"]
 MODES: tuple[Mode, ...] = ("fail", "fail_after", "stall")
+"""The failures every store method is tried with (``test_faults.py``)."""
 
 PLAN_VARIABLE = "QIUQIU_TEST_FAULT_PLAN"
 """The environment variable the faulty server reads its plan from, as JSON."""
@@ -77,7 +82,7 @@ class Fault:
     def __post_init__(self) -> None:
         if self.method not in store_methods():
             raise ValueError(f"the Store Protocol has no method {self.method!r}")
-        if self.mode not in MODES or self.call < 1 or self.count < 1:
+        if self.mode not in typing.get_args(Mode) or self.call < 1 or self.count < 1:
             raise ValueError(f"not a fault: {self!r}")
 
     def covers(self, method: str, call: int) -> bool:
@@ -169,6 +174,10 @@ class FaultyStore(RedisStore):
                     case "stall":
                         await asyncio.sleep(fault.stall)
                         return await method(*args, **kwargs)
+                    case "late":
+                        answer = await method(*args, **kwargs)
+                        await asyncio.sleep(fault.stall)
+                        return answer
             finally:
                 _inside_store.reset(token)
                 if fault is not None:

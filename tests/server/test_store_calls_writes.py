@@ -599,3 +599,31 @@ async def test_a_hands_end_that_reaches_redis_after_its_lease_ran_out_unclaimed_
     assert table_id in server.lobby.tables
     assert await chip_total(server) == 0
     assert not wrongly_told(ann, bo)
+
+
+async def test_a_join_relayed_to_a_table_that_closed_meanwhile_is_unknown_table(
+    redis_url: str,
+) -> None:
+    """Bo, on one process, asks to join Ann's table on the other as Ann, its last
+    player, leaves. The relaying process read the table's host before the close was
+    written, and the host, the table closed, answered ``table_moving`` ("send it
+    again"), as if it had moved. It says ``unknown_table``, as it would to its own."""
+    async with beside_another(redis_url, FAST) as (faulty, here, there, _plain, clients):
+        ann, bo = Client(await connect(there.url)), Client(await connect(here.url))
+        clients += [ann, bo]
+        await hello(ann, name="Ann")
+        created = await ann.reply("create_table", options=WAITING, buy_in=300)
+        table_id = created["table"]["table_id"]
+        await ann.expect("table_joined", table_id=table_id)
+        await hello(bo, name="Bo")
+        late = Fault("table_host", faulty.calls["table_host"] + 1, "late", stall=1.0)
+        faulty.plan = FaultPlan((late,))
+        joining = await bo.send("join_table", table_id=table_id, buy_in=100)
+        assert (await ann.reply("leave_table", table_id=table_id))["type"] == "table_left"
+        async with asyncio.timeout(WAIT):
+            while table_id in there.lobby.tables:
+                await asyncio.sleep(0.01)
+        answer = await bo.wait(lambda m: m.get("ref") == joining)
+        assert (answer["type"], answer.get("code")) == ("error", "unknown_table"), answer
+        assert faulty.calls["table_host"] >= late.call, "the host was read, and told late"
+        assert await chip_total(there) == 0

@@ -49,6 +49,9 @@ def new_table_id() -> str:
     return f"t{secrets.token_hex(4)}"
 
 
+CLOSED_KEPT = 1_024
+"""Tables this process closed whose ids it keeps, to answer a message relayed to one."""
+
 NEW_ID_TRIES = 8
 """Ids drawn for a new table before giving up: one a closed table had is drawn again
 (one in 2^32 for each table the store remembers)."""
@@ -80,6 +83,8 @@ class Lobby:
     """The tables of this process where each account sits, in the order it sat down."""
     _sitting: dict[str, frozenset[str]] = field(default_factory=dict, init=False)
     """Who sits at each table of this process, as :attr:`_seated` has it."""
+    _closed: dict[str, None] = field(default_factory=dict, init=False)
+    """The last :data:`CLOSED_KEPT` tables this process closed, oldest first."""
     _listed_elsewhere: dict[str, tuple[TableRecord, str]] = field(default_factory=dict, init=False)
     """Each table other processes host as the last listing read it, with its summary
     as JSON text: made again only for a table whose record changed, as a table here
@@ -228,7 +233,12 @@ class Lobby:
         self.tables.pop(table.table_id, None)
         sitting = self._sitting.get(table.table_id, frozenset())
         self._index_seats(table, frozenset())
-        if table.core.closing_reason is None:
+        if table.core.closing_reason is not None:
+            if not table.handed_over:
+                self._closed[table.table_id] = None
+                if len(self._closed) > CLOSED_KEPT:
+                    del self._closed[next(iter(self._closed))]
+        else:
             # Lost to another process, seats and all, or left in the store as this one
             # stops. There a player connected here is away: dealt in, an ante taken
             # each hand, cashed out after the grace period, while their client, still
@@ -266,6 +276,11 @@ class Lobby:
 
     async def _seated_tables(self, account_id: str) -> set[str]:
         return {*self._seated.get(account_id, ()), *await self.store.seated_tables(account_id)}
+
+    def closed_here(self, table_id: str) -> bool:
+        """Whether this process closed ``table_id`` lately: a message another process
+        relays to it is then about a table that is no more, not one that moved."""
+        return table_id in self._closed
 
     def table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)

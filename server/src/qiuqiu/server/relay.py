@@ -287,12 +287,15 @@ class Relay:
             return
         viewer.last_ref = None
         try:
-            if table is None and table_id not in self.lobby.adopting:
+            moved = table_id not in self.lobby.adopting and not self.lobby.closed_here(table_id)
+            if table is None and moved:
                 # Sent here on the lease's word from before this process handed the
                 # table over (stopping) or lost it: nothing is applied, and the sender's
                 # connection, on another process, has no reason to move.
                 raise Refused(ErrorCode.TABLE_MOVING, MOVED_UNANSWERED)
-            table = self.lobby.table(table_id)  # being adopted here: table_moving
+            # Being adopted here: table_moving; closed here since the lease was read:
+            # unknown_table, as this process would answer its own client.
+            table = self.lobby.table(table_id)
             table.serve(account_id, data["name"], viewer, message)
             table.when_sent(partial(self.lobby.metrics.served, message, arrived))
         except Refused as refused:
