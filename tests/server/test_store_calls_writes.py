@@ -188,6 +188,26 @@ async def test_a_seed_sent_as_the_buy_in_is_written_is_set_after_the_join(
     assert not wrongly_told(host, bo)
 
 
+async def test_a_snapshot_asked_as_the_buy_in_is_written_comes_after_the_join(
+    server: QiuQiuServer, store: FaultyStore, connect_client: Connect
+) -> None:
+    """As the leave above: a ``request_snapshot`` sent before the join's answer was
+    refused ``not_at_table``, then the seat came."""
+    host = await connect_client()
+    await hello(host, name="Host")
+    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
+    bo = await connect_client()
+    await hello(bo, name="Bo")
+    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, "stall", stall=0.3),))
+    joining = await bo.send("join_table", table_id=table_id, buy_in=100)
+    looking = await bo.send("request_snapshot", table_id=table_id)
+    snapshot = await bo.wait(lambda m: m.get("ref") == looking)
+    answers = [m["type"] for m in bo.frames if m.get("ref") in (joining, looking)]
+    assert answers == ["table_joined", "table_snapshot"], answers
+    assert snapshot["table"]["you"] is not None
+    assert not wrongly_told(host, bo)
+
+
 async def test_a_table_made_with_a_buy_in_the_store_never_got_is_made_and_nobody_sits(
     server: QiuQiuServer, store: FaultyStore, connect_client: Connect
 ) -> None:

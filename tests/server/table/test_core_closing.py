@@ -333,7 +333,7 @@ def test_every_write_reserves_seqs_above_the_current_one() -> None:
     assert write.commit.table.seq == h.core.seq + SEQ_WINDOW
 
 
-# -- a seed asked while the seat's buy-in is written -----------------------------------
+# -- a seed or a snapshot asked while the seat's buy-in is written ---------------------
 
 
 def test_a_seed_asked_while_the_seat_is_written_is_set_after_the_join() -> None:
@@ -383,3 +383,32 @@ def test_a_seed_that_waited_on_a_buy_in_never_written_is_refused_after_it(outcom
     errors = [m for m in ann.got if isinstance(m, wire.Error)]
     assert [(e.ref, e.code) for e in errors] == expected
     assert h.core.next_write() is None
+
+
+def test_a_snapshot_asked_while_the_seat_is_written_comes_after_the_join() -> None:
+    """It was refused ``not_at_table`` before the join was answered."""
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, "sit")
+    h.do(h.core.show, ann, "look", "ann")
+    assert ann.got == []
+    h.write(WriteKind.BUY_IN)
+    assert ann.types() == ["table_joined", "table_snapshot", "table_snapshot"]
+    asked = ann.got[-1]
+    assert isinstance(asked, wire.TableSnapshot)
+    assert asked.ref == "look"
+    assert asked.table.you == 0
+
+
+def test_a_snapshot_that_waited_on_a_buy_in_never_written_is_refused_after_it() -> None:
+    h = opened()
+    ann = Watcher("ann")
+    h.do(h.core.sit, "ann", "Ann", ann, 500, None, "sit")
+    h.do(h.core.show, ann, "look", "ann")
+    write = h.core.next_write()
+    assert write is not None
+    h.do(h.core.refused, write, Refused(ErrorCode.INSUFFICIENT_BALANCE, "short"))
+    errors = [m for m in ann.got if isinstance(m, wire.Error)]
+    expected = [("sit", ErrorCode.INSUFFICIENT_BALANCE), ("look", ErrorCode.NOT_AT_TABLE)]
+    assert [(e.ref, e.code) for e in errors] == expected
+

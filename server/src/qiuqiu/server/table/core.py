@@ -54,8 +54,9 @@ Rules:
    Another process may have adopted the table and voided its hand; the renewal
    then says so, and the table closes as moved, without a word more of that hand;
    what it held gets ``table_moving``, a seat written ``outcome_unknown``.
-7. A leave or a client seed asked while the seat's buy-in is being written waits for
-   it, checked and answered once the buy-in is, after it, as the client sent them.
+7. A leave, a client seed or a snapshot asked while the seat's buy-in is being
+   written waits for it, checked and answered once the buy-in is, after it, as the
+   client sent them.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ from qiuqiu.server.table.audience import DESERTED, NEXT_HAND, TURN, Disarm, Tabl
 from qiuqiu.server.table.deal import engine_action
 from qiuqiu.server.table.ledger import Write, WriteKind
 from qiuqiu.server.table.seating import Seating
-from qiuqiu.server.table.seats import Seat, Viewer
+from qiuqiu.server.table.seats import LeaveAsked, Seat, SeedAsked, SnapshotAsked, Viewer
 from qiuqiu.server.views import Publication
 
 BOT_NAME = "Dealer"
@@ -185,8 +186,13 @@ class TableCore(Seating):
         self.arriving.pop(viewer, None)
         return self.spectators.pop(viewer, False) is None
 
-    def show(self, viewer: Viewer, ref: MessageId | None = None) -> None:
-        """Send ``viewer`` the table as it may see it (``request_snapshot``)."""
+    def show(self, viewer: Viewer, ref: MessageId | None = None, account_id: str = "") -> None:
+        """Send ``viewer`` the table as it may see it (``request_snapshot``, for
+        ``account_id``). Asked while its seat's buy-in is being written, it waits for
+        it (rule 7)."""
+        if not self.sees(viewer) and self.buying_in(account_id):
+            self._asked.setdefault(account_id, []).append(SnapshotAsked(viewer, ref))
+            return
         if not self.sees(viewer):
             raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
         self._verify_sure()
@@ -325,6 +331,34 @@ class TableCore(Seating):
             self._deliver(buy_in.viewer, self._error(buy_in.ref, refusal.code, refusal.message))
             self._asked_refused(buy_in, None)
         self._after_write()
+
+    def _play_asked(self, account_id: str) -> None:
+        """The seat of ``account_id`` is written: make the requests that waited for that,
+        in order, once the seat is told (rule 7)."""
+        asked = self._asked.pop(account_id, [])
+        if not asked:
+            return
+
+        def play() -> None:
+            for request in asked:
+                try:
+                    match request:
+                        case LeaveAsked(viewer, ref, after_hand):
+                            self.leave(account_id, viewer, ref, after_hand)
+                        case SeedAsked(viewer, ref, client_seed):
+                            self.set_seed(account_id, viewer, client_seed, ref)
+                        case SnapshotAsked(viewer, ref):
+                            self.show(viewer, ref, account_id)
+                except Refused as refused:
+                    error = self._error(request.ref, refused.code, refused.message)
+                    self._deliver(request.viewer, error)
+
+        def moved() -> None:
+            for request in asked:
+                error = self._error(request.ref, ErrorCode.TABLE_MOVED, reasons.MOVED)
+                self._deliver(request.viewer, error)
+
+        self._when_settled(play, moved=moved)
 
     def _after_write(self) -> None:
         if self._closing is None and not self._humans() and not self._buy_ins:

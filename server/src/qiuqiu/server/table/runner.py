@@ -173,7 +173,7 @@ class Table:
             case cmd.WatchTable():
                 self._input(lambda: core.watch(viewer, message.id))
             case cmd.RequestSnapshot():
-                self._input(lambda: core.show(viewer, message.id))
+                self._input(lambda: core.show(viewer, message.id, account_id))
             case _:
                 self._input(lambda: core.act(account_id, message, viewer))
 

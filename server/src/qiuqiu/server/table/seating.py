@@ -10,7 +10,6 @@ from __future__ import annotations
 from qiuqiu.protocol import ErrorCode
 from qiuqiu.protocol.common import MessageId
 from qiuqiu.server.errors import Refused
-from qiuqiu.server.table import reasons
 from qiuqiu.server.table.audience import DESERTED, Disarm, TablePhase
 from qiuqiu.server.table.hand import HandFlow
 from qiuqiu.server.table.seats import (
@@ -107,28 +106,3 @@ class Seating(HandFlow):
     def buying_in(self, account_id: str) -> bool:
         """Whether a buy-in of ``account_id`` waits to be written here."""
         return any(b.account_id == account_id for b in self._buy_ins)
-
-    def _play_asked(self, account_id: str) -> None:
-        """The seat of ``account_id`` is written: make the requests that waited for that,
-        in order, once the seat is told (rule 7)."""
-        asked = self._asked.pop(account_id, [])
-        if not asked:
-            return
-
-        def play() -> None:
-            for request in asked:
-                try:
-                    if isinstance(request, LeaveAsked):
-                        self.leave(account_id, request.viewer, request.ref, request.after_hand)
-                    else:
-                        self.set_seed(account_id, request.viewer, request.client_seed, request.ref)
-                except Refused as refused:
-                    error = self._error(request.ref, refused.code, refused.message)
-                    self._deliver(request.viewer, error)
-
-        def moved() -> None:
-            for request in asked:
-                error = self._error(request.ref, ErrorCode.TABLE_MOVED, reasons.MOVED)
-                self._deliver(request.viewer, error)
-
-        self._when_settled(play, moved=moved)

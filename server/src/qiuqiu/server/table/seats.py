@@ -110,16 +110,25 @@ class SeedAsked:
     client_seed: str
 
 
-Asked = LeaveAsked | SeedAsked
-"""A seat's own request that waits for its buy-in to be answered (rule 7 in :mod:`.core`)."""
+@dataclass(frozen=True, slots=True)
+class SnapshotAsked:
+    """A ``request_snapshot`` sent while the seat's buy-in was being written: answered
+    once the buy-in is, after it."""
+
+    viewer: Viewer
+    ref: MessageId | None
+
+
+Asked = LeaveAsked | SeedAsked | SnapshotAsked
+"""A request that waits for its account's buy-in to be answered (rule 7 in :mod:`.core`)."""
 
 
 def unseated(asked: Asked, table_id: str) -> tuple[ErrorCode, str]:
-    """How ``asked`` is refused to an account with no seat at the table: a leave as by
-    one who is not at it at all, a seed as by one who only watches."""
-    if isinstance(asked, LeaveAsked):
-        return ErrorCode.NOT_AT_TABLE, f"you are not at table {table_id}"
-    return ErrorCode.NOT_SEATED, f"you have no seat at table {table_id}"
+    """How ``asked`` is refused to an account with no seat at the table: a seed as by
+    one who only watches, the rest as by one who is not at it at all."""
+    if isinstance(asked, SeedAsked):
+        return ErrorCode.NOT_SEATED, f"you have no seat at table {table_id}"
+    return ErrorCode.NOT_AT_TABLE, f"you are not at table {table_id}"
 
 
 @dataclass(frozen=True, slots=True)
