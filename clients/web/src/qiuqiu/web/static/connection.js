@@ -26,6 +26,9 @@ const FINAL_CLOSES = new Map([
   [1009, "The server closed the connection: a message was too large."],
 ]);
 
+/** How the server's close for want of a `hello` in time begins its reason (PROTOCOL.md). */
+const NO_HELLO = "no hello within";
+
 /** Said of a name with nothing visible, refused by the server or, all spaces, by the page. */
 export const NO_VISIBLE_NAME = "That name has no visible character: pick another name.";
 
@@ -308,8 +311,13 @@ export class Connection {
     this.info.code = code;
     // The server closes a connection that has not said hello for a while (1008): one
     // waiting for the player to type a name is let go, and identify opens another. One
-    // lost with a name on its way opens again, and says it (see greet).
+    // lost with a name on its way opens again, and says it (see greet), also when the
+    // server's wait ran out as the name went out (no refusal of this page's).
     if (this.info.status === "need-name" && !this.asked) return;
+    if (this.info.status === "need-name" && code === 1008 && reason.startsWith(NO_HELLO)) {
+      this.open();
+      return;
+    }
     const final = FINAL_CLOSES.get(code);
     if (final) {
       // 1008 closes for more than one reason (a flood, too many connections): the server's says which.
