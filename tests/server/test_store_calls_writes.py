@@ -130,6 +130,25 @@ async def test_a_buy_in_whose_write_fails_seats_once_or_not_at_all_and_the_cap_h
     assert not wrongly_told(host, bo)
 
 
+async def sent_as_the_buy_in_is_written(
+    store: FaultyStore, connect_client: Connect, mode: Mode, kind: str, **fields: Any
+) -> tuple[Client, Client, str, dict[str, Any], list[tuple[str, str | None]]]:
+    """Host opens a table that waits for players; Bo asks to sit at it, its buy-in's
+    write planned to ``mode``, and sends a ``kind`` before the answer. Host, Bo, the
+    table, Bo's welcome, and the answers to both requests in the order they came."""
+    host = await connect_client()
+    await hello(host, name="Host")
+    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
+    bo = await connect_client()
+    welcome = await hello(bo, name="Bo")
+    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, mode, stall=0.3),))
+    joining = await bo.send("join_table", table_id=table_id, buy_in=100)
+    asking = await bo.send(kind, table_id=table_id, **fields)
+    await bo.wait(lambda m: m.get("ref") == asking)
+    answers = [(m["type"], m.get("code")) for m in bo.frames if m.get("ref") in (joining, asking)]
+    return host, bo, table_id, welcome, answers
+
+
 @pytest.mark.parametrize("mode", ["stall", "fail"])
 async def test_a_leave_sent_as_the_buy_in_is_written_is_answered_after_the_join(
     server: QiuQiuServer, store: FaultyStore, connect_client: Connect, mode: Mode
@@ -139,16 +158,9 @@ async def test_a_leave_sent_as_the_buy_in_is_written_is_answered_after_the_join(
     it: a client that trusted its answers took itself for not seated, its chips at the
     table. The leave now waits for the join: Bo sits and stands up again, his chips back;
     or, where the store never got the buy-in, both are refused, in the order sent."""
-    host = await connect_client()
-    await hello(host, name="Host")
-    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
-    bo = await connect_client()
-    welcome = await hello(bo, name="Bo")
-    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, mode, stall=0.3),))
-    joining = await bo.send("join_table", table_id=table_id, buy_in=100)
-    leaving = await bo.send("leave_table", table_id=table_id)
-    await bo.wait(lambda m: m.get("ref") == leaving)
-    answers = [(m["type"], m.get("code")) for m in bo.frames if m.get("ref") in (joining, leaving)]
+    host, bo, _, welcome, answers = await sent_as_the_buy_in_is_written(
+        store, connect_client, mode, "leave_table"
+    )
     if mode == "stall":
         assert answers == [("table_joined", None), ("table_left", None)], answers
     else:
@@ -165,16 +177,9 @@ async def test_a_seed_sent_as_the_buy_in_is_written_is_set_after_the_join(
 ) -> None:
     """As the leave above: a ``set_seed`` sent before the join's answer was refused
     ``not_seated``, and the seat came after it, dealt without that seed."""
-    host = await connect_client()
-    await hello(host, name="Host")
-    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
-    bo = await connect_client()
-    welcome = await hello(bo, name="Bo")
-    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, mode, stall=0.3),))
-    joining = await bo.send("join_table", table_id=table_id, buy_in=100)
-    seeding = await bo.send("set_seed", table_id=table_id, client_seed="bo-lucky")
-    await bo.wait(lambda m: m.get("ref") == seeding)
-    answers = [(m["type"], m.get("code")) for m in bo.frames if m.get("ref") in (joining, seeding)]
+    host, bo, table_id, welcome, answers = await sent_as_the_buy_in_is_written(
+        store, connect_client, mode, "set_seed", client_seed="bo-lucky"
+    )
     record = await store.table(table_id)
     assert record is not None
     seeds = [s.client_seed for s in record.seats if s.account_id == welcome["account_id"]]
@@ -193,17 +198,11 @@ async def test_a_snapshot_asked_as_the_buy_in_is_written_comes_after_the_join(
 ) -> None:
     """As the leave above: a ``request_snapshot`` sent before the join's answer was
     refused ``not_at_table``, then the seat came."""
-    host = await connect_client()
-    await hello(host, name="Host")
-    table_id = (await host.reply("create_table", options=WAITING))["table"]["table_id"]
-    bo = await connect_client()
-    await hello(bo, name="Bo")
-    store.plan = FaultPlan((Fault("commit", store.calls["commit"] + 1, "stall", stall=0.3),))
-    joining = await bo.send("join_table", table_id=table_id, buy_in=100)
-    looking = await bo.send("request_snapshot", table_id=table_id)
-    snapshot = await bo.wait(lambda m: m.get("ref") == looking)
-    answers = [m["type"] for m in bo.frames if m.get("ref") in (joining, looking)]
-    assert answers == ["table_joined", "table_snapshot"], answers
+    host, bo, _, _, answers = await sent_as_the_buy_in_is_written(
+        store, connect_client, "stall", "request_snapshot"
+    )
+    assert answers == [("table_joined", None), ("table_snapshot", None)], answers
+    snapshot = [m for m in bo.frames if m["type"] == "table_snapshot"][-1]
     assert snapshot["table"]["you"] is not None
     assert not wrongly_told(host, bo)
 

@@ -411,4 +411,3 @@ def test_a_snapshot_that_waited_on_a_buy_in_never_written_is_refused_after_it() 
     errors = [m for m in ann.got if isinstance(m, wire.Error)]
     expected = [("sit", ErrorCode.INSUFFICIENT_BALANCE), ("look", ErrorCode.NOT_AT_TABLE)]
     assert [(e.ref, e.code) for e in errors] == expected
-
