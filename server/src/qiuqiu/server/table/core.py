@@ -190,10 +190,10 @@ class TableCore(Seating):
         """Send ``viewer`` the table as it may see it (``request_snapshot``, for
         ``account_id``). Asked while its seat's buy-in is being written, it waits for
         it (rule 7)."""
-        if not self.sees(viewer) and self.buying_in(account_id):
-            self._asked.setdefault(account_id, []).append(SnapshotAsked(viewer, ref))
-            return
         if not self.sees(viewer):
+            if self.buying_in(account_id):
+                self._asked.setdefault(account_id, []).append(SnapshotAsked(viewer, ref))
+                return
             raise Refused(ErrorCode.NOT_AT_TABLE, f"you are not at table {self.table_id}")
         self._verify_sure()
         owed = self._unanswered(viewer, ref)
