@@ -291,6 +291,22 @@ async def test_a_watch_over_leaves_its_table_on_screen_without_asking_to_quit(
         assert "Type quit to stop" not in screen.text()
 
 
+async def test_a_watched_table_that_closes_is_left_on_screen_closed(
+    server: QiuQiuServer, config_dir: Path, screens: list[Screen]
+) -> None:
+    # Its last picture said "Waiting for 1 more player to sit down." above the line
+    # saying that it closed.
+    async with seated(server) as (bo, table_id):
+        screen = Screen("closing", play(config_dir, server, "--watch", table_id))
+        screens.append(screen)
+        await screen.wait_for("Type quit to stop")
+        await bo.request(cmd.LeaveTable(table_id=table_id), wire.TableLeft)
+        await screen.wait_for("EXIT=0")
+        text = screen.text()
+        assert "The table is closed." in text, text
+        assert "Waiting for" not in text, text
+
+
 @pytest.mark.parametrize("config", [pytest.param(BETWEEN_HANDS, id="a long pause")])
 async def test_a_watch_begun_between_hands_draws_no_one_folded_and_the_last_hand_over(
     server: QiuQiuServer, config_dir: Path, screens: list[Screen]

@@ -299,6 +299,17 @@ def test_a_table_with_no_seat_left_is_drawn() -> None:
     assert "Waiting for 2 more players to sit down." in drawn, drawn
 
 
+def test_a_closed_table_says_so_and_waits_for_nobody() -> None:
+    # The live view's last picture of a watched table that closed said "Waiting for 2
+    # more players to sit down." above the line saying it closed.
+    state = table(hand=False)
+    state.seats.clear()
+    state.closed = True
+    drawn = text_of(render.table(state, now_ms=0, unicode=False))
+    assert "The table is closed." in drawn, drawn
+    assert "Waiting for" not in drawn, drawn
+
+
 def test_a_long_name_cut_short_keeps_its_button_and_away_marks() -> None:
     # At 60 columns the name was cut with its marks: "Bartholomew_Quinn…", no (D).
     state = table(actor=BOT)

@@ -186,7 +186,10 @@ def table(state: TableState, now_ms: int, unicode: bool, *, turns: bool = True) 
         # is that hand's, not a hand in play.
         lines.append(Text(f"Hand #{hand.hand_id} is over; the next is not dealt yet.", "dim"))
     missing = state.options.min_players - len(state.seats)
-    if missing > 0:
+    if state.closed:
+        # Its last player gone, it waits for nobody: the live view keeps this last picture.
+        lines.append(Text("The table is closed.", "dim"))
+    elif missing > 0:
         # Else a table without the bot, or one whose others left, just sits there.
         lines.append(
             Text(f"Waiting for {missing} more player{'s' * (missing > 1)} to sit down.", "dim")
