@@ -245,6 +245,11 @@ def test_cuts_are_declared_only_at_a_manual_split_showdown_by_the_seats_still_to
     assert_rejected(state, "cut_not_expected", "declare_cut", 1, rank(parse_hand(NINE_FOUR)).cut)
     assert_rejected(state, "not_your_turn", "time_out", 1)
     assert_rejected(state, "invalid_cut", "declare_cut", 0, rank(parse_hand(PURE_SMALL)).cut)
+    foreign = Cut(parse_tiles("1-0 2-0"), parse_tiles("3-0 4-0"))  # type: ignore[arg-type]
+    with pytest.raises(IllegalAction) as refused:
+        state.verify_declare_cut(0, foreign)
+    said = f"the cut 3-0 4-0 | 1-0 2-0 is not your hand {parse_hand(NINE_NINE)}"
+    assert refused.value.message == said
     state.declare_cut(0, best0)
     assert_rejected(state, "cut_not_expected", "declare_cut", 0, best0)
     assert_rejected(state, "not_your_turn", "time_out", 0)

@@ -364,7 +364,9 @@ class HandState:
             )
         hand = Hand(self._seat(seat).tiles)
         if not cut.is_cut_of(hand):
-            raise IllegalAction("invalid_cut", f"the cut {cut} is not a cut of your hand {hand}")
+            # By its tiles alone: the cut's pair values, "(7-3)", read as one more tile.
+            tiles = "{} {} | {} {}".format(*cut.tiles)
+            raise IllegalAction("invalid_cut", f"the cut {tiles} is not your hand {hand}")
 
     def can_declare_cut(self, seat: int, cut: Cut) -> bool:
         return _can(self.verify_declare_cut, seat, cut)
