@@ -28,7 +28,9 @@ async def play_hand(
             )
         )
         if message["type"] == "hand_ended":
-            return client.frames[start:]
+            # Up to the end: a seat that lost every chip gets its table_left right after.
+            frames = client.frames[start:]
+            return frames[: frames.index(message) + 1]
         action = choose(message["legal"])
         await client.send(**action, table_id=table_id, hand_id=message["hand_id"])
 
